@@ -1,0 +1,3 @@
+from parler_desktop.cli import main
+
+raise SystemExit(main())

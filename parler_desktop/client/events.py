@@ -1,0 +1,113 @@
+"""Typed events a HubSession emits; the window's bridge and the CLI both consume them.
+
+Events are plain frozen values so they can cross from the client (no Qt) to the Qt bridge
+unchanged. A session calls every registered listener synchronously on the event loop, in order.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from parler_desktop.protocol.values import RoomInfo, RosterEntry, StoredMessage
+
+
+class ConnectionState(enum.Enum):
+    CONNECTING = "connecting"
+    AUTHENTICATING = "authenticating"
+    CATCHING_UP = "catching up"
+    LIVE = "live"
+    BACKING_OFF = "backing off"
+    OFFLINE = "offline"
+    AUTH_FAILED = "auth failed"
+    STOPPED = "stopped"
+
+
+@dataclass(frozen=True)
+class StateChanged:
+    """The connection moved to ``state``.
+
+    ``attempt`` counts failed connects since the last healthy connection; ``retry_at`` is the
+    wall-clock time (``time.time()``) of the next attempt while BACKING_OFF; ``detail`` is a short
+    human sentence (the error text, what to fix for AUTH_FAILED).
+    """
+
+    state: ConnectionState
+    hub_url: str
+    agent_id: str
+    attempt: int = 0
+    retry_at: float | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class MessagesStored:
+    """Messages newly written to the local store for ``room``, ascending by seq, never repeated."""
+
+    room: str
+    messages: tuple[StoredMessage, ...]
+    live: bool = False  # True when they came in as pushes (or their reconciliation) while LIVE
+
+
+@dataclass(frozen=True)
+class RoomsChanged:
+    """The hub's room list (membership, kinds, hub-side unread) was refreshed."""
+
+    rooms: tuple[RoomInfo, ...]
+
+
+@dataclass(frozen=True)
+class CursorChanged:
+    """The hub cursor of ``room`` is now ``cursor`` (after mark_read or on first learning it)."""
+
+    room: str
+    cursor: int
+
+
+@dataclass(frozen=True)
+class RosterChanged:
+    room: str
+    entries: tuple[RosterEntry, ...]
+
+
+class OutboxStatus(enum.Enum):
+    PENDING = "pending"
+    SENT = "sent"
+    FAILED = "failed"
+    DISCARDED = "discarded"
+
+
+@dataclass(frozen=True)
+class OutboxItem:
+    """One message the human posted: written to disk before any network I/O."""
+
+    client_id: str
+    room: str
+    parts: tuple[dict, ...]  # exactly what is sent, signature part included
+    created_at: float
+    status: OutboxStatus = OutboxStatus.PENDING
+    mentions: tuple[str, ...] = ()
+    reply_to: str | None = None
+    message_id: str | None = None
+    seq: int | None = None
+    error: str | None = None
+    error_code: str | None = None
+
+
+@dataclass(frozen=True)
+class OutboxChanged:
+    item: OutboxItem
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should read that is not a state change (a failed op, a warning)."""
+
+    text: str
+    room: str | None = None
+    extra: dict = field(default_factory=dict)
+
+
+SessionEvent = (
+    StateChanged | MessagesStored | RoomsChanged | CursorChanged | RosterChanged | OutboxChanged | Notice
+)

@@ -1,0 +1,65 @@
+"""Where identity, settings and data live.
+
+One *home* holds everything of one identity, so several identities can run side by side:
+``--home DIR`` or ``PARLER_DESKTOP_HOME`` puts config and data under DIR; otherwise the
+platformdirs config and data dirs are used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+APP_NAME = "parler-desktop"
+HOME_ENV = "PARLER_DESKTOP_HOME"
+
+
+@dataclass(frozen=True)
+class Home:
+    """The directories of one identity's home."""
+
+    config_dir: Path
+    data_dir: Path
+
+    @classmethod
+    def resolve(cls, home: str | os.PathLike[str] | None = None) -> "Home":
+        chosen = home if home is not None else os.environ.get(HOME_ENV) or None
+        if chosen is not None:
+            root = Path(chosen).expanduser().resolve()
+            return cls(config_dir=root / "config", data_dir=root / "data")
+        return cls(
+            config_dir=Path(platformdirs.user_config_dir(APP_NAME)),
+            data_dir=Path(platformdirs.user_data_dir(APP_NAME)),
+        )
+
+    @property
+    def key_file(self) -> Path:
+        return self.config_dir / "identity.json"
+
+    @property
+    def settings_file(self) -> Path:
+        return self.config_dir / "settings.json"
+
+    @property
+    def join_secret_file(self) -> Path:
+        return self.config_dir / "join-secret"
+
+    @property
+    def embedded_hub_dir(self) -> Path:
+        return self.data_dir / "embedded-hub"
+
+    def store_path(self, hub_url: str, agent_id: str) -> Path:
+        """One local database per (hub, identity)."""
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", hub_url).strip("-")[:48]
+        digest = hashlib.sha256(f"{hub_url}\n{agent_id}".encode()).hexdigest()[:12]
+        return self.data_dir / "stores" / f"{slug}-{digest}.sqlite3"
+
+    def ensure(self) -> "Home":
+        for directory in (self.config_dir, self.data_dir):
+            directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return self

@@ -1,0 +1,7 @@
+"""Shared test setup: offscreen Qt, and the fixture plugins under tests/support/."""
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+pytest_plugins = ["support.hub_fixtures"]
