@@ -8,7 +8,6 @@ first byte and never silently replaced: losing the seed means losing the identit
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import os
 import re
@@ -156,7 +155,7 @@ def verify_signature(agent_id: str, data: bytes, sig_b64: str) -> bool:
     try:
         public_key = decode_public_key(agent_id)
         signature = base64.b64decode(sig_b64, validate=True)
-    except (ValueError, binascii.Error):
+    except ValueError:  # includes binascii.Error
         return False
     if base64.b64encode(signature).decode("ascii") != sig_b64:
         return False  # non-zero spare bits in the last character
@@ -212,8 +211,12 @@ def save_identity(path: os.PathLike[str] | str, identity: Identity) -> None:
 def _read_key_file(path: Path) -> Identity:
     """Load and check a key file; ``FileNotFoundError`` if it does not exist."""
     try:
-        with open(path, "rb") as file:
+        # O_NONBLOCK: a FIFO planted at the path must not hang the app; no effect on files.
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as file:
             status = os.fstat(file.fileno())
+            if stat.S_ISDIR(status.st_mode):
+                raise KeyFileError(path, "is a directory, not a key file", "move it away")
             if not stat.S_ISREG(status.st_mode):
                 raise KeyFileError(path, "is not a regular file", "move it away")
             if os.name == "posix" and status.st_mode & 0o077:
@@ -225,8 +228,6 @@ def _read_key_file(path: Path) -> Identity:
             content = file.read(_MAX_KEY_FILE_BYTES + 1)
     except (FileNotFoundError, KeyFileError):
         raise
-    except IsADirectoryError:
-        raise KeyFileError(path, "is a directory, not a key file", "move it away") from None
     except OSError as error:
         raise KeyFileError(
             path, f"cannot be read ({error.strerror})", "check its owner and permissions"

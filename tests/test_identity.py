@@ -396,6 +396,15 @@ def test_key_file_that_cannot_be_created_is_reported(tmp_path: Path):
     assert list(folder.iterdir()) == []
 
 
+@pytest.mark.timeout(10)
+def test_fifo_in_place_of_the_key_file_is_refused_without_hanging(tmp_path: Path):
+    path = tmp_path / "identity.json"
+    os.mkfifo(path, 0o600)
+    with pytest.raises(KeyFileError, match="not a regular file") as caught:
+        load_or_create_identity(path)
+    assert_one_line_message(caught.value, path)
+
+
 def test_dangling_link_is_refused_not_followed(tmp_path: Path):
     path = tmp_path / "identity.json"
     path.symlink_to(tmp_path / "missing.json")
