@@ -1,0 +1,11 @@
+"""The client's local SQLite store per (hub, identity): rooms, messages, cursors, roster, outbox.
+
+``LocalStore`` is the synchronous store (one thread only); ``StoreWorker`` runs it on a dedicated
+thread for asyncio code: ``await worker.call(LocalStore.max_seq, "team")``.
+"""
+
+from parler_desktop.store.errors import StoreError, StoreProblem
+from parler_desktop.store.local_store import LocalStore, RoomSummary
+from parler_desktop.store.worker import StoreWorker
+
+__all__ = ["LocalStore", "RoomSummary", "StoreError", "StoreProblem", "StoreWorker"]

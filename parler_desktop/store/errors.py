@@ -1,0 +1,90 @@
+"""StoreError: every SQLite failure the user can act on, phrased for the user.
+
+The local store is a cache of what the hub holds (plus the outbox), so most remedies are "free
+space", "fix permissions" or "move the file away and let the app rebuild it from the hub".
+"""
+
+from __future__ import annotations
+
+import enum
+import sqlite3
+from pathlib import Path
+
+
+class StoreProblem(enum.Enum):
+    CORRUPT = "corrupt"  # not a database / damaged pages: quarantine and rebuild
+    DISK_FULL = "disk full"
+    UNWRITABLE = "unwritable"  # read-only file or folder, permissions, cannot create
+    LOCKED = "locked"  # another process holds the write lock for too long
+    TOO_NEW = "too new"  # written by a newer schema than this version knows
+    CONFLICT = "conflict"  # a clientId reused for different content
+    FAILED = "failed"  # any other I/O or SQLite failure
+
+
+class StoreError(Exception):
+    """A user-facing store failure: ``str(err)`` names the file and what to do."""
+
+    def __init__(self, path: Path, problem: StoreProblem, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.problem = problem
+
+    @property
+    def is_corrupt(self) -> bool:
+        """True when the app should offer "start with a fresh cache" (``LocalStore.quarantine``)."""
+        return self.problem is StoreProblem.CORRUPT
+
+
+# Primary SQLite result codes (the low byte of the extended code).
+_SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
+_SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 11, 13, 14, 26
+
+
+def problem_of(exc: sqlite3.Error) -> StoreProblem:
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
+        return StoreProblem.CORRUPT
+    if primary == _SQLITE_FULL:
+        return StoreProblem.DISK_FULL
+    if primary in (_SQLITE_READONLY, _SQLITE_PERM, _SQLITE_CANTOPEN):
+        return StoreProblem.UNWRITABLE
+    if primary in (_SQLITE_BUSY, _SQLITE_LOCKED):
+        return StoreProblem.LOCKED
+    return StoreProblem.FAILED
+
+
+def store_error(path: Path, problem: StoreProblem, detail: str, action: str = "") -> StoreError:
+    """Build the user-facing error for ``problem`` on ``path`` while doing ``action``."""
+    doing = f" while {action}" if action else ""
+    if problem is StoreProblem.CORRUPT:
+        text = (
+            f"The local message cache {path} is damaged ({detail}). The hub keeps every message, "
+            "so nothing on the hub is lost: move this file away (or choose “Start with a fresh "
+            "cache”) and the app rebuilds the cache from the hub. Messages still waiting in its "
+            "outbox were not sent."
+        )
+    elif problem is StoreProblem.DISK_FULL:
+        text = f"The disk holding {path} is full{doing}; nothing was saved. Free some space and retry."
+    elif problem is StoreProblem.UNWRITABLE:
+        text = (
+            f"Cannot write the local message cache {path}{doing} ({detail}). Check that the file "
+            "and its folder exist and are writable by you."
+        )
+    elif problem is StoreProblem.LOCKED:
+        text = (
+            f"The local message cache {path} is locked by another program{doing} (another "
+            "parler-desktop with the same identity and hub?). Close it and retry."
+        )
+    elif problem is StoreProblem.TOO_NEW:
+        text = (
+            f"The local message cache {path} was written by a newer parler-desktop ({detail}). "
+            "Update the app, or move the file away to start with a fresh cache."
+        )
+    else:
+        text = f"The local message cache {path} failed{doing}: {detail}."
+    return StoreError(path, problem, text)
+
+
+def from_sqlite(path: Path, exc: sqlite3.Error, action: str) -> StoreError:
+    return store_error(path, problem_of(exc), str(exc), action)

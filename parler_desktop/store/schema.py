@@ -1,0 +1,74 @@
+"""The store's schema as numbered migrations keyed by ``PRAGMA user_version``.
+
+Migration ``n`` (1-based position in ``MIGRATIONS``) takes a database at version ``n - 1`` to
+version ``n``. Append new migrations; never edit a released one.
+
+Why the shape:
+- ``messages.seq`` is the rowid: seq is hub-global and unique, so dedupe is the primary key.
+- ``messages(room, seq)`` serves every per-room range, count and slice; a partial index over the
+  rows that mention the user keeps the mention badge cheap.
+- ``rooms.message_count`` is kept exact by the store so a 100,000-message room counts in O(1)
+  and slices near either end without long OFFSET scans.
+- ``messages.wire`` holds the message's wire JSON: the hub's copy is the truth, re-parsed on read.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+
+def _initial_schema(db: sqlite3.Connection) -> None:
+    db.execute(
+        """CREATE TABLE rooms (
+            name TEXT PRIMARY KEY,
+            kind TEXT NOT NULL DEFAULT 'channel',
+            members INTEGER NOT NULL DEFAULT 0,
+            hub_unread INTEGER NOT NULL DEFAULT 0,
+            cursor INTEGER NOT NULL DEFAULT 0,
+            message_count INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE messages (
+            seq INTEGER PRIMARY KEY,
+            room TEXT NOT NULL,
+            id TEXT NOT NULL,
+            sender_name TEXT NOT NULL,
+            ts INTEGER NOT NULL,
+            mentions_me INTEGER NOT NULL DEFAULT 0,
+            wire TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX messages_by_room ON messages(room, seq)")
+    db.execute("CREATE INDEX messages_by_id ON messages(id)")
+    db.execute("CREATE INDEX messages_mentioning_me ON messages(room, seq) WHERE mentions_me = 1")
+    db.execute(
+        """CREATE TABLE roster (
+            room TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            wire TEXT NOT NULL,
+            PRIMARY KEY (room, position)
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE outbox (
+            client_id TEXT PRIMARY KEY,
+            room TEXT NOT NULL,
+            parts TEXT NOT NULL,
+            mentions TEXT NOT NULL,
+            reply_to TEXT,
+            created_at REAL NOT NULL,
+            status TEXT NOT NULL,
+            message_id TEXT,
+            seq INTEGER,
+            error TEXT,
+            error_code TEXT
+        )"""
+    )
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_initial_schema,)
+
+SCHEMA_VERSION = len(MIGRATIONS)

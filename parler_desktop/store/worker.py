@@ -1,0 +1,54 @@
+"""StoreWorker: a LocalStore on its own thread, so SQLite never blocks the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from parler_desktop.store.local_store import LocalStore
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class StoreWorker:
+    """Owns one ``LocalStore`` on one dedicated thread; the loop only awaits its results.
+
+    Calls run one at a time in the order they were made, so a write awaited before a read is
+    visible to it. Cancelling an ``await worker.call(...)`` does not stop the call: a write that
+    started still completes (the caller only stops waiting for it).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parler-store")
+        self._store: LocalStore | None = None
+
+    async def open(self) -> None:
+        """Open (create, migrate) the store on the worker thread; raises ``StoreError``."""
+        if self._store is not None:
+            raise RuntimeError("StoreWorker is already open")
+        self._store = await self._run(LocalStore, self.path)
+
+    async def call(self, fn: Callable[Concatenate[LocalStore, P], T], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run ``fn(store, *args, **kwargs)`` on the worker thread and return its result."""
+        if self._store is None:
+            raise RuntimeError("StoreWorker.call() needs open() first and cannot follow close()")
+        return await self._run(fn, self._store, *args, **kwargs)
+
+    async def close(self) -> None:
+        """Close the store after the calls already queued; later calls raise RuntimeError."""
+        store, self._store = self._store, None
+        try:
+            if store is not None:
+                await self._run(store.close)
+        finally:
+            self._executor.shutdown(wait=False)
+
+    async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
