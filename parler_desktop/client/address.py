@@ -1,0 +1,70 @@
+"""Hub addresses and invite links as people type them (protocol.md §1.1, §7.9).
+
+Users paste ``127.0.0.1:7070``, ``https://hub.example/``, ``parler://host:port`` or a whole invite
+link; the client always dials ``ws[s]://…/ws``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+_SCHEMES = (
+    ("wss://", "wss://"),
+    ("ws://", "ws://"),
+    ("https://", "wss://"),
+    ("http://", "ws://"),
+    ("parler://", "ws://"),
+)
+
+JOIN_MARKER = "/join/"
+
+
+def normalize_hub_url(text: str) -> str:
+    """The WebSocket URL to dial for any accepted spelling of a hub address.
+
+    Raises ``ValueError`` for an empty address (nothing to dial).
+    """
+    address = text.strip()
+    for typed, dialed in _SCHEMES:
+        if address.lower().startswith(typed):
+            address = dialed + address[len(typed):]
+            break
+    else:
+        address = "ws://" + address
+    address = address.rstrip("/")
+    if address in ("ws:", "wss:") or address.endswith("://"):
+        raise ValueError(f"no hub address in {text!r}")
+    if not address.endswith("/ws"):
+        address += "/ws"
+    return address
+
+
+@dataclass(frozen=True)
+class InviteRef:
+    """A bare invite code, and the hub it names when it came as a link or ``CODE@HUB``."""
+
+    code: str
+    hub_url: str | None = None
+
+
+def parse_invite(text: str) -> InviteRef:
+    """Split ``CODE``, ``CODE@HUB`` or ``…/join/CODE`` into the code and the hub to dial.
+
+    The hub itself understands links, but only we can choose which hub to dial, so the code is
+    always sent bare (protocol.md §7.9). Raises ``ValueError`` when no code is left.
+    """
+    value = text.strip()
+    hub: str | None = None
+    if JOIN_MARKER in value:
+        base, _, code = value.rpartition(JOIN_MARKER)
+        code = code.strip().rstrip("/")
+        hub = normalize_hub_url(base) if base.strip() else None
+    elif "@" in value:
+        code, _, base = value.partition("@")
+        hub = normalize_hub_url(base) if base.strip() else None
+    else:
+        code = value
+    code = code.strip()
+    if not code:
+        raise ValueError(f"no invite code in {text!r}")
+    return InviteRef(code=code, hub_url=hub)

@@ -1,0 +1,50 @@
+"""The push inbox: deliveries wait here until the session stores them.
+
+Pushes are doorbells, not the record (the cursor and ``since`` pulls are), so when the consumer
+falls behind the oldest ones are dropped rather than growing memory without bound; the
+reconciliation pulls whatever a dropped push carried.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import Generic, TypeVar
+
+Item = TypeVar("Item")
+
+DEFAULT_CAPACITY = 1024  # protocol.md §9.2
+
+
+class BoundedInbox(Generic[Item]):
+    """A FIFO that drops its oldest item when full; ``dropped`` counts the losses."""
+
+    def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+        if capacity < 1:
+            raise ValueError("inbox capacity must be at least 1")
+        self._items: deque[Item] = deque(maxlen=capacity)
+        self._ready = asyncio.Event()
+        self.dropped = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def put(self, item: Item) -> None:
+        if len(self._items) == self._items.maxlen:
+            self.dropped += 1
+        self._items.append(item)
+        self._ready.set()
+
+    def drain(self) -> list[Item]:
+        """Everything waiting, oldest first, without blocking."""
+        items = list(self._items)
+        self._items.clear()
+        self._ready.clear()
+        return items
+
+    async def wait(self) -> list[Item]:
+        """Wait until something arrives, then take everything waiting."""
+        while not self._items:
+            self._ready.clear()
+            await self._ready.wait()
+        return self.drain()

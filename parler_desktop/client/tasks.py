@@ -1,0 +1,57 @@
+"""Ownership of background tasks: every task has an owner that reports its failure and cancels it.
+
+A bare ``asyncio.create_task`` can be garbage-collected mid-flight and its exception vanishes
+into a "Task exception was never retrieved" log line; a supervisor keeps the reference, turns a
+crash into a report the user sees, and cancels what is left on shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+FailureReporter = Callable[[str, BaseException], None]
+
+
+class TaskSupervisor:
+    """A named group of tasks that dies together."""
+
+    def __init__(self, name: str, on_failure: FailureReporter | None = None) -> None:
+        self.name = name
+        self._on_failure = on_failure
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def spawn(self, name: str, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Start ``coro`` on the running loop, owned by this supervisor."""
+        task = asyncio.get_running_loop().create_task(coro, name=f"{self.name}:{name}")
+        self._tasks.add(task)
+        task.add_done_callback(self._finished)
+        return task
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is None:
+            return
+        log.error("task %s failed", task.get_name(), exc_info=error)
+        if self._on_failure is not None:
+            self._on_failure(task.get_name(), error)
+
+    @property
+    def tasks(self) -> frozenset[asyncio.Task[Any]]:
+        return frozenset(self._tasks)
+
+    async def cancel_all(self) -> None:
+        """Cancel every owned task and wait until they have all finished."""
+        current = asyncio.current_task()
+        pending = [task for task in self._tasks if task is not current]
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)

@@ -1,0 +1,130 @@
+"""User settings shared by the window and the command line: one small JSON file per home.
+
+Holds who the human appears as (display name, role), which hub to use (``""`` = the embedded
+hub) and where the join secret lives. A corrupt or unreadable file never stops the app: loading
+reports the problem as a message and falls back to defaults, and the file is left untouched so
+nothing the user wrote is lost; saving over it moves it aside first.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import getpass
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from parler_desktop.paths import Home
+
+JOIN_SECRET_ENV = "PARLER_JOIN_SECRET"
+DEFAULT_ROLE = "supervisor"
+
+
+def default_display_name() -> str:
+    try:
+        name = getpass.getuser().strip()
+    except (OSError, KeyError):  # no login name (containers, odd environments)
+        name = ""
+    return name or "supervisor"
+
+
+@dataclass(frozen=True)
+class Settings:
+    display_name: str = dataclasses.field(default_factory=default_display_name)
+    role: str | None = DEFAULT_ROLE  # None: send no role in hello
+    hub_url: str = ""  # "" = run and use the embedded hub
+    join_secret_file: str = ""  # "" = the home's default join-secret file
+
+
+@dataclass(frozen=True)
+class LoadedSettings:
+    settings: Settings
+    problem: str | None = None  # a sentence for the user when the file could not be used as is
+
+
+_FIELD_TYPES = {
+    "display_name": (str,),
+    "role": (str, type(None)),
+    "hub_url": (str,),
+    "join_secret_file": (str,),
+}
+
+
+def load_settings(path: Path) -> LoadedSettings:
+    """Read settings; a missing file gives defaults, a bad one defaults plus a problem message."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return LoadedSettings(Settings())
+    except (OSError, UnicodeDecodeError) as error:
+        return LoadedSettings(Settings(), f"Could not read settings file {path} ({error}); using defaults.")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        return LoadedSettings(
+            Settings(), f"Settings file {path} is not valid JSON ({error}); using defaults. Fix or delete it."
+        )
+    if not isinstance(data, dict):
+        return LoadedSettings(Settings(), f"Settings file {path} does not hold a JSON object; using defaults.")
+    values: dict[str, object] = {}
+    bad: list[str] = []
+    for name, types in _FIELD_TYPES.items():
+        if name not in data:
+            continue
+        if isinstance(data[name], types):
+            values[name] = data[name]
+        else:
+            bad.append(name)
+    settings = Settings(**values)  # type: ignore[arg-type]
+    if not settings.display_name.strip():
+        settings = dataclasses.replace(settings, display_name=default_display_name())
+    if bad:
+        return LoadedSettings(
+            settings, f"Settings file {path}: ignored invalid value(s) for {', '.join(bad)}; using defaults for them."
+        )
+    return LoadedSettings(settings)
+
+
+def save_settings(path: Path, settings: Settings) -> None:
+    """Write atomically (temp file + rename); an unreadable old file is kept as ``*.corrupt-<time>``."""
+    if path.exists() and load_settings(path).problem is not None:
+        path.replace(path.with_name(f"{path.name}.corrupt-{int(time.time())}"))
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    payload = json.dumps(dataclasses.asdict(settings), indent=2, ensure_ascii=False) + "\n"
+    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+
+
+def read_join_secret(home: Home, settings: Settings) -> str | None:
+    """The join secret to present: ``$PARLER_JOIN_SECRET``, else the secret file; None if neither.
+
+    One trailing line break is removed from the file (editors add it; the hub compares bytes).
+    Raises ``OSError`` when a configured secret file cannot be read.
+    """
+    from_env = os.environ.get(JOIN_SECRET_ENV)
+    if from_env:
+        return from_env
+    configured = settings.join_secret_file.strip()
+    path = Path(configured).expanduser() if configured else home.join_secret_file
+    try:
+        secret = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if configured:
+            raise
+        return None
+    for ending in ("\r\n", "\n"):
+        if secret.endswith(ending):
+            secret = secret[: -len(ending)]
+            break
+    return secret or None
