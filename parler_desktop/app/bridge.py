@@ -1,0 +1,155 @@
+"""SessionBridge: the one QObject between a HubSession (plain asyncio) and the Qt world.
+
+The session calls its listeners synchronously on the event loop, which under qasync is the Qt
+thread, so each event is re-emitted at once as a typed signal. Models and widgets observe this
+object, never the session; user actions go back through it and run under the task supervisor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from parler_desktop.client.events import (
+    ConnectionState,
+    CursorChanged,
+    MessagesStored,
+    Notice,
+    OutboxChanged,
+    RoomsChanged,
+    RosterChanged,
+    SessionEvent,
+    StateChanged,
+)
+from parler_desktop.client.tasks import TaskSupervisor
+
+
+class SessionBridge(QObject):
+    sessionChanged = Signal()  # a different session (hub or identity) is now attached, or none
+    stateChanged = Signal(object)  # StateChanged
+    messagesStored = Signal(str, object, bool)  # room, tuple[StoredMessage, ...], live
+    roomsChanged = Signal(object)  # tuple[RoomInfo, ...]
+    cursorChanged = Signal(str, int)
+    rosterChanged = Signal(str, object)  # room, tuple[RosterEntry, ...]
+    outboxChanged = Signal(object)  # OutboxItem
+    notice = Signal(str, str)  # text, room ("" when not about one room)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        # Owns every coroutine the window starts; a crash becomes a notice, not a lost traceback.
+        self.tasks = TaskSupervisor("window", lambda name, error: self.notice.emit(f"{name} failed: {error}", ""))
+        self._session: Any = None
+        self.last_state: StateChanged | None = None
+
+    # -- the attached session -------------------------------------------------------------
+    @property
+    def session(self) -> Any:
+        return self._session
+
+    @property
+    def store(self) -> Any:
+        """The session's StoreWorker (reads for the models), or None before a session exists."""
+        return None if self._session is None else self._session.store
+
+    @property
+    def agent_id(self) -> str:
+        return "" if self._session is None else self._session.agent_id
+
+    @property
+    def name(self) -> str:
+        return "" if self._session is None else self._session.name
+
+    @property
+    def hub_url(self) -> str:
+        return "" if self._session is None else self._session.hub_url
+
+    def attach(self, session: Any) -> None:
+        """Follow ``session`` from now on (it should not be started yet, so no event is missed)."""
+        self._session = session
+        self.last_state = None
+        session.add_listener(lambda event: self._deliver(session, event))
+        self.sessionChanged.emit()
+
+    def detach(self) -> Any:
+        session, self._session = self._session, None
+        self.last_state = None
+        self.sessionChanged.emit()
+        return session
+
+    def _deliver(self, session: Any, event: SessionEvent) -> None:
+        if session is not self._session:
+            return  # a replaced session still winding down
+        if isinstance(event, StateChanged):
+            self.last_state = event
+            self.stateChanged.emit(event)
+        elif isinstance(event, MessagesStored):
+            self.messagesStored.emit(event.room, event.messages, event.live)
+        elif isinstance(event, RoomsChanged):
+            self.roomsChanged.emit(event.rooms)
+        elif isinstance(event, CursorChanged):
+            self.cursorChanged.emit(event.room, event.cursor)
+        elif isinstance(event, RosterChanged):
+            self.rosterChanged.emit(event.room, event.entries)
+        elif isinstance(event, OutboxChanged):
+            self.outboxChanged.emit(event.item)
+        elif isinstance(event, Notice):
+            self.notice.emit(event.text, event.room or "")
+
+    @property
+    def is_live(self) -> bool:
+        return self.last_state is not None and self.last_state.state is ConnectionState.LIVE
+
+    # -- actions (each runs as a supervised task; failures surface as notices) ---------------
+    def post(
+        self,
+        room: str,
+        text: str,
+        mentions: Sequence[str] = (),
+        reply_to: str | None = None,
+        extra_parts: Sequence[dict] = (),
+    ) -> None:
+        session = self._session
+        if session is None:
+            return
+        self._run(
+            session.post(room, text, mentions=tuple(mentions), reply_to=reply_to, extra_parts=tuple(extra_parts)),
+            "post",
+        )
+
+    def retry_outbox(self, client_id: str) -> None:
+        if self._session is not None:
+            self._run(self._session.retry_outbox(client_id), "retry")
+
+    def discard_outbox(self, client_id: str) -> None:
+        if self._session is not None:
+            self._run(self._session.discard_outbox(client_id), "discard")
+
+    def mark_read(self, room: str, seq: int) -> None:
+        if self._session is not None:
+            self._run(self._session.mark_read(room, seq), "mark read")
+
+    def refresh_roster(self, room: str) -> None:
+        if self._session is not None:
+            self._run(self._session.refresh_roster(room), "roster")
+
+    def reconnect_now(self) -> None:
+        if self._session is not None:
+            self._session.reconnect_now()
+
+    def notify_wake(self) -> None:
+        if self._session is not None:
+            self._session.notify_wake()
+
+    def notify_network_changed(self) -> None:
+        if self._session is not None:
+            self._session.notify_network_changed()
+
+    async def fetch_blob(self, blob_id: str) -> bytes:
+        if self._session is None:
+            raise RuntimeError("not connected to a hub")
+        return await self._session.fetch_blob(blob_id)
+
+    def _run(self, coro: Any, what: str) -> None:
+        self.tasks.spawn(what, coro)

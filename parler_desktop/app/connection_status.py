@@ -1,0 +1,127 @@
+"""What the connection-state bar says, derived from the session's StateChanged events.
+
+A healthy connection that blips (a reconnect that succeeds within a second) must not flash, so
+a non-terminal degraded state is held back for ``DEBOUNCE_SECS`` after the connection was live;
+terminal states (offline, credentials rejected, stopped) show at once. The reconnect countdown
+is recomputed on every tick from the event's wall-clock ``retry_at``. Both clocks are injectable
+so the logic is tested without waiting.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from parler_desktop.client.events import ConnectionState, StateChanged
+
+DEBOUNCE_SECS = 1.0
+TICK_MS = 250
+
+DEBOUNCED = {
+    ConnectionState.CONNECTING,
+    ConnectionState.AUTHENTICATING,
+    ConnectionState.CATCHING_UP,
+    ConnectionState.BACKING_OFF,
+}
+
+
+class Tone(enum.Enum):
+    OK = "ok"
+    BUSY = "busy"
+    WARN = "warn"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class StatusView:
+    tone: Tone
+    text: str
+    can_retry: bool = False
+
+
+def describe(event: StateChanged, now: float, name: str) -> StatusView:
+    """The sentence (and tone) for ``event`` at wall-clock time ``now``."""
+    hub = event.hub_url
+    state = event.state
+    if state is ConnectionState.LIVE:
+        return StatusView(Tone.OK, f"Connected to {hub} as {name or event.agent_id[:8]}")
+    if state in (ConnectionState.CONNECTING, ConnectionState.AUTHENTICATING):
+        return StatusView(Tone.BUSY, f"Connecting to {hub}…")
+    if state is ConnectionState.CATCHING_UP:
+        return StatusView(Tone.BUSY, f"Catching up with {hub}…")
+    if state is ConnectionState.BACKING_OFF:
+        wait = max(0, math.ceil((event.retry_at or now) - now))
+        reason = f" — {event.detail}" if event.detail else ""
+        return StatusView(Tone.WARN, f"Reconnecting in {wait} s (attempt {event.attempt}){reason}", can_retry=True)
+    if state is ConnectionState.OFFLINE:
+        reason = f": {event.detail}" if event.detail else ""
+        return StatusView(Tone.WARN, f"Offline{reason}", can_retry=True)
+    if state is ConnectionState.AUTH_FAILED:
+        return StatusView(Tone.ERROR, f"Credentials rejected by {hub}: {event.detail or 'check the join secret'}", can_retry=True)
+    return StatusView(Tone.ERROR, "Disconnected")
+
+
+class ConnectionStatus(QObject):
+    changed = Signal(object)  # StatusView
+
+    def __init__(
+        self,
+        parent: QObject | None = None,
+        wall_clock: Callable[[], float] = time.time,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(parent)
+        self._wall = wall_clock
+        self._mono = monotonic
+        self._name = ""
+        self._latest: StateChanged | None = None
+        self._shown_event: StateChanged | None = None
+        self._degraded_since: float | None = None
+        self.view = StatusView(Tone.BUSY, "Not connected")
+        self._timer = QTimer(self, interval=TICK_MS)
+        self._timer.timeout.connect(self.tick)
+
+    def set_name(self, name: str) -> None:
+        self._name = name
+        self.tick()
+
+    def reset(self) -> None:
+        self._latest = self._shown_event = None
+        self._degraded_since = None
+        self._publish(StatusView(Tone.BUSY, "Not connected"))
+
+    def on_state(self, event: StateChanged) -> None:
+        self._latest = event
+        was_live = self._shown_event is not None and self._shown_event.state is ConnectionState.LIVE
+        if event.state in DEBOUNCED and was_live:
+            if self._degraded_since is None:
+                self._degraded_since = self._mono()
+        else:
+            self._degraded_since = None
+            self._shown_event = event
+        self.tick()
+
+    def tick(self) -> None:
+        """Recompute the view: settle a held-back state after the debounce, count down."""
+        if self._degraded_since is not None and self._mono() - self._degraded_since >= DEBOUNCE_SECS:
+            self._degraded_since = None
+            self._shown_event = self._latest
+        if self._shown_event is not None:
+            self._publish(describe(self._shown_event, self._wall(), self._name))
+        needs_ticks = self._degraded_since is not None or (
+            self._shown_event is not None and self._shown_event.state is ConnectionState.BACKING_OFF
+        )
+        if needs_ticks and not self._timer.isActive():
+            self._timer.start()
+        elif not needs_ticks:
+            self._timer.stop()
+
+    def _publish(self, view: StatusView) -> None:
+        if view != self.view:
+            self.view = view
+            self.changed.emit(view)

@@ -1,0 +1,69 @@
+"""ReadTracker: moves the hub cursor only when the human has actually seen the newest message.
+
+Three things must hold at once: a room is shown, the window is active (focused, not minimized)
+and the newest loaded message is on screen (the view is at the bottom). Then, after a short
+settle delay, the cursor advances to the newest seq in the local store — never beyond it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, QTimer
+
+from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.app.timeline_model import TimelineModel
+
+SETTLE_MS = 300
+
+
+class ReadTracker(QObject):
+    def __init__(self, bridge: SessionBridge, timeline: TimelineModel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self._timeline = timeline
+        self.window_active = False
+        self.at_bottom = True
+        self._cursors: dict[str, int] = {}
+        self._timer = QTimer(self, singleShot=True, interval=SETTLE_MS)
+        self._timer.timeout.connect(self._commit)
+        bridge.cursorChanged.connect(self._cursor_changed)
+        bridge.sessionChanged.connect(self._cursors.clear)
+        timeline.roomLoaded.connect(lambda _room: self.reconsider())
+        timeline.appended.connect(lambda _count: self.reconsider())
+
+    def set_window_active(self, active: bool) -> None:
+        self.window_active = active
+        self.reconsider()
+
+    def set_at_bottom(self, at_bottom: bool) -> None:
+        self.at_bottom = at_bottom
+        self.reconsider()
+
+    def may_read(self) -> bool:
+        return (
+            self._timeline.room is not None
+            and not self._timeline.loading
+            and self.window_active
+            and self.at_bottom
+            and self._timeline.newest_seq > self._known_cursor()
+        )
+
+    def reconsider(self) -> None:
+        if self.may_read():
+            if not self._timer.isActive():
+                self._timer.start()
+        else:
+            self._timer.stop()
+
+    def _known_cursor(self) -> int:
+        room = self._timeline.room
+        return max(self._cursors.get(room, 0), self._timeline.read_marker) if room else 0
+
+    def _commit(self) -> None:
+        if not self.may_read():
+            return
+        room, seq = self._timeline.room, self._timeline.newest_seq
+        self._cursors[room] = seq
+        self._bridge.mark_read(room, seq)
+
+    def _cursor_changed(self, room: str, cursor: int) -> None:
+        self._cursors[room] = max(self._cursors.get(room, 0), cursor)

@@ -1,0 +1,86 @@
+"""RosterModel: the members of the shown room with presence, activity and role.
+
+Presence is never pushed by the hub, so the model shows the stored roster at once and asks the
+session to refresh it when the room is opened and then every ``REFRESH_MS`` while it is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
+
+from parler_desktop.app import roles
+from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.store import LocalStore
+
+REFRESH_MS = 60_000
+STATUS_ORDER = {"working": 0, "waiting": 1, "idle": 2, "offline": 3}
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class RosterModel(QAbstractListModel):
+    def __init__(self, bridge: SessionBridge, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self.room: str | None = None
+        self._entries: list[Any] = []  # RosterEntry
+        self._timer = QTimer(self, interval=REFRESH_MS)
+        self._timer.timeout.connect(self.refresh)
+        bridge.rosterChanged.connect(self._roster_changed)
+        bridge.sessionChanged.connect(lambda: self.set_room(None))
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._entries)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._entries):
+            return None
+        entry = self._entries[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return entry.name or entry.id[:8]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"{entry.name} — {entry.id}"
+        if role == roles.MEMBER_STATUS:
+            return entry.status or "offline"
+        if role == roles.MEMBER_ACTIVITY:
+            return entry.activity or ""
+        if role == roles.MEMBER_ROLE:
+            return entry.role or entry.service_role or ""
+        if role == roles.MEMBER_ID:
+            return entry.id
+        return None
+
+    def names(self) -> list[str]:
+        return [entry.name for entry in self._entries if entry.name]
+
+    def set_room(self, room: str | None) -> None:
+        self.room = room
+        self._show([])
+        if room is None or self._bridge.store is None:
+            self._timer.stop()
+            return
+        self._bridge.tasks.spawn("roster", self._load(room))
+        self.refresh()
+        self._timer.start()
+
+    def refresh(self) -> None:
+        if self.room is not None and self._bridge.is_live:
+            self._bridge.refresh_roster(self.room)
+
+    async def _load(self, room: str) -> None:
+        entries = await self._bridge.store.call(LocalStore.roster, room)
+        if room == self.room and not self._entries:
+            self._show(list(entries))
+
+    def _roster_changed(self, room: str, entries: Sequence[Any]) -> None:
+        if room == self.room:
+            self._show(list(entries))
+
+    def _show(self, entries: list[Any]) -> None:
+        entries.sort(key=lambda e: (STATUS_ORDER.get(e.status, 2), (e.name or "").lower()))
+        self.beginResetModel()
+        self._entries = entries
+        self.endResetModel()

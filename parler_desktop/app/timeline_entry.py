@@ -1,0 +1,97 @@
+"""TimelineEntry: one row of a timeline, from a stored message or from the human's outbox.
+
+An entry is what the delegate paints. It is built once per row; the signature check is costly
+(an Ed25519 verify) so it runs only when a row is first shown and is then remembered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from parler_desktop.client.events import OutboxItem, OutboxStatus
+from parler_desktop.identity import verify_signature
+from parler_desktop.protocol.canonical import SignatureState, verify_message
+from parler_desktop.protocol.parts import SIG_KIND
+from parler_desktop.protocol.values import StoredMessage
+
+
+@dataclass
+class TimelineEntry:
+    key: str  # message id, or "outbox:<clientId>" until the hub has stored it
+    room: str
+    seq: int | None
+    message_id: str | None
+    sender_id: str
+    sender_name: str
+    sender_role: str | None
+    ts_ms: int
+    parts: tuple[dict, ...]
+    mentions: tuple[str, ...]
+    reply_to: str | None
+    mine: bool
+    message: StoredMessage | None = None
+    outbox: OutboxItem | None = None
+    _signature: SignatureState | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_message(cls, message: StoredMessage, my_id: str) -> "TimelineEntry":
+        return cls(
+            key=message.id,
+            room=message.room,
+            seq=message.seq,
+            message_id=message.id,
+            sender_id=message.sender.id,
+            sender_name=message.sender.name,
+            sender_role=message.sender.role,
+            ts_ms=int(message.ts),
+            parts=tuple(message.parts),
+            mentions=tuple(message.mentions or ()),
+            reply_to=message.reply_to,
+            mine=message.sender.id == my_id,
+            message=message,
+        )
+
+    @classmethod
+    def from_outbox(cls, item: OutboxItem, my_id: str, my_name: str) -> "TimelineEntry":
+        return cls(
+            key=f"outbox:{item.client_id}",
+            room=item.room,
+            seq=item.seq,
+            message_id=item.message_id,
+            sender_id=my_id,
+            sender_name=my_name,
+            sender_role=None,
+            ts_ms=int(item.created_at * 1000),
+            parts=tuple(item.parts),
+            mentions=tuple(item.mentions),
+            reply_to=item.reply_to,
+            mine=True,
+            outbox=item,
+        )
+
+    @property
+    def text(self) -> str:
+        """The text parts joined by blank lines (what Markdown rendering and previews use)."""
+        return "\n\n".join(p["text"] for p in self.parts if p.get("kind") == "text" and isinstance(p.get("text"), str))
+
+    @property
+    def extension_parts(self) -> list[dict[str, Any]]:
+        """Every part that is not text and not the signature (rendered as cards)."""
+        return [p for p in self.parts if p.get("kind") not in ("text", SIG_KIND)]
+
+    @property
+    def is_pending(self) -> bool:
+        return self.outbox is not None and self.outbox.status is OutboxStatus.PENDING
+
+    @property
+    def is_failed(self) -> bool:
+        return self.outbox is not None and self.outbox.status is OutboxStatus.FAILED
+
+    def signature(self, my_id: str) -> SignatureState | None:
+        """VALID / UNSIGNED / INVALID for a stored message; None for the human's own outbox row."""
+        if self.message is None:
+            return None
+        if self._signature is None:
+            self._signature = verify_message(self.message, verify_signature, my_id)
+        return self._signature

@@ -1,0 +1,248 @@
+"""TimelineModel: a window onto one room's stored messages, plus the human's unsent posts.
+
+Opening a room reads only the newest page from the store (so a room of 100,000 messages opens
+as fast as one of 200); older pages are read when the view asks (scrolling up). Rows are the
+loaded stored messages, ascending by seq, followed by outbox rows (pending / failed / sent but
+not yet stored). New messages are buffered for one frame and appended in one insert, and while
+the reader follows the bottom the window is trimmed from the top so it never grows without end.
+
+``read_marker`` is the hub cursor when the room was opened: the "new messages" divider sits
+above the first row with a higher seq.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
+
+from parler_desktop.app import roles
+from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.app.timeline_entry import TimelineEntry
+from parler_desktop.client.events import OutboxItem, OutboxStatus
+from parler_desktop.store import LocalStore
+
+PAGE_SIZE = 200
+FOLLOW_WINDOW = 600  # rows kept while following the bottom; older ones are re-read on scroll-up
+APPEND_DELAY_MS = 16
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class TimelineModel(QAbstractListModel):
+    roomLoaded = Signal(str)  # the newest page of the room is in
+    olderLoaded = Signal(int)  # that many rows were inserted at the top
+    appended = Signal(int)  # that many stored messages were appended at the bottom
+
+    def __init__(self, bridge: SessionBridge, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self.room: str | None = None
+        self.read_marker = 0
+        self._stored: list[TimelineEntry] = []
+        self._outbox: list[TimelineEntry] = []
+        self._offset = 0  # store offset of self._stored[0]
+        self._generation = 0
+        self._loading = False
+        self._loading_older = False
+        self._older_task: asyncio.Task | None = None
+        self._incoming: list[Any] = []
+        self.following = True  # the view is pinned to the bottom (set by the view)
+        self._flush_timer = QTimer(self, singleShot=True, interval=APPEND_DELAY_MS)
+        self._flush_timer.timeout.connect(self._flush_incoming)
+        bridge.messagesStored.connect(self._messages_stored)
+        bridge.outboxChanged.connect(self._outbox_changed)
+        bridge.sessionChanged.connect(lambda: self.open_room(None))
+
+    # -- Qt model ---------------------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._stored) + len(self._outbox)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        entry = self.entry(index.row()) if index.isValid() else None
+        if entry is None:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return f"{entry.sender_name}: {entry.text}"
+        if role == roles.ENTRY:
+            return entry
+        if role == roles.ENTRY_KEY:
+            return entry.key
+        if role == roles.FIRST_UNREAD:
+            return index.row() == self.first_unread_row()
+        return None
+
+    # -- queries ----------------------------------------------------------------------------
+    def entry(self, row: int) -> TimelineEntry | None:
+        if 0 <= row < len(self._stored):
+            return self._stored[row]
+        if 0 <= row - len(self._stored) < len(self._outbox):
+            return self._outbox[row - len(self._stored)]
+        return None
+
+    @property
+    def has_older(self) -> bool:
+        return self._offset > 0
+
+    @property
+    def loading(self) -> bool:
+        return self._loading
+
+    @property
+    def newest_seq(self) -> int:
+        return self._stored[-1].seq or 0 if self._stored else 0
+
+    def first_unread_row(self) -> int | None:
+        """Row of the first loaded message above the read marker, if there is one and it is loaded."""
+        if not self._stored or self.newest_seq <= self.read_marker:
+            return None
+        if (self._stored[0].seq or 0) > self.read_marker and self._offset > 0:
+            return None  # the first unread message is older than the loaded window
+        low, high = 0, len(self._stored)
+        while low < high:
+            mid = (low + high) // 2
+            if (self._stored[mid].seq or 0) <= self.read_marker:
+                low = mid + 1
+            else:
+                high = mid
+        return low if low < len(self._stored) else None
+
+    def row_of_key(self, key: str) -> int | None:
+        for row in range(self.rowCount()):
+            entry = self.entry(row)
+            if entry is not None and entry.key == key:
+                return row
+        return None
+
+    # -- loading ----------------------------------------------------------------------------
+    def open_room(self, room: str | None) -> None:
+        """Show ``room`` (or nothing): reset, then read its newest page in the background."""
+        self._generation += 1
+        self.beginResetModel()
+        self.room = room
+        self._stored, self._outbox, self._offset, self.read_marker = [], [], 0, 0
+        self._incoming.clear()
+        self._loading_older = False
+        self.endResetModel()
+        self._loading = room is not None and self._bridge.store is not None
+        if self._loading:
+            self._bridge.tasks.spawn(f"open {room}", self._load_newest(room, self._generation))
+
+    async def _load_newest(self, room: str, generation: int) -> None:
+        store = self._bridge.store
+        total = await store.call(LocalStore.message_count, room)
+        offset = max(0, total - PAGE_SIZE)
+        messages = await store.call(LocalStore.messages_slice, room, offset, PAGE_SIZE)
+        cursor = await store.call(LocalStore.cursor, room)
+        outbox = await store.call(LocalStore.outbox_items, (OutboxStatus.PENDING, OutboxStatus.FAILED), room)
+        if generation != self._generation:
+            return
+        my_id, my_name = self._bridge.agent_id, self._bridge.name
+        self.beginResetModel()
+        self._offset = offset
+        self._stored = [TimelineEntry.from_message(m, my_id) for m in messages]
+        self._outbox = [TimelineEntry.from_outbox(item, my_id, my_name) for item in outbox]
+        self.read_marker = int(cursor or 0)
+        self.endResetModel()
+        self._loading = False
+        self.roomLoaded.emit(room)
+        if self._incoming:
+            self._flush_incoming()
+
+    def load_older(self) -> bool:
+        """Read the page before the loaded window; False when there is none or one is on its way."""
+        if self._loading or self._loading_older or self._offset == 0 or self.room is None:
+            return False
+        self._loading_older = True
+        self._older_task = self._bridge.tasks.spawn("older history", self._load_older(self.room, self._generation))
+        return True
+
+    async def _load_older(self, room: str, generation: int) -> None:
+        offset = max(0, self._offset - PAGE_SIZE)
+        try:
+            messages = await self._bridge.store.call(LocalStore.messages_slice, room, offset, self._offset - offset)
+        finally:
+            if generation == self._generation:
+                self._loading_older = False
+        if generation != self._generation or not messages:
+            return
+        my_id = self._bridge.agent_id
+        entries = [TimelineEntry.from_message(m, my_id) for m in messages]
+        self.beginInsertRows(QModelIndex(), 0, len(entries) - 1)
+        self._stored[:0] = entries
+        self._offset = offset
+        self.endInsertRows()
+        self.olderLoaded.emit(len(entries))
+
+    async def load_back_to(self, seq: int) -> None:
+        """Load older pages until the message after ``seq`` (the first unread one) is in the window."""
+        generation = self._generation
+        while generation == self._generation and self._offset > 0 and self._stored and (self._stored[0].seq or 0) > seq:
+            if not self.load_older() or self._older_task is None:
+                return
+            await asyncio.shield(self._older_task)
+
+    # -- live changes -----------------------------------------------------------------------
+    def _messages_stored(self, room: str, messages: Sequence[Any], live: bool) -> None:
+        if room != self.room:
+            return
+        self._incoming.extend(messages)
+        if not self._loading and not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    def _flush_incoming(self) -> None:
+        incoming, self._incoming = self._incoming, []
+        newest = self.newest_seq
+        fresh = [m for m in incoming if m.seq > newest]
+        fresh.sort(key=lambda m: m.seq)
+        if not fresh:
+            return
+        my_id = self._bridge.agent_id
+        entries = [TimelineEntry.from_message(m, my_id) for m in fresh]
+        ids = {e.message_id for e in entries}
+        for row in reversed(range(len(self._outbox))):
+            if self._outbox[row].message_id in ids:
+                self._remove_outbox_row(row)
+        first = len(self._stored)
+        self.beginInsertRows(QModelIndex(), first, first + len(entries) - 1)
+        self._stored.extend(entries)
+        self.endInsertRows()
+        self.appended.emit(len(entries))
+        self._trim_if_following()
+
+    def _trim_if_following(self) -> None:
+        excess = len(self._stored) - FOLLOW_WINDOW
+        if not self.following or excess < PAGE_SIZE:
+            return
+        self.beginRemoveRows(QModelIndex(), 0, excess - 1)
+        del self._stored[:excess]
+        self._offset += excess
+        self.endRemoveRows()
+
+    def _outbox_changed(self, item: OutboxItem) -> None:
+        if item.room != self.room or self._loading:
+            return
+        row = next((i for i, e in enumerate(self._outbox) if e.outbox and e.outbox.client_id == item.client_id), None)
+        stored_already = item.message_id is not None and any(e.message_id == item.message_id for e in self._stored[-50:])
+        if item.status is OutboxStatus.DISCARDED or stored_already:
+            if row is not None:
+                self._remove_outbox_row(row)
+            return
+        entry = TimelineEntry.from_outbox(item, self._bridge.agent_id, self._bridge.name)
+        if row is None:
+            at = self.rowCount()
+            self.beginInsertRows(QModelIndex(), at, at)
+            self._outbox.append(entry)
+            self.endInsertRows()
+        else:
+            self._outbox[row] = entry
+            index = self.index(len(self._stored) + row)
+            self.dataChanged.emit(index, index)
+
+    def _remove_outbox_row(self, row: int) -> None:
+        at = len(self._stored) + row
+        self.beginRemoveRows(QModelIndex(), at, at)
+        del self._outbox[row]
+        self.endRemoveRows()

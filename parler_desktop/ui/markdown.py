@@ -1,0 +1,54 @@
+"""Markdown from the wire rendered as rich text that can neither run HTML nor fetch anything.
+
+Agents write Markdown; the text is untrusted. Qt's importer builds the document through text
+cursors (no HTML parser involved) and ``MarkdownNoHTML`` keeps raw HTML as literal text. Images
+are the one way Markdown could make us load something, so the document never loads a resource
+and every image is replaced by its address as plain text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QFont, QTextCharFormat, QTextCursor, QTextDocument
+
+FEATURES = QTextDocument.MarkdownFeature(
+    QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
+)
+
+
+class SafeTextDocument(QTextDocument):
+    """A QTextDocument that refuses every external resource (images, style sheets)."""
+
+    def loadResource(self, type: int, name: QUrl) -> Any:  # noqa: A002 - Qt's signature
+        return None
+
+
+def markdown_document(text: str, font: QFont | None = None) -> SafeTextDocument:
+    document = SafeTextDocument()
+    document.setDocumentMargin(0)
+    if font is not None:
+        document.setDefaultFont(font)
+    document.setMarkdown(text, FEATURES)
+    _replace_images(document)
+    return document
+
+
+def _replace_images(document: QTextDocument) -> None:
+    images: list[tuple[int, int, str]] = []
+    block = document.begin()
+    while block.isValid():
+        iterator = block.begin()
+        while not iterator.atEnd():
+            fragment = iterator.fragment()
+            if fragment.isValid() and fragment.charFormat().isImageFormat():
+                name = fragment.charFormat().toImageFormat().name()
+                images.append((fragment.position(), fragment.length(), name))
+            iterator += 1
+        block = block.next()
+    for position, length, name in reversed(images):
+        cursor = QTextCursor(document)
+        cursor.setPosition(position)
+        cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
+        cursor.insertText(f"[image: {name}]", QTextCharFormat())
