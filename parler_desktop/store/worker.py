@@ -18,8 +18,8 @@ T = TypeVar("T")
 class StoreWorker:
     """Owns one ``LocalStore`` on one dedicated thread; the loop only awaits its results.
 
-    Calls run one at a time in the order they were made, so a write awaited before a read is
-    visible to it. Cancelling an ``await worker.call(...)`` does not stop the call: a write that
+    Calls run one at a time in the order their coroutines start (a call is handed to the thread
+    when its coroutine first runs), so a write awaited before a read is visible to it. Cancelling an ``await worker.call(...)`` does not stop the call: a write that
     started still completes (the caller only stops waiting for it).
     """
 

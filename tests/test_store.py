@@ -1,0 +1,315 @@
+"""LocalStore: schema, messages, slices, unread and mentions, rooms, cursors, roster, meta."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parler_desktop.protocol.values import EndpointRef, RoomInfo, RosterEntry, StoredMessage
+from parler_desktop.store import LocalStore, StoreError, StoreProblem
+from parler_desktop.store import local_store
+from parler_desktop.store.schema import SCHEMA_VERSION
+
+ALICE = EndpointRef(id="UALICE", name="alice", role="planner")
+
+
+def make_message(seq: int, room: str = "team", text: str | None = None, **fields) -> StoredMessage:
+    """A message as the hub would relay it (the shared factory of the store tests)."""
+    values = dict(
+        seq=seq,
+        id=f"msg-{seq}",
+        room=room,
+        sender=ALICE,
+        parts=({"kind": "text", "text": text if text is not None else f"message {seq}"},),
+        ts=1_700_000_000_000 + seq,
+    )
+    values.update(fields)
+    return StoredMessage(**values)
+
+
+def mentions_bob(message: StoredMessage) -> bool:
+    return "bob" in (message.mentions or ())
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    opened = LocalStore(tmp_path / "store.sqlite3")
+    yield opened
+    opened.close()
+
+
+def seqs(messages: list[StoredMessage]) -> list[int]:
+    return [m.seq for m in messages]
+
+
+# ---- schema ----------------------------------------------------------------------------------
+
+
+def test_new_store_is_migrated_private_and_reopens_with_its_data(tmp_path: Path):
+    path = tmp_path / "nested" / "dirs" / "store.sqlite3"
+    store = LocalStore(path)
+    assert store.schema_version == SCHEMA_VERSION
+    store.insert_messages([make_message(4)])
+    store.set_meta("rooms-refreshed", "12")
+    store.close()
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "nested").stat().st_mode & 0o777 == 0o700
+    assert path.parent.stat().st_mode & 0o777 == 0o700
+
+    reopened = LocalStore(path)
+    assert reopened.schema_version == SCHEMA_VERSION
+    assert seqs(reopened.messages_after("team", 0, 10)) == [4]
+    assert reopened.get_meta("rooms-refreshed") == "12"
+    assert (path.parent / (path.name + "-wal")).stat().st_mode & 0o777 == 0o600
+    reopened.close()
+
+
+def test_a_failing_migration_leaves_the_previous_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    path = tmp_path / "store.sqlite3"
+    LocalStore(path).close()
+
+    def broken(db: sqlite3.Connection) -> None:
+        db.execute("CREATE TABLE half_done (x)")
+        db.execute("INSERT INTO no_such_table VALUES (1)")
+
+    monkeypatch.setattr(local_store, "MIGRATIONS", (*local_store.MIGRATIONS, broken))
+    monkeypatch.setattr(local_store, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    with pytest.raises(StoreError) as raised:
+        LocalStore(path)
+    assert str(path) in str(raised.value)
+    monkeypatch.undo()
+
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert db.execute("SELECT count(*) FROM sqlite_master WHERE name = 'half_done'").fetchone()[0] == 0
+    db.close()
+
+
+def test_a_store_from_a_newer_version_is_refused_with_advice(tmp_path: Path):
+    path = tmp_path / "store.sqlite3"
+    LocalStore(path).close()
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
+    db.close()
+    with pytest.raises(StoreError) as raised:
+        LocalStore(path)
+    assert raised.value.problem is StoreProblem.TOO_NEW
+    assert str(path) in str(raised.value) and "newer" in str(raised.value)
+
+
+# ---- messages ----------------------------------------------------------------------------------
+
+
+def test_insert_dedupes_by_seq_across_calls_and_returns_only_new_ascending(store: LocalStore):
+    first = store.insert_messages([make_message(9), make_message(3), make_message(3), make_message(5)])
+    assert seqs(first) == [3, 5, 9]
+    second = store.insert_messages([make_message(7), make_message(5), make_message(11), make_message(9)])
+    assert seqs(second) == [7, 11]
+    assert store.insert_messages([make_message(3)]) == []
+    assert seqs(store.messages_slice("team", 0, 100)) == [3, 5, 7, 9, 11]
+    assert store.message_count("team") == 5
+    assert store.max_seq("team") == 11
+
+
+def test_insert_spanning_rooms_creates_unknown_rooms_as_channels(store: LocalStore):
+    inserted = store.insert_messages([make_message(2, "b"), make_message(1, "a"), make_message(3, "b")])
+    assert [(m.room, m.seq) for m in inserted] == [("a", 1), ("b", 2), ("b", 3)]
+    assert store.room_names() == ["a", "b"]
+    assert {s.name: (s.kind, s.max_seq) for s in store.room_summaries()} == {"a": ("channel", 1), "b": ("channel", 3)}
+    assert (store.message_count("a"), store.message_count("b"), store.message_count("c")) == (1, 2, 0)
+    assert store.max_seq("c") == 0
+
+
+def test_messages_read_back_equal_to_what_was_stored(store: LocalStore):
+    rich = make_message(
+        8,
+        parts=({"kind": "text", "text": "see ✓"}, {"kind": "com.parler.handoff", "to": "bob", "n": 1.5}),
+        mentions=("bob",),
+        reply_to="msg-2",
+    )
+    store.insert_messages([rich])
+    assert store.messages_after("team", 0, 1) == [rich]
+    assert store.message_by_id("team", "msg-8") == rich
+    assert store.message_by_id("other", "msg-8") is None
+    assert store.message_by_id("team", "msg-9") is None
+
+
+def test_slices_by_row_position_from_either_end(store: LocalStore):
+    store.insert_messages([make_message(seq) for seq in range(10, 310, 3)])  # 100 rows, gaps in seq
+    all_seqs = list(range(10, 310, 3))
+    assert seqs(store.messages_slice("team", 0, 5)) == all_seqs[:5]
+    assert seqs(store.messages_slice("team", 95, 5)) == all_seqs[95:]
+    assert seqs(store.messages_slice("team", 80, 10)) == all_seqs[80:90]  # nearer the end
+    assert seqs(store.messages_slice("team", 20, 10)) == all_seqs[20:30]  # nearer the start
+    assert seqs(store.messages_slice("team", -3, 5)) == all_seqs[:2]
+    assert seqs(store.messages_slice("team", 98, 50)) == all_seqs[98:]
+    assert store.messages_slice("team", 100, 5) == []
+    assert store.messages_slice("team", 10, 0) == []
+    assert store.messages_slice("nowhere", 0, 5) == []
+
+
+def test_keyset_reads_counts_and_row_of_seq(store: LocalStore):
+    store.insert_messages([make_message(seq) for seq in (2, 4, 6, 8, 10)])
+    assert seqs(store.messages_after("team", 4, 2)) == [6, 8]
+    assert seqs(store.messages_after("team", 5, 10)) == [6, 8, 10]
+    assert store.messages_after("team", 10, 10) == []
+    assert seqs(store.messages_before("team", 8, 2)) == [4, 6]
+    assert seqs(store.messages_before("team", 3, 5)) == [2]
+    assert [store.count_after("team", s) for s in (0, 2, 5, 10)] == [5, 4, 3, 0]
+    assert [store.row_of_seq("team", s) for s in (0, 2, 5, 10, 99)] == [0, 1, 2, 5, 5]
+
+
+# ---- unread, mentions, summaries --------------------------------------------------------------------
+
+
+def test_unread_is_stored_messages_above_the_cursor_and_counts_mentions(store: LocalStore):
+    store.insert_messages(
+        [
+            make_message(1, mentions=("bob",)),
+            make_message(2),
+            make_message(3, mentions=("bob", "carol")),
+            make_message(4, mentions=("carol",)),
+            make_message(5, mentions=("bob",), text="  the   newest\nline  "),
+        ],
+        mentions_me=mentions_bob,
+    )
+    (summary,) = store.room_summaries()
+    assert (summary.unread, summary.mentions_unread, summary.cursor) == (5, 3, 0)
+    assert (summary.max_seq, summary.last_ts, summary.last_sender) == (5, make_message(5).ts, "alice")
+    assert summary.last_preview == "the newest line"
+
+    store.set_cursor("team", 3)
+    (summary,) = store.room_summaries()
+    assert (summary.unread, summary.mentions_unread, summary.cursor) == (2, 1, 3)
+    assert summary.unread == store.count_after("team", store.cursor("team"))
+
+
+def test_mentions_are_flagged_only_when_a_predicate_is_given(store: LocalStore):
+    store.insert_messages([make_message(1, mentions=("bob",))])
+    (summary,) = store.room_summaries()
+    assert (summary.unread, summary.mentions_unread) == (1, 0)
+
+
+def test_preview_labels_non_text_parts_skips_signatures_and_shortens(store: LocalStore):
+    parts = (
+        {"kind": "com.parler.handoff", "to": "bob"},
+        {"kind": "data", "data": {"x": 1}},
+        {"kind": "text", "text": "word " * 60},
+        {"kind": "com.parler.sig", "sig": "AAAA"},
+    )
+    store.insert_messages([make_message(1, parts=parts)])
+    (summary,) = store.room_summaries()
+    assert summary.last_preview.startswith("[handoff] [data] word word")
+    assert len(summary.last_preview) <= 120 and summary.last_preview.endswith("…")
+    assert "sig" not in summary.last_preview
+
+
+def test_an_empty_room_summary(store: LocalStore):
+    store.replace_rooms([RoomInfo(name="quiet", kind="dm", members=2, unread=0)])
+    assert store.room_summaries() == [
+        local_store.RoomSummary("quiet", "dm", 2, 0, 0, 0, 0, 0, 0, "", "")
+    ]
+
+
+# ---- rooms ------------------------------------------------------------------------------------------
+
+
+def test_replace_rooms_upserts_and_forgets_unlisted_rooms_with_their_data(store: LocalStore):
+    store.insert_messages([make_message(1, "gone"), make_message(2, "team"), make_message(3, "gone")])
+    store.replace_roster("gone", [RosterEntry(id="UALICE", name="alice", status="working", last_seen=5)])
+    store.set_cursor("team", 2)
+    store.replace_rooms(
+        [RoomInfo(name="team", kind="service", members=4, unread=7), RoomInfo(name="new", kind="dm", members=2, unread=1)]
+    )
+    assert store.room_names() == ["new", "team"]
+    team = {s.name: s for s in store.room_summaries()}["team"]
+    assert (team.kind, team.members, team.hub_unread, team.cursor, team.max_seq) == ("service", 4, 7, 2, 2)
+    assert store.message_count("gone") == 0 and store.messages_after("gone", 0, 10) == []
+    assert store.roster("gone") == []
+    # seq is hub-global and never reused, but a forgotten room's seqs are free again locally
+    assert seqs(store.insert_messages([make_message(1, "gone")])) == [1]
+
+
+def test_forget_room(store: LocalStore):
+    store.insert_messages([make_message(1, "a"), make_message(2, "b")])
+    store.forget_room("a")
+    assert store.room_names() == ["b"]
+    assert store.max_seq("a") == 0
+
+
+# ---- cursors, roster, meta ----------------------------------------------------------------------
+
+
+def test_cursor_is_monotonic_and_survives_reopen(tmp_path: Path):
+    path = tmp_path / "store.sqlite3"
+    store = LocalStore(path)
+    assert store.cursor("team") == 0
+    assert store.set_cursor("team", 10) == 10
+    assert store.set_cursor("team", 4) == 10
+    assert store.cursor("team") == 10
+    store.replace_rooms([RoomInfo(name="team", kind="channel", members=2, unread=0)])
+    store.close()
+    reopened = LocalStore(path)
+    assert reopened.cursor("team") == 10
+    reopened.close()
+
+
+def test_roster_is_replaced_whole_and_keeps_order(store: LocalStore):
+    first = [
+        RosterEntry(id="U2", name="zed", status="idle", last_seen=2),
+        RosterEntry(id="U1", name="amy", status="working", last_seen=1, role="planner", activity="PR 42",
+                    attention="focus", service_role="review"),
+    ]
+    store.replace_roster("team", first)
+    assert store.roster("team") == first
+    store.replace_roster("team", first[1:])
+    assert store.roster("team") == first[1:]
+    assert store.roster("other") == []
+
+
+def test_meta_values_are_replaced(store: LocalStore):
+    assert store.get_meta("k") is None
+    store.set_meta("k", "1")
+    store.set_meta("k", "2")
+    assert store.get_meta("k") == "2"
+
+
+# ---- property: batch order does not matter -----------------------------------------------------------
+
+message_sets = st.dictionaries(
+    keys=st.integers(min_value=1, max_value=10_000),
+    values=st.tuples(st.sampled_from(["a", "b", "c"]), st.text(max_size=20)),
+    max_size=60,
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(message_sets, st.randoms(use_true_random=False), st.integers(min_value=1, max_value=8))
+def test_any_batching_and_order_gives_the_same_stored_sequence(
+    spec: dict[int, tuple[str, str]], rng: random.Random, batch_count: int
+):
+    messages = [make_message(seq, room, text) for seq, (room, text) in spec.items()]
+    deliveries = messages + rng.sample(messages, k=len(messages) // 3)  # some arrive twice
+    rng.shuffle(deliveries)
+    cuts = sorted(rng.randint(0, len(deliveries)) for _ in range(batch_count - 1))
+    batches = [deliveries[a:b] for a, b in zip([0, *cuts], [*cuts, len(deliveries)])]
+
+    with tempfile.TemporaryDirectory() as directory:
+        store = LocalStore(Path(directory) / "store.sqlite3")
+        newly_stored: list[StoredMessage] = []
+        for batch in batches:
+            inserted = store.insert_messages(batch)
+            assert seqs(inserted) == sorted(seqs(inserted))
+            newly_stored.extend(inserted)
+        for room in ("a", "b", "c"):
+            expected = sorted((m for m in messages if m.room == room), key=lambda m: m.seq)
+            assert store.messages_slice(room, 0, len(messages) + 1) == expected
+            assert store.message_count(room) == len(expected)
+        store.close()
+    assert sorted(seqs(newly_stored)) == sorted(spec)

@@ -1,0 +1,206 @@
+"""The durable outbox: idempotent adds, updates, ordering, a real kill -9, a full disk."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from parler_desktop.client.events import OutboxItem, OutboxStatus
+from parler_desktop.store import LocalStore, StoreError, StoreProblem
+
+from test_store import make_message
+
+
+def make_item(client_id: str, room: str = "team", text: str = "hello", created_at: float = 100.0, **fields) -> OutboxItem:
+    return OutboxItem(
+        client_id=client_id,
+        room=room,
+        parts=({"kind": "text", "text": text}, {"kind": "com.parler.sig", "alg": "ed25519", "sig": "QUJD"}),
+        created_at=created_at,
+        **fields,
+    )
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    opened = LocalStore(tmp_path / "store.sqlite3")
+    yield opened
+    opened.close()
+
+
+def test_an_added_item_reads_back_whole(store: LocalStore):
+    item = make_item("c1", mentions=("bob", "carol"), reply_to="msg-1")
+    store.outbox_add(item)
+    assert store.outbox_get("c1") == item
+    assert store.outbox_get("c2") is None
+
+
+def test_adding_the_same_content_again_is_a_no_op(store: LocalStore):
+    store.outbox_add(make_item("c1"))
+    store.outbox_update("c1", status=OutboxStatus.SENT, message_id="m-1", seq=12)
+    store.outbox_add(make_item("c1"))  # e.g. a retry path re-adding before sending
+    assert store.outbox_get("c1").status is OutboxStatus.SENT
+    assert len(store.outbox_items()) == 1
+
+
+@pytest.mark.parametrize(
+    "different",
+    [
+        make_item("c1", text="goodbye"),
+        make_item("c1", room="elsewhere"),
+        make_item("c1", mentions=("bob",)),
+        make_item("c1", reply_to="msg-9"),
+    ],
+    ids=["text", "room", "mentions", "reply_to"],
+)
+def test_a_client_id_is_never_reused_for_different_content(store: LocalStore, different: OutboxItem):
+    store.outbox_add(make_item("c1"))
+    with pytest.raises(StoreError) as raised:
+        store.outbox_add(different)
+    assert raised.value.problem is StoreProblem.CONFLICT
+    assert "c1" in str(raised.value)
+    assert store.outbox_get("c1") == make_item("c1")
+
+
+def test_items_are_oldest_first_and_filter_by_status_and_room(store: LocalStore):
+    store.outbox_add(make_item("late", created_at=300.0))
+    store.outbox_add(make_item("early", room="other", created_at=100.0))
+    store.outbox_add(make_item("tie-b", created_at=200.0))
+    store.outbox_add(make_item("tie-a", created_at=200.0))
+    store.outbox_update("late", status=OutboxStatus.FAILED, error="not a member", error_code="not_member")
+    ids = lambda items: [i.client_id for i in items]  # noqa: E731
+    assert ids(store.outbox_items()) == ["early", "tie-b", "tie-a", "late"]
+    assert ids(store.outbox_items({OutboxStatus.PENDING})) == ["early", "tie-b", "tie-a"]
+    assert ids(store.outbox_items({OutboxStatus.PENDING, OutboxStatus.FAILED}, room="team")) == ["tie-b", "tie-a", "late"]
+    assert ids(store.outbox_items(set())) == []
+
+
+def test_update_changes_only_the_named_fields_and_persists(tmp_path: Path):
+    path = tmp_path / "store.sqlite3"
+    store = LocalStore(path)
+    store.outbox_add(make_item("c1"))
+    failed = store.outbox_update("c1", status=OutboxStatus.FAILED, error="too large", error_code="too_large")
+    assert (failed.status, failed.error, failed.error_code, failed.seq) == (OutboxStatus.FAILED, "too large", "too_large", None)
+    retried = store.outbox_update("c1", status=OutboxStatus.PENDING, error=None, error_code=None)
+    assert retried == make_item("c1")
+    sent = store.outbox_update("c1", status=OutboxStatus.SENT, message_id="m-7", seq=7)
+    store.close()
+    reopened = LocalStore(path)
+    assert reopened.outbox_get("c1") == sent
+    reopened.close()
+
+
+def test_update_refuses_unknown_items_and_fields(store: LocalStore):
+    with pytest.raises(KeyError):
+        store.outbox_update("missing", status=OutboxStatus.SENT)
+    store.outbox_add(make_item("c1"))
+    with pytest.raises(TypeError):
+        store.outbox_update("c1", room="elsewhere")
+    with pytest.raises(TypeError):
+        store.outbox_update("c1", status="sent")
+    assert store.outbox_get("c1") == make_item("c1")
+
+
+def test_prune_removes_only_old_finished_items(store: LocalStore):
+    store.outbox_add(make_item("old-sent", created_at=10.0))
+    store.outbox_add(make_item("old-discarded", created_at=11.0))
+    store.outbox_add(make_item("old-failed", created_at=12.0))
+    store.outbox_add(make_item("old-pending", created_at=13.0))
+    store.outbox_add(make_item("new-sent", created_at=500.0))
+    for client_id in ("old-sent", "new-sent"):
+        store.outbox_update(client_id, status=OutboxStatus.SENT)
+    store.outbox_update("old-discarded", status=OutboxStatus.DISCARDED)
+    store.outbox_update("old-failed", status=OutboxStatus.FAILED)
+    assert store.outbox_prune(created_before=100.0) == 2
+    assert [i.client_id for i in store.outbox_items()] == ["old-failed", "old-pending", "new-sent"]
+
+
+CHILD = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from parler_desktop.client.events import OutboxItem
+    from parler_desktop.store import LocalStore
+
+    store = LocalStore(Path(sys.argv[1]))
+    n = 0
+    while True:
+        client_id = f"kill-{n}"
+        store.outbox_add(OutboxItem(client_id=client_id, room="team",
+                                    parts=({"kind": "text", "text": f"draft {n}"},), created_at=time.time()))
+        print("added", client_id, flush=True)
+        n += 1
+    """
+)
+
+
+@pytest.mark.timeout(30)
+def test_every_accepted_item_survives_kill_9_of_the_writer(tmp_path: Path):
+    path = tmp_path / "store.sqlite3"
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, str(path)], stdout=subprocess.PIPE, text=True
+    )
+    accepted: list[str] = []
+    try:
+        for line in child.stdout:
+            accepted.append(line.split()[1])
+            if len(accepted) == 25:
+                break
+        child.send_signal(signal.SIGKILL)  # mid-loop: it may be inside the next outbox_add
+        child.wait(timeout=10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        child.stdout.close()
+    assert child.returncode == -signal.SIGKILL
+    assert len(accepted) == 25
+
+    reopened = LocalStore(path)
+    stored = {item.client_id: item for item in reopened.outbox_items()}
+    reopened.close()
+    assert set(accepted) <= set(stored)
+    assert all(stored[c].status is OutboxStatus.PENDING for c in accepted)
+    assert stored["kill-3"].parts == ({"kind": "text", "text": "draft 3"},)
+
+
+def fill_until_full(store: LocalStore) -> None:
+    """Cap the database at its current size (a real SQLITE_FULL from SQLite's page limit)."""
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count = {pages + 1}")
+    big = "x" * 3000
+    with pytest.raises(StoreError) as raised:
+        for seq in range(1, 100):
+            store.insert_messages([make_message(seq, text=big)])
+    assert raised.value.problem is StoreProblem.DISK_FULL
+
+
+def test_a_full_disk_refuses_an_outbox_add_loudly_and_keeps_earlier_items(store: LocalStore):
+    store.outbox_add(make_item("before"))
+    fill_until_full(store)
+    with pytest.raises(StoreError) as raised:
+        store.outbox_add(make_item("during", text="y" * 20_000))
+    assert raised.value.problem is StoreProblem.DISK_FULL
+    assert str(store.path) in str(raised.value) and "full" in str(raised.value)
+    assert store.outbox_get("during") is None
+    assert store.outbox_get("before") == make_item("before")
+
+    store._db.execute("PRAGMA max_page_count = 1073741823")  # space freed
+    store.outbox_add(make_item("during", text="y" * 20_000))
+    assert [i.client_id for i in store.outbox_items()] == ["before", "during"]
+    assert store.message_count("team") == len(store.messages_after("team", 0, 1000))  # still exact
+
+
+def test_a_failed_update_leaves_the_item_as_it_was(store: LocalStore):
+    store.outbox_add(make_item("c1"))
+    fill_until_full(store)
+    with pytest.raises(StoreError):
+        store.outbox_update("c1", status=OutboxStatus.FAILED, error="e" * 50_000)
+    assert store.outbox_get("c1") == make_item("c1")
+    store._db.execute("PRAGMA max_page_count = 1073741823")
+    assert store.outbox_update("c1", status=OutboxStatus.SENT).status is OutboxStatus.SENT

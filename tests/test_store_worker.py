@@ -1,0 +1,90 @@
+"""StoreWorker: the store runs on its own thread and a big write does not stall the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from parler_desktop.store import LocalStore, StoreError, StoreWorker
+
+from test_store import make_message
+
+
+@pytest.fixture
+async def worker(tmp_path: Path):
+    opened = StoreWorker(tmp_path / "store.sqlite3")
+    await opened.open()
+    yield opened
+    await opened.close()
+
+
+async def test_calls_run_on_one_thread_that_is_not_the_loop_thread(worker: StoreWorker):
+    def thread_of(store: LocalStore) -> int:
+        return threading.get_ident()
+
+    threads = {await worker.call(thread_of) for _ in range(5)}
+    assert len(threads) == 1
+    assert threads != {threading.get_ident()}
+
+
+async def test_calls_pass_arguments_and_run_in_order(worker: StoreWorker):
+    writes = [worker.call(LocalStore.insert_messages, [make_message(seq)]) for seq in (5, 3, 9)]
+    read = worker.call(LocalStore.messages_slice, "team", offset=0, limit=10)
+    *inserted, stored = await asyncio.gather(*writes, read)
+    assert [[m.seq for m in batch] for batch in inserted] == [[5], [3], [9]]
+    assert [m.seq for m in stored] == [3, 5, 9]
+
+
+async def test_store_errors_reach_the_awaiting_caller(tmp_path: Path):
+    path = tmp_path / "store.sqlite3"
+    path.write_bytes(b"not a database" * 300)
+    broken = StoreWorker(path)
+    with pytest.raises(StoreError) as raised:
+        await broken.open()
+    assert raised.value.is_corrupt
+    with pytest.raises(RuntimeError):
+        await broken.call(LocalStore.room_names)
+    await broken.close()
+
+
+async def test_calls_after_close_are_refused(tmp_path: Path):
+    worker = StoreWorker(tmp_path / "store.sqlite3")
+    await worker.open()
+    pending = asyncio.create_task(worker.call(LocalStore.insert_messages, [make_message(1)]))
+    await asyncio.sleep(0)  # the task has handed its call to the worker thread
+    await worker.close()
+    with pytest.raises(RuntimeError):
+        await worker.call(LocalStore.room_names)
+    assert [m.seq for m in await pending] == [1]  # queued before close: completed, not lost
+
+    reopened = StoreWorker(worker.path)
+    await reopened.open()
+    assert await reopened.call(LocalStore.max_seq, "team") == 1
+    await reopened.close()
+
+
+async def test_a_thousand_message_page_does_not_stall_the_loop(worker: StoreWorker):
+    page = [make_message(seq, text=f"line {seq} " * 20, mentions=("bob",)) for seq in range(1, 1001)]
+    longest_gap = 0.0
+    done = asyncio.Event()
+
+    async def ticker() -> None:
+        nonlocal longest_gap
+        last = time.perf_counter()
+        while not done.is_set():
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            longest_gap = max(longest_gap, now - last)
+            last = now
+
+    ticking = asyncio.create_task(ticker())
+    await asyncio.sleep(0.005)  # the ticker is running before the write starts
+    inserted = await worker.call(LocalStore.insert_messages, page, mentions_me=lambda m: "bob" in (m.mentions or ()))
+    done.set()
+    await ticking
+    assert len(inserted) == 1000
+    assert longest_gap < 0.1, f"the loop stalled {longest_gap * 1000:.1f} ms"
