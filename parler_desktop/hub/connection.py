@@ -1,0 +1,128 @@
+"""One client socket: read a frame, answer it, in order, until the socket ends (§1.4, §3).
+
+Frames are handled strictly one after another, so replies leave in request order; deliveries go
+out through the connection's own push queue and may land between replies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from websockets.asyncio.server import ServerConnection
+from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode
+
+from parler_desktop.hub.context import HubContext, OpError, SessionState
+from parler_desktop.hub.handshake import handle_hello
+from parler_desktop.hub.ops.blobs import receive_blob_bytes, release_upload
+from parler_desktop.hub.ops.table import HANDLERS
+from parler_desktop.protocol import encode, errors
+from parler_desktop.protocol.frames import ErrorFrame, Hello, Malformed, Pull, decode_client_frame
+
+log = logging.getLogger(__name__)
+
+Reply = object  # a hub frame, or (hub frame, bytes) for get_blob
+
+
+class ClientConnection:
+    def __init__(self, ctx: HubContext, ws: ServerConnection) -> None:
+        self._ctx = ctx
+        self._ws = ws
+        remote = ws.remote_address
+        self.session = SessionState(ws=ws, remote=str(remote[0]) if remote else "?")
+
+    async def run(self) -> None:
+        try:
+            await self._serve()
+        except ConnectionClosed:
+            pass
+        finally:
+            self._cleanup()
+
+    async def _serve(self) -> None:
+        limits = self._ctx.config.limits
+        session = self.session
+        while True:
+            timeout = limits.handshake_timeout_secs if not session.authenticated else limits.idle_timeout_secs
+            try:
+                async with asyncio.timeout(timeout):
+                    data = await self._ws.recv()
+            except TimeoutError:
+                if not session.authenticated:
+                    await self._fail("handshake timed out", errors.TIMEOUT, CloseCode.POLICY_VIOLATION)
+                else:
+                    await self._ws.close(CloseCode.NORMAL_CLOSURE, "idle")
+                return
+            if isinstance(data, bytes):
+                if session.upload is None or not session.authenticated:
+                    await self._fail("binary frame without a pending upload", errors.PROTOCOL, CloseCode.PROTOCOL_ERROR)
+                    return
+                await self._reply(await self._guarded(receive_blob_bytes(self._ctx, session, data)))
+                continue
+            if _too_long(data, limits.max_text_frame_bytes):
+                await self._fail(
+                    f"text frame exceeds {limits.max_text_frame_bytes} bytes", errors.TOO_LARGE, CloseCode.MESSAGE_TOO_BIG
+                )
+                return
+            await self._reply(await self._answer(data))
+
+    async def _answer(self, text: str) -> Reply:
+        frame = decode_client_frame(text)
+        session = self.session
+        if isinstance(frame, Malformed):
+            return ErrorFrame(message=f"bad frame: {frame.reason}", code=errors.BAD_FRAME)
+        if isinstance(frame, Hello):
+            if session.authenticated:
+                return ErrorFrame(message="already authenticated", code=errors.PROTOCOL)
+            return await self._guarded(handle_hello(self._ctx, session, frame))
+        if not session.authenticated:
+            return ErrorFrame(message="not authenticated — send hello first", code=errors.UNAUTHENTICATED)
+        long_poll = isinstance(frame, Pull) and bool(frame.wait_secs)
+        if not long_poll and not self._ctx.budgets.ops_per_agent.allow(session.agent):
+            return ErrorFrame(message="too many operations — slow down", code=errors.RATE_LIMITED)
+        return await self._guarded(HANDLERS[type(frame)](self._ctx, session, frame))
+
+    async def _guarded(self, work: object) -> Reply:
+        try:
+            return await work  # type: ignore[misc]
+        except OpError as refusal:
+            return ErrorFrame(message=refusal.message, code=refusal.code)
+        except Exception:
+            log.exception("hub operation failed")
+            return ErrorFrame(message="internal hub error", code=errors.INTERNAL)
+
+    async def _reply(self, reply: Reply) -> None:
+        if isinstance(reply, tuple):
+            frame, data = reply
+            await self._ws.send(encode(frame))
+            await self._ws.send(data)
+        else:
+            await self._ws.send(encode(reply))  # type: ignore[arg-type]
+
+    async def _fail(self, message: str, code: str, close_code: CloseCode) -> None:
+        await self._ws.send(encode(ErrorFrame(message=message, code=code)))
+        await self._ws.close(close_code, message[:100])
+
+    def _cleanup(self) -> None:
+        session = self.session
+        release_upload(self._ctx, session)
+        if session.push_queue is not None:
+            assert session.agent is not None
+            self._ctx.subscribers.remove(session.agent, session.push_queue)
+            session.push_queue.close()
+
+
+def _too_long(text: str, limit: int) -> bool:
+    """More than ``limit`` UTF-8 bytes (a str of n code points has n to 4n bytes)."""
+    if len(text) * 4 <= limit:
+        return False
+    return len(text) > limit or len(text.encode()) > limit
+
+
+async def reject_at_capacity(ws: ServerConnection) -> None:
+    try:
+        await ws.send(encode(ErrorFrame(message="hub at capacity — try again shortly", code=errors.AT_CAPACITY)))
+        await ws.close(CloseCode.TRY_AGAIN_LATER, "at capacity")
+    except ConnectionClosed:
+        pass

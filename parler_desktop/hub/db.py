@@ -1,0 +1,154 @@
+"""The hub's SQLite schema and how the database is opened.
+
+WAL with ``synchronous=FULL``: a commit is on disk before the hub replies, so a ``sent`` message
+survives a crash of the process (and of the machine).  ``seq`` is an AUTOINCREMENT rowid, which
+SQLite never hands out twice, even after deletes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE agents (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    role TEXT,
+    first_seen INTEGER NOT NULL,
+    last_seen INTEGER NOT NULL
+);
+CREATE TABLE presence (
+    agent TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    activity TEXT,
+    attention TEXT,
+    ts INTEGER NOT NULL
+);
+CREATE TABLE rooms (
+    name TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    owner TEXT,
+    created INTEGER NOT NULL
+);
+CREATE INDEX rooms_owner ON rooms(owner);
+CREATE TABLE members (
+    room TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    cursor INTEGER NOT NULL DEFAULT 0,
+    service_role TEXT,
+    PRIMARY KEY (room, agent)
+) WITHOUT ROWID;
+CREATE INDEX members_agent ON members(agent);
+CREATE TABLE messages (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    id TEXT NOT NULL UNIQUE,
+    room TEXT NOT NULL,
+    author TEXT NOT NULL,
+    author_name TEXT NOT NULL,
+    author_role TEXT,
+    parts TEXT NOT NULL,
+    mentions TEXT,
+    reply_to TEXT,
+    ts INTEGER NOT NULL,
+    client_id TEXT
+);
+CREATE INDEX messages_room_seq ON messages(room, seq);
+CREATE UNIQUE INDEX messages_client_id ON messages(room, author, client_id)
+    WHERE client_id IS NOT NULL;
+CREATE TABLE invites (
+    code TEXT PRIMARY KEY,
+    room TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    max_uses INTEGER NOT NULL,
+    uses INTEGER NOT NULL DEFAULT 0,
+    expires INTEGER NOT NULL,
+    require_approval INTEGER NOT NULL,
+    creator TEXT NOT NULL
+);
+CREATE INDEX invites_room ON invites(room);
+CREATE TABLE join_requests (
+    room TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    status TEXT NOT NULL,
+    requested INTEGER NOT NULL,
+    PRIMARY KEY (room, agent)
+);
+CREATE TABLE directory (
+    agent TEXT PRIMARY KEY,
+    visibility TEXT NOT NULL,
+    card TEXT NOT NULL,
+    sig TEXT,
+    verified INTEGER NOT NULL
+);
+CREATE TABLE blobs (
+    id TEXT PRIMARY KEY,
+    media_type TEXT,
+    size INTEGER NOT NULL,
+    created INTEGER NOT NULL,
+    last_fetched INTEGER
+);
+CREATE TABLE blob_rooms (
+    blob TEXT NOT NULL,
+    room TEXT NOT NULL,
+    PRIMARY KEY (blob, room)
+) WITHOUT ROWID;
+CREATE INDEX blob_rooms_room ON blob_rooms(room);
+CREATE TABLE tokens (
+    token TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    room TEXT,
+    expires INTEGER NOT NULL
+);
+CREATE INDEX tokens_agent ON tokens(agent);
+CREATE TABLE dispatches (
+    message TEXT NOT NULL,
+    room TEXT NOT NULL,
+    role TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (message, role)
+);
+CREATE INDEX dispatches_room_role ON dispatches(room, role, seq);
+CREATE TABLE claims (
+    message TEXT PRIMARY KEY,
+    room TEXT NOT NULL,
+    holder TEXT NOT NULL,
+    lease_until INTEGER NOT NULL,
+    status TEXT
+);
+CREATE TABLE facts (
+    id INTEGER PRIMARY KEY,
+    author TEXT NOT NULL,
+    room TEXT,
+    key TEXT,
+    text TEXT NOT NULL,
+    ts INTEGER NOT NULL
+);
+CREATE INDEX facts_author ON facts(author, room, key);
+CREATE INDEX facts_room ON facts(room);
+"""
+
+
+def open_database(path: Path) -> sqlite3.Connection:
+    """Open (creating if needed) the hub database; the caller owns the connection's thread."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=True)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA foreign_keys=OFF")
+    conn.execute("PRAGMA busy_timeout=5000")
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version == 0:
+        conn.execute("BEGIN")
+        for statement in SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    elif version != SCHEMA_VERSION:
+        conn.close()
+        raise RuntimeError(f"hub database {path} has schema version {version}, expected {SCHEMA_VERSION}")
+    return conn

@@ -1,0 +1,120 @@
+"""One thread owns the hub's SQLite connection; the event loop hands it jobs.
+
+Jobs that arrive while the thread is busy are run together in one transaction, each inside its
+own savepoint (a failing job rolls back only itself), and committed once.  Callers are answered
+only after that commit, so everything a reply acknowledges is durable, while concurrent senders
+share one fsync.  This is what lets the hub stay responsive and fast without giving up durability.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import queue
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from parler_desktop.hub.db import open_database
+
+T = TypeVar("T")
+Job = tuple[Callable[..., Any], tuple[Any, ...], asyncio.Future[Any]]
+
+MAX_BATCH = 512
+
+
+class DbWorker:
+    """``await worker.call(fn, *args)`` runs ``fn(conn, *args)`` on the database thread."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._opened: asyncio.Future[None] | None = None
+
+    async def start(self) -> None:
+        """Open the database on the worker thread; raises what opening raised."""
+        self._loop = asyncio.get_running_loop()
+        self._opened = self._loop.create_future()
+        self._thread = threading.Thread(target=self._run, name="hub-db", daemon=True)
+        self._thread.start()
+        await self._opened
+
+    async def call(self, fn: Callable[..., T], *args: Any) -> T:
+        if self._loop is None:
+            raise RuntimeError("database worker is not running")
+        future: asyncio.Future[T] = self._loop.create_future()
+        self._jobs.put((fn, args, future))
+        return await future
+
+    async def stop(self) -> None:
+        """Finish every queued job, then close the connection."""
+        if self._thread is None:
+            return
+        self._jobs.put(None)
+        await asyncio.to_thread(self._thread.join)
+        self._thread = None
+
+    def _run(self) -> None:
+        assert self._loop is not None and self._opened is not None
+        try:
+            conn = open_database(self._path)
+        except BaseException as exc:  # reported to start()
+            self._loop.call_soon_threadsafe(_settle, [(self._opened, None, exc)])
+            return
+        self._loop.call_soon_threadsafe(_settle, [(self._opened, None, None)])
+        try:
+            while True:
+                first = self._jobs.get()
+                if first is None:
+                    return
+                batch = [first]
+                stopping = False
+                while len(batch) < MAX_BATCH:
+                    try:
+                        job = self._jobs.get_nowait()
+                    except queue.Empty:
+                        break
+                    if job is None:
+                        stopping = True
+                        break
+                    batch.append(job)
+                self._run_batch(conn, batch)
+                if stopping:
+                    return
+        finally:
+            conn.close()
+
+    def _run_batch(self, conn: sqlite3.Connection, batch: list[Job]) -> None:
+        outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+        conn.execute("BEGIN IMMEDIATE")
+        for fn, args, future in batch:
+            conn.execute("SAVEPOINT job")
+            try:
+                result = fn(conn, *args)
+            except Exception as exc:
+                conn.execute("ROLLBACK TO job")
+                conn.execute("RELEASE job")
+                outcomes.append((future, None, exc))
+            else:
+                conn.execute("RELEASE job")
+                outcomes.append((future, result, None))
+        try:
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            conn.execute("ROLLBACK")
+            outcomes = [(future, None, exc) for future, _, _ in outcomes]
+        assert self._loop is not None
+        self._loop.call_soon_threadsafe(_settle, outcomes)
+
+
+def _settle(outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]]) -> None:
+    for future, result, exc in outcomes:
+        if future.done():
+            continue
+        if exc is not None:
+            future.set_exception(exc)
+        else:
+            future.set_result(result)

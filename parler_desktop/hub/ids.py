@@ -1,0 +1,60 @@
+"""Identifiers the hub mints: message ids (UUIDv7), room suffixes, invite codes, tokens, nonces."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+import uuid
+
+ROOM_SUFFIX_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+INVITE_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+TOKEN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def uuid7() -> str:
+    """A time-ordered UUID (RFC 9562 version 7): 48-bit ms timestamp, then random bits."""
+    value = (now_ms() & ((1 << 48) - 1)) << 80
+    value |= secrets.randbits(80)
+    value &= ~(0xF << 76)
+    value |= 0x7 << 76  # version
+    value &= ~(0x3 << 62)
+    value |= 0x2 << 62  # variant
+    return str(uuid.UUID(int=value))
+
+
+def _random_text(alphabet: str, length: int) -> str:
+    return "".join(secrets.choice(alphabet) for _ in range(length))
+
+
+def room_suffix() -> str:
+    return _random_text(ROOM_SUFFIX_ALPHABET, 6)
+
+
+def invite_code() -> str:
+    return _random_text(INVITE_CODE_ALPHABET, 8)
+
+
+def bearer_token() -> str:
+    return _random_text(TOKEN_ALPHABET, 32)
+
+
+def hub_token(public_url: str) -> str:
+    return hashlib.sha256(public_url.encode()).hexdigest()[:12]
+
+
+def auth_nonce(public_url: str, expires_ms: int) -> str:
+    """``parler-auth:v1:<hubtoken>:<expiry-ms>:<uuid-v4>`` (protocol.md §3)."""
+    return f"parler-auth:v1:{hub_token(public_url)}:{expires_ms}:{uuid.uuid4()}"
+
+
+def sanitize_room_name(text: str) -> str:
+    """Trim, then replace anything but ASCII letters, digits, ``_`` and ``-`` by ``_`` (§7.8)."""
+    cleaned = "".join(
+        ch if (ch.isascii() and (ch.isalnum() or ch in "_-")) else "_" for ch in text.strip()
+    )
+    return cleaned or "_"

@@ -1,0 +1,52 @@
+"""Small checks and conversions several handlers share."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from parler_desktop.hub.context import HubContext, OpError
+from parler_desktop.hub.sql.messages import MessageRow
+from parler_desktop.protocol import errors
+from parler_desktop.protocol.values import EndpointRef, StoredMessage
+
+
+def check_len(ctx: HubContext, label: str, value: str | None, cap: int | None = None) -> None:
+    """``too_large`` when ``value`` is longer than ``cap`` bytes (default: the string cap)."""
+    limit = ctx.config.limits.max_string_bytes if cap is None else cap
+    # A str of n code points has at most 4n UTF-8 bytes: skip encoding short strings.
+    if value is not None and len(value) * 4 > limit and len(value.encode()) > limit:
+        raise OpError(f"{label} exceeds {limit} bytes", errors.TOO_LARGE)
+
+
+def check_all(ctx: HubContext, label: str, values: Iterable[str]) -> None:
+    for value in values:
+        check_len(ctx, label, value)
+
+
+def not_member(room: str) -> OpError:
+    return OpError(f"not a member of '{room}'", errors.NOT_MEMBER)
+
+
+def stored_message(row: MessageRow) -> StoredMessage:
+    mentions = json.loads(row.mentions) if row.mentions is not None else None
+    return StoredMessage(
+        seq=row.seq,
+        id=row.id,
+        room=row.room,
+        sender=EndpointRef(id=row.author, name=row.author_name, role=row.author_role),
+        parts=tuple(json.loads(row.parts)),
+        ts=row.ts,
+        mentions=tuple(mentions) if mentions is not None else None,
+        reply_to=row.reply_to,
+    )
+
+
+def derived_status(
+    ctx: HubContext, status: str | None, attention: str | None, ts: int | None, now: int
+) -> tuple[str, str | None]:
+    """(status, attention) as readers see them: ``offline`` and no attention once stale (§7.11)."""
+    stale_ms = ctx.config.limits.presence_stale_secs * 1000
+    if status is None or ts is None or now - ts > stale_ms:
+        return "offline", None
+    return status, attention

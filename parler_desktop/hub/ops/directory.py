@@ -1,0 +1,139 @@
+"""The agent directory and bearer tokens: register, discover, lookup, mint_* (§7.14)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from parler_desktop.hub.context import HubContext, OpError, SessionState
+from parler_desktop.hub.ids import bearer_token, now_ms
+from parler_desktop.hub.ops.common import check_len, derived_status
+from parler_desktop.hub.sql import directory, rooms
+from parler_desktop.identity import verify_signature
+from parler_desktop.protocol import encode, errors
+from parler_desktop.protocol.canonical import canonical_card_bytes
+from parler_desktop.protocol.frames import (
+    CardReply,
+    Discover,
+    DirectoryList,
+    DirectoryToken,
+    Lookup,
+    MintDirectoryToken,
+    MintWatch,
+    Register,
+    Registered,
+    WatchToken,
+)
+from parler_desktop.protocol.values import AgentCard, DirectoryEntry
+
+
+async def handle_register(ctx: HubContext, session: SessionState, frame: Register) -> Registered:
+    limits = ctx.config.limits
+    check_len(ctx, "register frame", encode(frame), limits.max_big_frame_bytes)
+    card = frame.card
+    if card.id != session.agent:
+        raise OpError("card id must be your own id", errors.INVALID_CARD)
+    verified = False
+    if frame.sig is not None:
+        if not verify_signature(card.id, canonical_card_bytes(card), frame.sig):
+            raise OpError("card signature does not verify", errors.INVALID_CARD)
+        verified = True
+    card_json = json.dumps(card.to_wire(), ensure_ascii=False, separators=(",", ":"))
+    await ctx.db.call(directory.upsert_card, card.id, frame.visibility, card_json, frame.sig, verified)
+    return Registered(id=card.id, visibility=frame.visibility, verified=verified)
+
+
+def directory_entry(ctx: HubContext, row: directory.CardRow, now: int) -> DirectoryEntry:
+    status, attention = derived_status(ctx, row.status, row.attention, row.presence_ts, now)
+    return DirectoryEntry(
+        card=AgentCard.from_wire(json.loads(row.card)),
+        visibility=row.visibility,
+        status=status,
+        hub=ctx.config.name,
+        verified=row.verified,
+        first_seen=row.first_seen,
+        last_seen=row.last_seen,
+        activity=row.activity,
+        attention=attention,
+        sig=row.sig,
+    )
+
+
+def _matches(entry: DirectoryEntry, frame: Discover) -> bool:
+    card = entry.card
+    tags = [t.lower() for t in card.tags or ()]
+    skills = [s.lower() for skill in card.skills or () for s in (skill.id, skill.name)]
+    if frame.query:
+        needle = frame.query.lower()
+        if not any(needle in text for text in (card.name.lower(), *tags, *skills)):
+            return False
+    if frame.tag and not any(frame.tag.lower() in t for t in tags):
+        return False
+    if frame.skill and not any(frame.skill.lower() in s for s in skills):
+        return False
+    return not frame.status or entry.status.lower() == frame.status.lower()
+
+
+def discover(ctx: HubContext, rows: list[directory.CardRow], frame: Discover) -> list[DirectoryEntry]:
+    """Filter cards as §7.14 says; shared by the WebSocket op and the REST route."""
+    limits = ctx.config.limits
+    limit = min(limits.default_pull_limit if frame.limit is None else frame.limit, limits.max_pull_limit)
+    now = now_ms()
+    found = []
+    for row in rows:
+        entry = directory_entry(ctx, row, now)
+        if _matches(entry, frame):
+            found.append(entry)
+            if len(found) >= limit:
+                break
+    return found
+
+
+async def handle_discover(ctx: HubContext, session: SessionState, frame: Discover) -> DirectoryList:
+    for label, value in (("query", frame.query), ("tag", frame.tag), ("skill", frame.skill)):
+        check_len(ctx, label, value, ctx.config.limits.max_query_bytes)
+    check_len(ctx, "status", frame.status)
+    rows = await ctx.db.call(directory.all_cards, frame.scope == "public")
+    return DirectoryList(agents=tuple(discover(ctx, rows, frame)))
+
+
+async def handle_lookup(ctx: HubContext, session: SessionState, frame: Lookup) -> CardReply:
+    check_len(ctx, "id", frame.id)
+    row = await ctx.db.call(directory.card_of, frame.id)
+    return CardReply(entry=directory_entry(ctx, row, now_ms()) if row is not None else None)
+
+
+def _mint(
+    conn: sqlite3.Connection, ctx: HubContext, agent: str, kind: str, room: str | None, expires: int, now: int
+) -> str:
+    if room is not None:
+        owned = rooms.get_room(conn, room)
+        if owned is None or owned.owner != agent:
+            raise OpError(f"only the owner of '{room}' can mint a watch token")
+    if directory.live_token_count(conn, agent, now) >= ctx.config.limits.max_tokens:
+        raise OpError("too many live tokens — let some expire", errors.AT_CAPACITY)
+    token = bearer_token()
+    directory.insert_token(conn, token, kind, agent, room, expires)
+    return token
+
+
+def _expiry(ctx: HubContext, ttl_secs: int | None, now: int) -> int:
+    limits = ctx.config.limits
+    return now + min(limits.default_token_ttl_secs if ttl_secs is None else ttl_secs, limits.max_ttl_secs) * 1000
+
+
+async def handle_mint_directory_token(
+    ctx: HubContext, session: SessionState, frame: MintDirectoryToken
+) -> DirectoryToken:
+    now = now_ms()
+    expires = _expiry(ctx, frame.ttl_secs, now)
+    token = await ctx.db.call(_mint, ctx, session.agent, "directory", None, expires, now)
+    return DirectoryToken(token=token, expires_at=expires)
+
+
+async def handle_mint_watch(ctx: HubContext, session: SessionState, frame: MintWatch) -> WatchToken:
+    check_len(ctx, "room", frame.room)
+    now = now_ms()
+    expires = _expiry(ctx, frame.ttl_secs, now)
+    token = await ctx.db.call(_mint, ctx, session.agent, "watch", frame.room, expires, now)
+    return WatchToken(token=token, room=frame.room, expires_at=expires)

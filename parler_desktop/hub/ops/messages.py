@@ -1,0 +1,145 @@
+"""``send`` (store, idempotent replay, push fan-out) and ``pull`` (cursor reads, long-poll)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from typing import NamedTuple
+
+from parler_desktop.hub.context import HubContext, OpError, SessionState
+from parler_desktop.hub.ids import now_ms, uuid7
+from parler_desktop.hub.ops.common import check_all, check_len, not_member, stored_message
+from parler_desktop.hub.ops.targets import resolve_target, target_strings
+from parler_desktop.hub.ratelimit import FixedWindowLimiter
+from parler_desktop.hub.sql import messages, rooms
+from parler_desktop.protocol import errors, encode
+from parler_desktop.protocol.frames import Delivery, Pull, Pulled, Send, Sent
+from parler_desktop.protocol.parts import Dispatch
+from parler_desktop.protocol.values import Target
+
+
+class Appended(NamedTuple):
+    row: messages.MessageRow
+    is_new: bool
+    members: list[str]
+
+
+def normalize_mentions(mentions: tuple[str, ...] | None) -> list[str] | None:
+    """Trimmed, lower-cased, empties dropped, first occurrence kept; empty → absent (§7.4)."""
+    seen: dict[str, None] = {}
+    for mention in mentions or ():
+        cleaned = mention.strip().lower()
+        if cleaned:
+            seen.setdefault(cleaned, None)
+    return list(seen) or None
+
+
+def dispatch_roles(parts: tuple[dict, ...]) -> list[str]:
+    roles = []
+    for part in parts:
+        dispatch = Dispatch.from_part(part)
+        if dispatch is not None:
+            roles.append(dispatch.role.lower())
+    return roles
+
+
+def _append(
+    conn: sqlite3.Connection,
+    room_budget: FixedWindowLimiter,
+    session: tuple[str, str, str | None],
+    target: Target,
+    body: tuple[str, str | None, str | None, str | None],
+    roles: list[str],
+    now: int,
+) -> Appended:
+    """The database half of ``send``: resolve, charge the room, replay or insert."""
+    agent, name, role = session
+    parts_json, mentions_json, reply_to, client_id = body
+    room = resolve_target(conn, agent, target, now)
+    if not room_budget.allow(room):  # this limiter is only ever touched on the database thread
+        raise OpError(f"too many messages in '{room}' — slow down", errors.RATE_LIMITED)
+    if client_id is not None:
+        original = messages.find_replay(conn, room, agent, client_id)
+        if original is not None:
+            return Appended(original, False, [])
+    row = messages.insert_message(
+        conn,
+        messages.NewMessage(
+            uuid7(), room, agent, name, role, parts_json, mentions_json, reply_to, now, client_id
+        ),
+    )
+    if roles and room.startswith("svc."):
+        messages.record_dispatches(conn, row, roles)
+    return Appended(row, True, rooms.member_ids(conn, room))
+
+
+async def handle_send(ctx: HubContext, session: SessionState, frame: Send) -> Sent:
+    assert session.agent is not None
+    limits = ctx.config.limits
+    check_all(ctx, "target", target_strings(frame.target))
+    parts_json = json.dumps(list(frame.parts), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    check_len(ctx, "parts", parts_json, limits.max_parts_bytes)
+    if frame.mentions is not None:
+        if len(frame.mentions) > limits.max_mentions:
+            raise OpError(f"more than {limits.max_mentions} mentions", errors.TOO_LARGE)
+        check_all(ctx, "mention", frame.mentions)
+    check_len(ctx, "replyTo", frame.reply_to)
+    check_len(ctx, "clientId", frame.client_id)
+    if not ctx.budgets.sends_per_agent.allow(session.agent):
+        raise OpError("too many messages — slow down", errors.RATE_LIMITED)
+    mentions = normalize_mentions(frame.mentions)
+    appended = await ctx.db.call(
+        _append,
+        ctx.budgets.sends_per_room,
+        (session.agent, session.name, session.role),
+        frame.target,
+        (
+            parts_json,
+            json.dumps(mentions, ensure_ascii=False) if mentions else None,
+            frame.reply_to,
+            frame.client_id,
+        ),
+        dispatch_roles(frame.parts),
+        now_ms(),
+    )
+    row = appended.row
+    if appended.is_new:
+        ctx.stats.messages_total += 1
+        ctx.wakeups.wake(row.room)
+        if appended.members:
+            delivery = encode(Delivery(message=stored_message(row)))
+            ctx.subscribers.fan_out(delivery, appended.members, session.agent)
+    return Sent(id=row.id, seq=row.seq, room=row.room)
+
+
+async def handle_pull(ctx: HubContext, session: SessionState, frame: Pull) -> Pulled:
+    assert session.agent is not None
+    limits = ctx.config.limits
+    check_len(ctx, "room", frame.room)
+    limit = min(limits.default_pull_limit if frame.limit is None else frame.limit, limits.max_pull_limit)
+    wait = min(float(frame.wait_secs or 0), limits.max_wait_secs)
+    parks = wait > 0 and frame.since is None and limit > 0
+    waiter = ctx.wakeups.register(frame.room) if parks else None
+    try:
+        result = await ctx.db.call(
+            messages.pull, frame.room, session.agent, frame.since, frame.ack, limit
+        )
+        if result is not None and waiter is not None and not result.messages:
+            try:
+                await asyncio.wait_for(asyncio.shield(waiter), timeout=wait)
+            except TimeoutError:
+                pass
+            result = await ctx.db.call(
+                messages.pull, frame.room, session.agent, None, frame.ack, limit
+            )
+    finally:
+        if waiter is not None:
+            ctx.wakeups.unregister(frame.room, waiter)
+    if result is None:
+        raise not_member(frame.room)
+    return Pulled(
+        room=frame.room,
+        messages=tuple(stored_message(row) for row in result.messages),
+        cursor=result.cursor,
+    )

@@ -1,0 +1,64 @@
+"""Resolving a send/put_blob target to a concrete room (protocol.md §7.4 step 3).
+
+Runs on the database thread, inside the caller's job, so a DM room it creates and the message
+stored into it commit together.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from parler_desktop.hub.context import OpError
+from parler_desktop.hub.ids import room_suffix, sanitize_room_name
+from parler_desktop.hub.ops.common import not_member
+from parler_desktop.hub.sql import directory, rooms
+from parler_desktop.protocol import errors
+from parler_desktop.protocol.values import DmTarget, RoomTarget, ServiceTarget, Target
+
+
+def service_room(service: str) -> str:
+    return "svc." + sanitize_room_name(service)
+
+
+def fresh_room_name(conn: sqlite3.Connection, prefix: str) -> str:
+    while True:
+        name = f"{prefix}.{room_suffix()}"
+        if rooms.get_room(conn, name) is None:
+            return name
+
+
+def resolve_target(conn: sqlite3.Connection, agent: str, target: Target, now: int) -> str:
+    """The room ``agent`` addresses; creates a DM room or joins a service room when needed."""
+    if isinstance(target, RoomTarget):
+        if not rooms.is_member(conn, target.room, agent):
+            raise not_member(target.room)
+        return target.room
+    if isinstance(target, DmTarget):
+        existing = rooms.find_dm_room(conn, agent, target.agent)
+        if existing is not None:
+            return existing
+        if not directory.has_card(conn, target.agent):
+            raise OpError(
+                f"'{target.agent}' isn't discoverable (no directory card) — pair first (invite/join)"
+            )
+        name = fresh_room_name(conn, "dm")
+        rooms.create_room(conn, name, "dm", None, now)
+        rooms.add_member(conn, name, agent)
+        rooms.add_member(conn, name, target.agent)
+        return name
+    if isinstance(target, ServiceTarget):
+        name = service_room(target.service)
+        if rooms.get_room(conn, name) is None:
+            raise OpError(f"no agent serves '{target.service}'", errors.UNKNOWN_SERVICE)
+        rooms.add_member(conn, name, agent)
+        return name
+    raise TypeError(f"unknown target {target!r}")
+
+
+def target_strings(target: Target) -> list[str]:
+    """The strings of a target that the 4096-byte cap applies to."""
+    if isinstance(target, RoomTarget):
+        return [target.room]
+    if isinstance(target, DmTarget):
+        return [target.agent]
+    return [target.service]

@@ -1,0 +1,88 @@
+"""``Hub``: the database worker, the WebSocket server and the HTTP routes, started and stopped
+together on the caller's event loop."""
+
+from __future__ import annotations
+
+import logging
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+
+from parler_desktop.hub.config import MIB, HubConfig
+from parler_desktop.hub.connection import ClientConnection, reject_at_capacity
+from parler_desktop.hub.context import HubContext, RateBudgets
+from parler_desktop.hub.dbworker import DbWorker
+from parler_desktop.hub.http import route_http
+
+log = logging.getLogger(__name__)
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+class Hub:
+    """A Parler hub; ``await start()`` binds (raises OSError if the port is taken)."""
+
+    def __init__(self, config: HubConfig) -> None:
+        self.config = config
+        self._server: Server | None = None
+        self._ctx: HubContext | None = None
+        self.port: int | None = None
+
+    @property
+    def url(self) -> str:
+        if self.port is None:
+            raise RuntimeError("hub is not started")
+        return f"ws://{_url_host(self.config.host)}:{self.port}/ws"
+
+    @property
+    def public_url(self) -> str:
+        assert self._ctx is not None
+        return self._ctx.public_url
+
+    async def start(self) -> None:
+        db = DbWorker(self.config.db_path)
+        await db.start()
+        self.config.resolved_blob_dir.mkdir(parents=True, exist_ok=True)
+        ctx = HubContext(config=self.config, db=db, public_url="", budgets=RateBudgets(self.config))
+        try:
+            self._server = await serve(
+                self._handle,
+                self.config.host,
+                self.config.port,
+                process_request=lambda conn, req: route_http(ctx, conn, req),
+                max_size=self.config.limits.max_blob_bytes + MIB,
+                ping_interval=None,
+                compression=None,
+                max_queue=64,
+            )
+        except BaseException:
+            await db.stop()
+            raise
+        self.port = self._server.sockets[0].getsockname()[1]
+        ctx.public_url = (self.config.public_url or f"parler://{_url_host(self.config.host)}:{self.port}").rstrip("/")
+        self._ctx = ctx
+        log.info("hub listening on %s", self.url)
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        ctx = self._ctx
+        assert ctx is not None
+        if ctx.live_connections >= self.config.limits.max_connections:
+            await reject_at_capacity(ws)
+            return
+        ctx.live_connections += 1
+        ctx.stats.connections_total += 1
+        try:
+            await ClientConnection(ctx, ws).run()
+        finally:
+            ctx.live_connections -= 1
+
+    async def stop(self) -> None:
+        """Close every socket (1001), release parked polls, finish queued database work."""
+        if self._server is None or self._ctx is None:
+            return
+        self._ctx.wakeups.close()
+        self._server.close()
+        await self._server.wait_closed()
+        await self._ctx.db.stop()
+        self._server = None
