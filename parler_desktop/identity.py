@@ -24,7 +24,6 @@ USER_KEY_PREFIX = 0xA0  # 20 << 3, renders as a leading "U"
 SEED_PREFIX = 0x90  # 18 << 3, renders as a leading "S"
 PUBLIC_KEY_LENGTH = 56
 SEED_LENGTH = 58
-SIGNATURE_LENGTH = 88
 
 _BASE32_TEXT = re.compile(r"[A-Z2-7]*")
 _BASE64_SIGNATURE = re.compile(r"[A-Za-z0-9+/]{86}==")
@@ -122,7 +121,8 @@ class Identity:
     def __post_init__(self) -> None:
         if len(self.raw_seed) != 32:
             raise ValueError(f"a seed has 32 bytes, not {len(self.raw_seed)}")
-        signing_key = SigningKey(bytes(self.raw_seed))
+        object.__setattr__(self, "raw_seed", bytes(self.raw_seed))
+        signing_key = SigningKey(self.raw_seed)
         object.__setattr__(self, "_signing_key", signing_key)
         object.__setattr__(self, "agent_id", encode_user_public_key(bytes(signing_key.verify_key)))
 
