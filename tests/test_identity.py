@@ -91,6 +91,9 @@ def test_vector_b_bob_keys():
     assert bob.seed == BOB_SEED
     assert bob.agent_id == BOB_ID
     assert Identity.from_seed(BOB_SEED) == bob
+    from_bytearray = Identity(bytearray(range(32)))
+    assert from_bytearray == bob and hash(from_bytearray) == hash(bob)
+    assert type(from_bytearray.raw_seed) is bytes
 
 
 @pytest.mark.parametrize("data, signature", ALICE_SIGNATURES)
