@@ -165,6 +165,30 @@ def test_keyset_reads_counts_and_row_of_seq(store: LocalStore):
     assert [store.row_of_seq("team", s) for s in (0, 2, 5, 10, 99)] == [0, 1, 2, 5, 5]
 
 
+def test_message_reads_use_the_indexes_never_a_full_scan(store: LocalStore):
+    """The reads a 100,000-message room depends on stay index searches (see bench_store.py)."""
+    store.insert_messages([make_message(seq, mentions=("bob",)) for seq in range(1, 60)], mentions_me=mentions_bob)
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+    store.messages_slice("team", 40, 5)
+    store.messages_slice("team", 2, 5)
+    store.messages_after("team", 3, 3)
+    store.messages_before("team", 9, 3)
+    store.row_of_seq("team", 5)
+    store.max_seq("team")
+    store.message_by_id("team", "msg-3")
+    store.room_summaries()
+    store._db.set_trace_callback(None)
+    plans = {
+        sql: " / ".join(row[3] for row in store._db.execute("EXPLAIN QUERY PLAN " + sql))
+        for sql in statements
+        if "FROM messages" in sql
+    }
+    assert len(plans) >= 8
+    for sql, plan in plans.items():
+        assert plan.startswith("SEARCH messages USING") and "INDEX" in plan, (sql, plan)
+
+
 # ---- unread, mentions, summaries --------------------------------------------------------------------
 
 

@@ -279,22 +279,26 @@ class LocalStore:
     def messages_slice(self, room: str, offset: int, limit: int) -> list[StoredMessage]:
         """Rows ``[offset, offset + limit)`` of the room (row 0 = oldest), clipped to what exists.
 
-        Reads from whichever end of the (room, seq) index is nearer, so the newest page of a
-        100,000-message room costs the same as of a small room; the middle costs an index walk.
+        The first row's seq is found by walking the covering (room, seq) index from whichever end
+        is nearer, so the newest page of a 100,000-message room costs the same as of a small
+        room; a page in the middle costs an index walk of up to half the room (~1 ms at 100k).
         """
         total = self.message_count(room)
         start, end = max(offset, 0), min(offset + limit, total)
         if end <= start:
             return []
-        if total - end < start:
-            rows = self._db.execute(
-                _MESSAGE_WIRE + " ORDER BY seq DESC LIMIT ? OFFSET ?", (room, end - start, total - end)
-            ).fetchall()
-            rows.reverse()
+        if total - 1 - start < start:
+            order, skip = "DESC", total - 1 - start
         else:
-            rows = self._db.execute(
-                _MESSAGE_WIRE + " ORDER BY seq LIMIT ? OFFSET ?", (room, end - start, start)
-            ).fetchall()
+            order, skip = "ASC", start
+        row = self._db.execute(
+            f"SELECT seq FROM messages WHERE room = ? ORDER BY seq {order} LIMIT 1 OFFSET ?", (room, skip)
+        ).fetchone()
+        if row is None:  # message_count out of step with the rows: a damaged file
+            raise store_error(self.path, StoreProblem.CORRUPT, f"room {room!r} has fewer rows than counted")
+        rows = self._db.execute(
+            _MESSAGE_WIRE + " AND seq >= ? ORDER BY seq LIMIT ?", (room, row[0], end - start)
+        ).fetchall()
         return [codec.message_from_wire_text(wire) for (wire,) in rows]
 
     @_guarded("reading messages")
