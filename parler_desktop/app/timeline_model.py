@@ -22,6 +22,7 @@ from parler_desktop.app import roles
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.client.events import OutboxItem, OutboxStatus
+from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.store import LocalStore
 
 PAGE_SIZE = 200
@@ -83,6 +84,11 @@ class TimelineModel(QAbstractListModel):
         return None
 
     @property
+    def tasks(self) -> TaskSupervisor:
+        """The window's task owner, for views that start loads (jump to first unread)."""
+        return self._bridge.tasks
+
+    @property
     def has_older(self) -> bool:
         return self._offset > 0
 
@@ -108,6 +114,10 @@ class TimelineModel(QAbstractListModel):
             else:
                 high = mid
         return low if low < len(self._stored) else None
+
+    def entry_by_id(self, message_id: str) -> TimelineEntry | None:
+        """A loaded message by hub id (reply previews); None when it is outside the window."""
+        return next((e for e in reversed(self._stored) if e.message_id == message_id), None)
 
     def row_of_key(self, key: str) -> int | None:
         for row in range(self.rowCount()):

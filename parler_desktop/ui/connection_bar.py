@@ -1,0 +1,45 @@
+"""The always-visible connection line: what the link to the hub is doing, and Retry now."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+
+from parler_desktop.app.connection_status import StatusView, Tone
+
+TONE_STYLES = {
+    Tone.OK: "background: #e8f5e9; color: #1b5e20;",
+    Tone.BUSY: "background: #e3f2fd; color: #0d47a1;",
+    Tone.WARN: "background: #fff8e1; color: #8d6e00;",
+    Tone.ERROR: "background: #ffebee; color: #b71c1c;",
+}
+
+
+class ConnectionBar(QWidget):
+    retryRequested = Signal()
+    connectRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("connectionState")
+        self.label = QLabel(objectName="connectionText")
+        self.retry = QPushButton("Retry now", objectName="retryNow")
+        self.retry.clicked.connect(self.retryRequested)
+        self.connect_button = QPushButton("Connect…", objectName="connectButton")
+        self.connect_button.clicked.connect(self.connectRequested)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(8, 2, 8, 2)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.retry)
+        layout.addWidget(self.connect_button)
+        self.setAutoFillBackground(True)
+        self.show_status(StatusView(Tone.BUSY, "Not connected"))
+
+    def show_status(self, view: StatusView) -> None:
+        self.label.setText(view.text)
+        self.setStyleSheet(f"#connectionState {{ {TONE_STYLES[view.tone]} }} QLabel {{ {TONE_STYLES[view.tone]} }}")
+        self.retry.setVisible(view.can_retry)
+
+    @property
+    def text(self) -> str:
+        return self.label.text()

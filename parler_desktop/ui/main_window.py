@@ -1,0 +1,176 @@
+"""The main window: rooms on the left, the timeline and composer in the middle, members on the
+right, the connection state on top. It only composes widgets and routes signals; each piece
+lives in its own module and all session traffic goes through the bridge.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QVBoxLayout, QWidget
+
+from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.app.connection_status import ConnectionStatus
+from parler_desktop.app.read_tracker import ReadTracker
+from parler_desktop.app.room_list_model import RoomListModel
+from parler_desktop.app.roster_model import RosterModel
+from parler_desktop.app.timeline_model import TimelineModel
+from parler_desktop.ui.cards import Card
+from parler_desktop.ui.composer import Composer
+from parler_desktop.ui.connection_bar import ConnectionBar
+from parler_desktop.ui.room_list_view import RoomListPanel
+from parler_desktop.ui.roster_panel import RosterPanel
+from parler_desktop.ui.timeline_view import TimelineView
+
+APP_TITLE = "Parler"
+
+
+class MainWindow(QMainWindow):
+    connectRequested = Signal()
+    closing = Signal()
+
+    def __init__(self, bridge: SessionBridge, role: str | None = None, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.bridge = bridge
+        self.role = role
+        self.rooms = RoomListModel(bridge, self)
+        self.timeline_model = TimelineModel(bridge, self)
+        self.roster = RosterModel(bridge, self)
+        self.status = ConnectionStatus(self)
+        self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
+
+        self.room_panel = RoomListPanel(self.rooms)
+        self.timeline = TimelineView(self.timeline_model)
+        self.composer = Composer()
+        self.roster_panel = RosterPanel(self.roster)
+        self.connection_bar = ConnectionBar()
+        self.room_title = QLabel(objectName="roomTitle")
+        self.room_title.setStyleSheet("font-weight: bold; font-size: 14px; padding: 4px 8px;")
+
+        centre = QWidget()
+        centre_layout = QVBoxLayout(centre)
+        centre_layout.setContentsMargins(0, 0, 0, 0)
+        centre_layout.setSpacing(0)
+        centre_layout.addWidget(self.room_title)
+        centre_layout.addWidget(self.timeline, 1)
+        centre_layout.addWidget(self.composer)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.room_panel)
+        self.splitter.addWidget(centre)
+        self.splitter.addWidget(self.roster_panel)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([260, 760, 230])
+        self.splitter.setCollapsible(1, False)
+        body = QWidget()
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 0, 0)
+        body_layout.setSpacing(0)
+        body_layout.addWidget(self.connection_bar)
+        body_layout.addWidget(self.splitter, 1)
+        self.setCentralWidget(body)
+        self.resize(1250, 800)
+        self._add_actions()
+        self._wire()
+        self._update_title(0)
+        self.composer.setEnabled(False)
+
+    def _add_actions(self) -> None:
+        def action(text: str, keys: list[QKeySequence | str], slot) -> QAction:  # noqa: ANN001
+            made = QAction(text, self)
+            made.setShortcuts([QKeySequence(k) for k in keys])
+            made.triggered.connect(slot)
+            self.addAction(made)
+            return made
+
+        action("Find room", ["Ctrl+K"], self.room_panel.focus_filter)
+        action("Next unread room", ["Alt+Down", "Ctrl+Shift+U"], self.room_panel.next_unread)
+        action("Jump to first unread", ["Ctrl+J"], self.timeline.jump_to_first_unread)
+        self.toggle_roster = action("Show members", ["Ctrl+Shift+M"], self._toggle_roster)
+        self.toggle_roster.setCheckable(True)
+        self.toggle_roster.setChecked(True)
+        menu = self.menuBar()
+        hub_menu = menu.addMenu("&Hub")
+        hub_menu.addAction("Connect…", self.connectRequested.emit)
+        hub_menu.addAction("Retry now", self.bridge.reconnect_now)
+        view_menu = menu.addMenu("&View")
+        for existing in self.actions():
+            view_menu.addAction(existing)
+
+    def _wire(self) -> None:
+        bridge = self.bridge
+        bridge.stateChanged.connect(self.status.on_state)
+        bridge.sessionChanged.connect(self._session_changed)
+        bridge.notice.connect(lambda text, _room: self.statusBar().showMessage(text, 10_000))
+        self.status.changed.connect(self.connection_bar.show_status)
+        self.connection_bar.retryRequested.connect(bridge.reconnect_now)
+        self.connection_bar.connectRequested.connect(self.connectRequested)
+        self.rooms.totalUnreadChanged.connect(self._update_title)
+        self.rooms.reloaded.connect(self._select_first_room)
+        self.room_panel.roomChosen.connect(self.show_room)
+        self.roster.modelReset.connect(lambda: self.composer.set_names(self.roster.names()))
+        self.timeline.atBottomChanged.connect(self.read_tracker.set_at_bottom)
+        self.timeline.replyRequested.connect(self.composer.set_reply)
+        delegate = self.timeline.message_delegate
+        delegate.retryRequested.connect(bridge.retry_outbox)
+        delegate.discardRequested.connect(bridge.discard_outbox)
+        delegate.saveRequested.connect(self._save_blob)
+        self.composer.submitted.connect(self._post)
+
+    # -- rooms ------------------------------------------------------------------------------
+    def show_room(self, room: str) -> None:
+        if room == self.timeline_model.room:
+            return
+        self.room_title.setText(room)
+        self.composer.set_reply(None)
+        self.composer.setEnabled(True)
+        self.timeline_model.open_room(room)
+        self.roster.set_room(room)
+
+    def _select_first_room(self) -> None:
+        if self.timeline_model.room is None and self.room_panel.proxy.rowCount():
+            self.room_panel.view.setCurrentIndex(self.room_panel.proxy.index(0, 0))
+
+    def _session_changed(self) -> None:
+        self.status.reset()
+        self.status.set_name(self.bridge.name)
+        self.timeline.message_delegate.set_identity(self.bridge.agent_id, self.bridge.name, self.role)
+        self.room_title.clear()
+        self.composer.setEnabled(False)
+
+    def _post(self, text: str, mentions: list, reply_to: object, extra_parts: list) -> None:
+        room = self.timeline_model.room
+        if room is not None:
+            self.bridge.post(room, text, mentions, reply_to if isinstance(reply_to, str) else None, extra_parts)
+
+    def _save_blob(self, card: Card) -> None:
+        target, _ = QFileDialog.getSaveFileName(self, "Save file", card.file_name)
+        if target:
+            self.bridge.tasks.spawn("save file", self._download(card, Path(target)))
+
+    async def _download(self, card: Card, target: Path) -> None:
+        data = await self.bridge.fetch_blob(card.blob_id or "")
+        if hashlib.sha256(data).hexdigest() != card.blob_id:
+            self.statusBar().showMessage(f"Not saved: {card.file_name} did not match its checksum", 10_000)
+            return
+        target.write_bytes(data)
+        self.statusBar().showMessage(f"Saved {target}", 10_000)
+
+    # -- window state -----------------------------------------------------------------------
+    def _update_title(self, unread: int) -> None:
+        self.setWindowTitle(f"{APP_TITLE} — {unread} unread" if unread else APP_TITLE)
+
+    def _toggle_roster(self) -> None:
+        self.roster_panel.setVisible(not self.roster_panel.isVisible())
+        self.toggle_roster.setChecked(self.roster_panel.isVisible())
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.ActivationChange, QEvent.Type.WindowStateChange):
+            self.read_tracker.set_window_active(self.isActiveWindow() and not self.isMinimized())
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.closing.emit()
+        super().closeEvent(event)

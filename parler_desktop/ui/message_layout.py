@@ -1,0 +1,141 @@
+"""Where each piece of a timeline row goes, computed once per (row, width) and cached.
+
+Laying out Markdown is the costly step of a row, so a row's layout — its height, the body
+document and the hit areas of its buttons — is computed the first time the view asks for the
+row's size and reused for painting and clicks until the width changes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QRect
+from PySide6.QtGui import QFont, QFontMetrics, QTextDocument
+
+from parler_desktop.app.timeline_entry import TimelineEntry
+from parler_desktop.client.events import OutboxStatus
+from parler_desktop.ui.cards import Card, card_for
+from parler_desktop.ui.markdown import markdown_document
+
+PAD = 8
+GAP = 4
+CARD_PAD = 6
+DIVIDER_HEIGHT = 22
+CACHE_SIZE = 1500
+
+
+@dataclass
+class RowLayout:
+    height: int
+    body_top: int
+    body: QTextDocument | None
+    cards: list[tuple[Card, QRect, QRect | None]]  # card, its box, its Save… link
+    status_top: int
+    status_text: str
+    buttons: dict[str, QRect] = field(default_factory=dict)  # "retry" / "discard" hit areas
+    mentions_me: bool = False
+    time_text: str = ""
+    reply_text: str | None = None  # filled when first painted (needs the model)
+
+
+def status_text(entry: TimelineEntry) -> str:
+    item = entry.outbox
+    if item is None:
+        return ""
+    if item.status is OutboxStatus.PENDING:
+        return "Sending…"
+    if item.status is OutboxStatus.SENT:
+        return f"Sent #{item.seq}" if item.seq is not None else "Sent"
+    return f"Not sent: {item.error or 'unknown error'}"
+
+
+def mentions_me(entry: TimelineEntry, my_name: str) -> bool:
+    name = my_name.strip().lower()
+    if not name or entry.mine:
+        return False
+    return name in entry.mentions or f"@{name}" in entry.text.lower()
+
+
+def format_time(ts_ms: int) -> str:
+    local = time.localtime(ts_ms / 1000)
+    if time.strftime("%Y-%m-%d", local) == time.strftime("%Y-%m-%d"):
+        return time.strftime("%H:%M", local)
+    return time.strftime("%d %b %H:%M", local)
+
+
+class LayoutCache:
+    """Row layouts keyed by (row key, width, divider); least recently used ones are dropped."""
+
+    def __init__(self) -> None:
+        self._rows: OrderedDict[tuple[str, int, bool], RowLayout] = OrderedDict()
+        self.my_name = ""
+        self.my_role: str | None = None
+
+    def clear(self) -> None:
+        self._rows.clear()
+
+    def forget(self, key: str) -> None:
+        for cache_key in [k for k in self._rows if k[0] == key]:
+            del self._rows[cache_key]
+
+    def get(self, entry: TimelineEntry, width: int, divider: bool, font: QFont) -> RowLayout:
+        cache_key = (entry.key, width, divider)
+        layout = self._rows.get(cache_key)
+        if layout is None:
+            layout = self._compute(entry, width, divider, font)
+            self._rows[cache_key] = layout
+            if len(self._rows) > CACHE_SIZE:
+                self._rows.popitem(last=False)
+        else:
+            self._rows.move_to_end(cache_key)
+        return layout
+
+    def _compute(self, entry: TimelineEntry, width: int, divider: bool, font: QFont) -> RowLayout:
+        metrics = QFontMetrics(font)
+        line = metrics.height()
+        inner = max(50, width - 2 * PAD)
+        top = (DIVIDER_HEIGHT if divider else 0) + PAD
+        top += line + GAP  # header: name, role, time, signature
+        if entry.reply_to:
+            top += line
+        body_top = top
+        body: QTextDocument | None = None
+        if entry.text.strip():
+            body = markdown_document(entry.text, font)
+            body.setTextWidth(inner)
+            top += int(body.size().height()) + GAP
+        cards: list[tuple[Card, QRect, QRect | None]] = []
+        for part in entry.extension_parts:
+            card = card_for(part, self.my_name, self.my_role)
+            lines = 2 if card.detail else 1
+            box = QRect(PAD, top, inner, lines * line + 2 * CARD_PAD)
+            save = None
+            if card.blob_id:
+                save_width = metrics.horizontalAdvance("Save…") + 8
+                save = QRect(box.right() - save_width - CARD_PAD, box.top() + CARD_PAD, save_width, line)
+            cards.append((card, box, save))
+            top += box.height() + GAP
+        status = status_text(entry)
+        status_top = top
+        buttons: dict[str, QRect] = {}
+        if status:
+            if entry.is_failed:
+                x = PAD + metrics.horizontalAdvance(status) + 12
+                for name, label in (("retry", "Retry"), ("discard", "Discard")):
+                    w = metrics.horizontalAdvance(label) + 16
+                    buttons[name] = QRect(x, top, w, line + 4)
+                    x += w + 6
+            top += line + 4 + GAP
+        return RowLayout(
+            height=top + PAD - GAP,
+            body_top=body_top,
+            body=body,
+            cards=cards,
+            status_top=status_top,
+            status_text=status,
+            buttons=buttons,
+            mentions_me=mentions_me(entry, self.my_name),
+            time_text=format_time(entry.ts_ms),
+        )

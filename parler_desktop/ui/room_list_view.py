@@ -1,0 +1,119 @@
+"""The room list: a filter box over the rooms, newest activity first, with unread badges.
+
+Each row shows the room's kind, its name, a one-line preview, an unread count badge and a
+distinct "@" badge when unread messages mention the human.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QPainter, QPalette
+from PySide6.QtWidgets import QLineEdit, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget
+
+from parler_desktop.app import roles
+from parler_desktop.app.room_list_model import RoomListModel, RoomSortFilterProxy
+
+KIND_MARKS = {"channel": "#", "dm": "@", "service": "⚙"}
+UNREAD_BADGE = QColor(90, 90, 90)
+MENTION_BADGE = QColor(211, 47, 47)
+
+
+class RoomBadgeDelegate(QStyledItemDelegate):
+    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        return QSize(200, option.fontMetrics.height() * 2 + 12)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        painter.save()
+        rect = option.rect
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        if selected:
+            painter.fillRect(rect, option.palette.color(QPalette.ColorRole.Highlight))
+        text_colour = option.palette.color(
+            QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        )
+        metrics = option.fontMetrics
+        line = metrics.height()
+        unread = index.data(roles.ROOM_UNREAD) or 0
+        mentions = index.data(roles.ROOM_MENTIONS) or 0
+        x_right = rect.right() - 6
+        badge_font = QFont(option.font)
+        badge_font.setBold(True)
+        painter.setFont(badge_font)
+        for count, colour, label in ((unread, UNREAD_BADGE, str(unread)), (mentions, MENTION_BADGE, f"@{mentions}")):
+            if not count:
+                continue
+            width = max(line + 4, painter.fontMetrics().horizontalAdvance(label) + 12)
+            badge = QRect(x_right - width, rect.top() + 6, width, line + 2)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(colour)
+            painter.drawRoundedRect(badge, badge.height() / 2, badge.height() / 2)
+            painter.setPen(QColor("white"))
+            painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, label)
+            x_right = badge.left() - 4
+        name_font = QFont(option.font)
+        name_font.setBold(unread > 0)
+        painter.setFont(name_font)
+        painter.setPen(text_colour)
+        mark = KIND_MARKS.get(index.data(roles.ROOM_KIND) or "", "?")
+        name_rect = QRect(rect.left() + 8, rect.top() + 6, x_right - rect.left() - 12, line + 2)
+        painter.drawText(name_rect, Qt.AlignmentFlag.AlignVCenter, metrics.elidedText(f"{mark} {index.data()}", Qt.TextElideMode.ElideRight, name_rect.width()))
+        painter.setFont(option.font)
+        if not selected:
+            painter.setPen(option.palette.color(QPalette.ColorRole.PlaceholderText))
+        preview_rect = QRect(rect.left() + 8, rect.top() + 8 + line, rect.width() - 16, line)
+        preview = " ".join(str(index.data(roles.ROOM_PREVIEW) or "").split())
+        painter.drawText(preview_rect, Qt.AlignmentFlag.AlignVCenter, metrics.elidedText(preview, Qt.TextElideMode.ElideRight, preview_rect.width()))
+        painter.restore()
+
+
+class RoomListPanel(QWidget):
+    """Filter box + room list; emits ``roomChosen(name)`` when the selection moves."""
+
+    roomChosen = Signal(str)
+
+    def __init__(self, model: RoomListModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.proxy = RoomSortFilterProxy(self)
+        self.proxy.setSourceModel(model)
+        self.filter = QLineEdit(placeholderText="Filter rooms (Ctrl+K)", objectName="roomFilter")
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.filter.returnPressed.connect(self._choose_first)
+        self.view = QListView(objectName="roomList")
+        self.view.setModel(self.proxy)
+        self.view.setItemDelegate(RoomBadgeDelegate(self.view))
+        self.view.selectionModel().currentChanged.connect(self._current_changed)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.filter)
+        layout.addWidget(self.view)
+
+    def current_room(self) -> str | None:
+        index = self.view.currentIndex()
+        return index.data() if index.isValid() else None
+
+    def select_room(self, name: str) -> bool:
+        for row in range(self.proxy.rowCount()):
+            index = self.proxy.index(row, 0)
+            if index.data() == name:
+                self.view.setCurrentIndex(index)
+                return True
+        return False
+
+    def next_unread(self) -> None:
+        row = self.proxy.next_unread_row(self.view.currentIndex().row())
+        if row is not None:
+            self.view.setCurrentIndex(self.proxy.index(row, 0))
+
+    def focus_filter(self) -> None:
+        self.filter.setFocus()
+        self.filter.selectAll()
+
+    def _choose_first(self) -> None:
+        if self.proxy.rowCount():
+            self.view.setCurrentIndex(self.proxy.index(0, 0))
+            self.view.setFocus()
+
+    def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if current.isValid():
+            self.roomChosen.emit(current.data())

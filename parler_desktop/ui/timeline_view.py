@@ -1,0 +1,171 @@
+"""The timeline list: follows new messages only while the reader is at the bottom.
+
+Not at the bottom, new messages raise an "N new messages" pill instead of moving the text under
+the reader. Scrolling near the top asks the model for older history and keeps the reader's place
+when it arrives. A "Jump to first unread" button loads back to the read marker and goes there.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtGui import QGuiApplication, QResizeEvent
+from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QPushButton, QWidget
+
+from parler_desktop.app.timeline_entry import TimelineEntry
+from parler_desktop.app.timeline_model import TimelineModel
+from parler_desktop.ui.message_delegate import MessageDelegate
+
+BOTTOM_SLACK_PX = 4
+LOAD_OLDER_PX = 300
+
+
+class TimelineView(QListView):
+    atBottomChanged = Signal(bool)
+    replyRequested = Signal(object)  # TimelineEntry
+
+    def __init__(self, model: TimelineModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("timeline")
+        self._model = model
+        self.setModel(model)
+        self.message_delegate = MessageDelegate(self)
+        self.setItemDelegate(self.message_delegate)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setResizeMode(QListView.ResizeMode.Adjust)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setMouseTracking(True)
+        self.verticalScrollBar().setSingleStep(24)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._context_menu)
+        self.at_bottom = True
+        self.unseen = 0
+        self._anchor_from_bottom: int | None = None
+        self._pill = QPushButton(self, objectName="newMessagesPill")
+        self._pill.setCursor(Qt.CursorShape.PointingHandCursor)
+        self._pill.clicked.connect(self.scroll_to_newest)
+        self._pill.hide()
+        self._jump = QPushButton("↑ Jump to first unread", self, objectName="jumpToUnread")
+        self._jump.clicked.connect(self.jump_to_first_unread)
+        self._jump.hide()
+        bar = self.verticalScrollBar()
+        bar.rangeChanged.connect(self._range_changed)
+        bar.valueChanged.connect(self._scrolled)
+        model.modelReset.connect(self._room_reset)
+        model.roomLoaded.connect(lambda _room: self._room_loaded())
+        model.olderLoaded.connect(self._older_loaded)
+        model.appended.connect(self._appended)
+        model.rowsInserted.connect(lambda *_: self._outbox_rows_follow())
+
+    # -- following the bottom ---------------------------------------------------------------
+    def scroll_to_newest(self) -> None:
+        self.scrollToBottom()
+        self._set_at_bottom(True)
+
+    def _range_changed(self, _minimum: int, maximum: int) -> None:
+        bar = self.verticalScrollBar()
+        if self._anchor_from_bottom is not None:
+            bar.setValue(maximum - self._anchor_from_bottom)
+            self._anchor_from_bottom = None
+        elif self.at_bottom:
+            bar.setValue(maximum)
+
+    def _scrolled(self, value: int) -> None:
+        bar = self.verticalScrollBar()
+        self._set_at_bottom(value >= bar.maximum() - BOTTOM_SLACK_PX)
+        if value <= LOAD_OLDER_PX and self._model.has_older and self._anchor_from_bottom is None:
+            self._model.load_older()
+        self._update_jump()
+
+    def _set_at_bottom(self, at_bottom: bool) -> None:
+        if at_bottom:
+            self.unseen = 0
+            self._pill.hide()
+        self._model.following = at_bottom
+        if at_bottom != self.at_bottom:
+            self.at_bottom = at_bottom
+            self.atBottomChanged.emit(at_bottom)
+
+    def _appended(self, count: int) -> None:
+        if self.at_bottom:
+            self.scrollToBottom()
+            return
+        self.unseen += count
+        self._pill.setText(f"{self.unseen} new message{'s' if self.unseen != 1 else ''} ↓")
+        self._pill.adjustSize()
+        self._place_overlays()
+        self._pill.show()
+
+    def _outbox_rows_follow(self) -> None:
+        if self.at_bottom:
+            self.scrollToBottom()
+
+    def _older_loaded(self, _count: int) -> None:
+        bar = self.verticalScrollBar()
+        self._anchor_from_bottom = bar.maximum() - bar.value()
+        self.doItemsLayout()  # settle heights now so the anchor applies once
+
+    def _room_reset(self) -> None:
+        self.unseen = 0
+        self._pill.hide()
+        self._anchor_from_bottom = None
+        self._set_at_bottom(True)
+
+    def _room_loaded(self) -> None:
+        self.scroll_to_newest()
+        self._update_jump()
+
+    # -- first unread -----------------------------------------------------------------------
+    def _first_unread_visible(self) -> bool:
+        row = self._model.first_unread_row()
+        if row is None:
+            return False
+        rect = self.visualRect(self._model.index(row))
+        return rect.isValid() and rect.bottom() >= 0 and rect.top() <= self.viewport().height()
+
+    def _update_jump(self) -> None:
+        unread_exists = self._model.newest_seq > self._model.read_marker and not self._model.loading
+        row = self._model.first_unread_row()
+        above = row is not None and self.visualRect(self._model.index(row)).bottom() < 0
+        show = unread_exists and (row is None or above)
+        if show != self._jump.isVisible():
+            self._jump.setVisible(show)
+            self._place_overlays()
+
+    def jump_to_first_unread(self) -> None:
+        self._model.tasks.spawn("jump to first unread", self._jump_to_first_unread())
+
+    async def _jump_to_first_unread(self) -> None:
+        await self._model.load_back_to(self._model.read_marker)
+        row = self._model.first_unread_row()
+        if row is not None:
+            self.scrollTo(self._model.index(row), QAbstractItemView.ScrollHint.PositionAtTop)
+        self._update_jump()
+
+    # -- overlays and menu ------------------------------------------------------------------
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        self.message_delegate.layouts.clear()
+        super().resizeEvent(event)
+        self._place_overlays()
+
+    def _place_overlays(self) -> None:
+        area = self.viewport().geometry()
+        self._pill.adjustSize()
+        self._pill.move(area.center().x() - self._pill.width() // 2, area.bottom() - self._pill.height() - 12)
+        self._jump.adjustSize()
+        self._jump.move(area.center().x() - self._jump.width() // 2, area.top() + 8)
+
+    def _context_menu(self, point: QPoint) -> None:
+        index = self.indexAt(point)
+        entry: TimelineEntry | None = self._model.entry(index.row()) if index.isValid() else None
+        if entry is None:
+            return
+        menu = QMenu(self)
+        reply = menu.addAction("Reply")
+        reply.setEnabled(entry.message_id is not None)
+        copy = menu.addAction("Copy text")
+        chosen = menu.exec(self.viewport().mapToGlobal(point))
+        if chosen is reply:
+            self.replyRequested.emit(entry)
+        elif chosen is copy:
+            QGuiApplication.clipboard().setText(entry.text)
