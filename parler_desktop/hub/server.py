@@ -15,6 +15,9 @@ from parler_desktop.hub.http import route_http
 
 log = logging.getLogger(__name__)
 
+# A peer that does not answer our close frame promptly is dropped (e.g. a client whose loop is gone).
+CLOSE_TIMEOUT_SECS = 1.0
+
 
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host else host
@@ -55,6 +58,7 @@ class Hub:
                 ping_interval=None,
                 compression=None,
                 max_queue=64,
+                close_timeout=CLOSE_TIMEOUT_SECS,
             )
         except BaseException:
             await db.stop()

@@ -1,0 +1,114 @@
+"""``parler-desktop hub``: run a Parler hub in the foreground.
+
+Once it accepts connections it prints exactly one line, its WebSocket URL, to stdout (so scripts
+and tests can read it); logs go to stderr. SIGINT/SIGTERM stop it cleanly with exit status 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import errno
+import logging
+import signal
+import sys
+from pathlib import Path
+
+from parler_desktop.hub import Hub, HubConfig, HubLimits
+from parler_desktop.paths import Home
+
+EXIT_RUNTIME = 1
+EXIT_USAGE = 2
+
+
+def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
+    sub = subparsers.add_parser("hub", help="run a local Parler hub", description=__doc__)
+    sub.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sub.add_argument("--port", type=int, default=7070, help="port to bind; 0 picks a free port (default 7070)")
+    sub.add_argument("--db", type=Path, help="hub database file (default: under the data dir of --home)")
+    sub.add_argument("--blob-dir", type=Path, help="where blob bytes are kept (default: beside the database)")
+    sub.add_argument("--join-secret-file", type=Path, help="require agents to present the secret in this file")
+    sub.add_argument("--public-url", help="base of invite links (default parler://HOST:PORT)")
+    sub.add_argument("--name", default=HubConfig.name, help="hub display name")
+    sub.add_argument(
+        "--relaxed-limits",
+        action="store_true",
+        help="lift the per-agent/room rate budgets (a single-user local hub); size caps stay",
+    )
+    sub.add_argument("--verbose", action="store_true", help="log each connection to stderr")
+    sub.set_defaults(run=run)
+
+
+def read_join_secret(path: Path) -> bytes:
+    """The secret bytes, without the file's trailing line break; raises ValueError with a reason."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(f"cannot read join secret file {path}: {exc.strerror}") from exc
+    secret = data.rstrip(b"\r\n")
+    if not secret:
+        raise ValueError(f"join secret file {path} is empty")
+    return secret
+
+
+def build_config(args: argparse.Namespace) -> HubConfig:
+    db = args.db
+    if db is None:
+        hub_dir = Home.resolve(args.home).embedded_hub_dir
+        hub_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        db = hub_dir / "hub.sqlite3"
+    limits = HubLimits().relaxed() if args.relaxed_limits else HubLimits()
+    config = HubConfig(
+        db_path=db,
+        blob_dir=args.blob_dir,
+        host=args.host,
+        port=args.port,
+        public_url=args.public_url,
+        name=args.name,
+        limits=limits,
+    )
+    if args.join_secret_file is not None:
+        config = dataclasses.replace(config, join_secret=read_join_secret(args.join_secret_file))
+    return config
+
+
+async def serve_until_signalled(config: HubConfig) -> None:
+    hub = Hub(config)
+    await hub.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    print(hub.url, flush=True)
+    try:
+        await stop.wait()
+    finally:
+        await hub.stop()
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+    )
+    if not 0 <= args.port <= 65535:
+        print(f"parler-desktop hub: --port must be 0..65535, not {args.port}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        config = build_config(args)
+    except ValueError as exc:
+        print(f"parler-desktop hub: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        asyncio.run(serve_until_signalled(config))
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            print(f"parler-desktop hub: port {args.port} on {args.host} is already in use", file=sys.stderr)
+        else:
+            print(f"parler-desktop hub: cannot start: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_RUNTIME
+    except KeyboardInterrupt:
+        pass
+    return 0
