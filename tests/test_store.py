@@ -117,6 +117,17 @@ def test_insert_dedupes_by_seq_across_calls_and_returns_only_new_ascending(store
     assert store.max_seq("team") == 11
 
 
+def test_a_stored_seq_with_another_message_means_the_hub_was_reset(store: LocalStore):
+    store.insert_messages([make_message(1), make_message(2)])
+    with pytest.raises(StoreError) as raised:
+        store.insert_messages([make_message(3), make_message(2, id="other-2")])
+    error = raised.value
+    assert error.problem is StoreProblem.DIVERGED and error.fresh_cache_fixes and not error.is_corrupt
+    assert "#2" in str(error) and str(store.path) in str(error)
+    assert seqs(store.messages_slice("team", 0, 10)) == [1, 2]  # the whole batch was refused
+    assert store.message_count("team") == 2
+
+
 def test_insert_spanning_rooms_creates_unknown_rooms_as_channels(store: LocalStore):
     inserted = store.insert_messages([make_message(2, "b"), make_message(1, "a"), make_message(3, "b")])
     assert [(m.room, m.seq) for m in inserted] == [("a", 1), ("b", 2), ("b", 3)]

@@ -17,6 +17,7 @@ class StoreProblem(enum.Enum):
     UNWRITABLE = "unwritable"  # read-only file or folder, permissions, cannot create
     LOCKED = "locked"  # another process holds the write lock for too long
     TOO_NEW = "too new"  # written by a newer schema than this version knows
+    DIVERGED = "diverged"  # the hub sends other messages under stored seqs: its history was reset
     CONFLICT = "conflict"  # a clientId reused for different content
     FAILED = "failed"  # any other I/O or SQLite failure
 
@@ -31,8 +32,12 @@ class StoreError(Exception):
 
     @property
     def is_corrupt(self) -> bool:
-        """True when the app should offer "start with a fresh cache" (``LocalStore.quarantine``)."""
         return self.problem is StoreProblem.CORRUPT
+
+    @property
+    def fresh_cache_fixes(self) -> bool:
+        """True when the app should offer "start with a fresh cache" (``LocalStore.quarantine``)."""
+        return self.problem in (StoreProblem.CORRUPT, StoreProblem.DIVERGED)
 
 
 # Primary SQLite result codes (the low byte of the extended code).
@@ -63,6 +68,12 @@ def store_error(path: Path, problem: StoreProblem, detail: str, action: str = ""
             "so nothing on the hub is lost: move this file away (or choose “Start with a fresh "
             "cache”) and the app rebuilds the cache from the hub. Messages still waiting in its "
             "outbox were not sent."
+        )
+    elif problem is StoreProblem.DIVERGED:
+        text = (
+            f"The hub no longer has the history cached in {path} ({detail}); it was probably reset. "
+            "Start with a fresh cache: the app moves this file aside and reloads everything from "
+            "the hub."
         )
     elif problem is StoreProblem.DISK_FULL:
         text = f"The disk holding {path} is full{doing}; nothing was saved. Free some space and retry."

@@ -242,7 +242,9 @@ class LocalStore:
 
         ``messages`` may span rooms and repeat; rooms the store has not heard of are created as
         ``channel`` until ``replace_rooms`` says otherwise. ``mentions_me`` flags messages for
-        the mention badge (it runs here, on the store's thread).
+        the mention badge (it runs here, on the store's thread). A stored seq arriving with a
+        different message id means the hub's history was reset: ``StoreError`` (``DIVERGED``),
+        nothing of the batch is stored.
         """
         unique = sorted({m.seq: m for m in reversed(messages)}.values(), key=lambda m: m.seq)
         rows = [codec.message_row(m, bool(mentions_me and mentions_me(m))) for m in unique]
@@ -258,6 +260,8 @@ class LocalStore:
                 if cursor.rowcount == 1:
                     inserted.append(message)
                     added[message.room] = added.get(message.room, 0) + 1
+                else:
+                    self._check_same_message(message)
             for room, count in added.items():
                 self._db.execute(
                     "INSERT INTO rooms (name, message_count) VALUES (?, ?) ON CONFLICT (name) "
@@ -265,6 +269,13 @@ class LocalStore:
                     (room, count),
                 )
         return inserted
+
+    def _check_same_message(self, message: StoredMessage) -> None:
+        """A seq already stored must hold the same message: seqs are never reused by a hub."""
+        (stored_id,) = self._db.execute("SELECT id FROM messages WHERE seq = ?", (message.seq,)).fetchone()
+        if stored_id != message.id:
+            detail = f"message #{message.seq} is {message.id!r} on the hub but {stored_id!r} here"
+            raise store_error(self.path, StoreProblem.DIVERGED, detail, "saving messages")
 
     @_guarded("reading messages")
     def max_seq(self, room: str) -> int:
