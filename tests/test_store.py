@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parler_desktop.protocol.values import EndpointRef, RoomInfo, RosterEntry, StoredMessage
-from parler_desktop.store import LocalStore, StoreError, StoreProblem
-from parler_desktop.store import local_store
+from parler_desktop.store import LocalStore, RoomSummary, StoreError, StoreProblem
+from parler_desktop.store import database
 from parler_desktop.store.schema import SCHEMA_VERSION
 
 ALICE = EndpointRef(id="UALICE", name="alice", role="planner")
@@ -70,6 +70,21 @@ def test_new_store_is_migrated_private_and_reopens_with_its_data(tmp_path: Path)
     reopened.close()
 
 
+def test_a_version_1_store_is_migrated_keeping_its_data(tmp_path: Path):
+    path = tmp_path / "store.sqlite3"
+    db = sqlite3.connect(path, isolation_level=None)
+    database.MIGRATIONS[0](db)  # the schema as the first release wrote it
+    db.execute("INSERT INTO rooms (name, kind, cursor) VALUES ('team', 'dm', 9)")
+    db.execute("PRAGMA user_version = 1")
+    db.close()
+
+    store = LocalStore(path)
+    assert store.schema_version == SCHEMA_VERSION >= 2
+    assert (store.cursor("team"), store.sync_mark("team")) == (9, None)
+    assert [(s.name, s.kind) for s in store.room_summaries()] == [("team", "dm")]
+    store.close()
+
+
 def test_a_failing_migration_leaves_the_previous_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     path = tmp_path / "store.sqlite3"
     LocalStore(path).close()
@@ -78,8 +93,8 @@ def test_a_failing_migration_leaves_the_previous_version(tmp_path: Path, monkeyp
         db.execute("CREATE TABLE half_done (x)")
         db.execute("INSERT INTO no_such_table VALUES (1)")
 
-    monkeypatch.setattr(local_store, "MIGRATIONS", (*local_store.MIGRATIONS, broken))
-    monkeypatch.setattr(local_store, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
+    monkeypatch.setattr(database, "MIGRATIONS", (*database.MIGRATIONS, broken))
+    monkeypatch.setattr(database, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     with pytest.raises(StoreError) as raised:
         LocalStore(path)
     assert str(path) in str(raised.value)
@@ -248,7 +263,7 @@ def test_preview_labels_non_text_parts_skips_signatures_and_shortens(store: Loca
 def test_an_empty_room_summary(store: LocalStore):
     store.replace_rooms([RoomInfo(name="quiet", kind="dm", members=2, unread=0)])
     assert store.room_summaries() == [
-        local_store.RoomSummary("quiet", "dm", 2, 0, 0, 0, 0, 0, 0, "", "")
+        RoomSummary("quiet", "dm", 2, 0, 0, 0, 0, 0, 0, "", "")
     ]
 
 
@@ -293,6 +308,15 @@ def test_cursor_is_monotonic_and_survives_reopen(tmp_path: Path):
     reopened = LocalStore(path)
     assert reopened.cursor("team") == 10
     reopened.close()
+
+
+def test_sync_marks_are_set_as_given_and_forgotten_with_the_room(store: LocalStore):
+    assert store.sync_mark("team") is None
+    store.set_sync_mark("team", 40)
+    store.set_sync_mark("team", 25)  # a gap below 40 is re-read
+    assert store.sync_mark("team") == 25
+    store.replace_rooms([RoomInfo(name="other", kind="channel", members=1, unread=0)])
+    assert store.sync_mark("team") is None  # a later room of that name starts from scratch
 
 
 def test_roster_is_replaced_whole_and_keeps_order(store: LocalStore):

@@ -69,6 +69,11 @@ def _initial_schema(db: sqlite3.Connection) -> None:
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_initial_schema,)
+def _room_sync_marks(db: sqlite3.Connection) -> None:
+    """Per-room sync mark (the seq up to which history is known complete), forgotten with the room."""
+    db.execute("ALTER TABLE rooms ADD COLUMN sync_mark INTEGER")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_initial_schema, _room_sync_marks)
 
 SCHEMA_VERSION = len(MIGRATIONS)

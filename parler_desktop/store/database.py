@@ -1,0 +1,149 @@
+"""The store's SQLite file: creating it privately, migrating it, transactions, error mapping.
+
+One connection, used from ONE thread only (``StoreWorker`` owns that thread; the connection is
+opened with ``check_same_thread=False`` only so the worker's executor can create and close it).
+
+Durability: cache tables commit with ``synchronous=NORMAL`` (WAL: safe against a killed process;
+a power cut may lose the last commits, which a re-sync from the hub repairs). Writes made with
+``_write(durable=True)`` (the outbox, migrations) commit with ``synchronous=FULL`` before
+returning. A failed write raises ``StoreError`` and leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import ParamSpec, TypeVar
+
+from parler_desktop.store.errors import StoreProblem, from_sqlite, store_error
+from parler_desktop.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+BUSY_TIMEOUT_MS = 5000
+
+
+def guarded(action: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Turn SQLite failures of a public method into a user-facing ``StoreError``."""
+
+    def decorate(method: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(method)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                return method(*args, **kwargs)
+            except (sqlite3.ProgrammingError, sqlite3.InterfaceError):
+                raise  # a bug in our code, not a condition the user can fix
+            except sqlite3.Error as exc:
+                store: StoreDatabase = args[0]  # type: ignore[assignment]
+                raise from_sqlite(store.path, exc, action) from exc
+
+        return wrapper
+
+    return decorate
+
+
+def _make_private_dirs(directory: Path) -> None:
+    """Create ``directory`` and any missing parents as 0700 (the cache is private)."""
+    missing = [d for d in (directory, *directory.parents) if not d.exists()]
+    for path in reversed(missing):
+        path.mkdir(mode=0o700, exist_ok=True)
+
+
+class StoreDatabase:
+    """The open database file; ``LocalStore`` adds the tables' methods."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        try:
+            _make_private_dirs(self.path.parent)
+            if not self.path.exists():  # create 0600 from the first byte; sqlite would use 0644
+                os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except OSError as exc:
+            raise store_error(self.path, StoreProblem.UNWRITABLE, exc.strerror or str(exc), "creating it") from exc
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise from_sqlite(self.path, exc, "opening it") from exc
+        try:
+            self._configure()
+            self._migrate()
+        except BaseException:
+            self._db.close()
+            raise
+
+    @guarded("opening it")
+    def _configure(self) -> None:
+        self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode.lower() != "wal":
+            raise store_error(self.path, StoreProblem.UNWRITABLE, f"journal mode stays {mode!r}", "opening it")
+        self._db.execute("PRAGMA synchronous = NORMAL")
+
+    @guarded("upgrading its format")
+    def _migrate(self) -> None:
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            detail = f"format {version}; this version knows up to {SCHEMA_VERSION}"
+            raise store_error(self.path, StoreProblem.TOO_NEW, detail)
+        for number in range(version + 1, SCHEMA_VERSION + 1):
+            with self._write(durable=True):
+                MIGRATIONS[number - 1](self._db)
+                self._db.execute(f"PRAGMA user_version = {number}")
+
+    @property
+    def schema_version(self) -> int:
+        return self._db.execute("PRAGMA user_version").fetchone()[0]
+
+    def close(self) -> None:
+        self._db.close()
+
+    @staticmethod
+    def quarantine(path: Path) -> Path:
+        """Rename a damaged store (and its WAL/SHM files) aside; return the new path.
+
+        The next ``LocalStore(path)`` starts empty and the session refills it from the hub. The
+        old file is kept, never deleted, so its outbox can still be inspected.
+        """
+        path = Path(path)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        target = path.with_name(f"{path.name}.corrupt-{stamp}")
+        counter = 1
+        while target.exists():
+            counter += 1
+            target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
+        try:
+            path.rename(target)
+            for suffix in ("-wal", "-shm"):
+                sidecar = path.with_name(path.name + suffix)
+                if sidecar.exists():
+                    sidecar.rename(target.with_name(target.name + suffix))
+        except OSError as exc:
+            raise store_error(path, StoreProblem.UNWRITABLE, exc.strerror or str(exc), "moving it aside") from exc
+        return target
+
+    @contextmanager
+    def _write(self, durable: bool = False) -> Iterator[None]:
+        """One write transaction; ``durable`` commits with synchronous=FULL (the outbox)."""
+        if durable:
+            self._db.execute("PRAGMA synchronous = FULL")
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+        finally:
+            if durable:
+                self._db.execute("PRAGMA synchronous = NORMAL")
+
+    def _count(self, sql: str, *params: object) -> int:
+        return self._db.execute(sql, params).fetchone()[0]

@@ -1,0 +1,103 @@
+"""The durable outbox: what the human posted, written before any network I/O.
+
+Every write commits with ``synchronous=FULL`` before returning, so an item the caller was told is
+stored survives ``kill -9`` and a power cut; a write that fails raises ``StoreError``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Collection
+
+from parler_desktop.client.events import OutboxItem, OutboxStatus
+from parler_desktop.store import codec
+from parler_desktop.store.database import StoreDatabase, guarded
+from parler_desktop.store.errors import StoreError, StoreProblem
+
+_OUTBOX_CHANGES = frozenset({"status", "message_id", "seq", "error", "error_code"})
+
+
+class OutboxTables(StoreDatabase):
+    """The outbox methods of ``LocalStore``."""
+
+    @guarded("saving a message to send")
+    def outbox_add(self, item: OutboxItem) -> None:
+        """Store ``item`` durably before returning; re-adding the same content is a no-op.
+
+        Raises ``StoreError`` (``CONFLICT``) if ``item.client_id`` already stands for different
+        content: a clientId is never reused for another message.
+        """
+        content = codec.outbox_content(item)
+        with self._write(durable=True):
+            existing = self._db.execute(
+                "SELECT room, parts, mentions, reply_to FROM outbox WHERE client_id = ?", (item.client_id,)
+            ).fetchone()
+            if existing is None:
+                self._db.execute(
+                    f"INSERT INTO outbox ({codec.OUTBOX_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    codec.outbox_row(item),
+                )
+            elif tuple(existing) != content:
+                raise StoreError(
+                    self.path,
+                    StoreProblem.CONFLICT,
+                    f"The outbox in {self.path} already holds a different message with clientId "
+                    f"{item.client_id!r}; a new message needs a fresh clientId.",
+                )
+
+    @guarded("reading the outbox")
+    def outbox_get(self, client_id: str) -> OutboxItem | None:
+        row = self._db.execute(
+            f"SELECT {codec.OUTBOX_COLUMNS} FROM outbox WHERE client_id = ?", (client_id,)
+        ).fetchone()
+        return codec.outbox_from_row(row) if row else None
+
+    @guarded("reading the outbox")
+    def outbox_items(
+        self, statuses: Collection[OutboxStatus] | None = None, room: str | None = None
+    ) -> list[OutboxItem]:
+        """Items oldest first (by ``created_at``, then by when they were added)."""
+        clauses, params = [], []
+        if statuses is not None:
+            clauses.append(f"status IN ({', '.join('?' * len(statuses))})")
+            params.extend(status.value for status in statuses)
+        if room is not None:
+            clauses.append("room = ?")
+            params.append(room)
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._db.execute(
+            f"SELECT {codec.OUTBOX_COLUMNS} FROM outbox{where} ORDER BY created_at, rowid", params
+        )
+        return [codec.outbox_from_row(row) for row in rows]
+
+    @guarded("updating a message to send")
+    def outbox_update(self, client_id: str, **changes: object) -> OutboxItem:
+        """Change ``status``, ``message_id``, ``seq``, ``error`` or ``error_code``; durable.
+
+        Raises ``KeyError`` for an unknown ``client_id`` and ``TypeError`` for other fields.
+        """
+        unknown = set(changes) - _OUTBOX_CHANGES
+        if unknown:
+            raise TypeError(f"outbox_update cannot change {sorted(unknown)}")
+        if "status" in changes and not isinstance(changes["status"], OutboxStatus):
+            raise TypeError("outbox_update status must be an OutboxStatus")
+        with self._write(durable=True):
+            current = self.outbox_get(client_id)
+            if current is None:
+                raise KeyError(client_id)
+            updated = dataclasses.replace(current, **changes)  # type: ignore[arg-type]
+            self._db.execute(
+                "UPDATE outbox SET status = ?, message_id = ?, seq = ?, error = ?, error_code = ? "
+                "WHERE client_id = ?",
+                (updated.status.value, updated.message_id, updated.seq, updated.error, updated.error_code, client_id),
+            )
+        return updated
+
+    @guarded("pruning the outbox")
+    def outbox_prune(self, created_before: float) -> int:
+        """Delete SENT and DISCARDED items created before ``created_before``; return how many."""
+        with self._write(durable=True):
+            return self._db.execute(
+                "DELETE FROM outbox WHERE status IN (?, ?) AND created_at < ?",
+                (OutboxStatus.SENT.value, OutboxStatus.DISCARDED.value, created_before),
+            ).rowcount
