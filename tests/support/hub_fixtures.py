@@ -2,7 +2,7 @@
 
 - ``hub_factory(**overrides)`` → a ``RunningHub`` (an EmbeddedHub on 127.0.0.1, a free port, a
   fresh database and blob dir). Overrides are HubConfig fields; ``limits``/``faults`` may also
-  be given as dicts of HubLimits/HubFaults fields.
+  be given as dicts of HubLimits/HubFaults fields (a budget as ``{"count": n, "window_secs": s}``).
 - ``hub`` → ``hub_factory()`` with the reference limits. The budgets (600 ops and 240 sends per
   agent per minute) are far above what any single test does, so tests use fresh identities and
   stay inside them; a test that needs more passes ``limits=HubLimits().relaxed()``.
@@ -46,11 +46,15 @@ class RunningHub:
 
 
 def _hub_config(tmp_dir: Path, overrides: dict[str, Any]) -> Any:
-    from parler_desktop.hub import HubConfig, HubFaults, HubLimits
+    from parler_desktop.hub import HubConfig, HubFaults, HubLimits, RateBudget
 
     values = dict(overrides)
     if isinstance(values.get("limits"), dict):
-        values["limits"] = HubLimits(**values["limits"])
+        limits = {
+            key: RateBudget(**value) if isinstance(value, dict) else value
+            for key, value in values["limits"].items()
+        }
+        values["limits"] = HubLimits(**limits)
     if isinstance(values.get("faults"), dict):
         values["faults"] = HubFaults(**values["faults"])
     if isinstance(values.get("join_secret"), str):
