@@ -144,12 +144,20 @@ async def main() -> None:
         oldest = timed(lambda: store.messages_slice("busy", 0, 200))
         summaries = timed(store.room_summaries)
         row = timed(lambda: store.row_of_seq("busy", PAGES * PAGE - 500))
+        for room in range(300):
+            store.insert_messages(page_of_messages(f"room-{room:03d}", 200_000 + room * PAGE)[:20])
+        many_rooms = timed(store.room_summaries, repeat=5)
+        start = time.perf_counter()
+        store.forget_room("busy")
+        forget = time.perf_counter() - start
         store.close()
         print(f"100,000-message room: open store {ms(opened)}")
         print(f"  count + newest 200 rows   {ms(newest)} ({newest / round_trip:5.1f}x a round-trip)")
         print(f"  count + oldest 200 rows   {ms(oldest)} ({oldest / round_trip:5.1f}x a round-trip)")
         print(f"  count + middle 200 rows   {ms(middle)} ({middle / round_trip:5.1f}x a round-trip)")
         print(f"  room_summaries (500 unread) {ms(summaries)}; row_of_seq near the end {ms(row)}")
+        print(f"  forget the room (on the worker thread) {ms(forget)}")
+        print(f"room_summaries for 301 rooms of 20+ unread messages {ms(many_rooms)}")
 
 
 if __name__ == "__main__":

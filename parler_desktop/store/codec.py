@@ -41,6 +41,11 @@ def roster_entry_from_wire_text(wire: str) -> RosterEntry:
     return RosterEntry.from_wire(json.loads(wire))
 
 
+def preview_of_wire_text(wire: str) -> str:
+    """The preview of a stored message, reading only its parts (the room list needs no more)."""
+    return preview_text(json.loads(wire)["parts"])
+
+
 def preview_text(parts: Sequence[dict]) -> str:
     """One short line of plain text for a room list: text parts, then labels for the others."""
     pieces: list[str] = []

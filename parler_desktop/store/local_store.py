@@ -92,7 +92,7 @@ class LocalStore(OutboxTables):
         max_seq, last_ts, last_sender, preview = 0, 0, "", ""
         if newest is not None:
             max_seq, last_ts, last_sender, wire = newest
-            preview = codec.preview_text(codec.message_from_wire_text(wire).parts)
+            preview = codec.preview_of_wire_text(wire)
         return RoomSummary(
             name, kind, members, hub_unread, cursor, max_seq, last_ts, unread, mentions, preview, last_sender
         )
