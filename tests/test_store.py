@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 import sqlite3
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -116,6 +118,13 @@ def test_a_store_from_a_newer_version_is_refused_with_advice(tmp_path: Path):
         LocalStore(path)
     assert raised.value.problem is StoreProblem.TOO_NEW
     assert str(path) in str(raised.value) and "newer" in str(raised.value)
+
+
+def test_the_store_imports_before_the_client_package():
+    """client/ imports the store and the store uses client/events.py: no import cycle either way."""
+    for first, second in (("store", "client"), ("client", "store")):
+        code = f"import parler_desktop.{first}, parler_desktop.{second}"
+        subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, timeout=30)
 
 
 # ---- messages ----------------------------------------------------------------------------------

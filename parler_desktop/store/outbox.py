@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Collection
+from typing import TYPE_CHECKING
 
-from parler_desktop.client.events import OutboxItem, OutboxStatus
 from parler_desktop.store import codec
 from parler_desktop.store.database import StoreDatabase, guarded
 from parler_desktop.store.errors import StoreError, StoreProblem
+
+if TYPE_CHECKING:  # imported where used: see the note in codec.py
+    from parler_desktop.client.events import OutboxItem, OutboxStatus
 
 _OUTBOX_CHANGES = frozenset({"status", "message_id", "seq", "error", "error_code"})
 
@@ -79,6 +82,8 @@ class OutboxTables(StoreDatabase):
         unknown = set(changes) - _OUTBOX_CHANGES
         if unknown:
             raise TypeError(f"outbox_update cannot change {sorted(unknown)}")
+        from parler_desktop.client.events import OutboxStatus  # see the note in codec.py
+
         if "status" in changes and not isinstance(changes["status"], OutboxStatus):
             raise TypeError("outbox_update status must be an OutboxStatus")
         with self._write(durable=True):
@@ -99,5 +104,5 @@ class OutboxTables(StoreDatabase):
         with self._write(durable=True):
             return self._db.execute(
                 "DELETE FROM outbox WHERE status IN (?, ?) AND created_at < ?",
-                (OutboxStatus.SENT.value, OutboxStatus.DISCARDED.value, created_before),
+                ("sent", "discarded", created_before),  # OutboxStatus.SENT, .DISCARDED
             ).rowcount
