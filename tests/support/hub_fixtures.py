@@ -118,7 +118,8 @@ class HubProcess:
         self.extra_args = tuple(extra_args)
         self._cwd = cwd
         self.url = ""
-        self.stdout_lines: list[str] = []
+        self.stdout_lines: list[str] = []  # every stdout line of every run, once it ended
+        self.stderr_path = cwd / "hub-stderr.log"
         self.process: subprocess.Popen[str] | None = None
 
     def command(self) -> list[str]:
@@ -128,18 +129,27 @@ class HubProcess:
         ]
 
     def start(self, deadline: float = PROCESS_START_DEADLINE) -> "HubProcess":
-        self.process = subprocess.Popen(
-            self.command(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=self._cwd
-        )
+        # stderr goes to a file: a pipe nobody drains could fill up and stall the hub.
+        with open(self.stderr_path, "a") as stderr:
+            self.process = subprocess.Popen(
+                self.command(), stdout=subprocess.PIPE, stderr=stderr, text=True, cwd=self._cwd
+            )
         line = _read_line(self.process, deadline)
         if not line:
             self.process.wait(5)
-            stderr = self.process.stderr.read() if self.process.stderr else ""
-            raise RuntimeError(f"hub process exited with {self.process.returncode}: {stderr.strip()}")
+            raise RuntimeError(f"hub process exited with {self.process.returncode}: {self.stderr_text.strip()}")
         self.url = line.strip()
         self.stdout_lines.append(self.url)
         self.port = int(self.url.rsplit(":", 1)[1].split("/", 1)[0])
         return self
+
+    @property
+    def stderr_text(self) -> str:
+        """Everything the hub wrote to stderr so far (all runs)."""
+        try:
+            return self.stderr_path.read_text()
+        except FileNotFoundError:
+            return ""
 
     def kill(self) -> None:
         """SIGKILL and reap: the crash case."""
@@ -172,9 +182,10 @@ class HubProcess:
         if self.process is None:
             return
         self.process.wait(15)
-        for stream in (self.process.stdout, self.process.stderr):
-            if stream is not None:
-                stream.close()
+        if self.process.stdout is not None and not self.process.stdout.closed:
+            self.stdout_lines.extend(self.process.stdout.read().splitlines())
+            self.process.stdout.close()
+
 
 
 def _read_line(process: subprocess.Popen[str], deadline: float) -> str:

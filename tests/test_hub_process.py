@@ -1,0 +1,74 @@
+"""The hub as a process: the CLI contract, and durability across kill -9 (§11 item 4)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from support.raw_agent import make_room
+
+pytestmark = pytest.mark.timeout(90)
+
+
+async def test_sent_messages_survive_kill_9(hub_process_factory, raw_agent):
+    process = hub_process_factory()
+    alice = await raw_agent(process.url, name="alice")
+    room = await make_room(alice, "team")
+    sent = []
+    for i in range(20):
+        reply = await alice.ok({"op": "send", "target": {"kind": "room", "room": room},
+                                "parts": [{"kind": "text", "text": str(i)}], "clientId": f"c{i}"}, "sent")
+        sent.append(reply["seq"])
+    process.kill()
+    process.restart()
+    again = await raw_agent(process.url, name="alice", identity=alice.identity)
+    pulled = await again.ok({"op": "pull", "room": room, "since": 0}, "pulled")
+    assert [m["seq"] for m in pulled["messages"]] == sent
+    replay = await again.ok({"op": "send", "target": {"kind": "room", "room": room},
+                             "parts": [{"kind": "text", "text": "0"}], "clientId": "c0"})
+    assert replay["seq"] == sent[0]  # idempotency survives the restart too
+    fresh = await again.ok({"op": "send", "target": {"kind": "room", "room": room}, "parts": []})
+    assert fresh["seq"] > sent[-1]
+
+
+def test_cli_prints_exactly_one_url_line_and_exits_0_on_sigterm(hub_process_factory):
+    process = hub_process_factory()
+    assert process.url.startswith("ws://127.0.0.1:") and process.url.endswith("/ws")
+    assert process.terminate() == 0
+    assert process.stdout_lines == [process.url]  # one line, nothing after it
+    assert "Traceback" not in process.stderr_text
+
+
+def test_cli_port_in_use_is_a_one_line_error(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [sys.executable, "-m", "parler_desktop", "hub", "--port", str(port), "--db", str(tmp_path / "h.db")],
+            capture_output=True, text=True, timeout=30,
+        )
+    assert result.returncode == 1 and result.stdout == ""
+    assert "already in use" in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_cli_missing_join_secret_file_exits_2(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "parler_desktop", "hub", "--port", "0", "--db", str(tmp_path / "h.db"),
+         "--join-secret-file", str(tmp_path / "absent")],
+        capture_output=True, text=True, timeout=30,
+    )
+    assert result.returncode == 2 and "join secret" in result.stderr and "Traceback" not in result.stderr
+
+
+async def test_cli_join_secret_file_is_enforced(hub_process_factory, raw_agent, tmp_path):
+    secret_file = tmp_path / "secret"
+    secret_file.write_text("s3cr3t\n")
+    process = hub_process_factory(extra_args=["--join-secret-file", str(secret_file)])
+    refused = await raw_agent(process.url, handshake=False)
+    assert (await refused.handshake())["code"] == "not_authorized"
+    await raw_agent(process.url, secret="s3cr3t")
