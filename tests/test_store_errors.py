@@ -1,4 +1,4 @@
-"""Damaged and unusable store files become StoreErrors that name the file; quarantine recovers."""
+"""Damaged, stale and unusable store files: StoreErrors naming the file, and a fresh start."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from parler_desktop.client.events import OutboxStatus
 from parler_desktop.store import LocalStore, StoreError, StoreProblem
 
 from test_store import make_message
+from test_store_outbox import make_item
 
 
 def test_a_file_that_is_not_a_database_is_refused_and_kept(tmp_path: Path):
@@ -52,7 +54,7 @@ def test_quarantine_moves_the_store_and_its_wal_aside_for_a_fresh_start(tmp_path
     (tmp_path / "store.sqlite3-wal").write_bytes(b"wal")  # e.g. left by a crash
 
     moved = LocalStore.quarantine(path)
-    assert moved.parent == tmp_path and moved.name.startswith("store.sqlite3.corrupt-")
+    assert moved.parent == tmp_path and moved.name.startswith("store.sqlite3.aside-")
     assert moved.read_bytes() == b"\x00garbage" * 1000
     assert (tmp_path / (moved.name + "-wal")).read_bytes() == b"wal"
     assert not path.exists() and not (tmp_path / "store.sqlite3-wal").exists()
@@ -65,6 +67,60 @@ def test_quarantine_moves_the_store_and_its_wal_aside_for_a_fresh_start(tmp_path
     path.write_bytes(b"damaged again" * 100)
     second = LocalStore.quarantine(path)  # a second quarantine never overwrites the first
     assert second != moved and moved.exists() and second.exists()
+
+
+def test_start_fresh_keeps_the_unsent_messages_of_a_stale_store(tmp_path: Path):
+    path = tmp_path / "store.sqlite3"
+    store = LocalStore(path)
+    store.insert_messages([make_message(1), make_message(2)])
+    store.set_cursor("team", 2)
+    for client_id in ("pending", "failed", "sent"):
+        store.outbox_add(make_item(client_id, text=client_id))
+    store.outbox_update("failed", status=OutboxStatus.FAILED, error="not a member", error_code="not_member")
+    store.outbox_update("sent", status=OutboxStatus.SENT, message_id="msg-2", seq=2)
+    with pytest.raises(StoreError) as raised:
+        store.insert_messages([make_message(2, id="after-a-hub-reset")])
+    assert raised.value.fresh_cache_fixes
+    store.close()
+
+    fresh_start = LocalStore.start_fresh(path)
+    assert fresh_start.kept_unsent == 2 and fresh_start.moved_to.exists()
+    fresh = LocalStore(path)
+    assert fresh.room_names() == [] and fresh.cursor("team") == 0
+    kept = {item.client_id: item for item in fresh.outbox_items()}
+    assert set(kept) == {"pending", "failed"}
+    assert kept["failed"].error_code == "not_member" and kept["pending"].parts[0]["text"] == "pending"
+    assert fresh.insert_messages([make_message(2, id="after-a-hub-reset")]) != []
+    fresh.close()
+
+
+def test_start_fresh_salvages_the_outbox_of_a_damaged_store(tmp_path: Path):
+    path = tmp_path / "store.sqlite3"
+    store = LocalStore(path)
+    store.outbox_add(make_item("unsent"))
+    store.insert_messages([make_message(seq, text="x" * 500) for seq in range(1, 2000)])
+    store.close()
+    with path.open("r+b") as raw:
+        raw.seek(4096 * 50)
+        raw.write(os.urandom(4096 * 20))
+
+    fresh_start = LocalStore.start_fresh(path)
+    assert fresh_start.kept_unsent == 1
+    fresh = LocalStore(path)
+    assert [item.client_id for item in fresh.outbox_items()] == ["unsent"]
+    assert fresh.message_count("team") == 0
+    fresh.close()
+
+
+def test_start_fresh_from_garbage_keeps_nothing_and_opens(tmp_path: Path):
+    path = tmp_path / "store.sqlite3"
+    path.write_bytes(b"garbage" * 2000)
+    fresh_start = LocalStore.start_fresh(path)
+    assert fresh_start.kept_unsent == 0
+    assert fresh_start.moved_to.read_bytes() == b"garbage" * 2000
+    fresh = LocalStore(path)
+    assert fresh.outbox_items() == []
+    fresh.close()
 
 
 def test_a_directory_in_place_of_the_file_is_unwritable(tmp_path: Path):

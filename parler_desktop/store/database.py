@@ -105,18 +105,18 @@ class StoreDatabase:
 
     @staticmethod
     def quarantine(path: Path) -> Path:
-        """Rename a damaged store (and its WAL/SHM files) aside; return the new path.
+        """Rename a store file (and its WAL/SHM files) aside, never deleting it; return the new path.
 
-        The next ``LocalStore(path)`` starts empty and the session refills it from the hub. The
-        old file is kept, never deleted, so its outbox can still be inspected.
+        The next ``LocalStore(path)`` starts empty. ``LocalStore.start_fresh`` also carries the
+        unsent messages over; use this alone only when the old file must not even be read.
         """
         path = Path(path)
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        target = path.with_name(f"{path.name}.corrupt-{stamp}")
+        target = path.with_name(f"{path.name}.aside-{stamp}")
         counter = 1
         while target.exists():
             counter += 1
-            target = path.with_name(f"{path.name}.corrupt-{stamp}-{counter}")
+            target = path.with_name(f"{path.name}.aside-{stamp}-{counter}")
         try:
             path.rename(target)
             for suffix in ("-wal", "-shm"):

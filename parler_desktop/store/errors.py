@@ -36,7 +36,7 @@ class StoreError(Exception):
 
     @property
     def fresh_cache_fixes(self) -> bool:
-        """True when the app should offer "start with a fresh cache" (``LocalStore.quarantine``)."""
+        """True when the app should offer "start with a fresh cache" (``LocalStore.start_fresh``)."""
         return self.problem in (StoreProblem.CORRUPT, StoreProblem.DIVERGED)
 
 

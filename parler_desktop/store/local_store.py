@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from parler_desktop.protocol.values import RoomInfo, RosterEntry, StoredMessage
 from parler_desktop.store import codec
 from parler_desktop.store.database import guarded
 from parler_desktop.store.errors import StoreProblem, store_error
-from parler_desktop.store.outbox import OutboxTables
+from parler_desktop.store.outbox import OutboxTables, salvage_unsent
 
 _MESSAGE_WIRE = "SELECT wire FROM messages WHERE room = ?"
 
@@ -36,8 +37,34 @@ class RoomSummary:
     last_sender: str  # display name of its sender
 
 
+@dataclass(frozen=True)
+class FreshStart:
+    """What ``LocalStore.start_fresh`` did: where the old file went, how many unsent it kept."""
+
+    moved_to: Path
+    kept_unsent: int
+
+
 class LocalStore(OutboxTables):
     """The store of one (hub, identity); see the module docstring."""
+
+    @classmethod
+    def start_fresh(cls, path: Path) -> FreshStart:
+        """Set a damaged or stale store aside and create an empty one in its place.
+
+        The answer to a ``StoreError`` whose ``fresh_cache_fixes`` is true: the session refills
+        the cache from the hub, and the unsent (pending or failed) messages still readable in
+        the old file are carried over with their clientIds, so none is lost or sent twice.
+        """
+        moved = cls.quarantine(path)
+        unsent = salvage_unsent(moved)
+        fresh = cls(path)
+        try:
+            for item in unsent:
+                fresh.outbox_add(item)
+        finally:
+            fresh.close()
+        return FreshStart(moved, len(unsent))
 
     # ---- rooms -------------------------------------------------------------------------
 

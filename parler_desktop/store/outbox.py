@@ -7,7 +7,9 @@ stored survives ``kill -9`` and a power cut; a write that fails raises ``StoreEr
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 from collections.abc import Collection
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from parler_desktop.store import codec
@@ -106,3 +108,31 @@ class OutboxTables(StoreDatabase):
                 "DELETE FROM outbox WHERE status IN (?, ?) AND created_at < ?",
                 ("sent", "discarded", created_before),  # OutboxStatus.SENT, .DISCARDED
             ).rowcount
+
+
+def salvage_unsent(path: Path) -> list[OutboxItem]:
+    """Best effort: the PENDING and FAILED outbox items still readable in a set-aside store file.
+
+    Opened read-only and never migrated: the file may be damaged. Rows that cannot be read are
+    skipped; whatever was read before a failure is kept.
+    """
+    items: list[OutboxItem] = []
+    try:
+        db = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return items
+    try:
+        rows = db.execute(
+            f"SELECT {codec.OUTBOX_COLUMNS} FROM outbox WHERE status IN ('pending', 'failed') "
+            "ORDER BY created_at, rowid"
+        )
+        for row in rows:
+            try:
+                items.append(codec.outbox_from_row(row))
+            except (ValueError, TypeError):  # a damaged row: bad JSON or an unknown status
+                continue
+    except sqlite3.Error:
+        pass
+    finally:
+        db.close()
+    return items
