@@ -23,7 +23,9 @@ from parler_desktop.client.events import (
     SessionEvent,
     StateChanged,
 )
+from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.tasks import TaskSupervisor
+from parler_desktop.app.signals import emit
 
 
 class SessionBridge(QObject):
@@ -39,7 +41,7 @@ class SessionBridge(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         # Owns every coroutine the window starts; a crash becomes a notice, not a lost traceback.
-        self.tasks = TaskSupervisor("window", lambda name, error: self.notice.emit(f"{name} failed: {error}", ""))
+        self.tasks = TaskSupervisor("window", lambda name, error: emit(self.notice, f"{name} failed: {error}", ""))
         self._session: Any = None
         self.last_state: StateChanged | None = None
 
@@ -62,6 +64,10 @@ class SessionBridge(QObject):
         return "" if self._session is None else self._session.name
 
     @property
+    def role(self) -> str | None:
+        return None if self._session is None else self._session.role
+
+    @property
     def hub_url(self) -> str:
         return "" if self._session is None else self._session.hub_url
 
@@ -70,12 +76,12 @@ class SessionBridge(QObject):
         self._session = session
         self.last_state = None
         session.add_listener(lambda event: self._deliver(session, event))
-        self.sessionChanged.emit()
+        emit(self.sessionChanged)
 
     def detach(self) -> Any:
         session, self._session = self._session, None
         self.last_state = None
-        self.sessionChanged.emit()
+        emit(self.sessionChanged)
         return session
 
     def _deliver(self, session: Any, event: SessionEvent) -> None:
@@ -83,19 +89,19 @@ class SessionBridge(QObject):
             return  # a replaced session still winding down
         if isinstance(event, StateChanged):
             self.last_state = event
-            self.stateChanged.emit(event)
+            emit(self.stateChanged, event)
         elif isinstance(event, MessagesStored):
-            self.messagesStored.emit(event.room, event.messages, event.live)
+            emit(self.messagesStored, event.room, event.messages, event.live)
         elif isinstance(event, RoomsChanged):
-            self.roomsChanged.emit(event.rooms)
+            emit(self.roomsChanged, event.rooms)
         elif isinstance(event, CursorChanged):
-            self.cursorChanged.emit(event.room, event.cursor)
+            emit(self.cursorChanged, event.room, event.cursor)
         elif isinstance(event, RosterChanged):
-            self.rosterChanged.emit(event.room, event.entries)
+            emit(self.rosterChanged, event.room, event.entries)
         elif isinstance(event, OutboxChanged):
-            self.outboxChanged.emit(event.item)
+            emit(self.outboxChanged, event.item)
         elif isinstance(event, Notice):
-            self.notice.emit(event.text, event.room or "")
+            emit(self.notice, event.text, event.room or "")
 
     @property
     def is_live(self) -> bool:
@@ -130,9 +136,10 @@ class SessionBridge(QObject):
         if self._session is not None:
             self._run(self._session.mark_read(room, seq), "mark read")
 
-    def refresh_roster(self, room: str) -> None:
+    def watch_roster(self, rooms: Sequence[str]) -> None:
+        """Keep these rooms' rosters fresh (the session refreshes them now and periodically)."""
         if self._session is not None:
-            self._run(self._session.refresh_roster(room), "roster")
+            self._session.watch_roster(rooms)
 
     def reconnect_now(self) -> None:
         if self._session is not None:
@@ -148,7 +155,7 @@ class SessionBridge(QObject):
 
     async def fetch_blob(self, blob_id: str) -> bytes:
         if self._session is None:
-            raise RuntimeError("not connected to a hub")
+            raise SessionClosed("not connected to a hub")
         return await self._session.fetch_blob(blob_id)
 
     def _run(self, coro: Any, what: str) -> None:

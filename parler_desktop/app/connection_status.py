@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from parler_desktop.client.events import ConnectionState, StateChanged
+from parler_desktop.app.signals import emit
 
 DEBOUNCE_SECS = 1.0
 TICK_MS = 250
@@ -124,4 +125,4 @@ class ConnectionStatus(QObject):
     def _publish(self, view: StatusView) -> None:
         if view != self.view:
             self.view = view
-            self.changed.emit(view)
+            emit(self.changed, view)

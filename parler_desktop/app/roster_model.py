@@ -1,7 +1,7 @@
 """RosterModel: the members of the shown room with presence, activity and role.
 
 Presence is never pushed by the hub, so the model shows the stored roster at once and asks the
-session to refresh it when the room is opened and then every ``REFRESH_MS`` while it is shown.
+session to watch the shown room (refreshed now and periodically by the session).
 """
 
 from __future__ import annotations
@@ -9,13 +9,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from parler_desktop.app import roles
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.store import LocalStore
 
-REFRESH_MS = 60_000
 STATUS_ORDER = {"working": 0, "waiting": 1, "idle": 2, "offline": 3}
 
 Index = QModelIndex | QPersistentModelIndex
@@ -27,8 +26,6 @@ class RosterModel(QAbstractListModel):
         self._bridge = bridge
         self.room: str | None = None
         self._entries: list[Any] = []  # RosterEntry
-        self._timer = QTimer(self, interval=REFRESH_MS)
-        self._timer.timeout.connect(self.refresh)
         bridge.rosterChanged.connect(self._roster_changed)
         bridge.sessionChanged.connect(lambda: self.set_room(None))
 
@@ -59,16 +56,9 @@ class RosterModel(QAbstractListModel):
     def set_room(self, room: str | None) -> None:
         self.room = room
         self._show([])
-        if room is None or self._bridge.store is None:
-            self._timer.stop()
-            return
-        self._bridge.tasks.spawn("roster", self._load(room))
-        self.refresh()
-        self._timer.start()
-
-    def refresh(self) -> None:
-        if self.room is not None and self._bridge.is_live:
-            self._bridge.refresh_roster(self.room)
+        self._bridge.watch_roster([room] if room is not None else [])
+        if room is not None and self._bridge.store is not None:
+            self._bridge.tasks.spawn("roster", self._load(room))
 
     async def _load(self, room: str) -> None:
         entries = await self._bridge.store.call(LocalStore.roster, room)

@@ -24,6 +24,7 @@ from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.client.events import OutboxItem, OutboxStatus
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.store import LocalStore
+from parler_desktop.app.signals import emit
 
 PAGE_SIZE = 200
 FOLLOW_WINDOW = 600  # rows kept while following the bottom; older ones are re-read on scroll-up
@@ -157,7 +158,7 @@ class TimelineModel(QAbstractListModel):
         self.read_marker = int(cursor or 0)
         self.endResetModel()
         self._loading = False
-        self.roomLoaded.emit(room)
+        emit(self.roomLoaded, room)
         if self._incoming:
             self._flush_incoming()
 
@@ -184,7 +185,7 @@ class TimelineModel(QAbstractListModel):
         self._stored[:0] = entries
         self._offset = offset
         self.endInsertRows()
-        self.olderLoaded.emit(len(entries))
+        emit(self.olderLoaded, len(entries))
 
     async def load_back_to(self, seq: int) -> None:
         """Load older pages until the message after ``seq`` (the first unread one) is in the window."""
@@ -219,7 +220,7 @@ class TimelineModel(QAbstractListModel):
         self.beginInsertRows(QModelIndex(), first, first + len(entries) - 1)
         self._stored.extend(entries)
         self.endInsertRows()
-        self.appended.emit(len(entries))
+        emit(self.appended, len(entries))
         self._trim_if_following()
 
     def _trim_if_following(self) -> None:
@@ -249,7 +250,7 @@ class TimelineModel(QAbstractListModel):
         else:
             self._outbox[row] = entry
             index = self.index(len(self._stored) + row)
-            self.dataChanged.emit(index, index)
+            emit(self.dataChanged, index, index)
 
     def _remove_outbox_row(self, row: int) -> None:
         at = len(self._stored) + row

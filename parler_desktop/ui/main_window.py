@@ -5,7 +5,7 @@ lives in its own module and all session traffic goes through the bridge.
 
 from __future__ import annotations
 
-import hashlib
+import asyncio
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, Signal
@@ -18,12 +18,14 @@ from parler_desktop.app.read_tracker import ReadTracker
 from parler_desktop.app.room_list_model import RoomListModel
 from parler_desktop.app.roster_model import RosterModel
 from parler_desktop.app.timeline_model import TimelineModel
+from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.ui.cards import Card
 from parler_desktop.ui.composer import Composer
 from parler_desktop.ui.connection_bar import ConnectionBar
 from parler_desktop.ui.room_list_view import RoomListPanel
 from parler_desktop.ui.roster_panel import RosterPanel
 from parler_desktop.ui.timeline_view import TimelineView
+from parler_desktop.app.signals import emit
 
 APP_TITLE = "Parler"
 
@@ -32,10 +34,9 @@ class MainWindow(QMainWindow):
     connectRequested = Signal()
     closing = Signal()
 
-    def __init__(self, bridge: SessionBridge, role: str | None = None, parent: QWidget | None = None) -> None:
+    def __init__(self, bridge: SessionBridge, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.bridge = bridge
-        self.role = role
         self.rooms = RoomListModel(bridge, self)
         self.timeline_model = TimelineModel(bridge, self)
         self.roster = RosterModel(bridge, self)
@@ -136,7 +137,7 @@ class MainWindow(QMainWindow):
     def _session_changed(self) -> None:
         self.status.reset()
         self.status.set_name(self.bridge.name)
-        self.timeline.message_delegate.set_identity(self.bridge.agent_id, self.bridge.name, self.role)
+        self.timeline.message_delegate.set_identity(self.bridge.agent_id, self.bridge.name, self.bridge.role)
         self.room_title.clear()
         self.composer.setEnabled(False)
 
@@ -151,11 +152,13 @@ class MainWindow(QMainWindow):
             self.bridge.tasks.spawn("save file", self._download(card, Path(target)))
 
     async def _download(self, card: Card, target: Path) -> None:
-        data = await self.bridge.fetch_blob(card.blob_id or "")
-        if hashlib.sha256(data).hexdigest() != card.blob_id:
-            self.statusBar().showMessage(f"Not saved: {card.file_name} did not match its checksum", 10_000)
+        """The session checks the bytes against the blob id (SHA-256) before we write them."""
+        try:
+            data = await self.bridge.fetch_blob(card.blob_id or "")
+            await asyncio.to_thread(target.write_bytes, data)
+        except (OSError, ConnectionLost, HubRefused, BadReply, SessionClosed) as error:
+            self.statusBar().showMessage(f"Could not save {card.file_name}: {error}", 10_000)
             return
-        target.write_bytes(data)
         self.statusBar().showMessage(f"Saved {target}", 10_000)
 
     # -- window state -----------------------------------------------------------------------
@@ -172,5 +175,5 @@ class MainWindow(QMainWindow):
             self.read_tracker.set_window_active(self.isActiveWindow() and not self.isMinimized())
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.closing.emit()
+        emit(self.closing)
         super().closeEvent(event)

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QLineEdit, QListView, QStyle, QStyledItemDelegate,
 
 from parler_desktop.app import roles
 from parler_desktop.app.room_list_model import RoomListModel, RoomSortFilterProxy
+from parler_desktop.app.signals import emit
 
 KIND_MARKS = {"channel": "#", "dm": "@", "service": "⚙"}
 UNREAD_BADGE = QColor(90, 90, 90)
@@ -116,4 +117,4 @@ class RoomListPanel(QWidget):
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
-            self.roomChosen.emit(current.data())
+            emit(self.roomChosen, current.data())

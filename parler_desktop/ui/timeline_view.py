@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QPushButton, 
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.ui.message_delegate import MessageDelegate
+from parler_desktop.app.signals import emit
 
 BOTTOM_SLACK_PX = 4
 LOAD_OLDER_PX = 300
@@ -84,7 +85,7 @@ class TimelineView(QListView):
         self._model.following = at_bottom
         if at_bottom != self.at_bottom:
             self.at_bottom = at_bottom
-            self.atBottomChanged.emit(at_bottom)
+            emit(self.atBottomChanged, at_bottom)
 
     def _appended(self, count: int) -> None:
         if self.at_bottom:
@@ -166,6 +167,6 @@ class TimelineView(QListView):
         copy = menu.addAction("Copy text")
         chosen = menu.exec(self.viewport().mapToGlobal(point))
         if chosen is reply:
-            self.replyRequested.emit(entry)
+            emit(self.replyRequested, entry)
         elif chosen is copy:
             QGuiApplication.clipboard().setText(entry.text)

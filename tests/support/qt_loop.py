@@ -1,0 +1,40 @@
+"""qasync under pytest-qt: one QEventLoop per test on pytest-qt's QApplication.
+
+The loop is marked running without ``exec()``: ``qtbot.waitUntil`` processes Qt events, and with
+them the loop's callbacks, timers and sockets. Tests import ``qloop`` and use ``run_coroutine``
+to wait for a coroutine's result. Never combine it with pytest-asyncio's loop in one test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Coroutine
+from typing import Any
+
+import pytest
+import qasync
+
+
+@pytest.fixture
+def qloop(qapp):
+    loop = qasync.QEventLoop(qapp, already_running=True)
+    asyncio.set_event_loop(loop)
+    yield loop
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    deadline = time.monotonic() + 5
+    while any(not task.done() for task in pending) and time.monotonic() < deadline:
+        qapp.processEvents()
+    asyncio.events._set_running_loop(None)
+    loop._QEventLoop__is_running = False  # stop() would call QApplication.exit()
+    loop.close()
+    asyncio.set_event_loop(None)
+
+
+def run_coroutine(qtbot, loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any], timeout: float = 10) -> Any:
+    """Run ``coro`` on the qasync loop while Qt keeps processing events; return its result."""
+    task = loop.create_task(coro)
+    qtbot.waitUntil(task.done, timeout=int(timeout * 1000))
+    return task.result()

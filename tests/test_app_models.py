@@ -1,0 +1,216 @@
+"""The window's models over a real local store: rows, unread, paging, outbox echoes, qtmodeltester.
+
+The session here is a stand-in that owns a real StoreWorker and replays the typed events a
+HubSession emits; the models never talk to the network, so nothing of the client is faked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+
+from parler_desktop.app import roles
+from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.app.room_list_model import RoomListModel, RoomSortFilterProxy
+from parler_desktop.app.signals import emit
+from parler_desktop.app.roster_model import RosterModel
+from parler_desktop.app.timeline_model import PAGE_SIZE, TimelineModel
+from parler_desktop.client.events import MessagesStored, OutboxChanged, OutboxItem, OutboxStatus, RosterChanged
+from parler_desktop.protocol.values import EndpointRef, RoomInfo, RosterEntry, StoredMessage
+from parler_desktop.store import LocalStore, StoreWorker
+
+ME = EndpointRef(id="UME", name="boss", role="supervisor")
+ALICE = EndpointRef(id="UALICE", name="alice", role="planner")
+
+
+def message(seq: int, room: str, text: str = "", sender: EndpointRef = ALICE, **fields) -> StoredMessage:
+    return StoredMessage(
+        seq=seq,
+        id=f"m{seq}",
+        room=room,
+        sender=sender,
+        parts=({"kind": "text", "text": text or f"message {seq}"},),
+        ts=1_700_000_000_000 + seq * 1000,
+        **fields,
+    )
+
+
+class StoreBackedSession:
+    """What the models need of a HubSession: its store, who we are, and its events."""
+
+    def __init__(self, store: StoreWorker) -> None:
+        self.store = store
+        self.agent_id, self.name, self.hub_url = ME.id, ME.name, "ws://127.0.0.1:1/ws"
+        self._listeners = []
+
+    def add_listener(self, callback) -> None:
+        self._listeners.append(callback)
+
+    def emit(self, event) -> None:
+        for callback in self._listeners:
+            callback(event)
+
+        self.watched: list[str] = []
+
+    def watch_roster(self, rooms) -> None:
+        self.watched = list(rooms)
+
+
+@pytest.fixture
+def store(qtbot, qloop, tmp_path: Path):
+    worker = StoreWorker(tmp_path / "store.sqlite3")
+    run_coroutine(qtbot, qloop, worker.open())
+    yield worker
+    run_coroutine(qtbot, qloop, worker.close())
+
+
+@pytest.fixture
+def session(store):
+    return StoreBackedSession(store)
+
+
+@pytest.fixture
+def bridge(session):
+    made = SessionBridge()
+    made.attach(session)
+    return made
+
+
+def store_call(qtbot, qloop, store, fn, *args):
+    return run_coroutine(qtbot, qloop, store.call(fn, *args))
+
+
+def add_messages(qtbot, qloop, session, messages, live=True):
+    """Write messages the way the session does, then announce them."""
+    stored = store_call(qtbot, qloop, session.store, LocalStore.insert_messages, messages, lambda m: "boss" in (m.mentions or ()))
+    by_room: dict[str, list] = {}
+    for m in stored:
+        by_room.setdefault(m.room, []).append(m)
+    for room, batch in by_room.items():
+        session.emit(MessagesStored(room, tuple(batch), live))
+
+
+def seed_rooms(qtbot, qloop, session):
+    rooms = (RoomInfo("team", "channel", 3, 0), RoomInfo("dm.abc234", "dm", 2, 0), RoomInfo("svc.review", "service", 4, 0))
+    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, rooms)
+    add_messages(qtbot, qloop, session, [message(1, "team"), message(2, "dm.abc234"), message(3, "svc.review"), message(4, "team")])
+    store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "team", 1)
+    store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "svc.review", 3)
+
+
+def test_room_list_shows_kinds_unread_and_recency(qtbot, qloop, session, bridge, qtmodeltester):
+    seed_rooms(qtbot, qloop, session)
+    model = RoomListModel(bridge)
+    proxy = RoomSortFilterProxy()
+    proxy.setSourceModel(model)
+    model.reload()
+    qtbot.waitUntil(lambda: model.rowCount() == 3, timeout=5000)
+    qtmodeltester.check(model)
+    qtmodeltester.check(proxy)
+    assert [proxy.index(r, 0).data() for r in range(3)] == ["team", "svc.review", "dm.abc234"]
+    unread = {proxy.index(r, 0).data(): proxy.index(r, 0).data(roles.ROOM_UNREAD) for r in range(3)}
+    assert unread == {"team": 1, "svc.review": 0, "dm.abc234": 1}
+    assert model.total_unread == 2
+    assert {proxy.index(r, 0).data(roles.ROOM_KIND) for r in range(3)} == {"channel", "dm", "service"}
+    proxy.setFilterFixedString("REV")
+    assert [proxy.index(r, 0).data() for r in range(proxy.rowCount())] == ["svc.review"]
+
+
+def test_room_list_follows_new_messages_mentions_and_cursor(qtbot, qloop, session, bridge, qtmodeltester):
+    seed_rooms(qtbot, qloop, session)
+    model = RoomListModel(bridge)
+    qtmodeltester.check(model)
+    proxy = RoomSortFilterProxy()
+    proxy.setSourceModel(model)
+    model.reload()
+    qtbot.waitUntil(lambda: model.rowCount() == 3, timeout=5000)
+    add_messages(qtbot, qloop, session, [message(10, "svc.review", "hey @boss", mentions=("boss",))])
+    qtbot.waitUntil(lambda: (model.summary("svc.review").unread, model.summary("svc.review").mentions_unread) == (1, 1), timeout=5000)
+    assert proxy.index(0, 0).data() == "svc.review"
+    assert proxy.next_unread_row(0) is not None
+    with qtbot.waitSignal(model.totalUnreadChanged, timeout=5000) as changed:
+        store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "svc.review", 10)
+        emit(bridge.cursorChanged, "svc.review", 10)
+    assert changed.args == [2]
+
+
+def test_timeline_opens_on_the_newest_page_and_pages_back(qtbot, qloop, session, bridge, qtmodeltester):
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 451)])
+    store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "team", 400)
+    model = TimelineModel(bridge)
+    qtmodeltester.check(model)
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.open_room("team")
+    assert model.rowCount() == PAGE_SIZE
+    assert model.entry(0).seq == 251 and model.newest_seq == 450
+    assert model.entry(model.first_unread_row()).seq == 401
+    assert model.index(model.first_unread_row()).data(roles.FIRST_UNREAD) is True
+    with qtbot.waitSignal(model.olderLoaded, timeout=5000):
+        assert model.load_older()
+    assert model.rowCount() == 400 and model.entry(0).seq == 51
+    with qtbot.waitSignal(model.olderLoaded, timeout=5000):
+        model.load_older()
+    assert model.rowCount() == 450 and not model.has_older and not model.load_older()
+
+
+def test_timeline_appends_live_messages_once_and_in_order(qtbot, qloop, session, bridge, qtmodeltester):
+    add_messages(qtbot, qloop, session, [message(1, "team")])
+    model = TimelineModel(bridge)
+    qtmodeltester.check(model)
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.open_room("team")
+    add_messages(qtbot, qloop, session, [message(5, "team"), message(3, "other"), message(7, "team")])
+    qtbot.waitUntil(lambda: model.rowCount() == 3, timeout=5000)
+    session.emit(MessagesStored("team", (message(5, "team"),)))  # a repeat is ignored
+    add_messages(qtbot, qloop, session, [message(9, "team")])
+    qtbot.waitUntil(lambda: model.rowCount() == 4, timeout=5000)
+    assert [model.entry(r).seq for r in range(4)] == [1, 5, 7, 9]
+
+
+def test_outbox_rows_go_pending_failed_sent_then_become_the_stored_message(qtbot, qloop, session, bridge, qtmodeltester):
+    model = TimelineModel(bridge)
+    qtmodeltester.check(model)
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.open_room("team")
+    item = OutboxItem("c1", "team", ({"kind": "text", "text": "hello"},), 1_700_000_000.0)
+    session.emit(OutboxChanged(item))
+    assert model.rowCount() == 1 and model.entry(0).is_pending and model.entry(0).mine
+    session.emit(OutboxChanged(OutboxItem("c1", "team", item.parts, item.created_at, OutboxStatus.FAILED, error="not a member")))
+    assert model.rowCount() == 1 and model.entry(0).is_failed
+    session.emit(OutboxChanged(OutboxItem("c1", "team", item.parts, item.created_at, OutboxStatus.SENT, message_id="m12", seq=12)))
+    assert model.rowCount() == 1 and model.entry(0).outbox.seq == 12
+    add_messages(qtbot, qloop, session, [message(12, "team", "hello", sender=ME)])
+    qtbot.waitUntil(lambda: model.rowCount() == 1 and model.entry(0).outbox is None, timeout=5000)
+    assert model.entry(0).mine and model.entry(0).seq == 12
+    session.emit(OutboxChanged(OutboxItem("c2", "team", item.parts, item.created_at)))
+    session.emit(OutboxChanged(OutboxItem("c2", "team", item.parts, item.created_at, OutboxStatus.DISCARDED)))
+    assert model.rowCount() == 1
+
+
+def test_unsent_posts_come_back_when_the_room_is_reopened(qtbot, qloop, session, bridge):
+    item = OutboxItem("c9", "team", ({"kind": "text", "text": "later"},), 1_700_000_000.0)
+    store_call(qtbot, qloop, session.store, LocalStore.outbox_add, item)
+    model = TimelineModel(bridge)
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.open_room("team")
+    assert model.rowCount() == 1 and model.entry(0).is_pending
+
+
+def test_roster_shows_members_busy_first(qtbot, qloop, session, bridge, qtmodeltester):
+    entries = (
+        RosterEntry("UALICE", "alice", "idle", 1, role="planner"),
+        RosterEntry("UBOB", "bob", "working", 1, role="coder", activity="fixing the build"),
+    )
+    store_call(qtbot, qloop, session.store, LocalStore.replace_roster, "team", entries)
+    model = RosterModel(bridge)
+    qtmodeltester.check(model)
+    model.set_room("team")
+    assert session.watched == ["team"]
+    qtbot.waitUntil(lambda: model.rowCount() == 2, timeout=5000)
+    assert model.index(0).data() == "bob" and model.index(0).data(roles.MEMBER_ACTIVITY) == "fixing the build"
+    session.emit(RosterChanged("team", entries[:1]))
+    assert model.rowCount() == 1 and model.names() == ["alice"]
+    session.emit(RosterChanged("other", entries))
+    assert model.rowCount() == 1
