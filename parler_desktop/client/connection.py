@@ -1,0 +1,291 @@
+"""One WebSocket to a hub: the handshake, one request in flight, pushes into an inbox, liveness.
+
+The hub answers every text frame with exactly one reply, in order; the only unsolicited frames
+are ``delivery`` pushes and a final ``error`` before it hangs up (protocol.md §1.4). So a single
+reader task routes pushes to a bounded inbox and everything else to the one waiting request.
+Anything the hub sends that cannot be decoded becomes a value (and a notice), never an
+exception in the reader.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import random
+from collections.abc import Callable
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+from parler_desktop.client.clock import Clock
+from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, HubUnreachable
+from parler_desktop.client.inbox import DEFAULT_CAPACITY, BoundedInbox
+from parler_desktop.client.tasks import TaskSupervisor
+from parler_desktop.identity import Identity
+from parler_desktop.protocol import PROTOCOL_VERSION, StoredMessage
+from parler_desktop.protocol.frames import (
+    BlobIncoming,
+    Challenge,
+    ClientFrame,
+    Delivery,
+    ErrorFrame,
+    GetBlob,
+    Hello,
+    HubFrame,
+    Malformed,
+    Ping,
+    Pong,
+    UnknownFrame,
+    Welcome,
+    decode_hub_frame,
+    encode,
+)
+
+log = logging.getLogger(__name__)
+
+Reply = HubFrame | Malformed | UnknownFrame | bytes
+NoticeSink = Callable[[str], None]
+
+MAX_MESSAGE_BYTES = None  # a pulled page or a blob may be tens of MiB (protocol.md §1.5)
+CLOSE_TIMEOUT_SECS = 2.0
+
+
+class _Closed:
+    """Reply-queue marker: the reader ended, no reply will come."""
+
+
+def expect(reply: Reply, kind: type[HubFrame] | tuple[type[HubFrame], ...], op: str) -> HubFrame:
+    """``reply`` if it is a ``kind`` (or one of them); an error frame raises HubRefused, anything
+    else BadReply."""
+    if isinstance(reply, kind):
+        return reply
+    if isinstance(reply, ErrorFrame):
+        raise HubRefused(reply.message, reply.code, op)
+    if isinstance(reply, Malformed):
+        raise BadReply(f"the hub's reply to {op} could not be read: {reply.reason}")
+    if isinstance(reply, UnknownFrame):
+        raise BadReply(f"the hub answered {op} with an unknown frame {reply.tag!r}")
+    raise BadReply(f"the hub answered {op} with an unexpected {type(reply).__name__}")
+
+
+class HubConnection:
+    """An open WebSocket; use ``HubConnection.open`` and then ``handshake``."""
+
+    def __init__(
+        self,
+        websocket: ClientConnection,
+        *,
+        on_notice: NoticeSink,
+        inbox_capacity: int = DEFAULT_CAPACITY,
+    ) -> None:
+        self._ws = websocket
+        self._on_notice = on_notice
+        self.deliveries: BoundedInbox[StoredMessage] = BoundedInbox(inbox_capacity)
+        self._replies: asyncio.Queue[Reply | _Closed] = asyncio.Queue()
+        self._awaiting_reply = False
+        self._lock = asyncio.Lock()
+        self._closed = asyncio.Event()
+        self.close_reason = ""
+        self.final_error: ErrorFrame | None = None  # what the hub said just before hanging up
+        self._tasks = TaskSupervisor("connection", lambda name, error: self._notice(f"{name} failed: {error}"))
+        self._tasks.spawn("reader", self._read())
+
+    @classmethod
+    async def open(
+        cls, url: str, *, open_timeout: float, on_notice: NoticeSink, inbox_capacity: int = DEFAULT_CAPACITY
+    ) -> "HubConnection":
+        """Dial ``url``; raises HubUnreachable (OS-level failure) or ConnectionLost."""
+        try:
+            websocket = await connect(
+                url,
+                max_size=MAX_MESSAGE_BYTES,
+                ping_interval=None,  # the hub cannot answer WS pings during a long-poll (§1.5)
+                compression=None,
+                open_timeout=open_timeout,
+                close_timeout=CLOSE_TIMEOUT_SECS,
+            )
+        except InvalidURI as error:
+            raise HubUnreachable(f"not a hub address: {error}") from error
+        except OSError as error:
+            raise HubUnreachable(f"cannot reach the hub: {error.strerror or error}") from error
+        except TimeoutError as error:
+            raise ConnectionLost("the hub did not accept the connection in time") from error
+        except (InvalidHandshake, ConnectionClosed) as error:
+            raise ConnectionLost(f"the hub refused the WebSocket: {error}") from error
+        return cls(websocket, on_notice=on_notice, inbox_capacity=inbox_capacity)
+
+    # ---- state -------------------------------------------------------------------------
+
+    @property
+    def is_closed(self) -> bool:
+        return self._closed.is_set()
+
+    async def wait_closed(self) -> None:
+        await self._closed.wait()
+
+    def abort(self, reason: str) -> None:
+        """Declare the connection dead now (silent peer, failed probe) and drop the socket."""
+        if not self.is_closed:
+            log.info("dropping hub connection: %s", reason)
+            self.close_reason = reason
+            self._ws.transport.abort()
+
+    async def close(self) -> None:
+        """Clean close (code 1000), then stop the reader."""
+        if not self.is_closed:
+            self.close_reason = "closed by us"
+            with contextlib.suppress(Exception):
+                await self._ws.close(1000, "bye")
+        await self._tasks.cancel_all()
+        self._mark_closed("closed by us")
+
+    def _mark_closed(self, reason: str) -> None:
+        if self._closed.is_set():
+            return
+        self.close_reason = self.close_reason or reason
+        self._closed.set()
+        self._replies.put_nowait(_Closed())
+
+    def _notice(self, text: str) -> None:
+        log.warning("%s", text)
+        self._on_notice(text)
+
+    # ---- receiving ---------------------------------------------------------------------
+
+    async def _read(self) -> None:
+        reason = "the hub closed the connection"
+        try:
+            async for data in self._ws:
+                self._route(data)
+        except ConnectionClosed as error:
+            reason = f"connection lost ({error})"
+        except OSError as error:
+            reason = f"connection lost ({error})"
+        finally:
+            if self.final_error is not None:
+                reason = f"{self.final_error.message} ({self.final_error.code or 'error'})"
+            self._mark_closed(reason)
+
+    def _route(self, data: str | bytes) -> None:
+        if isinstance(data, bytes):
+            if self._awaiting_reply:
+                self._replies.put_nowait(data)
+            else:
+                self._notice(f"ignored an unexpected binary frame of {len(data)} bytes from the hub")
+            return
+        frame = decode_hub_frame(data)
+        if isinstance(frame, Delivery):
+            self.deliveries.put(frame.message)
+        elif isinstance(frame, Malformed) and frame.tag == "delivery":
+            self._notice(f"ignored a pushed message the hub sent malformed: {frame.reason}")
+        elif self._awaiting_reply:
+            self._replies.put_nowait(frame)
+        elif isinstance(frame, ErrorFrame):
+            self.final_error = frame  # the hub says why before it hangs up (§1.4)
+        else:
+            self._notice(f"ignored an unsolicited frame from the hub: {_describe(frame)}")
+
+    # ---- requests ----------------------------------------------------------------------
+
+    async def request(self, frame: ClientFrame, *, timeout: float) -> Reply:
+        """Send ``frame`` and return its reply; waits its turn behind the request in flight.
+
+        ``timeout`` covers sending and the reply, not the wait for the turn. A timeout means the
+        connection is dead: it is dropped and ConnectionLost raised.
+        """
+        async with self._lock:
+            return await self._exchange(encode(frame), timeout)
+
+    async def _exchange(self, text: str, timeout: float) -> Reply:
+        if self.is_closed:
+            raise ConnectionLost(self.close_reason)
+        self._awaiting_reply = True
+        try:
+            async with asyncio.timeout(timeout):
+                await self._ws.send(text)
+                return await self._next_reply()
+        except TimeoutError:
+            self.abort(f"no reply within {timeout:g} s")
+            raise ConnectionLost(f"the hub did not answer within {timeout:g} s") from None
+        except ConnectionClosed as error:
+            raise ConnectionLost(f"connection lost ({error})") from error
+        finally:
+            self._awaiting_reply = False
+
+    async def _next_reply(self) -> Reply:
+        reply = await self._replies.get()
+        if isinstance(reply, _Closed):
+            self._replies.put_nowait(reply)  # later readers must see it too
+            raise ConnectionLost(self.close_reason)
+        return reply
+
+    async def handshake(
+        self, identity: Identity, name: str, role: str | None, join_secret: str | None, *, timeout: float
+    ) -> Welcome:
+        """Prove the identity (§3). Raises HubRefused (e.g. a wrong join secret) or ConnectionLost."""
+        hello = Hello(id=identity.agent_id, name=name, role=role)
+        challenge = expect(await self.request(hello, timeout=timeout), Challenge, "hello")
+        assert isinstance(challenge, Challenge)
+        if challenge.version and challenge.version.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
+            self._notice(f"the hub speaks protocol {challenge.version}, this app {PROTOCOL_VERSION}; continuing")
+        signed = Hello(
+            id=identity.agent_id,
+            name=name,
+            role=role,
+            nonce=challenge.nonce,
+            sig=identity.sign(challenge.nonce.encode("utf-8")),
+            secret=join_secret or None,
+        )
+        welcome = expect(await self.request(signed, timeout=timeout), Welcome, "hello")
+        assert isinstance(welcome, Welcome)
+        return welcome
+
+    async def ping(self, *, timeout: float) -> None:
+        """One protocol ping after the request in flight; no ``pong`` within ``timeout`` drops
+        the connection and raises ConnectionLost."""
+        expect(await self.request(Ping(), timeout=timeout), Pong, "ping")
+
+    async def run_heartbeat(
+        self, clock: Clock, rng: random.Random, *, interval: float, jitter: float, timeout: float
+    ) -> None:
+        """Ping every ``interval`` + U(0, ``jitter``) seconds until the connection dies."""
+        while not self.is_closed:
+            await clock.sleep(interval + rng.uniform(0.0, jitter))
+            try:
+                await self.ping(timeout=timeout)
+            except ConnectionLost:
+                return
+            except (HubRefused, BadReply) as error:  # a hub that cannot pong is not one we can use
+                self.abort(f"bad answer to ping: {error}")
+                return
+
+    async def get_blob(self, blob_id: str, *, timeout: float) -> bytes:
+        """Download a blob (``blob_incoming`` + one binary frame) and check its SHA-256."""
+        async with self._lock:
+            header = expect(await self._exchange(encode(GetBlob(id=blob_id)), timeout), BlobIncoming, "get_blob")
+            assert isinstance(header, BlobIncoming)
+            self._awaiting_reply = True
+            try:
+                async with asyncio.timeout(timeout):
+                    body = await self._next_reply()
+            except TimeoutError:
+                self.abort(f"blob bytes did not arrive within {timeout:g} s")
+                raise ConnectionLost("the hub did not send the blob in time") from None
+            finally:
+                self._awaiting_reply = False
+        if not isinstance(body, bytes):
+            expect(body, BlobIncoming, "get_blob")  # an interleaved error ends the download
+            raise BadReply("the hub sent no blob bytes")
+        if len(body) != header.size or hashlib.sha256(body).hexdigest() != blob_id.lower():
+            raise BadReply(f"blob {blob_id[:12]}… arrived damaged (size or SHA-256 mismatch)")
+        return body
+
+
+def _describe(frame: HubFrame | Malformed | UnknownFrame) -> str:
+    if isinstance(frame, Malformed):
+        return f"malformed ({frame.reason})"
+    if isinstance(frame, UnknownFrame):
+        return f"unknown type {frame.tag!r}"
+    return type(frame).__name__

@@ -1,0 +1,39 @@
+"""Why a request or a connection failed, as values the session and the UI can branch on."""
+
+from __future__ import annotations
+
+from parler_desktop.protocol import errors as codes
+
+
+class ConnectionLost(Exception):
+    """The socket is gone (closed, reset, silent too long); reconnecting may help."""
+
+
+class HubUnreachable(ConnectionLost):
+    """The hub could not be dialed at all (refused, no route, name not found)."""
+
+
+class HubRefused(Exception):
+    """The hub answered with an ``error`` frame; ``str()`` is its message for the user."""
+
+    def __init__(self, message: str, code: str | None = None, op: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.op = op
+
+    @property
+    def is_auth_failure(self) -> bool:
+        return self.code in codes.AUTH_FAILURES
+
+    @property
+    def is_transient(self) -> bool:
+        return codes.is_transient(self.code)
+
+
+class BadReply(Exception):
+    """The hub's reply could not be understood (malformed, or the wrong kind of frame)."""
+
+
+class SessionClosed(Exception):
+    """The session was stopped, or cannot connect until the user changes something."""

@@ -1,0 +1,64 @@
+"""Stay inside the hub's per-identity budgets (protocol.md §7.16) instead of hitting them.
+
+The reference hub allows 600 operations and 240 sends per minute per identity, in fixed windows.
+The session spends a little less than that by itself (other clients of the same identity share the
+budget) and, when the hub still answers ``rate_limited``, pauses every request for a growing hold
+and then retries the same request: work is delayed, never dropped.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from parler_desktop.client.clock import Clock
+
+
+class RequestPacer:
+    """A sliding-window limiter plus a hold after ``rate_limited``."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        *,
+        per_window: int = 480,
+        window_secs: float = 60.0,
+        first_hold_secs: float = 2.0,
+        max_hold_secs: float = 60.0,
+    ) -> None:
+        if per_window < 1:
+            raise ValueError("per_window must be at least 1")
+        self._clock = clock
+        self.per_window = per_window
+        self.window_secs = window_secs
+        self.first_hold_secs = first_hold_secs
+        self.max_hold_secs = max_hold_secs
+        self._stamps: deque[float] = deque()
+        self._hold_until = 0.0
+        self._next_hold = first_hold_secs
+
+    def delay(self) -> float:
+        """Seconds to wait before the next request may go out (0 = now)."""
+        now = self._clock.monotonic()
+        while self._stamps and self._stamps[0] <= now - self.window_secs:
+            self._stamps.popleft()
+        wait = max(0.0, self._hold_until - now)
+        if len(self._stamps) >= self.per_window:
+            wait = max(wait, self._stamps[0] + self.window_secs - now)
+        return wait
+
+    async def acquire(self) -> None:
+        """Wait for room in the budget, then count one request."""
+        while (wait := self.delay()) > 0:
+            await self._clock.sleep(wait)
+        self._stamps.append(self._clock.monotonic())
+
+    def penalize(self) -> float:
+        """The hub said ``rate_limited``: hold every request; each repeat doubles the hold."""
+        hold = self._next_hold
+        self._hold_until = max(self._hold_until, self._clock.monotonic() + hold)
+        self._next_hold = min(self.max_hold_secs, hold * 2)
+        return hold
+
+    def relieve(self) -> None:
+        """A request went through: the next ``rate_limited`` starts with a short hold again."""
+        self._next_hold = self.first_hold_secs

@@ -1,0 +1,254 @@
+"""Catch-up and reconciliation: the local store ends up holding every message, once.
+
+Rules (design.md §3): pushes are doorbells that may be dropped; the record is read with ``since``
+pulls, which never move the hub cursor. Per room we keep a *sync mark*: every message with seq at
+or below it is stored (persisted in the store, so it survives restarts). A pull pages
+forward from the mark until a page comes back short of the page size (the hub had nothing more at
+that moment; anything later is pushed to us because we subscribed before pulling, or found by the
+next reconciliation). Pushed messages are stored at once for speed but do not move the mark, so a
+push the hub dropped between two stored ones is still fetched by the next pull.
+
+Which rooms need a pull, without pulling hundreds of rooms every minute: one ``rooms`` call gives
+every room's hub-side unread count. A room is pulled when it was not pulled yet by this process,
+when its unread count differs from the count seen just before its last complete pull (a new
+message or a cursor move), when pushes were stored since its last pull (a burst may have lost
+some), or when someone asked (our own post, a wake).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+
+from parler_desktop.client.clock import Clock, wait_or_timeout
+from parler_desktop.client.errors import BadReply, HubRefused
+from parler_desktop.client.events import CursorChanged, MessagesStored, Notice, RoomsChanged, SessionEvent
+from parler_desktop.protocol import errors as codes
+from parler_desktop.protocol.frames import ClientFrame, HubFrame, Pull, Pulled, RoomList, Rooms
+from parler_desktop.protocol.values import RoomInfo, StoredMessage
+from parler_desktop.store import LocalStore, StoreWorker
+
+Requester = Callable[[ClientFrame, type[HubFrame] | tuple[type[HubFrame], ...]], Awaitable[HubFrame]]
+Emit = Callable[[SessionEvent], None]
+
+DEFAULT_PAGE_SIZE = 500  # the hub caps a page at 1000
+
+
+def group_by_room(messages: Sequence[StoredMessage]) -> dict[str, list[StoredMessage]]:
+    """Messages per room, keeping their (ascending) order."""
+    rooms: dict[str, list[StoredMessage]] = {}
+    for message in messages:
+        rooms.setdefault(message.room, []).append(message)
+    return rooms
+
+
+class RoomSync:
+    def __init__(
+        self,
+        store: StoreWorker,
+        emit: Emit,
+        clock: Clock,
+        *,
+        mentions_me: Callable[[StoredMessage], bool],
+        page_size: int = DEFAULT_PAGE_SIZE,
+        on_marked: Callable[[str], None] = lambda room: None,
+    ) -> None:
+        self._store = store
+        self._emit = emit
+        self._clock = clock
+        self._mentions_me = mentions_me
+        self._on_marked = on_marked
+        self.page_size = page_size
+        self.rooms: tuple[RoomInfo, ...] = ()
+        self.live = False  # stored messages are flagged live (the session is LIVE)
+        self._marks: dict[str, int] = {}
+        self._settled_unread: dict[str, int] = {}
+        self._pushed: set[str] = set()
+        self._dirty: set[str] = set()
+        self._holding: dict[str, list[StoredMessage]] | None = None
+        self._full_wanted = False
+        self._last_push = float("-inf")
+        self._kick = asyncio.Event()
+
+    # ---- requests from outside -----------------------------------------------------------
+
+    def mark_dirty(self, room: str) -> None:
+        """Pull ``room`` soon (e.g. our own message was accepted)."""
+        self._dirty.add(room)
+        self._kick.set()
+
+    def request_full(self) -> None:
+        """Refresh rooms and reconcile now (after a wake, or a push for an unknown room)."""
+        self._full_wanted = True
+        self._kick.set()
+
+    # ---- the record ----------------------------------------------------------------------
+
+    async def store_messages(self, messages: Sequence[StoredMessage]) -> list[StoredMessage]:
+        """Insert; emit MessagesStored for the rows that were new (per room, ascending)."""
+        if not messages:
+            return []
+        new = await self._store.call(LocalStore.insert_messages, messages, self._mentions_me)
+        for room, rows in group_by_room(new).items():
+            self._emit(MessagesStored(room, tuple(rows), live=self.live))
+        return new
+
+    async def accept_pushes(self, messages: Sequence[StoredMessage]) -> None:
+        """Deliveries from the inbox: stored at once, or held while their room is catching up."""
+        self._last_push = self._clock.monotonic()
+        known = {room.name for room in self.rooms}
+        ready: list[StoredMessage] = []
+        for message in messages:
+            if self._holding is not None and message.room in self._holding:
+                self._holding[message.room].append(message)
+                continue
+            ready.append(message)
+            self._pushed.add(message.room)
+            if message.room not in known:
+                self._full_wanted = True  # a room we joined since the last rooms call
+        await self.store_messages(ready)
+        self._kick.set()
+
+    async def _mark(self, room: str) -> int | None:
+        if room not in self._marks:
+            mark = await self._store.call(LocalStore.sync_mark, room)
+            if mark is None:
+                return None
+            self._marks[room] = mark
+        return self._marks[room]
+
+    async def mark(self, room: str) -> int:
+        """Every message of ``room`` with seq at or below this is stored (0: nothing known)."""
+        return await self._mark(room) or 0
+
+    async def _set_mark(self, room: str, seq: int) -> None:
+        self._marks[room] = seq
+        await self._store.call(LocalStore.set_sync_mark, room, seq)
+        self._on_marked(room)
+
+    async def learn_cursor(self, request: Requester, room: str) -> int:
+        """Read the hub cursor without moving it (``limit: 0, ack: 0``)."""
+        reply = await request(Pull(room=room, limit=0, ack=0), Pulled)
+        assert isinstance(reply, Pulled)
+        cursor = await self._store.call(LocalStore.set_cursor, room, reply.cursor)
+        self._emit(CursorChanged(room, cursor))
+        return cursor
+
+    async def pull_room(self, request: Requester, room: str, hub_unread: int | None) -> None:
+        """Page forward from the room's sync mark until a short page; then check the cursor."""
+        # Unsettled until this pull completes: if it fails, the next reconciliation retries it.
+        self._settled_unread.pop(room, None)
+        self._pushed.discard(room)  # pushes landing during the pull flag the room again
+        self._dirty.discard(room)
+        mark = await self._mark(room)
+        if mark is None:  # first time this store sees the room: learn where the human is
+            await self.learn_cursor(request, room)
+        since = mark or 0
+        stored_any = False
+        while True:
+            reply = await request(Pull(room=room, since=since, limit=self.page_size), Pulled)
+            assert isinstance(reply, Pulled)
+            stored_any |= bool(await self.store_messages(reply.messages))
+            if reply.messages:
+                since = max(since, max(m.seq for m in reply.messages))
+                await self._set_mark(room, since)
+            elif mark is None:
+                await self._set_mark(room, since)
+            if len(reply.messages) < self.page_size:
+                break
+        if hub_unread is None:
+            return
+        self._settled_unread[room] = hub_unread
+        if not stored_any:
+            # Quiet room: stored unread must equal the hub's. If not, the cursor moved elsewhere.
+            cursor = await self._store.call(LocalStore.cursor, room)
+            if await self._store.call(LocalStore.count_after, room, cursor) != hub_unread:
+                await self.learn_cursor(request, room)
+
+    async def refresh_rooms(self, request: Requester) -> tuple[RoomInfo, ...]:
+        reply = await request(Rooms(), RoomList)
+        assert isinstance(reply, RoomList)
+        rooms = reply.rooms
+        await self._store.call(LocalStore.replace_rooms, rooms)
+        listed = {room.name for room in rooms}
+        for state in (self._settled_unread, self._marks):
+            for name in [name for name in state if name not in listed]:
+                del state[name]
+        if rooms != self.rooms:
+            self.rooms = rooms
+            self._emit(RoomsChanged(rooms))
+        return rooms
+
+    # ---- catch-up and reconciliation -------------------------------------------------------
+
+    def _needs_pull(self, room: RoomInfo) -> bool:
+        return (
+            room.name not in self._settled_unread
+            or self._settled_unread[room.name] != room.unread
+            or room.name in self._pushed
+            or room.name in self._dirty
+        )
+
+    async def _pull_rooms(self, request: Requester, rooms: Iterable[RoomInfo]) -> None:
+        # Busiest rooms first: they are the ones the human is most likely waiting for.
+        for room in sorted(rooms, key=lambda r: (-r.unread, r.name)):
+            await self._pull_guarded(request, room.name, room.unread)
+            if self._holding is not None:
+                await self.store_messages(self._holding.pop(room.name, []))
+
+    async def _pull_guarded(self, request: Requester, room: str, hub_unread: int | None) -> None:
+        """Pull one room; a refusal or bad reply for it is reported, and the others still sync.
+
+        The room is then not settled, so the next full reconciliation tries it again.
+        """
+        try:
+            await self.pull_room(request, room, hub_unread)
+        except HubRefused as error:
+            if error.code != codes.NOT_MEMBER:  # not a member: deleted or left; rooms drops it
+                self._emit(Notice(f"Could not read room {room}: {error.message}", room=room))
+        except BadReply as error:
+            self._emit(Notice(f"Could not read room {room}: {error}", room=room))
+
+    async def catch_up(self, request: Requester) -> None:
+        """After (re)connecting and subscribing: bring every room that may lag up to date."""
+        rooms = await self.refresh_rooms(request)
+        stale = [room for room in rooms if self._needs_pull(room)]
+        self._holding = {room.name: [] for room in stale}
+        try:
+            await self._pull_rooms(request, stale)
+        finally:
+            held, self._holding = self._holding, None
+            leftovers = [m for messages in held.values() for m in messages]
+            self._pushed.update(m.room for m in leftovers)
+            await self.store_messages(leftovers)
+
+    async def reconcile(self, request: Requester, *, full: bool) -> None:
+        """``full``: refresh rooms and pull every room that may lag; else just pushed/asked ones."""
+        if full:
+            self._full_wanted = False
+            rooms = await self.refresh_rooms(request)
+            await self._pull_rooms(request, [room for room in rooms if self._needs_pull(room)])
+            return
+        wanted = self._pushed | self._dirty
+        by_name = {room.name: room for room in self.rooms}
+        await self._pull_rooms(request, [by_name[name] for name in wanted if name in by_name])
+        for name in wanted - by_name.keys():  # not in the room list yet: pull without a count
+            await self._pull_guarded(request, name, None)
+
+    async def run(self, request: Requester, *, interval: float, quiet_secs: float) -> None:
+        """Reconcile every ``interval`` seconds, and ``quiet_secs`` after a burst of pushes ends."""
+        next_full = self._clock.monotonic() + interval
+        while True:
+            now = self._clock.monotonic()
+            deadline = next_full
+            if self._pushed or self._dirty:
+                deadline = min(deadline, self._last_push + quiet_secs)
+            self._kick.clear()
+            if deadline > now and not self._full_wanted:
+                await wait_or_timeout(self._kick, self._clock, deadline - now)
+                continue  # re-evaluate: a kick may have changed what is due
+            if self._full_wanted or now >= next_full:
+                await self.reconcile(request, full=True)
+                next_full = self._clock.monotonic() + interval
+            else:
+                await self.reconcile(request, full=False)
