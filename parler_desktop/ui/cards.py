@@ -51,7 +51,7 @@ def card_for(part: dict[str, Any], my_name: str, my_role: str | None) -> Card:
         task_id = f" ({task.task[:12]})" if task.task else ""
         return Card(f"{marker} task {task.status}{task_id}", _clip(task.note or ""))
     if (file := FileRef.from_part(part)) is not None:
-        title = f"📎 {file.name} ({human_size(file.size)})"
+        title = f"📎 {file.safe_name} ({human_size(file.size)})"
         return Card(title, _clip(file.summary or ""), blob_id=file.blob, file_name=file.safe_name)
     if (bundle := BundleRef.from_part(part)) is not None:
         tip = f" @{bundle.tip[:12]}" if bundle.tip else ""

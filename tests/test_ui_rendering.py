@@ -1,0 +1,51 @@
+"""Untrusted Markdown stays text (no HTML, no remote loads); extension parts become cards."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QUrl
+from PySide6.QtGui import QTextDocument
+
+from parler_desktop.protocol.parts import BundleRef, Dispatch, FileRef, Handoff, TaskStatus
+from parler_desktop.ui.cards import card_for, human_size
+from parler_desktop.ui.markdown import markdown_document
+
+
+def test_markdown_formats_but_raw_html_stays_literal_text(qapp):
+    document = markdown_document("**bold** <b>raw</b> <script>alert(1)</script> &amp;\n\n- item")
+    text = document.toPlainText()
+    assert "bold" in text and "<b>raw</b>" in text and "<script>alert(1)</script>" in text
+    assert "**" not in text
+    fragment_bold = document.begin().begin().fragment().charFormat().fontWeight()
+    assert fragment_bold > 400
+
+
+def test_images_are_never_loaded_and_show_as_their_address(qapp):
+    document = markdown_document("look ![chart](http://evil.example/pixel.png) here")
+    assert "[image: http://evil.example/pixel.png]" in document.toPlainText()
+    block = document.begin()
+    iterator = block.begin()
+    while not iterator.atEnd():
+        assert not iterator.fragment().charFormat().isImageFormat()
+        iterator += 1
+    assert document.loadResource(QTextDocument.ResourceType.ImageResource.value, QUrl("http://evil.example/x")) is None
+
+
+def test_handoff_card_names_addressee_and_highlights_when_for_me():
+    part = Handoff(next="wire the login UI", summary="rotation done", to="Boss").to_part()
+    card = card_for(part, "boss", "supervisor")
+    assert card.title == "🤝 handoff → Boss: wire the login UI" and card.detail == "done: rotation done"
+    assert card.highlight
+    assert not card_for(Handoff(next="x", to="webdev").to_part(), "boss", "supervisor").highlight
+
+
+def test_task_file_bundle_dispatch_and_unknown_cards():
+    task = card_for(TaskStatus(status="awaiting", task="0190f3c2-aaaa", note="which DB?").to_part(), "boss", None)
+    assert task.title == "⏳ task awaiting (0190f3c2-aaa)" and task.detail == "which DB?"
+    file = card_for(FileRef(blob="ab" * 32, name="../../etc/report.pdf", size=4096, summary="Q3").to_part(), "boss", None)
+    assert file.title == "📎 report.pdf (4.0 KiB)" and file.file_name == "report.pdf" and file.blob_id == "ab" * 32
+    bundle = card_for(BundleRef(blob="cd" * 32, vcs="git", size=20480, tip="c0ffee1234567890", summary="fix login").to_part(), "boss", None)
+    assert bundle.title == "📦 fix login @c0ffee123456 (20.0 KiB)" and bundle.blob_id == "cd" * 32
+    assert card_for(Dispatch(role="review").to_part(), "boss", None).title == "📨 work for role “review”"
+    assert card_for({"kind": "com.acme.thing", "x": 1}, "boss", None).title == "[com.acme.thing]"
+    assert card_for({"kind": "data", "data": {"a": [1, 2]}}, "boss", None).detail == '{"a":[1,2]}'
+    assert human_size(12) == "12 bytes"
