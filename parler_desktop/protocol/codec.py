@@ -64,14 +64,15 @@ def camel_case(name: str) -> str:
     return head + "".join(word.capitalize() for word in rest)
 
 
-def check_text(value: Any, where: str) -> str:
+def check_text(value: Any, where: str = "") -> str:
     """A JSON string that is valid Unicode (an unpaired surrogate is malformed, as in the ref hub)."""
+    prefix = f"{where}: " if where else ""
     if not isinstance(value, str):
-        raise WireError(f"{where}: expected a string")
+        raise WireError(f"{prefix}expected a string")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise WireError(f"{where}: string contains an unpaired surrogate") from None
+        raise WireError(f"{prefix}string contains an unpaired surrogate") from None
     return value
 
 
@@ -84,69 +85,110 @@ def _split_optional(hint: Any) -> tuple[Any, bool]:
     return hint, False
 
 
-def decode_value(hint: Any, value: Any, where: str) -> Any:
-    """Check ``value`` against ``hint`` and return the Python value; raises WireError."""
+Decoder = Callable[[Any], Any]
+Encoder = Callable[[Any], Any]
+
+
+def _check_int(bounds: IntRange) -> Decoder:
+    def decode(value: Any) -> int:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise WireError("expected an integer")
+        if not bounds.low <= value <= bounds.high:
+            raise WireError("integer out of range")
+        return value
+
+    return decode
+
+
+def _check_choice(choice: OneOf) -> Decoder:
+    def decode(value: Any) -> str:
+        if check_text(value) not in choice.values:
+            raise WireError(f"expected one of {', '.join(choice.values)}")
+        return value
+
+    return decode
+
+
+def _check_bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise WireError("expected true or false")
+    return value
+
+
+def _check_number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+        isinstance(value, float) and not math.isfinite(value)
+    ):
+        raise WireError("expected a number")
+    return value
+
+
+def _check_object(value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise WireError("expected an object")
+    return value
+
+
+def _check_array(item: Decoder) -> Decoder:
+    def decode(value: Any) -> tuple:
+        if not isinstance(value, list):
+            raise WireError("expected an array")
+        try:
+            return tuple(map(item, value))
+        except WireError as err:
+            raise WireError(f"an item: {err}") from None
+
+    return decode
+
+
+@cache
+def decoder_for(hint: Any) -> Decoder:
+    """The checking decoder of one annotation, built once (decoding is on the hot path)."""
     if get_origin(hint) is Annotated:
         base, *extras = get_args(hint)
         for extra in extras:
             if isinstance(extra, IntRange):
-                if not isinstance(value, int) or isinstance(value, bool):
-                    raise WireError(f"{where}: expected an integer")
-                if not extra.low <= value <= extra.high:
-                    raise WireError(f"{where}: integer out of range")
-                return value
+                return _check_int(extra)
             if isinstance(extra, OneOf):
-                text = check_text(value, where)
-                if text not in extra.values:
-                    raise WireError(f"{where}: expected one of {', '.join(extra.values)}")
-                return text
+                return _check_choice(extra)
             if isinstance(extra, Custom):
-                return extra.decode(value)
-        return decode_value(base, value, where)
+                return extra.decode
+        return decoder_for(base)
     if hint is str:
-        return check_text(value, where)
+        return check_text
     if hint is bool:
-        if not isinstance(value, bool):
-            raise WireError(f"{where}: expected true or false")
-        return value
+        return _check_bool
     if hint is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
-            isinstance(value, float) and not math.isfinite(value)
-        ):
-            raise WireError(f"{where}: expected a number")
-        return value
+        return _check_number
     if hint is dict:
-        if not isinstance(value, dict):
-            raise WireError(f"{where}: expected an object")
-        return value
+        return _check_object
     if hint is Any:
-        return value
+        return lambda value: value
     if get_origin(hint) is tuple:
-        (item_hint, _ellipsis) = get_args(hint)
-        if not isinstance(value, list):
-            raise WireError(f"{where}: expected an array")
-        return tuple(decode_value(item_hint, item, f"{where}[{i}]") for i, item in enumerate(value))
+        return _check_array(decoder_for(get_args(hint)[0]))
     if dataclasses.is_dataclass(hint):
-        return decode_object(hint, value, where)
+        return _object_decoder(hint)
     raise TypeError(f"unsupported wire annotation {hint!r}")  # a programming error, not input
 
 
-def encode_value(hint: Any, value: Any) -> Any:
+@cache
+def encoder_for(hint: Any) -> Encoder | None:
+    """The encoder of one annotation, or None where the Python value is already the JSON value."""
     if get_origin(hint) is Annotated:
         for extra in get_args(hint)[1:]:
             if isinstance(extra, Custom):
-                return extra.encode(value)
-        return encode_value(get_args(hint)[0], value)
+                return extra.encode
+        return encoder_for(get_args(hint)[0])
     if get_origin(hint) is tuple:
-        item_hint = get_args(hint)[0]
-        return [encode_value(item_hint, item) for item in value]
+        item = encoder_for(get_args(hint)[0])
+        return list if item is None else (lambda value: [item(v) for v in value])
     if dataclasses.is_dataclass(hint):
-        return value.to_wire()
-    return value
+        return lambda value: value.to_wire()
+    return None
 
 
 @dataclasses.dataclass(frozen=True)
-class _FieldSpec:
+class FieldSpec:
     name: str
     wire: str
     hint: Any
@@ -158,14 +200,14 @@ class _FieldSpec:
 
 
 @cache
-def field_specs(cls: type) -> tuple[_FieldSpec, ...]:
+def field_specs(cls: type) -> tuple[FieldSpec, ...]:
     hints = typing.get_type_hints(cls, include_extras=True)
     specs = []
     for f in dataclasses.fields(cls):
         hint, optional = _split_optional(hints[f.name])
         has_default = f.default is not dataclasses.MISSING
         specs.append(
-            _FieldSpec(
+            FieldSpec(
                 name=f.name,
                 wire=f.metadata.get(WIRE_NAME, camel_case(f.name)),
                 hint=hint,
@@ -179,35 +221,58 @@ def field_specs(cls: type) -> tuple[_FieldSpec, ...]:
     return tuple(specs)
 
 
+@cache
+def _object_decoder(cls: type) -> Decoder:
+    plan = [(s.name, s.wire, decoder_for(s.hint), s.required, s.null_is_malformed) for s in field_specs(cls)]
+    label = getattr(cls, "TAG", None) or cls.__name__
+
+    def decode(obj: Any) -> Any:
+        if not isinstance(obj, dict):
+            raise WireError(f"{label}: expected an object")
+        values = {}
+        for name, wire, check, required, null_is_malformed in plan:
+            raw = obj.get(wire)
+            if raw is None:
+                if null_is_malformed and wire in obj:
+                    raise WireError(f"{label}.{wire}: null is not allowed; omit it instead")
+                if required:
+                    raise WireError(f"{label}: missing {wire}")
+                continue
+            try:
+                values[name] = check(raw)
+            except WireError as err:
+                raise WireError(f"{label}.{wire}: {err}") from None
+        return cls(**values)
+
+    return decode
+
+
+@cache
+def _object_encoder(cls: type) -> Encoder:
+    plan = [(s.name, s.wire, encoder_for(s.hint), s.omit_when_default, s.default) for s in field_specs(cls)]
+
+    def encode(instance: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, wire, convert, omit_when_default, default in plan:
+            value = getattr(instance, name)
+            if value is None or (omit_when_default and value == default):
+                continue
+            out[wire] = value if convert is None else convert(value)
+        return out
+
+    return encode
+
+
 T = TypeVar("T")
 
 
-def decode_object(cls: type[T], obj: Any, where: str = "") -> T:
-    """Build ``cls`` from a JSON object, ignoring unknown members."""
-    where = where or getattr(cls, "TAG", cls.__name__)
-    if not isinstance(obj, dict):
-        raise WireError(f"{where}: expected an object")
-    values = {}
-    for spec in field_specs(cls):
-        raw = obj.get(spec.wire)
-        if raw is None:
-            if spec.wire in obj and spec.null_is_malformed:
-                raise WireError(f"{where}.{spec.wire}: null is not allowed; omit it instead")
-            if spec.required:
-                raise WireError(f"{where}: missing {spec.wire}")
-            continue
-        values[spec.name] = decode_value(spec.hint, raw, f"{where}.{spec.wire}")
-    return cls(**values)
+def decode_object(cls: type[T], obj: Any) -> T:
+    """Build ``cls`` from a JSON object, ignoring unknown members; raises WireError."""
+    return _object_decoder(cls)(obj)
 
 
 def encode_object(instance: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for spec in field_specs(type(instance)):
-        value = getattr(instance, spec.name)
-        if value is None or (spec.omit_when_default and value == spec.default):
-            continue
-        out[spec.wire] = encode_value(spec.hint, value)
-    return out
+    return _object_encoder(type(instance))(instance)
 
 
 class WireShape:
