@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from parler_desktop.client.events import OutboxStatus
+from parler_desktop.store.outbox_item import OutboxStatus
 from parler_desktop.store import LocalStore, StoreError, StoreProblem
 
 from test_store import make_message

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from parler_desktop.client.events import OutboxItem, OutboxStatus
+from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
 from parler_desktop.store import LocalStore, StoreError, StoreProblem
 
 from test_store import make_message
@@ -124,7 +124,7 @@ CHILD = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from parler_desktop.client.events import OutboxItem
+    from parler_desktop.store.outbox_item import OutboxItem
     from parler_desktop.store import LocalStore
 
     store = LocalStore(Path(sys.argv[1]))

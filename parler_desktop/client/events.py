@@ -10,6 +10,7 @@ import enum
 from dataclasses import dataclass, field
 
 from parler_desktop.protocol.values import RoomInfo, RosterEntry, StoredMessage
+from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus  # re-exported with the events
 
 
 class ConnectionState(enum.Enum):
@@ -68,30 +69,6 @@ class CursorChanged:
 class RosterChanged:
     room: str
     entries: tuple[RosterEntry, ...]
-
-
-class OutboxStatus(enum.Enum):
-    PENDING = "pending"
-    SENT = "sent"
-    FAILED = "failed"
-    DISCARDED = "discarded"
-
-
-@dataclass(frozen=True)
-class OutboxItem:
-    """One message the human posted: written to disk before any network I/O."""
-
-    client_id: str
-    room: str
-    parts: tuple[dict, ...]  # exactly what is sent, signature part included
-    created_at: float
-    status: OutboxStatus = OutboxStatus.PENDING
-    mentions: tuple[str, ...] = ()
-    reply_to: str | None = None
-    message_id: str | None = None
-    seq: int | None = None
-    error: str | None = None
-    error_code: str | None = None
 
 
 @dataclass(frozen=True)

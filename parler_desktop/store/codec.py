@@ -5,15 +5,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from parler_desktop.protocol.values import RosterEntry, StoredMessage
-
-if TYPE_CHECKING:
-    # The outbox values live in client/events.py and parler_desktop.client imports the store, so
-    # the store imports them where they are used: a module-level import is circular whichever
-    # package loads first.
-    from parler_desktop.client.events import OutboxItem
+from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
 
 PREVIEW_CHARS = 120
 _SIGNATURE_KIND = "com.parler.sig"
@@ -94,7 +89,6 @@ def outbox_row(item: OutboxItem) -> tuple:
 
 
 def outbox_from_row(row: Sequence) -> OutboxItem:
-    from parler_desktop.client.events import OutboxItem, OutboxStatus  # see TYPE_CHECKING above
 
     client_id, room, parts, mentions, reply_to, created_at, status, message_id, seq, error, code = row
     return OutboxItem(

@@ -10,14 +10,12 @@ import dataclasses
 import sqlite3
 from collections.abc import Collection
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from parler_desktop.store import codec
 from parler_desktop.store.database import StoreDatabase, guarded
 from parler_desktop.store.errors import StoreError, StoreProblem
 
-if TYPE_CHECKING:  # imported where used: see the note in codec.py
-    from parler_desktop.client.events import OutboxItem, OutboxStatus
+from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
 
 _OUTBOX_CHANGES = frozenset({"status", "message_id", "seq", "error", "error_code"})
 
@@ -84,7 +82,6 @@ class OutboxTables(StoreDatabase):
         unknown = set(changes) - _OUTBOX_CHANGES
         if unknown:
             raise TypeError(f"outbox_update cannot change {sorted(unknown)}")
-        from parler_desktop.client.events import OutboxStatus  # see the note in codec.py
 
         if "status" in changes and not isinstance(changes["status"], OutboxStatus):
             raise TypeError("outbox_update status must be an OutboxStatus")
