@@ -201,9 +201,9 @@ async def test_long_poll_is_woken_by_a_message_in_that_room(pair, hub, raw_agent
     alice, bob, room = pair
     other = await make_room(alice, "other")
     poll = asyncio.create_task(bob.request({"op": "pull", "room": room, "ack": 0, "waitSecs": 30}, timeout=40))
+    await hub.wait_parked()
     await say(alice, other, "elsewhere")  # does not wake the poll on `room`
-    await asyncio.sleep(0)
-    assert not poll.done()
+    assert hub.parked_polls == 1 and not poll.done()
     started = time.monotonic()
     sent = await say(alice, room, "wake up")
     reply = await poll

@@ -108,6 +108,7 @@ async def test_approval_wakes_a_parked_long_poll_of_that_room(hub, raw_agent):
     await alice.ok({"op": "pull", "room": room})
     started = time.monotonic()
     poll = asyncio.create_task(watcher.request({"op": "pull", "room": room, "waitSecs": 30}, timeout=40))
+    await hub.wait_parked()
     gated = await alice.ok({"op": "invite", "kind": "channel", "room": room, "requireApproval": True})
     await bob.ok({"op": "redeem", "code": gated["code"]}, "join_pending")
     await alice.ok({"op": "resolve_join", "room": room, "agent": bob.id, "approve": True})

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -51,8 +52,11 @@ class ClientConnection:
             except TimeoutError:
                 if not session.authenticated:
                     await self._fail("handshake timed out", errors.TIMEOUT, CloseCode.POLICY_VIOLATION)
-                else:
-                    await self._ws.close(CloseCode.NORMAL_CLOSURE, "idle")
+                    return
+                pushes = session.push_queue
+                if pushes is not None and time.monotonic() - pushes.last_sent < timeout:
+                    continue  # a connection we keep pushing to is not idle
+                await self._ws.close(CloseCode.NORMAL_CLOSURE, "idle")
                 return
             if isinstance(data, bytes):
                 if session.upload is None or not session.authenticated:

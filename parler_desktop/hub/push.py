@@ -4,8 +4,8 @@ task, so a slow subscriber loses pushes (dropped when full) instead of stalling 
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
+import time
 from collections.abc import Iterable
 
 from websockets.asyncio.server import ServerConnection
@@ -13,7 +13,6 @@ from websockets.exceptions import ConnectionClosed
 
 from parler_desktop.hub.config import HubFaults
 
-log = logging.getLogger(__name__)
 
 
 class PushQueue:
@@ -21,6 +20,7 @@ class PushQueue:
 
     def __init__(self, ws: ServerConnection, size: int) -> None:
         self._ws = ws
+        self.last_sent = time.monotonic()
         self._queue: asyncio.Queue[str] = asyncio.Queue(maxsize=size)
         self._task = asyncio.get_running_loop().create_task(self._drain(), name="hub-push")
 
@@ -36,6 +36,7 @@ class PushQueue:
             while True:
                 text = await self._queue.get()
                 await self._ws.send(text)
+                self.last_sent = time.monotonic()
         except ConnectionClosed:
             pass
 

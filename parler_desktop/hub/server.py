@@ -43,6 +43,10 @@ class Hub:
         assert self._ctx is not None
         return self._ctx.public_url
 
+    @property
+    def parked_polls(self) -> int:
+        return self._ctx.wakeups.parked if self._ctx is not None else 0
+
     async def start(self) -> None:
         db = DbWorker(self.config.db_path)
         await db.start()

@@ -36,6 +36,11 @@ class RoomWakeups:
             if not waiter.done():
                 waiter.set_result(None)
 
+    @property
+    def parked(self) -> int:
+        """How many polls are parked right now."""
+        return sum(len(waiters) for waiters in self._waiters.values())
+
     def close(self) -> None:
         """Release every parked poll now and every later one at once (the hub is stopping)."""
         self._closed = True

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import selectors
 import signal
 import socket
@@ -36,6 +37,23 @@ class RunningHub:
         self.config = embedded.config
         self.url: str = embedded.start()
         self.port: int = embedded.hub.port
+
+    @property
+    def public_url(self) -> str:
+        """Base of the invite links this hub prints."""
+        return self._embedded.hub.public_url
+
+    @property
+    def parked_polls(self) -> int:
+        """Long-polls parked in the hub right now (to wait until a pull is parked)."""
+        return self._embedded.hub.parked_polls
+
+    async def wait_parked(self, count: int = 1, timeout: float = 10.0) -> None:
+        deadline = time.monotonic() + timeout
+        while self.parked_polls < count:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{count} long-poll(s) never parked")
+            await asyncio.sleep(0.005)
 
     @property
     def http_url(self) -> str:
