@@ -38,3 +38,31 @@ def test_qt_stays_in_app_and_ui(path: Path):
         assert not uses_widgets, f"{path} is in app/ but imports QtWidgets"
     if layer == "protocol":
         assert not any(m.split(".")[0] in ("asyncio", "websockets", "sqlite3") for m in modules)
+
+
+# What each layer may import from the package (design.md §2: imports point down the list).
+ALLOWED = {
+    "protocol": {"protocol"},
+    "identity.py": {"protocol"},
+    "paths.py": set(),
+    "settings.py": {"paths"},
+    "hub": {"hub", "protocol", "identity", "paths"},
+    "store": {"store", "protocol"},
+    "client": {"client", "protocol", "identity", "store", "paths", "settings"},
+    "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub"},
+    "ui": {"ui", "app", "client", "protocol", "identity", "store", "paths", "settings", "hub"},
+}
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_down(path: Path):
+    layer = path.relative_to(PACKAGE).parts[0]
+    if layer not in ALLOWED:
+        return  # cli/ is the composition root; __init__/__main__ are the package entry
+    used = {
+        m.split(".")[1].removesuffix(".py")
+        for m in imported_modules(path)
+        if m.startswith("parler_desktop.")
+    }
+    allowed = {name.removesuffix(".py") for name in ALLOWED[layer]}
+    assert used <= allowed, f"{path} imports {sorted(used - allowed)} from above its layer"
