@@ -4,6 +4,7 @@ It sits between the client and a real hub and breaks the line the ways networks 
 drops every connection at once (like a Wi-Fi switch), ``stall()`` stops forwarding bytes without
 closing anything (like a sleeping laptop or a dead NAT entry: the socket looks open), and
 ``resume()`` lets bytes flow again. New connections are accepted while stalled, but carry nothing.
+``stall(upstream=False)`` holds only what the hub sends: requests still arrive, replies do not.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ class FaultProxy:
         self.target_host = target_host
         self.target_port = target_port
         self._server: asyncio.Server | None = None
-        self._flowing = asyncio.Event()
-        self._flowing.set()
+        self._upstream_flowing = asyncio.Event()  # client → hub
+        self._downstream_flowing = asyncio.Event()  # hub → client
+        self._upstream_flowing.set()
+        self._downstream_flowing.set()
         self._links: set[tuple[asyncio.StreamWriter, asyncio.StreamWriter]] = set()
         self._pumps: set[asyncio.Task[None]] = set()
         self.accepted = 0  # connections accepted so far (each client reconnect adds one)
@@ -58,12 +61,16 @@ class FaultProxy:
             upstream.transport.abort()
         self._links.clear()
 
-    def stall(self) -> None:
-        """Stop forwarding in both directions; connections stay open."""
-        self._flowing.clear()
+    def stall(self, *, upstream: bool = True, downstream: bool = True) -> None:
+        """Stop forwarding (both directions by default); connections stay open."""
+        if upstream:
+            self._upstream_flowing.clear()
+        if downstream:
+            self._downstream_flowing.clear()
 
     def resume(self) -> None:
-        self._flowing.set()
+        self._upstream_flowing.set()
+        self._downstream_flowing.set()
 
     async def _accept(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
         self.accepted += 1
@@ -75,8 +82,8 @@ class FaultProxy:
         link = (client_writer, upstream_writer)
         self._links.add(link)
         pumps = [
-            asyncio.ensure_future(self._pump(client_reader, upstream_writer)),
-            asyncio.ensure_future(self._pump(upstream_reader, client_writer)),
+            asyncio.ensure_future(self._pump(client_reader, upstream_writer, self._upstream_flowing)),
+            asyncio.ensure_future(self._pump(upstream_reader, client_writer, self._downstream_flowing)),
         ]
         self._pumps.update(pumps)
         try:
@@ -90,13 +97,14 @@ class FaultProxy:
             for writer in link:
                 writer.transport.abort()
 
-    async def _pump(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    @staticmethod
+    async def _pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, flowing: asyncio.Event) -> None:
         with contextlib.suppress(OSError, asyncio.IncompleteReadError):
             while True:
-                await self._flowing.wait()
+                await flowing.wait()
                 data = await reader.read(CHUNK)
                 if not data:
                     return
-                await self._flowing.wait()
+                await flowing.wait()
                 writer.write(data)
                 await writer.drain()

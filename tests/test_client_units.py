@@ -1,0 +1,136 @@
+"""The client's small parts on their own: addresses, invites, backoff, inbox, pacing, resume, tasks."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from parler_desktop.client.address import InviteRef, normalize_hub_url, parse_invite
+from parler_desktop.client.backoff import Backoff
+from parler_desktop.client.inbox import BoundedInbox
+from parler_desktop.client.pacing import RequestPacer
+from parler_desktop.client.tasks import TaskSupervisor
+from parler_desktop.client.wake import ResumeDetector
+from support.manual_clock import ManualClock
+
+pytestmark = pytest.mark.timeout(10)
+
+
+@pytest.mark.parametrize(
+    ("typed", "dialed"),
+    [
+        ("127.0.0.1:7070", "ws://127.0.0.1:7070/ws"),
+        ("https://hub.example/", "wss://hub.example/ws"),
+        ("parler://127.0.0.1:7070", "ws://127.0.0.1:7070/ws"),
+        ("  ws://h:1/ws  ", "ws://h:1/ws"),
+        ("wss://h/ws/", "wss://h/ws"),
+        ("http://h:8080/base", "ws://h:8080/base/ws"),
+        ("HTTPS://h", "wss://h/ws"),
+    ],
+)
+def test_hub_addresses_are_normalized_as_the_reference_client_does(typed, dialed):
+    assert normalize_hub_url(typed) == dialed
+
+
+@pytest.mark.parametrize("typed", ["", "   ", "ws://", "https:///"])
+def test_an_empty_address_is_refused(typed):
+    with pytest.raises(ValueError):
+        normalize_hub_url(typed)
+
+
+@pytest.mark.parametrize(
+    ("typed", "ref"),
+    [
+        ("K7QW2MZP", InviteRef("K7QW2MZP")),
+        (" K7QW2MZP\n", InviteRef("K7QW2MZP")),
+        ("parler://127.0.0.1:7070/join/K7QW2MZP", InviteRef("K7QW2MZP", "ws://127.0.0.1:7070/ws")),
+        ("https://hub.example/join/K7QW2MZP/", InviteRef("K7QW2MZP", "wss://hub.example/ws")),
+        ("K7QW2MZP@127.0.0.1:7070", InviteRef("K7QW2MZP", "ws://127.0.0.1:7070/ws")),
+    ],
+)
+def test_invites_split_into_code_and_hub(typed, ref):
+    assert parse_invite(typed) == ref
+
+
+def test_an_invite_without_a_code_is_refused():
+    with pytest.raises(ValueError):
+        parse_invite("parler://h:1/join/")
+
+
+def test_backoff_is_full_jitter_under_a_doubling_capped_ceiling():
+    backoff = Backoff(base=0.5, cap=30.0, rng=random.Random(3))
+    expected = random.Random(3)
+    ceilings = [0.5, 1, 2, 4, 8, 16, 30, 30, 30]
+    for attempt, ceiling in enumerate(ceilings, start=1):
+        delay = backoff.failed()
+        assert backoff.attempt == attempt
+        assert delay == expected.uniform(0, ceiling)
+        assert 0 <= delay <= ceiling
+    backoff.reset()
+    assert backoff.attempt == 0 and backoff.failed() <= 0.5
+    assert Backoff(base=1, cap=5).ceiling(10_000) == 5  # no overflow far out
+
+
+async def test_inbox_drops_the_oldest_when_full():
+    inbox: BoundedInbox[int] = BoundedInbox(3)
+    for item in range(5):
+        inbox.put(item)
+    assert inbox.dropped == 2
+    assert await inbox.wait() == [2, 3, 4]
+    waiter = asyncio.ensure_future(inbox.wait())
+    await asyncio.sleep(0)
+    assert not waiter.done()
+    inbox.put(9)
+    assert await waiter == [9]
+
+
+async def test_pacer_spreads_requests_over_the_window_and_holds_after_rate_limited():
+    clock = ManualClock()
+    pacer = RequestPacer(clock, per_window=3, window_secs=60, first_hold_secs=2, max_hold_secs=8)
+    for _ in range(3):
+        await pacer.acquire()
+    assert pacer.delay() == 60
+    clock.advance(60)
+    assert pacer.delay() == 0
+    assert [pacer.penalize(), pacer.penalize(), pacer.penalize(), pacer.penalize()] == [2, 4, 8, 8]
+    assert pacer.delay() == 8  # the longest hold so far, from now
+    waiting = asyncio.ensure_future(pacer.acquire())
+    await clock.settle()
+    assert not waiting.done()
+    clock.advance(8)
+    await asyncio.wait_for(waiting, 1)
+    pacer.relieve()
+    assert pacer.penalize() == 2
+
+
+def test_resume_detector_fires_when_wall_time_outruns_monotonic_time():
+    clock = ManualClock()
+    gaps: list[float] = []
+    detector = ResumeDetector(clock, gaps.append, tick_secs=1, jump_secs=5)
+    mark = (clock.time(), clock.monotonic())
+    clock.advance(1)
+    mark = detector.check(mark)
+    assert gaps == []
+    clock.sleep_machine(600)  # suspended: wall clock moves, monotonic clock does not
+    clock.advance(1)
+    detector.check(mark)
+    assert gaps == [600]
+
+
+async def test_supervisor_reports_failures_and_cancels_the_rest():
+    failures: list[tuple[str, BaseException]] = []
+    supervisor = TaskSupervisor("test", lambda name, error: failures.append((name, error)))
+
+    async def fail() -> None:
+        raise RuntimeError("boom")
+
+    forever = supervisor.spawn("forever", asyncio.Event().wait())
+    supervisor.spawn("fail", fail())
+    while not failures:
+        await asyncio.sleep(0)
+    assert failures[0][0] == "test:fail" and str(failures[0][1]) == "boom"
+    assert supervisor.tasks == {forever}
+    await supervisor.cancel_all()
+    assert forever.cancelled() and not supervisor.tasks
