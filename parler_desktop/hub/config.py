@@ -58,6 +58,11 @@ class HubLimits:
     max_ttl_secs: int = 31_536_000
     default_invite_uses: int = 50
     default_token_ttl_secs: int = 3600
+    janitor_interval_secs: float = 3600.0
+    message_retention_days: int = 30
+    messages_kept_per_room: int = 10_000
+    unkeyed_facts_kept: int = 500
+    blob_idle_days: int = 14
 
     def relaxed(self) -> "HubLimits":
         """The same caps with rate budgets too large to matter (one person's local hub)."""

@@ -3,6 +3,7 @@ together on the caller's event loop."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -12,6 +13,7 @@ from parler_desktop.hub.connection import ClientConnection, reject_at_capacity
 from parler_desktop.hub.context import HubContext, RateBudgets
 from parler_desktop.hub.dbworker import DbWorker
 from parler_desktop.hub.http import route_http
+from parler_desktop.hub.janitor import run_janitor
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +32,7 @@ class Hub:
         self.config = config
         self._server: Server | None = None
         self._ctx: HubContext | None = None
+        self._janitor: asyncio.Task[None] | None = None
         self.port: int | None = None
 
     @property
@@ -70,6 +73,7 @@ class Hub:
         self.port = self._server.sockets[0].getsockname()[1]
         ctx.public_url = (self.config.public_url or f"parler://{_url_host(self.config.host)}:{self.port}").rstrip("/")
         self._ctx = ctx
+        self._janitor = asyncio.get_running_loop().create_task(run_janitor(ctx), name="hub-janitor")
         log.info("hub listening on %s", self.url)
 
     async def _handle(self, ws: ServerConnection) -> None:
@@ -89,6 +93,9 @@ class Hub:
         """Close every socket (1001), release parked polls, finish queued database work."""
         if self._server is None or self._ctx is None:
             return
+        if self._janitor is not None:
+            self._janitor.cancel()
+            self._janitor = None
         self._ctx.wakeups.close()
         self._server.close()
         await self._server.wait_closed()
