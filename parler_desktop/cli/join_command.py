@@ -1,0 +1,61 @@
+"""``parler-desktop join``: redeem an invite code or link.
+
+A link such as ``parler://host:port/join/CODE`` (or ``CODE@HOST:PORT``) also names the hub, so
+``--hub`` may be left out. A room that needs the owner's approval answers "pending": run the same
+command again later to learn the outcome.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+from parler_desktop.client.address import parse_invite
+from parler_desktop.client.errors import HubRefused, SessionClosed
+from parler_desktop.client.headless import EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report, run_session
+from parler_desktop.client.session import HubSession
+from parler_desktop.paths import Home
+from parler_desktop.protocol.frames import Joined
+
+COMMAND = "join"
+
+
+def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
+    sub = subparsers.add_parser("join", help="redeem an invite code or link", description=__doc__)
+    sub.add_argument("--hub", metavar="URL", default=argparse.SUPPRESS, help="the hub (default: the link's hub, $PARLER_HUB or the settings)")
+    sub.add_argument("code", metavar="CODE", help="invite code, CODE@HUB, or invite link")
+    sub.set_defaults(run=run)
+
+
+async def join(session: HubSession, code: str) -> int:
+    try:
+        reply = await session.redeem(code)
+    except HubRefused as error:
+        report(COMMAND, f"invite problem: {error.message}")
+        return EXIT_FAILED
+    except SessionClosed as error:
+        report(COMMAND, str(error))
+        return EXIT_FAILED
+    if isinstance(reply, Joined):
+        print(f"joined {reply.room} ({reply.kind})", flush=True)
+    else:
+        print(f"asked to join {reply.room}; waiting for the owner's approval (run this again to check)", flush=True)
+    return EXIT_OK
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    home = Home.resolve(args.home)
+    try:
+        invite = parse_invite(args.code)
+        hub_url = choose_hub_url(getattr(args, "hub", None), home, from_link=invite.hub_url)
+    except ValueError as error:
+        report(COMMAND, str(error))
+        return EXIT_USAGE
+
+    async def body(session: HubSession, stop: asyncio.Event) -> int:
+        return await join(session, invite.code)
+
+    return asyncio.run(run_session(COMMAND, home, hub_url, body, interrupted_status=EXIT_FAILED, sync_messages=False))

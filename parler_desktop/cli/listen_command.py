@@ -1,0 +1,159 @@
+"""``parler-desktop listen``: follow rooms from a terminal or a script; never moves your cursor.
+
+It prints every message once per home: what an earlier ``listen`` (or the window) on the same home
+already stored is not printed again, so a script that restarts resumes where it stopped.
+
+On a terminal each message is one readable line (control characters stripped, so hostile text
+cannot drive the terminal); otherwise, or with ``--json``, one JSON object per line (NDJSON, pure
+ASCII). Connection state goes to stderr. ``--once`` exits after catching up; SIGINT/SIGTERM exit
+0; an identity or join secret the hub rejects, or ``--max-retries`` failed reconnects, exit 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import re
+import sys
+import time
+from typing import Any, TextIO
+
+from parler_desktop.client.events import ConnectionState, MessagesStored, SessionEvent, StateChanged
+from parler_desktop.client.headless import EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report, run_session
+from parler_desktop.client.session import HubSession
+from parler_desktop.identity import verify_signature
+from parler_desktop.paths import Home
+from parler_desktop.protocol.canonical import SignatureState, verify_message
+from parler_desktop.protocol.parts import SIG_KIND
+from parler_desktop.protocol.values import StoredMessage
+
+COMMAND = "listen"
+
+# C0 and C1 controls (except newline and tab), DEL, and bidirectional overrides and isolates,
+# which can reorder what the reader sees.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_BADGES = {SignatureState.VALID: "", SignatureState.UNSIGNED: "⚠ ", SignatureState.INVALID: "✗ UNVERIFIED "}
+
+
+def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
+    sub = subparsers.add_parser("listen", help="print messages as they arrive", description=__doc__)
+    sub.add_argument("--hub", metavar="URL", default=argparse.SUPPRESS, help="the hub (default: $PARLER_HUB or the settings)")
+    sub.add_argument("--room", action="append", default=[], metavar="R", help="only this room (repeatable)")
+    sub.add_argument("--json", action="store_true", help="NDJSON output even on a terminal")
+    sub.add_argument("--once", action="store_true", help="exit after catching up")
+    sub.add_argument("--max-retries", type=int, metavar="N", help="exit 1 after N failed reconnects in a row")
+    sub.set_defaults(run=run)
+
+
+def terminal_safe(text: str) -> str:
+    return _UNSAFE.sub("\ufffd", text.replace("\r\n", "\n"))
+
+
+def message_text(message: StoredMessage) -> str:
+    """The text parts joined; a message without text shows its part kinds."""
+    if message.text:
+        return message.text
+    kinds = [part.get("kind", "?") for part in message.parts if part.get("kind") != SIG_KIND]
+    return " ".join(f"[{kind}]" for kind in kinds)
+
+
+def readable_line(message: StoredMessage, signature: SignatureState) -> str:
+    clock = time.strftime("%H:%M:%S", time.localtime(message.ts / 1000))
+    head = f"[{message.room}] #{message.seq} {clock} {_BADGES[signature]}{message.sender.name}: "
+    body = message_text(message).replace("\n", "\n" + " " * 4)
+    return terminal_safe(head + body)
+
+
+def message_object(message: StoredMessage, signature: SignatureState) -> dict[str, Any]:
+    sender: dict[str, Any] = {"id": message.sender.id, "name": message.sender.name}
+    if message.sender.role is not None:
+        sender["role"] = message.sender.role
+    obj: dict[str, Any] = {
+        "seq": message.seq,
+        "room": message.room,
+        "id": message.id,
+        "from": sender,
+        "ts": message.ts,
+        "text": message.text,
+        "signature": signature.value,
+        "parts": [part for part in message.parts if part.get("kind") != SIG_KIND],
+    }
+    if message.mentions:
+        obj["mentions"] = list(message.mentions)
+    if message.reply_to is not None:
+        obj["replyTo"] = message.reply_to
+    return obj
+
+
+class MessagePrinter:
+    """Writes each stored message once, in the chosen format; False once the reader is gone."""
+
+    def __init__(self, out: TextIO, *, as_json: bool, rooms: set[str], my_id: str) -> None:
+        self._out = out
+        self._as_json = as_json
+        self._rooms = rooms
+        self._my_id = my_id
+
+    def write(self, message: StoredMessage) -> bool:
+        if self._rooms and message.room not in self._rooms:
+            return True
+        signature = verify_message(message, verify_signature, self._my_id)
+        if self._as_json:
+            line = json.dumps(message_object(message, signature), ensure_ascii=True, separators=(",", ":"))
+        else:
+            line = readable_line(message, signature)
+        try:
+            self._out.write(line + "\n")
+            self._out.flush()
+        except BrokenPipeError:
+            return False
+        return True
+
+
+async def listen(session: HubSession, printer: MessagePrinter, *, once: bool, max_retries: int | None) -> int:
+    finished: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    def finish(status: int) -> None:
+        if not finished.done():
+            finished.set_result(status)
+
+    def on_event(event: SessionEvent) -> None:
+        if isinstance(event, MessagesStored):
+            for message in event.messages:
+                if not printer.write(message):
+                    finish(EXIT_OK)  # the reader went away (e.g. `| head`)
+                    return
+        elif isinstance(event, StateChanged):
+            if event.state is ConnectionState.AUTH_FAILED:
+                finish(EXIT_FAILED)
+            elif event.state in (ConnectionState.BACKING_OFF, ConnectionState.OFFLINE):
+                if max_retries is not None and event.attempt > max_retries:
+                    report(COMMAND, f"giving up after {max_retries} retries")
+                    finish(EXIT_FAILED)
+            elif event.state is ConnectionState.LIVE and once:
+                finish(EXIT_OK)
+
+    session.add_listener(on_event)
+    return await finished
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    home = Home.resolve(args.home)
+    if args.max_retries is not None and args.max_retries < 0:
+        report(COMMAND, "--max-retries must be 0 or more")
+        return EXIT_USAGE
+    try:
+        hub_url = choose_hub_url(getattr(args, "hub", None), home)
+    except ValueError as error:
+        report(COMMAND, str(error))
+        return EXIT_USAGE
+    as_json = args.json or not sys.stdout.isatty()
+
+    async def body(session: HubSession, stop: asyncio.Event) -> int:
+        printer = MessagePrinter(sys.stdout, as_json=as_json, rooms=set(args.room), my_id=session.agent_id)
+        return await listen(session, printer, once=args.once, max_retries=args.max_retries)
+
+    return asyncio.run(run_session(COMMAND, home, hub_url, body))

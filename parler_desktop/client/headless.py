@@ -1,0 +1,116 @@
+"""What the headless commands (``listen``, ``send``, ``join``) share: choosing the hub, running a
+session until done or signalled, and one-line state reports for stderr."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+from parler_desktop.client.address import normalize_hub_url
+from parler_desktop.client.events import ConnectionState, Notice, SessionEvent, StateChanged
+from parler_desktop.client.session import HubSession
+from parler_desktop.identity import KeyFileError
+from parler_desktop.paths import Home
+from parler_desktop.settings import load_settings
+from parler_desktop.store import StoreError
+
+HUB_ENV = "PARLER_HUB"
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+
+def choose_hub_url(explicit: str | None, home: Home, *, from_link: str | None = None) -> str:
+    """``--hub``, else the hub an invite link names, else ``$PARLER_HUB``, else the settings'.
+
+    Raises ValueError when there is none (the embedded hub belongs to the window) or it is empty.
+    """
+    for candidate in (explicit, from_link, os.environ.get(HUB_ENV), load_settings(home.settings_file).settings.hub_url):
+        if candidate:
+            return normalize_hub_url(candidate)
+    raise ValueError(f"no hub given: pass --hub URL or set {HUB_ENV}")
+
+
+def describe_state(event: StateChanged) -> str:
+    """One line for a terminal: what the connection is doing and, if waiting, for how long."""
+    where = event.hub_url
+    state = event.state
+    if state in (ConnectionState.BACKING_OFF, ConnectionState.OFFLINE):
+        wait = max(0.0, (event.retry_at or time.time()) - time.time())
+        label = "offline" if state is ConnectionState.OFFLINE else "connection lost"
+        return f"{label} ({event.detail}); retrying in {wait:.1f} s (attempt {event.attempt})"
+    if state is ConnectionState.AUTH_FAILED:
+        return f"not allowed on {where}: {event.detail}"
+    if state is ConnectionState.CONNECTING:
+        return f"connecting to {where}"
+    return state.value
+
+
+@contextlib.contextmanager
+def stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
+    """SIGINT and SIGTERM set ``stop`` (so the session closes cleanly) instead of killing us."""
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGINT, signal.SIGTERM)
+    for signum in signals:
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        yield
+    finally:
+        for signum in signals:
+            loop.remove_signal_handler(signum)
+
+
+def report(command: str, text: str) -> None:
+    print(f"parler-desktop {command}: {text}", file=sys.stderr, flush=True)
+
+
+def stderr_reporter(command: str) -> Callable[[SessionEvent], None]:
+    """A listener printing state changes (not repeats) and notices to stderr."""
+    last: list[ConnectionState] = []
+
+    def on_event(event: SessionEvent) -> None:
+        if isinstance(event, StateChanged) and (not last or event.state is not last[-1] or event.retry_at):
+            last[:] = [event.state]
+            report(command, describe_state(event))
+        elif isinstance(event, Notice):
+            report(command, event.text)
+
+    return on_event
+
+
+Body = Callable[[HubSession, asyncio.Event], Awaitable[int]]
+
+
+async def run_session(
+    command: str, home: Home, hub_url: str, body: Body, *, interrupted_status: int = EXIT_OK, **session_kwargs: Any
+) -> int:
+    """Open the home's session on ``hub_url``, start it, and run ``body(session, stop)`` until it
+    returns an exit status, or a signal sets ``stop`` (then ``interrupted_status``); close all."""
+    try:
+        session = await HubSession.open(home, hub_url, **session_kwargs)
+    except (KeyFileError, StoreError, OSError, ValueError) as error:
+        report(command, str(error))
+        return EXIT_FAILED
+    stop = asyncio.Event()
+    session.add_listener(stderr_reporter(command))
+    try:
+        with stop_on_signals(stop):
+            session.start()
+            work = asyncio.ensure_future(body(session, stop))
+            signalled = asyncio.ensure_future(stop.wait())
+            await asyncio.wait((work, signalled), return_when=asyncio.FIRST_COMPLETED)
+            signalled.cancel()
+            if work.done():
+                return work.result()
+            work.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await work
+            return interrupted_status
+    finally:
+        await session.stop()
