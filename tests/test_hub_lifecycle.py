@@ -80,3 +80,14 @@ def test_public_url_defaults_to_the_bound_address_and_can_be_configured(hub_fact
     configured = hub_factory(public_url="https://hub.example/")
     assert default.public_url == f"parler://127.0.0.1:{default.port}"
     assert configured.public_url == "https://hub.example"
+
+
+async def test_running_hub_restarts_on_the_same_port_and_database(hub, raw_agent):
+    alice = await raw_agent(hub.url)
+    room = await make_room(alice, "team")
+    sent = await alice.ok({"op": "send", "target": {"kind": "room", "room": room}, "parts": []})
+    url = hub.url
+    await asyncio.to_thread(hub.restart)
+    assert hub.url == url
+    again = await raw_agent(hub.url, identity=alice.identity)
+    assert [m["seq"] for m in (await again.ok({"op": "pull", "room": room, "since": 0}))["messages"]] == [sent["seq"]]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Awaitable
 
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
@@ -19,11 +20,11 @@ from parler_desktop.hub.handshake import handle_hello
 from parler_desktop.hub.ops.blobs import receive_blob_bytes, release_upload
 from parler_desktop.hub.ops.table import HANDLERS
 from parler_desktop.protocol import encode, errors
-from parler_desktop.protocol.frames import ErrorFrame, Hello, Malformed, Pull, decode_client_frame
+from parler_desktop.protocol.frames import ErrorFrame, Hello, HubFrame, Malformed, Pull, decode_client_frame
 
 log = logging.getLogger(__name__)
 
-Reply = object  # a hub frame, or (hub frame, bytes) for get_blob
+Reply = HubFrame | tuple[HubFrame, bytes]  # get_blob answers with a frame and then the bytes
 
 
 class ClientConnection:
@@ -34,12 +35,14 @@ class ClientConnection:
         self.session = SessionState(ws=ws, remote=str(remote[0]) if remote else "?")
 
     async def run(self) -> None:
+        log.info("connection from %s", self.session.remote)
         try:
             await self._serve()
         except ConnectionClosed:
             pass
         finally:
             self._cleanup()
+            log.info("connection from %s (%s) ended", self.session.remote, self.session.agent or "unauthenticated")
 
     async def _serve(self) -> None:
         limits = self._ctx.config.limits
@@ -87,9 +90,9 @@ class ClientConnection:
             return ErrorFrame(message="too many operations — slow down", code=errors.RATE_LIMITED)
         return await self._guarded(HANDLERS[type(frame)](self._ctx, session, frame))
 
-    async def _guarded(self, work: object) -> Reply:
+    async def _guarded(self, work: Awaitable[Reply]) -> Reply:
         try:
-            return await work  # type: ignore[misc]
+            return await work
         except OpError as refusal:
             return ErrorFrame(message=refusal.message, code=refusal.code)
         except Exception:
@@ -102,7 +105,7 @@ class ClientConnection:
             await self._ws.send(encode(frame))
             await self._ws.send(data)
         else:
-            await self._ws.send(encode(reply))  # type: ignore[arg-type]
+            await self._ws.send(encode(reply))
 
     async def _fail(self, message: str, code: str, close_code: CloseCode) -> None:
         await self._ws.send(encode(ErrorFrame(message=message, code=code)))

@@ -3,6 +3,7 @@
 - ``hub_factory(**overrides)`` → a ``RunningHub`` (an EmbeddedHub on 127.0.0.1, a free port, a
   fresh database and blob dir). Overrides are HubConfig fields; ``limits``/``faults`` may also
   be given as dicts of HubLimits/HubFaults fields (a budget as ``{"count": n, "window_secs": s}``).
+  ``RunningHub.restart()`` brings the hub back on the same port and database.
 - ``hub`` → ``hub_factory()`` with the reference limits. The budgets (600 ops and 240 sends per
   agent per minute) are far above what any single test does, so tests use fresh identities and
   stay inside them; a test that needs more passes ``limits=HubLimits().relaxed()``.
@@ -13,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import selectors
 import signal
 import socket
@@ -61,6 +63,23 @@ class RunningHub:
 
     def stop(self) -> None:
         self._embedded.stop()
+
+    def restart(self) -> str:
+        """Stop (if running) and start a new hub on the same port and database; returns the URL."""
+        from parler_desktop.hub import EmbeddedHub
+
+        self._embedded.stop()
+        self.config = dataclasses.replace(self.config, port=self.port)
+        give_up = time.monotonic() + RESTART_DEADLINE
+        while True:
+            try:
+                self._embedded = EmbeddedHub(self.config)
+                self.url = self._embedded.start()
+                return self.url
+            except OSError:
+                if time.monotonic() > give_up:
+                    raise
+                time.sleep(0.05)
 
 
 def _hub_config(tmp_dir: Path, overrides: dict[str, Any]) -> Any:
