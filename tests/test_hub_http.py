@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import urllib.error
 import urllib.request
@@ -67,3 +68,35 @@ async def test_connection_cap_sends_at_capacity_then_closes(hub_factory, raw_age
     assert reply["type"] == "error" and reply["code"] == "at_capacity"
     await second.wait_closed()
     assert (await first.request({"op": "ping"}))["type"] == "pong"
+
+
+def get_json(url: str, token: str | None = None) -> tuple[int, object]:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+async def test_rest_directory_and_hub_stats(hub, raw_agent):
+    alice, bob = await raw_agent(hub.url, name="alice"), await raw_agent(hub.url, name="bob")
+    await alice.ok({"op": "register", "card": {"id": alice.id, "name": "alice", "kind": "agent"}, "visibility": "public"})
+    await bob.ok({"op": "register", "card": {"id": bob.id, "name": "bob", "kind": "agent"}})
+    invited = await alice.ok({"op": "invite", "kind": "channel", "room": "team"})
+    await alice.ok({"op": "send", "target": {"kind": "room", "room": invited["room"]},
+                    "parts": [{"kind": "text", "text": "12345"}]})
+    token = (await alice.ok({"op": "mint_directory_token"}))["token"]
+
+    status, public = await asyncio.to_thread(get_json, f"{hub.http_url}/api/directory")
+    assert status == 200 and [e["card"]["name"] for e in public] == ["alice"]
+    status, refused = await asyncio.to_thread(get_json, f"{hub.http_url}/api/directory?scope=hub")
+    assert status == 401 and "error" in refused
+    status, everyone = await asyncio.to_thread(get_json, f"{hub.http_url}/api/directory?scope=hub&q=BO", token)
+    assert status == 200 and [e["card"]["name"] for e in everyone] == ["bob"]
+    assert (await asyncio.to_thread(get_json, f"{hub.http_url}/api/agents/{bob.id}"))[0] == 404
+    assert (await asyncio.to_thread(get_json, f"{hub.http_url}/api/agents/{bob.id}", token))[0] == 200
+    status, stats = await asyncio.to_thread(get_json, f"{hub.http_url}/api/hub")
+    assert status == 200 and stats["agents"] == 2 and stats["publicAgents"] == 1
+    assert stats["stats"]["messagesTotal"] == 1 and stats["stats"]["estimatedTokensTotal"] == 2
+    assert stats["stats"]["liveConnections"] == 2

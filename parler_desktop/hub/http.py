@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import html
-import json
 from http import HTTPStatus
+from urllib.parse import parse_qs, urlsplit
 
 from websockets.asyncio.server import ServerConnection
-from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from parler_desktop.hub import rest
 from parler_desktop.hub.context import HubContext
+from parler_desktop.hub.responses import json_response, response, text
 from parler_desktop.protocol import PROTOCOL_VERSION
 
 MESSAGE_KINDS = [
@@ -21,13 +22,6 @@ MESSAGE_KINDS = [
     "com.parler.file",
     "com.parler.sig",
 ]
-CORS = {
-    "Access-Control-Allow-Origin": "*",
-    "Access-Control-Allow-Methods": "*",
-    "Access-Control-Allow-Headers": "*",
-}
-
-
 def hub_description(ctx: HubContext) -> dict:
     limits = ctx.config.limits
     return {
@@ -44,24 +38,6 @@ def hub_description(ctx: HubContext) -> dict:
             "messageKinds": MESSAGE_KINDS,
         },
     }
-
-
-def _response(status: HTTPStatus, body: str, content_type: str, extra: dict[str, str] | None = None) -> Response:
-    payload = body.encode()
-    headers = Headers(
-        {
-            "Content-Type": content_type,
-            "Content-Length": str(len(payload)),
-            "Connection": "close",
-            **CORS,
-            **(extra or {}),
-        }
-    )
-    return Response(status.value, status.phrase, headers, payload)
-
-
-def _text(status: HTTPStatus, body: str, extra: dict[str, str] | None = None) -> Response:
-    return _response(status, body, "text/plain; charset=utf-8", extra)
 
 
 def _join_instructions(ctx: HubContext, code: str) -> str:
@@ -84,20 +60,34 @@ def _landing_page(ctx: HubContext) -> str:
     )
 
 
-def route_http(ctx: HubContext, connection: ServerConnection, request: Request) -> Response | None:
+async def route_http(ctx: HubContext, connection: ServerConnection, request: Request) -> Response | None:
     """A response for plain HTTP routes, or None to let a ``/ws`` upgrade proceed."""
-    path = request.path.split("?", 1)[0]
+    url = urlsplit(request.path)
+    path = url.path
     if path == "/health":
-        return _text(HTTPStatus.OK, "ok")
+        return text(HTTPStatus.OK, "ok")
     remote = connection.remote_address
     if not ctx.budgets.http_per_ip.allow(remote[0] if remote else "?"):
-        return _text(HTTPStatus.TOO_MANY_REQUESTS, "too many requests\n", {"Retry-After": "60"})
+        return text(HTTPStatus.TOO_MANY_REQUESTS, "too many requests\n", {"Retry-After": "60"})
     if path == "/ws":
         return None
     if path == "/":
-        return _response(HTTPStatus.OK, _landing_page(ctx), "text/html; charset=utf-8")
+        return response(HTTPStatus.OK, _landing_page(ctx), "text/html; charset=utf-8")
     if path == "/.well-known/parler.json":
-        return _response(HTTPStatus.OK, json.dumps(hub_description(ctx)), "application/json")
+        return json_response(HTTPStatus.OK, hub_description(ctx))
     if path.startswith("/join/") and len(path) > len("/join/"):
-        return _text(HTTPStatus.OK, _join_instructions(ctx, path[len("/join/"):]))
-    return _text(HTTPStatus.NOT_FOUND, "not found\n")
+        return text(HTTPStatus.OK, _join_instructions(ctx, path[len("/join/"):]))
+    bearer = _bearer(request)
+    if path == "/api/hub":
+        return await rest.api_hub(ctx, hub_description(ctx))
+    if path == "/api/directory":
+        return await rest.api_directory(ctx, parse_qs(url.query), bearer)
+    if path.startswith("/api/agents/") and len(path) > len("/api/agents/"):
+        return await rest.api_agent(ctx, path[len("/api/agents/"):], bearer)
+    return text(HTTPStatus.NOT_FOUND, "not found\n")
+
+
+def _bearer(request: Request) -> str | None:
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
