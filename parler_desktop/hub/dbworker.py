@@ -88,24 +88,29 @@ class DbWorker:
             conn.close()
 
     def _run_batch(self, conn: sqlite3.Connection, batch: list[Job]) -> None:
+        """Run the jobs in one transaction; a storage failure fails the whole batch, never the thread."""
         outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
-        conn.execute("BEGIN IMMEDIATE")
-        for fn, args, future in batch:
-            conn.execute("SAVEPOINT job")
-            try:
-                result = fn(conn, *args)
-            except Exception as exc:
-                conn.execute("ROLLBACK TO job")
-                conn.execute("RELEASE job")
-                outcomes.append((future, None, exc))
-            else:
-                conn.execute("RELEASE job")
-                outcomes.append((future, result, None))
         try:
+            conn.execute("BEGIN IMMEDIATE")
+            for fn, args, future in batch:
+                conn.execute("SAVEPOINT job")
+                try:
+                    result = fn(conn, *args)
+                except Exception as exc:
+                    conn.execute("ROLLBACK TO job")
+                    conn.execute("RELEASE job")
+                    outcomes.append((future, None, exc))
+                else:
+                    conn.execute("RELEASE job")
+                    outcomes.append((future, result, None))
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
-            conn.execute("ROLLBACK")
-            outcomes = [(future, None, exc) for future, _, _ in outcomes]
+            if conn.in_transaction:
+                try:
+                    conn.execute("ROLLBACK")
+                except sqlite3.Error:
+                    pass
+            outcomes = [(future, None, exc) for _, _, future in batch]
         assert self._loop is not None
         self._loop.call_soon_threadsafe(_settle, outcomes)
 

@@ -1,0 +1,68 @@
+"""The database thread: batching, per-job rollback, and surviving storage failures."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+
+from parler_desktop.hub.dbworker import DbWorker
+
+
+@pytest.fixture
+async def worker(tmp_path):
+    db = DbWorker(tmp_path / "hub.sqlite3")
+    await db.start()
+    yield db
+    await db.stop()
+
+
+def insert_room(conn: sqlite3.Connection, name: str) -> int:
+    conn.execute("INSERT INTO rooms (name, kind, owner, created) VALUES (?, 'channel', NULL, 0)", (name,))
+    return conn.execute("SELECT count(*) FROM rooms").fetchone()[0]
+
+
+def insert_then_fail(conn: sqlite3.Connection, name: str) -> None:
+    insert_room(conn, name)
+    raise ValueError("refused")
+
+
+def room_names(conn: sqlite3.Connection) -> list[str]:
+    return [row[0] for row in conn.execute("SELECT name FROM rooms ORDER BY name")]
+
+
+def break_the_transaction(conn: sqlite3.Connection) -> None:
+    conn.execute("COMMIT")  # leaves the batch without a transaction: its COMMIT will fail
+
+
+async def test_a_failing_job_rolls_back_only_itself(worker):
+    results = await asyncio.gather(
+        worker.call(insert_room, "a"),
+        worker.call(insert_then_fail, "b"),
+        worker.call(insert_room, "c"),
+        return_exceptions=True,
+    )
+    assert isinstance(results[1], ValueError)
+    assert await worker.call(room_names) == ["a", "c"]
+
+
+async def test_a_storage_failure_fails_the_batch_but_not_the_thread(worker):
+    results = await asyncio.gather(
+        worker.call(break_the_transaction), worker.call(insert_room, "x"), return_exceptions=True
+    )
+    assert any(isinstance(r, sqlite3.Error) for r in results)
+    assert await worker.call(insert_room, "y") >= 1  # the thread still serves jobs
+
+
+async def test_stop_finishes_queued_jobs(tmp_path):
+    db = DbWorker(tmp_path / "hub.sqlite3")
+    await db.start()
+    pending = [asyncio.ensure_future(db.call(insert_room, f"r{i}")) for i in range(50)]
+    await asyncio.sleep(0)
+    await db.stop()
+    assert [await p for p in pending][-1] >= 1
+    again = DbWorker(tmp_path / "hub.sqlite3")
+    await again.start()
+    assert len(await again.call(room_names)) == 50
+    await again.stop()
