@@ -61,7 +61,10 @@ def describe(event: StateChanged, now: float, name: str) -> StatusView:
         return StatusView(Tone.WARN, f"Reconnecting in {wait} s (attempt {event.attempt}){reason}", can_retry=True)
     if state is ConnectionState.OFFLINE:
         reason = f": {event.detail}" if event.detail else ""
-        return StatusView(Tone.WARN, f"Offline{reason}", can_retry=True)
+        retry = ""
+        if event.retry_at is not None:
+            retry = f" — retrying in {max(0, math.ceil(event.retry_at - now))} s (attempt {event.attempt})"
+        return StatusView(Tone.WARN, f"Offline{reason}{retry}", can_retry=True)
     if state is ConnectionState.AUTH_FAILED:
         return StatusView(Tone.ERROR, f"Credentials rejected by {hub}: {event.detail or 'check the join secret'}", can_retry=True)
     return StatusView(Tone.ERROR, "Disconnected")
@@ -96,6 +99,12 @@ class ConnectionStatus(QObject):
         self._degraded_since = None
         self._publish(StatusView(Tone.BUSY, "Not connected"))
 
+    def show_problem(self, text: str) -> None:
+        """No session could be started: say why (the Connect… button stays available)."""
+        self._latest = self._shown_event = None
+        self._degraded_since = None
+        self._publish(StatusView(Tone.ERROR, text))
+
     def on_state(self, event: StateChanged) -> None:
         self._latest = event
         was_live = self._shown_event is not None and self._shown_event.state is ConnectionState.LIVE
@@ -115,7 +124,8 @@ class ConnectionStatus(QObject):
         if self._shown_event is not None:
             self._publish(describe(self._shown_event, self._wall(), self._name))
         needs_ticks = self._degraded_since is not None or (
-            self._shown_event is not None and self._shown_event.state is ConnectionState.BACKING_OFF
+            self._shown_event is not None
+            and self._shown_event.state in (ConnectionState.BACKING_OFF, ConnectionState.OFFLINE)
         )
         if needs_ticks and not self._timer.isActive():
             self._timer.start()

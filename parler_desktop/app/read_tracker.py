@@ -26,9 +26,9 @@ class ReadTracker(QObject):
         self._timer = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._timer.timeout.connect(self._commit)
         bridge.cursorChanged.connect(self._cursor_changed)
-        bridge.sessionChanged.connect(self._cursors.clear)
-        timeline.roomLoaded.connect(lambda _room: self.reconsider())
-        timeline.appended.connect(lambda _count: self.reconsider())
+        bridge.sessionChanged.connect(self._session_changed)
+        timeline.roomLoaded.connect(self.reconsider)
+        timeline.appended.connect(self.reconsider)
 
     def set_window_active(self, active: bool) -> None:
         self.window_active = active
@@ -47,7 +47,7 @@ class ReadTracker(QObject):
             and self._timeline.newest_seq > self._known_cursor()
         )
 
-    def reconsider(self) -> None:
+    def reconsider(self, *_change: object) -> None:
         if self.may_read():
             if not self._timer.isActive():
                 self._timer.start()
@@ -64,6 +64,9 @@ class ReadTracker(QObject):
         room, seq = self._timeline.room, self._timeline.newest_seq
         self._cursors[room] = seq
         self._bridge.mark_read(room, seq)
+
+    def _session_changed(self) -> None:
+        self._cursors.clear()
 
     def _cursor_changed(self, room: str, cursor: int) -> None:
         self._cursors[room] = max(self._cursors.get(room, 0), cursor)

@@ -44,9 +44,10 @@ class RoomListModel(QAbstractListModel):
         self._timer = QTimer(self, singleShot=True, interval=RELOAD_DELAY_MS)
         self._timer.timeout.connect(self.reload)
         bridge.sessionChanged.connect(self._session_changed)
-        bridge.messagesStored.connect(lambda *_: self.schedule_reload())
-        bridge.roomsChanged.connect(lambda *_: self.schedule_reload())
-        bridge.cursorChanged.connect(lambda *_: self.schedule_reload())
+        # Bound methods (not lambdas): Qt drops the connections when this model is destroyed.
+        bridge.messagesStored.connect(self.schedule_reload)
+        bridge.roomsChanged.connect(self.schedule_reload)
+        bridge.cursorChanged.connect(self.schedule_reload)
 
     # -- Qt model ---------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:
@@ -87,7 +88,7 @@ class RoomListModel(QAbstractListModel):
     def summary(self, name: str) -> Any | None:
         return next((room for room in self._rooms if room.name == name), None)
 
-    def schedule_reload(self) -> None:
+    def schedule_reload(self, *_event: Any) -> None:
         if not self._timer.isActive():
             self._timer.start()
 

@@ -27,7 +27,7 @@ class RosterModel(QAbstractListModel):
         self.room: str | None = None
         self._entries: list[Any] = []  # RosterEntry
         bridge.rosterChanged.connect(self._roster_changed)
-        bridge.sessionChanged.connect(lambda: self.set_room(None))
+        bridge.sessionChanged.connect(self._session_changed)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._entries)
@@ -64,6 +64,9 @@ class RosterModel(QAbstractListModel):
         entries = await self._bridge.store.call(LocalStore.roster, room)
         if room == self.room and not self._entries:
             self._show(list(entries))
+
+    def _session_changed(self) -> None:
+        self.set_room(None)
 
     def _roster_changed(self, room: str, entries: Sequence[Any]) -> None:
         if room == self.room:

@@ -56,7 +56,7 @@ class TimelineModel(QAbstractListModel):
         self._flush_timer.timeout.connect(self._flush_incoming)
         bridge.messagesStored.connect(self._messages_stored)
         bridge.outboxChanged.connect(self._outbox_changed)
-        bridge.sessionChanged.connect(lambda: self.open_room(None))
+        bridge.sessionChanged.connect(self._session_changed)
 
     # -- Qt model ---------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:
@@ -196,6 +196,9 @@ class TimelineModel(QAbstractListModel):
             await asyncio.shield(self._older_task)
 
     # -- live changes -----------------------------------------------------------------------
+    def _session_changed(self) -> None:
+        self.open_room(None)
+
     def _messages_stored(self, room: str, messages: Sequence[Any], live: bool) -> None:
         if room != self.room:
             return

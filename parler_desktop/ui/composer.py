@@ -93,6 +93,7 @@ class MessageEdit(QPlainTextEdit):
         rect = self.cursorRect()
         rect.setWidth(220)
         self.completer.complete(rect)
+        self.completer.popup().setCurrentIndex(self.completer.completionModel().index(0, 0))  # Enter takes it
 
 
 class Composer(QWidget):

@@ -104,7 +104,7 @@ class MainWindow(QMainWindow):
         bridge = self.bridge
         bridge.stateChanged.connect(self.status.on_state)
         bridge.sessionChanged.connect(self._session_changed)
-        bridge.notice.connect(lambda text, _room: self.statusBar().showMessage(text, 10_000))
+        bridge.notice.connect(self._show_notice)
         self.status.changed.connect(self.connection_bar.show_status)
         self.connection_bar.retryRequested.connect(bridge.reconnect_now)
         self.connection_bar.connectRequested.connect(self.connectRequested)
@@ -160,6 +160,9 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(f"Could not save {card.file_name}: {error}", 10_000)
             return
         self.statusBar().showMessage(f"Saved {target}", 10_000)
+
+    def _show_notice(self, text: str, _room: str) -> None:
+        self.statusBar().showMessage(text, 10_000)
 
     # -- window state -----------------------------------------------------------------------
     def _update_title(self, unread: int) -> None:

@@ -1,0 +1,58 @@
+"""The embedded hub the window runs when no hub is configured, and the join secret file.
+
+The local store is keyed by hub URL, so the embedded hub must come back on the same port every
+launch: it prefers the port it used last (7070 the first time) and only when that port is taken
+picks a free one and remembers it, in a small file beside the hub's data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+from parler_desktop.hub import EmbeddedHub, HubConfig, HubLimits
+from parler_desktop.paths import Home
+
+PREFERRED_PORT = 7070
+PORT_FILE = "port"
+
+
+def remembered_port(hub_dir: Path) -> int:
+    try:
+        port = int((hub_dir / PORT_FILE).read_text().strip())
+    except (OSError, ValueError):
+        return PREFERRED_PORT
+    return port if 0 < port < 65536 else PREFERRED_PORT
+
+
+def start_local_hub(home: Home) -> EmbeddedHub:
+    """Start the embedded hub on 127.0.0.1 (blocking: call it from a thread). Raises OSError."""
+    hub_dir = home.embedded_hub_dir
+    hub_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    config = HubConfig(
+        db_path=hub_dir / "hub.sqlite3",
+        host="127.0.0.1",
+        port=remembered_port(hub_dir),
+        limits=HubLimits().relaxed(),  # one person's own hub: no rate budgets to trip over
+    )
+    hub = EmbeddedHub(config)
+    try:
+        hub.start()
+    except OSError:  # the port is taken: use a free one from now on
+        hub = EmbeddedHub(dataclasses.replace(config, port=0))
+        hub.start()
+    if hub.hub.port != config.port or not (hub_dir / PORT_FILE).exists():
+        (hub_dir / PORT_FILE).write_text(f"{hub.hub.port}\n")
+    return hub
+
+
+def save_join_secret(home: Home, secret: str) -> Path:
+    """Write the join secret to the home's secret file, private (0600) from its first byte."""
+    path = home.join_secret_file
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(descriptor, 0o600)  # an older file may have been created with looser rights
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(secret)
+    return path

@@ -1,0 +1,63 @@
+"""``parler-desktop [--hub URL]`` (or ``parler-desktop gui``): open the desktop window.
+
+With no hub configured the embedded hub runs in-process on 127.0.0.1 and the window connects to
+it, so the first launch needs no setup; ``--hub`` (or Connect… in the window) picks another hub
+and is remembered. The window runs on a qasync loop: asyncio and Qt share the main thread.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from importlib import resources
+
+EXIT_RUNTIME = 1
+
+
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--hub",
+        metavar="URL",
+        help="connect to this hub (ws://, wss://, parler:// or HOST:PORT) and remember it; "
+        "an empty value goes back to the embedded local hub",
+    )
+
+
+def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
+    sub = subparsers.add_parser("gui", help="open the desktop window (the default)", description=__doc__)
+    _add_options(sub)
+    sub.set_defaults(run=run)
+    _add_options(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import qasync
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from parler_desktop.client.address import normalize_hub_url
+    from parler_desktop.paths import Home
+    from parler_desktop.ui.desktop import DesktopApp
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    hub_url = args.hub
+    if hub_url:
+        try:
+            hub_url = normalize_hub_url(hub_url)
+        except ValueError as error:
+            print(f"parler-desktop: {error}", file=sys.stderr)
+            return 2
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Parler")
+    app.setDesktopFileName("parler-desktop")
+    icon = resources.files("parler_desktop") / "resources" / "parler-desktop-256.png"
+    app.setWindowIcon(QIcon(str(icon)))
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        desktop = DesktopApp(Home.resolve(args.home), hub_url)
+        loop.run_until_complete(desktop.run())
+    return 0

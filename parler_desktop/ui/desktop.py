@@ -1,0 +1,104 @@
+"""The running desktop app: which hub, which session, the window, and an orderly shutdown.
+
+With no hub configured it starts the embedded hub (off the UI thread) and connects to it; the
+Connect dialog switches to any hub and the choice is saved in the settings. Everything that can
+go wrong on the way (key file, store, address, secret file, port) is shown as a sentence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+
+from PySide6.QtWidgets import QDialog
+
+from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.app.local_hub import save_join_secret, start_local_hub
+from parler_desktop.app.signals import emit
+from parler_desktop.client.session import HubSession
+from parler_desktop.hub import EmbeddedHub
+from parler_desktop.identity import KeyFileError
+from parler_desktop.paths import Home
+from parler_desktop.settings import load_settings, save_settings
+from parler_desktop.store import StoreError
+from parler_desktop.ui.connect_dialog import ConnectDialog
+from parler_desktop.ui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+
+class DesktopApp:
+    def __init__(self, home: Home, hub_url: str | None = None) -> None:
+        self.home = home.ensure()
+        self.hub_override = hub_url
+        self.bridge = SessionBridge()
+        self.window = MainWindow(self.bridge)
+        self.local_hub: EmbeddedHub | None = None
+        self._closed = asyncio.get_event_loop().create_future()
+        self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
+        self.window.connectRequested.connect(self.choose_hub)
+
+    async def run(self) -> None:
+        """Show the window, connect, and return once the window is closed and all is shut down."""
+        self.window.show()
+        loaded = load_settings(self.home.settings_file)
+        if loaded.problem:
+            self._tell(loaded.problem)
+        url = self.hub_override if self.hub_override is not None else loaded.settings.hub_url
+        if self.hub_override is not None and self.hub_override != loaded.settings.hub_url:
+            save_settings(self.home.settings_file, dataclasses.replace(loaded.settings, hub_url=self.hub_override))
+        await self.connect(url)
+        await self._closed
+        await self.shutdown()
+
+    async def connect(self, hub_url: str) -> bool:
+        """Attach a session for ``hub_url`` ("" = the embedded hub); False (and a message) on failure."""
+        await self._drop_session()
+        try:
+            if not hub_url:
+                if self.local_hub is None:
+                    self.local_hub = await asyncio.to_thread(start_local_hub, self.home)
+                hub_url = self.local_hub.url
+            session = await HubSession.open(self.home, hub_url)
+        except (KeyFileError, StoreError, OSError, ValueError) as error:
+            self.window.status.show_problem(f"Could not connect: {error}")
+            return False
+        self.bridge.attach(session)
+        session.start()
+        return True
+
+    def choose_hub(self) -> None:
+        settings = load_settings(self.home.settings_file).settings
+        dialog = ConnectDialog(settings.hub_url, settings.display_name, self.window)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return
+        choice = dialog.choice()
+        try:
+            if choice.join_secret is not None:
+                save_join_secret(self.home, choice.join_secret)
+            save_settings(
+                self.home.settings_file,
+                dataclasses.replace(settings, hub_url=choice.hub_url, display_name=choice.display_name),
+            )
+        except OSError as error:
+            self._tell(f"Could not save the settings: {error}")
+            return
+        self.hub_override = None
+        self.bridge.tasks.spawn("connect", self.connect(choice.hub_url))
+
+    async def _drop_session(self) -> None:
+        session = self.bridge.detach() if self.bridge.session is not None else None
+        if session is not None:
+            await session.stop()
+
+    async def shutdown(self) -> None:
+        await self._drop_session()
+        await self.bridge.tasks.cancel_all()
+        if self.local_hub is not None:
+            hub, self.local_hub = self.local_hub, None
+            await asyncio.to_thread(hub.stop)
+
+    def _tell(self, text: str) -> None:
+        log.warning("%s", text)
+        emit(self.bridge.notice, text, "")

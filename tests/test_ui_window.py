@@ -1,0 +1,141 @@
+"""The whole window against a real embedded hub, a real session and raw-wire peers.
+
+Shows what the supervisor relies on: a peer's message appears in the open timeline and bumps
+another room's badge; a post from the composer reaches the peer exactly once; a badge drops only
+once the room has been seen in an active window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QListView, QWidget
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.raw_agent import RawAgent
+
+from parler_desktop.app import roles
+from parler_desktop.client.events import ConnectionState
+from parler_desktop.paths import Home
+from parler_desktop.settings import Settings, save_settings
+from parler_desktop.ui.desktop import DesktopApp
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def desktop(qtbot, qloop, tmp_path: Path, hub):
+    home = Home.resolve(tmp_path / "home")
+    home.ensure()
+    save_settings(home.settings_file, Settings(display_name="boss"))
+    app = DesktopApp(home, hub.url)
+    app.window.show()
+    assert run_coroutine(qtbot, qloop, app.connect(hub.url))
+    qtbot.waitUntil(lambda: app.bridge.is_live, timeout=15_000)
+    yield app
+    run_coroutine(qtbot, qloop, app.shutdown())
+    app.window.close()
+    app.window.deleteLater()
+
+
+@pytest.fixture
+def peer(qtbot, qloop, hub):
+    agent = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
+    run_coroutine(qtbot, qloop, agent.ok({"op": "subscribe"}, "subscribed"))
+    yield agent
+    run_coroutine(qtbot, qloop, agent.close())
+
+
+def join_room(qtbot, qloop, desktop: DesktopApp, peer: RawAgent, room: str) -> str:
+    invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": room}, "invited"))
+    run_coroutine(qtbot, qloop, desktop.bridge.session.redeem(invited["code"]))
+    qtbot.waitUntil(lambda: invited["room"] in desktop.window.rooms.room_names(), timeout=10_000)
+    return invited["room"]
+
+
+def post_as(qtbot, qloop, peer: RawAgent, room: str, text: str, **extra) -> dict:
+    frame = {"op": "send", "target": {"kind": "room", "room": room}, "parts": [{"kind": "text", "text": text}], **extra}
+    return run_coroutine(qtbot, qloop, peer.ok(frame, "sent"))
+
+
+def unread(desktop: DesktopApp, room: str) -> int:
+    summary = desktop.window.rooms.summary(room)
+    return summary.unread if summary is not None else -1
+
+
+def open_room(qtbot, desktop: DesktopApp, room: str) -> None:
+    assert desktop.window.room_panel.select_room(room)
+    qtbot.waitUntil(lambda: desktop.window.timeline_model.room == room and not desktop.window.timeline_model.loading, timeout=5000)
+
+
+def test_main_widgets_carry_their_object_names(desktop):
+    window = desktop.window
+    for name in ("roomList", "timeline", "composer", "connectionState", "rosterView"):
+        assert window.findChild(object, name) is not None, name
+    assert isinstance(window.findChild(QListView, "roomList"), QListView)
+    assert "Connected to" in window.connection_bar.text and "boss" in window.connection_bar.text
+
+
+def test_peer_message_shows_in_open_timeline_and_badges_the_other_room(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    ops = join_room(qtbot, qloop, desktop, peer, "ops")
+    open_room(qtbot, desktop, team)
+    model = desktop.window.timeline_model
+    post_as(qtbot, qloop, peer, team, "**build** is green")
+    qtbot.waitUntil(lambda: model.rowCount() == 1, timeout=5000)
+    entry = model.entry(0)
+    assert entry.text == "**build** is green" and entry.sender_name == "alice" and not entry.mine
+    post_as(qtbot, qloop, peer, ops, "deploy @boss?", mentions=["boss"])
+    qtbot.waitUntil(lambda: unread(desktop, ops) == 1, timeout=5000)
+    assert desktop.window.rooms.summary(ops).mentions_unread == 1
+    assert model.rowCount() == 1  # the other room's message stays out of this timeline
+    assert "unread" in desktop.window.windowTitle()
+
+
+def test_composer_post_reaches_the_peer_exactly_once(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    open_room(qtbot, desktop, team)
+    composer = desktop.window.composer
+    composer.set_names(["alice"])
+    qtbot.keyClicks(composer.edit, "ship it @al")
+    assert composer.edit.completer.popup().isVisible()
+    qtbot.keyClick(composer.edit.completer.popup(), Qt.Key.Key_Return)  # takes the completion
+    assert composer.edit.toPlainText() == "ship it @alice "
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    assert composer.edit.toPlainText() == "ship it @alice \n"
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
+    assert composer.edit.toPlainText() == ""
+    delivered = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
+    assert delivered["room"] == team and delivered["parts"][0] == {"kind": "text", "text": "ship it @alice"}
+    assert delivered["mentions"] == ["alice"] and delivered["from"]["id"] == desktop.bridge.agent_id
+    model = desktop.window.timeline_model
+    qtbot.waitUntil(lambda: model.rowCount() == 1 and model.entry(0).seq == delivered["seq"] and model.entry(0).outbox is None, timeout=10_000)
+    assert model.entry(0).mine
+    pulled = run_coroutine(qtbot, qloop, peer.ok({"op": "pull", "room": team, "since": 0}, "pulled"))
+    assert [m["seq"] for m in pulled["messages"]] == [delivered["seq"]]
+    with pytest.raises(asyncio.TimeoutError):
+        run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=0.5))
+
+
+def test_unread_badge_drops_only_after_the_room_is_seen_in_an_active_window(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    other = QWidget()  # another window takes the focus
+    qtbot.addWidget(other)
+    other.show()
+    other.activateWindow()
+    qtbot.waitUntil(lambda: not window.isActiveWindow(), timeout=5000)
+    open_room(qtbot, desktop, team)
+    post_as(qtbot, qloop, peer, team, "one")
+    post_as(qtbot, qloop, peer, team, "two")
+    qtbot.waitUntil(lambda: unread(desktop, team) == 2 and window.timeline_model.rowCount() == 2, timeout=5000)
+    qtbot.wait(800)  # longer than the read settle delay: nothing may be acknowledged meanwhile
+    assert unread(desktop, team) == 2
+    window.activateWindow()
+    qtbot.waitUntil(lambda: window.isActiveWindow(), timeout=5000)
+    qtbot.waitUntil(lambda: unread(desktop, team) == 0, timeout=10_000)
+    run_coroutine(qtbot, qloop, desktop.bridge.session.refresh_rooms())
+    assert [room.unread for room in desktop.bridge.session.rooms if room.name == team] == [0]  # the hub agrees
+    assert "unread" not in window.windowTitle()
