@@ -139,3 +139,30 @@ def test_unread_badge_drops_only_after_the_room_is_seen_in_an_active_window(qtbo
     run_coroutine(qtbot, qloop, desktop.bridge.session.refresh_rooms())
     assert [room.unread for room in desktop.bridge.session.rooms if room.name == team] == [0]  # the hub agrees
     assert "unread" not in window.windowTitle()
+
+
+@pytest.mark.timeout(90)
+def test_state_counts_down_while_the_hub_is_down_and_is_connected_once_it_is_back(
+    qtbot, qloop, tmp_path: Path, hub_process_factory
+):
+    hub = hub_process_factory()
+    home = Home.resolve(tmp_path / "home")
+    home.ensure()
+    save_settings(home.settings_file, Settings(display_name="boss"))
+    app = DesktopApp(home, hub.url)
+    app.window.show()
+    bar = app.window.connection_bar
+    try:
+        assert run_coroutine(qtbot, qloop, app.connect(hub.url))
+        qtbot.waitUntil(lambda: bar.text.startswith("Connected to"), timeout=15_000)
+        hub.kill()
+        qtbot.waitUntil(lambda: "Reconnecting in" in bar.text or "retrying in" in bar.text, timeout=20_000)
+        assert bar.retry.isVisible() and "(attempt " in bar.text
+        hub.start()
+        qtbot.mouseClick(bar.retry, Qt.MouseButton.LeftButton)  # Retry now: no need to wait out the backoff
+        qtbot.waitUntil(lambda: bar.text.startswith("Connected to"), timeout=20_000)
+        assert app.bridge.last_state.state is ConnectionState.LIVE
+    finally:
+        run_coroutine(qtbot, qloop, app.shutdown())
+        app.window.close()
+        app.window.deleteLater()
