@@ -1,0 +1,171 @@
+"""``parler-desktop listen`` end to end, as a subprocess against real hubs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pty
+import signal
+import socket
+import subprocess
+
+import pytest
+
+from parler_desktop.cli.listen_command import readable_line, terminal_safe
+from parler_desktop.identity import Identity, load_or_create_identity
+from parler_desktop.paths import Home
+from parler_desktop.protocol.canonical import SignatureState
+from parler_desktop.protocol.values import EndpointRef, StoredMessage
+from support.cli_runner import command, environment, run_cli, start_cli
+from support.raw_agent import RawAgent
+
+pytestmark = pytest.mark.timeout(60)
+
+HOSTILE = "fine \x1b[2J\x1b]0;pwned\x07 text\r\n\u202eevil\u202c end é"
+
+
+async def team_with_messages(url: str, texts: list[str], identity: Identity | None = None) -> tuple[RawAgent, str]:
+    """A peer that made room ``team``, posted ``texts`` and returns (peer, invite link)."""
+    peer = await RawAgent.connect(url, identity=identity, name="bot")
+    invited = await peer.ok({"op": "invite", "kind": "channel", "room": "team"}, "invited")
+    for text in texts:
+        frame = {"op": "send", "target": {"kind": "room", "room": "team"}, "parts": [{"kind": "text", "text": text}]}
+        await peer.ok(frame, "sent")
+    return peer, invited["url"]
+
+
+async def joined_home(tmp_path, link: str):
+    home = tmp_path / "home"
+    joined = await run_cli(home, "join", link)
+    assert joined.status == 0, joined.stderr
+    return home
+
+
+async def test_listen_once_json_prints_each_message_and_leaves_the_cursor(hub, tmp_path):
+    peer, link = await team_with_messages(hub.url, ["one", HOSTILE, "three"])
+    home = await joined_home(tmp_path, link)
+    result = await run_cli(home, "listen", "--hub", hub.url, "--once", "--json")
+    assert result.status == 0, result.stderr
+    assert result.stdout.isascii()  # NDJSON escapes everything that could reach a terminal raw
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [m["text"] for m in lines] == ["one", HOSTILE, "three"]
+    first = lines[0]
+    assert first["room"] == "team" and first["from"] == {"id": peer.id, "name": "bot"}
+    assert {"seq", "id", "ts"} <= first.keys() and first["signature"] == "unsigned"
+    assert "live" in result.stderr  # states go to stderr
+
+    me = await RawAgent.connect(hub.url, identity=load_or_create_identity(Home.resolve(home).key_file))
+    rooms = await me.ok({"op": "rooms"}, "rooms")
+    assert rooms["rooms"][0]["unread"] == 3  # listening never moved the cursor
+    await me.close()
+    await peer.close()
+
+
+async def test_listen_on_a_terminal_prints_readable_lines_without_control_characters(hub, tmp_path):
+    peer, link = await team_with_messages(hub.url, [HOSTILE])
+    home = await joined_home(tmp_path, link)
+    master, slave = pty.openpty()
+    process = await asyncio.to_thread(
+        subprocess.Popen,
+        command(home, "listen", "--hub", hub.url, "--once"),
+        stdout=slave, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=environment(),
+    )
+    os.close(slave)
+    output = b""
+    try:
+        while True:
+            try:
+                chunk = await asyncio.to_thread(os.read, master, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+        assert await asyncio.to_thread(process.wait, 30) == 0
+    finally:
+        os.close(master)
+        process.kill()
+    text = output.decode()
+    assert "[team] #" in text and "bot: fine" in text and "evil" in text and "é" in text
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    await peer.close()
+
+
+def test_readable_lines_strip_terminal_controls_and_mark_unsigned_messages():
+    message = StoredMessage(
+        seq=7, id="x", room="te\x1bam", sender=EndpointRef(id="U1", name="b\x9bot"),
+        parts=({"kind": "text", "text": "a\x1b[31mb\nc"},), ts=0,
+    )
+    line = readable_line(message, SignatureState.UNSIGNED)
+    assert "\x1b" not in line and "\x9b" not in line
+    assert "⚠" in line and "\n    c" in line
+    assert terminal_safe("tab\tok\r\n") == "tab\tok\n"
+
+
+async def test_listen_exits_1_when_the_join_secret_is_rejected(hub_factory, tmp_path):
+    hub = hub_factory(join_secret="right")
+    result = await run_cli(tmp_path / "home", "listen", "--hub", hub.url, PARLER_JOIN_SECRET="wrong")
+    assert result.status == 1
+    assert "join secret" in result.stderr
+
+
+async def test_listen_gives_up_after_max_retries(tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = await run_cli(tmp_path / "home", "listen", "--hub", f"127.0.0.1:{port}", "--max-retries", "1")
+    assert result.status == 1
+    assert "giving up after 1 retries" in result.stderr
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+async def test_listen_exits_0_on_a_signal(hub, tmp_path, signum):
+    process = await start_cli(tmp_path / "home", "listen", "--hub", hub.url)
+    try:
+        while b"live" not in await asyncio.wait_for(process.stderr.readline(), 30):
+            pass
+        process.send_signal(signum)
+        assert await asyncio.wait_for(process.wait(), 30) == 0
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def test_listen_survives_two_hub_kills_and_prints_every_message_once(hub_process_factory, tmp_path):
+    hub = await asyncio.to_thread(hub_process_factory)
+    peer_identity = Identity.generate()
+    peer, link = await team_with_messages(hub.url, [f"before {i}" for i in range(5)], peer_identity)
+    home = await joined_home(tmp_path, link)
+    listener = await start_cli(home, "listen", "--hub", hub.url, "--json")
+    printed: list[dict] = []
+
+    async def read_until(count: int) -> None:
+        while len(printed) < count:
+            printed.append(json.loads(await asyncio.wait_for(listener.stdout.readline(), 30)))
+
+    try:
+        await read_until(5)
+        for round_number in range(2):
+            for i in range(5):
+                await peer.ok({"op": "send", "target": {"kind": "room", "room": "team"},
+                               "parts": [{"kind": "text", "text": f"round {round_number} {i}"}]}, "sent")
+            await peer.close()
+            await asyncio.to_thread(hub.kill)
+            await asyncio.to_thread(hub.restart)
+            peer = await RawAgent.connect(hub.url, identity=peer_identity, name="bot")
+        for i in range(5):
+            await peer.ok({"op": "send", "target": {"kind": "room", "room": "team"},
+                           "parts": [{"kind": "text", "text": f"after {i}"}]}, "sent")
+        await read_until(20)
+        history = await peer.ok({"op": "pull", "room": "team", "since": 0}, "pulled")
+        assert [m["seq"] for m in printed] == [m["seq"] for m in history["messages"]]
+        listener.send_signal(signal.SIGINT)
+        assert await asyncio.wait_for(listener.wait(), 30) == 0
+        assert (await listener.stdout.read()) == b""  # nothing printed twice
+    finally:
+        if listener.returncode is None:
+            listener.kill()
+            await listener.wait()
+        await peer.close()

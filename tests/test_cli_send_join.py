@@ -1,0 +1,96 @@
+"""``parler-desktop send`` and ``join`` end to end, as subprocesses against the embedded hub."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+import pytest
+
+from parler_desktop.client.events import OutboxStatus
+from parler_desktop.identity import load_or_create_identity
+from parler_desktop.paths import Home
+from parler_desktop.store import LocalStore
+from support.cli_runner import run_cli, start_cli
+from support.fault_proxy import FaultProxy
+
+pytestmark = pytest.mark.timeout(60)
+
+
+async def team(raw_agent, hub) -> tuple[object, str]:
+    peer = await raw_agent(hub.url, name="bot")
+    invited = await peer.ok({"op": "invite", "kind": "channel", "room": "team"}, "invited")
+    return peer, invited["url"]
+
+
+async def texts(peer) -> list[str]:
+    pulled = await peer.ok({"op": "pull", "room": "team", "since": 0}, "pulled")
+    return [m["parts"][0]["text"] for m in pulled["messages"]]
+
+
+async def test_join_by_link_names_the_hub_and_send_prints_the_seq(hub, raw_agent, tmp_path):
+    peer, link = await team(raw_agent, hub)
+    home = tmp_path / "home"
+    joined = await run_cli(home, "join", link)  # no --hub: the link says where
+    assert joined.status == 0, joined.stderr
+    assert joined.stdout.strip() == "joined team (channel)"
+    sent = await run_cli(home, "send", "--hub", hub.url, "--room", "team", "hello from a script")
+    assert sent.status == 0, sent.stderr
+    pulled = await peer.ok({"op": "pull", "room": "team", "since": 0}, "pulled")
+    assert [(m["seq"], m["parts"][0]["text"]) for m in pulled["messages"]] == [(int(sent.stdout), "hello from a script")]
+    assert pulled["messages"][0]["parts"][-1]["kind"] == "com.parler.sig"
+
+
+async def test_send_with_a_client_id_never_posts_twice(hub, raw_agent, tmp_path):
+    peer, link = await team(raw_agent, hub)
+    home = tmp_path / "home"
+    assert (await run_cli(home, "join", link)).status == 0
+    first = await run_cli(home, "send", "--hub", hub.url, "--room", "team", "--client-id", "job-42", "-", stdin="once")
+    again = await run_cli(home, "send", "--hub", hub.url, "--room", "team", "--client-id", "job-42", "once")
+    assert first.status == again.status == 0
+    assert first.stdout == again.stdout
+    other = await run_cli(home, "send", "--hub", hub.url, "--room", "team", "--client-id", "job-42", "different")
+    assert other.status == 1 and "already used" in other.stderr
+    assert await texts(peer) == ["once"]
+
+
+async def test_send_reports_a_permanent_failure(hub, tmp_path):
+    result = await run_cli(tmp_path / "home", "send", "--hub", hub.url, "--room", "nowhere", "hi")
+    assert result.status == 1
+    assert "not sent" in result.stderr and "not_member" in result.stderr
+
+
+async def test_join_reports_a_bad_invite(hub, tmp_path):
+    result = await run_cli(tmp_path / "home", "join", "--hub", hub.url, "NOPE2345")
+    assert result.status == 1
+    assert "invite problem" in result.stderr
+
+
+async def test_a_killed_send_is_flushed_by_the_next_one(hub, raw_agent, tmp_path):
+    peer, link = await team(raw_agent, hub)
+    home = tmp_path / "home"
+    assert (await run_cli(home, "join", link)).status == 0
+    proxy = await FaultProxy("127.0.0.1", hub.port).start()
+    try:
+        proxy.stall()  # the first send can write its outbox but never reach the hub
+        first = await start_cli(home, "send", "--hub", proxy.url, "--room", "team", "left behind")
+        store_path = Home.resolve(home).store_path(proxy.url, load_or_create_identity(Home.resolve(home).key_file).agent_id)
+        async with asyncio.timeout(30):
+            while not store_path.exists() or not await asyncio.to_thread(pending_items, store_path):
+                await asyncio.sleep(0.05)
+        first.send_signal(signal.SIGKILL)
+        await first.wait()
+        proxy.resume()
+        second = await run_cli(home, "send", "--hub", proxy.url, "--room", "team", "sent later")
+        assert second.status == 0, second.stderr
+        assert sorted(await texts(peer)) == ["left behind", "sent later"]
+    finally:
+        await proxy.close()
+
+
+def pending_items(path) -> int:
+    store = LocalStore(path)
+    try:
+        return len(store.outbox_items([OutboxStatus.PENDING]))
+    finally:
+        store.close()

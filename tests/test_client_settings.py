@@ -1,0 +1,76 @@
+"""User settings: defaults, atomic saves, a corrupt file kept and reported; the join secret."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from parler_desktop.paths import Home
+from parler_desktop.settings import (
+    JOIN_SECRET_ENV,
+    Settings,
+    default_display_name,
+    load_settings,
+    read_join_secret,
+    save_settings,
+)
+
+
+def test_missing_file_gives_defaults(tmp_path):
+    loaded = load_settings(tmp_path / "settings.json")
+    assert loaded.problem is None
+    assert loaded.settings == Settings(display_name=default_display_name(), role="supervisor", hub_url="")
+
+
+def test_save_and_load_round_trip_leaves_no_temp_files(tmp_path):
+    path = tmp_path / "config" / "settings.json"
+    settings = Settings(display_name="Ada", role=None, hub_url="wss://hub.example/ws", join_secret_file="/s")
+    save_settings(path, settings)
+    assert load_settings(path).settings == settings
+    assert os.listdir(path.parent) == ["settings.json"]
+
+
+@pytest.mark.parametrize("content", [b"{not json", b"[1, 2]", b"\xff\xfe{}"])
+def test_a_corrupt_file_falls_back_to_defaults_and_is_not_overwritten(tmp_path, content):
+    path = tmp_path / "settings.json"
+    path.write_bytes(content)
+    loaded = load_settings(path)
+    assert loaded.settings == Settings()
+    assert loaded.problem and str(path) in loaded.problem
+    assert path.read_bytes() == content
+
+
+def test_saving_over_a_corrupt_file_keeps_it_aside(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text("{broken", encoding="utf-8")
+    save_settings(path, Settings(display_name="Ada"))
+    assert load_settings(path).settings.display_name == "Ada"
+    kept = [p for p in tmp_path.iterdir() if p.name.startswith("settings.json.corrupt-")]
+    assert [p.read_text() for p in kept] == ["{broken"]
+
+
+def test_a_wrong_type_is_ignored_for_that_field_only(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"display_name": "Ada", "role": 5, "hub_url": "h:1"}), encoding="utf-8")
+    loaded = load_settings(path)
+    assert loaded.settings == Settings(display_name="Ada", role="supervisor", hub_url="h:1")
+    assert "role" in (loaded.problem or "")
+
+
+def test_join_secret_comes_from_the_environment_then_the_file(tmp_path, monkeypatch):
+    home = Home.resolve(tmp_path)
+    monkeypatch.delenv(JOIN_SECRET_ENV, raising=False)
+    assert read_join_secret(home, Settings()) is None
+    home.ensure()
+    home.join_secret_file.write_text("s3cr3t\n", encoding="utf-8")
+    assert read_join_secret(home, Settings()) == "s3cr3t"
+    other = tmp_path / "other-secret"
+    other.write_text("elsewhere", encoding="utf-8")
+    assert read_join_secret(home, Settings(join_secret_file=str(other))) == "elsewhere"
+    monkeypatch.setenv(JOIN_SECRET_ENV, "from-env")
+    assert read_join_secret(home, Settings()) == "from-env"
+    monkeypatch.delenv(JOIN_SECRET_ENV)
+    with pytest.raises(OSError):
+        read_join_secret(home, Settings(join_secret_file=str(tmp_path / "missing")))
