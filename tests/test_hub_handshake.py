@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from parler_desktop.identity import Identity
-from support.raw_agent import RawAgent
 
 
 async def test_welcome_carries_the_signed_identity_and_the_challenge_is_hub_bound(hub, raw_agent):

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from support.raw_agent import RawAgent, make_room
+from support.raw_agent import make_room
 
 
 def uncoded_error(reply: dict, words: str) -> bool:
