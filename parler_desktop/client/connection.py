@@ -84,7 +84,7 @@ class HubConnection:
         self._on_notice = on_notice
         self.deliveries: BoundedInbox[StoredMessage] = BoundedInbox(inbox_capacity)
         self._replies: asyncio.Queue[Reply | _Closed] = asyncio.Queue()
-        self._awaiting_reply = False
+        self._replies_due = 0  # frames the hub still owes us: anything beyond is unsolicited
         self._lock = asyncio.Lock()
         self._closed = asyncio.Event()
         self.close_reason = ""
@@ -170,7 +170,8 @@ class HubConnection:
 
     def _route(self, data: str | bytes) -> None:
         if isinstance(data, bytes):
-            if self._awaiting_reply:
+            if self._replies_due:
+                self._replies_due -= 1
                 self._replies.put_nowait(data)
             else:
                 self._notice(f"ignored an unexpected binary frame of {len(data)} bytes from the hub")
@@ -180,7 +181,10 @@ class HubConnection:
             self.deliveries.put(frame.message)
         elif isinstance(frame, Malformed) and frame.tag == "delivery":
             self._notice(f"ignored a pushed message the hub sent malformed: {frame.reason}")
-        elif self._awaiting_reply:
+        elif self._replies_due:
+            self._replies_due -= 1
+            if isinstance(frame, BlobIncoming):
+                self._replies_due += 1  # the blob's bytes follow as one binary frame (§7.13)
             self._replies.put_nowait(frame)
         elif isinstance(frame, ErrorFrame):
             self.final_error = frame  # the hub says why before it hangs up (§1.4)
@@ -201,7 +205,7 @@ class HubConnection:
     async def _exchange(self, text: str, timeout: float) -> Reply:
         if self.is_closed:
             raise ConnectionLost(self.close_reason)
-        self._awaiting_reply = True
+        self._replies_due += 1
         try:
             async with asyncio.timeout(timeout):
                 await self._ws.send(text)
@@ -211,8 +215,6 @@ class HubConnection:
             raise ConnectionLost(f"the hub did not answer within {timeout:g} s") from None
         except ConnectionClosed as error:
             raise ConnectionLost(f"connection lost ({error})") from error
-        finally:
-            self._awaiting_reply = False
 
     async def _next_reply(self) -> Reply:
         reply = await self._replies.get()
@@ -266,15 +268,12 @@ class HubConnection:
         async with self._lock:
             header = expect(await self._exchange(encode(GetBlob(id=blob_id)), timeout), BlobIncoming, "get_blob")
             assert isinstance(header, BlobIncoming)
-            self._awaiting_reply = True
             try:
                 async with asyncio.timeout(timeout):
                     body = await self._next_reply()
             except TimeoutError:
                 self.abort(f"blob bytes did not arrive within {timeout:g} s")
                 raise ConnectionLost("the hub did not send the blob in time") from None
-            finally:
-                self._awaiting_reply = False
         if not isinstance(body, bytes):
             expect(body, BlobIncoming, "get_blob")  # an interleaved error ends the download
             raise BadReply("the hub sent no blob bytes")

@@ -63,7 +63,7 @@ from parler_desktop.protocol.frames import (
 from parler_desktop.protocol.parts import SIG_KIND, Handoff
 from parler_desktop.protocol.values import JoinRequest, Part, RoomInfo, StoredMessage
 from parler_desktop.settings import load_settings, read_join_secret
-from parler_desktop.store import LocalStore, StoreWorker
+from parler_desktop.store import LocalStore, StoreError, StoreWorker
 
 log = logging.getLogger(__name__)
 
@@ -243,6 +243,13 @@ class HubSession:
                 detail = f"{error.message} ({error.code or 'refused'})"
             except (ConnectionLost, BadReply) as error:
                 detail = str(error)
+            except StoreError as error:  # e.g. disk full: say so, keep trying (the hub keeps all)
+                self._emit(Notice(str(error)))
+                detail = str(error)
+            except Exception as error:  # a bug must not end the session for good
+                log.exception("session attempt failed")
+                self._emit(Notice(f"Internal error: {error!r}. Reconnecting."))
+                detail = f"internal error: {error!r}"
             if live_since and self._clock.monotonic() - live_since[0] >= self.tuning.healthy_secs:
                 self._backoff.reset()
             delay = self._backoff.failed()
