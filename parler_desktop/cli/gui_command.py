@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Parler")
     app.setDesktopFileName("parler-desktop")
+    app.setQuitOnLastWindowClosed(False)  # closing the window ends DesktopApp.run(), which shuts down in order
     icon = resources.files("parler_desktop") / "resources" / "parler-desktop-256.png"
     app.setWindowIcon(QIcon(str(icon)))
     loop = qasync.QEventLoop(app)

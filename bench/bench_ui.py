@@ -1,0 +1,233 @@
+"""Benchmark the window: event-loop stalls during a 5,000-message burst, and opening a 100k room.
+
+Run: QT_QPA_PLATFORM=offscreen /work/venv/bin/python bench/bench_ui.py
+
+Both figures are measured on the Qt thread (which also runs asyncio under qasync) by a 2 ms
+QTimer that records the longest gap between its ticks, against the same meter on the idle window
+in the same run. The burst comes from a raw-wire agent on its own thread through a real embedded
+hub into the open, active room, all the way through the session, store, models and painting.
+The big room (100,000 stored messages) is compared with a 200-message room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import qasync
+from PySide6.QtCore import QElapsedTimer, QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from support.raw_agent import RawAgent  # noqa: E402
+
+from parler_desktop.app.bridge import SessionBridge  # noqa: E402
+from parler_desktop.hub import EmbeddedHub, HubConfig, HubLimits  # noqa: E402
+from parler_desktop.paths import Home  # noqa: E402
+from parler_desktop.protocol.values import EndpointRef, StoredMessage  # noqa: E402
+from parler_desktop.settings import Settings, save_settings  # noqa: E402
+from parler_desktop.store import LocalStore, StoreWorker  # noqa: E402
+from parler_desktop.ui.desktop import DesktopApp  # noqa: E402
+from parler_desktop.ui.main_window import MainWindow  # noqa: E402
+
+BURST = 5_000
+BIG_ROOM = 100_000
+SMALL_ROOM = 200
+TEXT = "Step {n}: rebuilt the **index**, ran `pytest -q` and pushed the fix.\n\n- 3 files changed\n- all green"
+
+
+class StallMeter(QObject):
+    """The longest gap between ticks of a 2 ms timer: how long the Qt thread was held."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.longest_ms = 0.0
+        self._clock = QElapsedTimer()
+        self._timer = QTimer(self, interval=2)
+        self._timer.timeout.connect(self._tick)
+        self._last = 0
+
+    def start(self) -> None:
+        self.longest_ms = 0.0
+        self._clock.start()
+        self._last = 0
+        self._timer.start()
+
+    def stop(self) -> float:
+        self._timer.stop()
+        return self.longest_ms
+
+    def _tick(self) -> None:
+        now = self._clock.nsecsElapsed()
+        self.longest_ms = max(self.longest_ms, (now - self._last) / 1e6)
+        self._last = now
+
+
+class PaintClock(QObject):
+    """When the watched widget was last painted (perf_counter seconds)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last_paint = 0.0
+
+    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.last_paint = time.perf_counter()
+        return False
+
+
+async def wait_for(condition, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the condition did not become true in time")
+        await asyncio.sleep(0.005)
+
+
+async def idle_baseline(meter: StallMeter) -> float:
+    meter.start()
+    await asyncio.sleep(1.0)
+    return meter.stop()
+
+
+async def bench_burst(root: Path, meter: StallMeter) -> tuple[float, float]:
+    hub = EmbeddedHub(HubConfig(db_path=root / "hub.sqlite3", port=0, limits=HubLimits().relaxed()))
+    url = await asyncio.to_thread(hub.start)
+    home = Home.resolve(root / "home").ensure()
+    save_settings(home.settings_file, Settings(display_name="boss"))
+    desktop = DesktopApp(home, url)
+    desktop.window.show()
+    await desktop.connect(url)
+    await wait_for(lambda: desktop.bridge.is_live, 15)
+    owner = await RawAgent.connect(url, name="owner")
+    invited = await owner.ok({"op": "invite", "kind": "channel", "room": "burst", "maxUses": 5}, "invited")
+    await desktop.bridge.session.redeem(invited["code"])
+    await wait_for(lambda: "burst" in desktop.window.rooms.room_names(), 10)
+    desktop.window.room_panel.select_room("burst")
+    peer_code = await owner.ok({"op": "invite", "kind": "channel", "room": "burst"}, "invited")
+    ready, done = threading.Event(), []
+    thread = threading.Thread(target=run_burst_as_member, args=(url, peer_code["code"], ready, done), daemon=True)
+    thread.start()
+    model = desktop.window.timeline_model
+    await asyncio.sleep(0.5)
+    meter.start()
+    start = time.perf_counter()
+    ready.set()
+    await wait_for(lambda: bool(done) and model.newest_seq >= done[0], 300)
+    elapsed = time.perf_counter() - start
+    stall = meter.stop()
+    thread.join()
+    await owner.close()
+    await desktop.shutdown()
+    desktop.window.close()
+    await asyncio.to_thread(hub.stop)
+    return stall, elapsed
+
+
+def run_burst_as_member(url: str, code: str, ready: threading.Event, done: list[int]) -> None:
+    """An agent on its own thread and loop (like any external agent): joins, then posts fast."""
+
+    async def burst() -> None:
+        agent = await RawAgent.connect(url, name="burster", role="worker")
+        joined = await agent.ok({"op": "redeem", "code": code}, "joined")
+        room = joined["room"]
+        ready.wait()
+        last = 0
+        for n in range(BURST):
+            frame = {"op": "send", "target": {"kind": "room", "room": room}, "parts": [{"kind": "text", "text": TEXT.format(n=n)}]}
+            last = (await agent.ok(frame, "sent"))["seq"]
+        done.append(last)
+        await agent.close()
+
+    asyncio.run(burst())
+
+
+class StoredRoomsSession:
+    """A session that only has a store: the window reads what is already on disk."""
+
+    def __init__(self, store: StoreWorker) -> None:
+        self.store, self.agent_id, self.name, self.role, self.hub_url = store, "UBOSS", "boss", None, "ws://local"
+
+    def add_listener(self, _callback) -> None:
+        pass
+
+    def watch_roster(self, _rooms) -> None:
+        pass
+
+
+def fill_store(path: Path) -> None:
+    store = LocalStore(path)
+    sender = EndpointRef(id="UAGENT", name="agent", role="worker")
+    for room, count in (("big", BIG_ROOM), ("small", SMALL_ROOM)):
+        first = 1 if room == "big" else BIG_ROOM + 1
+        for start in range(first, first + count, 5000):
+            batch = [
+                StoredMessage(seq=n, id=f"m{n}", room=room, sender=sender, parts=({"kind": "text", "text": TEXT.format(n=n)},), ts=1_710_000_000_000 + n)
+                for n in range(start, min(first + count, start + 5000))
+            ]
+            store.insert_messages(batch)
+    store.close()
+
+
+async def bench_open(root: Path, meter: StallMeter) -> dict[str, tuple[float, float]]:
+    path = root / "rooms.sqlite3"
+    await asyncio.to_thread(fill_store, path)
+    store = StoreWorker(path)
+    await store.open()
+    bridge = SessionBridge()
+    bridge.attach(StoredRoomsSession(store))
+    window = MainWindow(bridge)
+    window.show()
+    painted = PaintClock()
+    window.timeline.viewport().installEventFilter(painted)
+    await asyncio.sleep(0.3)
+    results = {}
+    for room in ("small", "big", "small", "big"):
+        window.show_room("nothing")
+        await asyncio.sleep(0.2)
+        loaded: list[float] = []
+        window.timeline_model.roomLoaded.connect(lambda _room: loaded.append(time.perf_counter()))
+        meter.start()
+        start = time.perf_counter()
+        window.show_room(room)
+        await wait_for(lambda: bool(loaded) and painted.last_paint > loaded[0], 30)
+        results[room] = (painted.last_paint - start, meter.stop())
+    window.close()
+    await bridge.tasks.cancel_all()
+    await store.close()
+    return results
+
+
+async def main() -> None:
+    meter = StallMeter()
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        idle = await idle_baseline(meter)
+        print(f"baseline: idle window, longest event-loop gap {idle:7.1f} ms")
+        opened = await bench_open(root, meter)
+        small_time, small_stall = opened["small"]
+        big_time, big_stall = opened["big"]
+        print(f"open a {SMALL_ROOM}-message room: {small_time * 1000:7.1f} ms to first paint, longest stall {small_stall:6.1f} ms")
+        print(
+            f"open a {BIG_ROOM:,}-message room: {big_time * 1000:7.1f} ms to first paint, longest stall {big_stall:6.1f} ms "
+            f"({big_time / small_time:.2f}x the small room)"
+        )
+        stall, elapsed = await bench_burst(root, meter)
+        print(
+            f"burst of {BURST:,} messages into the open room: all shown after {elapsed:.1f} s "
+            f"({BURST / elapsed:,.0f} msg/s); longest event-loop stall {stall:6.1f} ms ({stall / max(idle, 0.1):.1f}x idle)"
+        )
+
+
+if __name__ == "__main__":
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setQuitOnLastWindowClosed(False)  # the benchmark ends when main() returns
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        loop.run_until_complete(main())
