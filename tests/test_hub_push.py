@@ -1,0 +1,59 @@
+"""Push fan-out under back-pressure: a subscriber that stops reading loses pushes (its queue is
+bounded) and never slows the sender or the other subscribers (§7.7)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from websockets.asyncio.client import connect
+
+from parler_desktop.identity import Identity
+from support.raw_agent import make_room
+
+MESSAGES = 40
+BODY = "x" * 400_000  # big enough that socket buffers fill after a few pushes
+
+
+async def stalled_subscriber(url: str, identity: Identity):
+    """A subscribed socket that then stops reading (the client buffers one frame at most)."""
+    ws = await connect(url, max_size=None, max_queue=1, ping_interval=None)
+    await ws.send(json.dumps({"op": "hello", "id": identity.agent_id, "name": "slow"}))
+    nonce = json.loads(await ws.recv())["nonce"]
+    await ws.send(json.dumps({"op": "hello", "id": identity.agent_id, "name": "slow", "nonce": nonce,
+                              "sig": identity.sign(nonce.encode())}))
+    assert json.loads(await ws.recv())["type"] == "welcome"
+    await ws.send('{"op":"subscribe"}')
+    assert json.loads(await ws.recv())["type"] == "subscribed"
+    return ws
+
+
+@pytest.mark.timeout(60)
+async def test_a_stalled_subscriber_drops_pushes_without_blocking_anyone(hub_factory, raw_agent):
+    hub = hub_factory(limits={"push_queue_size": 2})
+    author = await raw_agent(hub.url, name="author")
+    reader = await raw_agent(hub.url, name="reader")
+    slow_identity = Identity.generate()
+    slow_member = await raw_agent(hub.url, name="slow", identity=slow_identity)
+    room = await make_room(author, "team", reader, slow_member)
+    slow = await stalled_subscriber(hub.url, slow_identity)
+    await reader.ok({"op": "subscribe"})
+
+    for i in range(MESSAGES):
+        await author.ok({"op": "send", "target": {"kind": "room", "room": room},
+                         "parts": [{"kind": "text", "text": f"{i}:{BODY}"}]}, "sent")
+    for i in range(MESSAGES):  # the reading subscriber gets every push, in order
+        delivered = await reader.recv_delivery(timeout=20)
+        assert delivered["parts"][0]["text"].startswith(f"{i}:")
+
+    received = 0
+    await slow.send('{"op":"ping"}')  # resume reading: the pong follows whatever was still queued
+    while True:
+        frame = json.loads(await slow.recv())
+        if frame["type"] == "pong":
+            break
+        received += 1
+    assert 0 < received < MESSAGES  # some pushes went out, the rest were dropped
+    pulled = await slow_member.ok({"op": "pull", "room": room, "since": 0, "limit": 1000})
+    assert len(pulled["messages"]) == MESSAGES  # a pull is still complete
+    slow.transport.abort()  # a graceful close would wait on pushes still in flight to a 1-frame buffer
