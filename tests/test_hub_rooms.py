@@ -228,3 +228,12 @@ async def test_remember_and_recall(hub, raw_agent):
     found = (await alice.ok({"op": "recall", "query": "cat Tom"}))["hits"]
     assert [h["text"] for h in found] == ["the cat is called Tom"] and "room" not in found[0]
     assert (await alice.request({"op": "remember", "fact": {"text": "x"}, "embedding": [0.5]}))["type"] == "error"
+
+
+async def test_keyed_fact_quota_is_at_capacity_but_updates_still_work(hub_factory, raw_agent):
+    hub = hub_factory(limits={"max_keyed_facts": 1})
+    alice = await raw_agent(hub.url)
+    await alice.ok({"op": "remember", "fact": {"key": "a", "text": "1"}})
+    await alice.ok({"op": "remember", "fact": {"key": "a", "text": "2"}})
+    refused = await alice.request({"op": "remember", "fact": {"key": "b", "text": "3"}})
+    assert refused["code"] == "at_capacity"

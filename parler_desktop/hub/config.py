@@ -40,6 +40,7 @@ class HubLimits:
     max_hellos: int = 4
     max_owned_rooms: int = 1000
     max_tokens: int = 1000
+    max_keyed_facts: int = 10_000
     ops_per_agent: RateBudget = RateBudget(600, 60)
     sends_per_agent: RateBudget = RateBudget(240, 60)
     blobs_per_agent: RateBudget = RateBudget(120, 3600)

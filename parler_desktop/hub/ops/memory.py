@@ -13,19 +13,20 @@ from parler_desktop.protocol.frames import Recall, Recalled, Remember, Remembere
 from parler_desktop.protocol.values import RecallHit
 
 EMBEDDING_DIMENSIONS = 768
-MAX_KEYED_FACTS = 10_000
 DEFAULT_RECALL_LIMIT = 8
 MAX_RECALL_LIMIT = 50
 
 
-def _remember(conn: sqlite3.Connection, agent: str, frame: Remember, now: int) -> Remembered:
+def _remember(
+    conn: sqlite3.Connection, max_keyed_facts: int, agent: str, frame: Remember, now: int
+) -> Remembered:
     fact = frame.fact
     if fact.room is not None and not rooms.is_member(conn, fact.room, agent):
         raise not_member(fact.room)
     if (
         fact.key is not None
         and not memory.keyed_fact_exists(conn, agent, fact.room, fact.key)
-        and memory.keyed_fact_count(conn, agent) >= MAX_KEYED_FACTS
+        and memory.keyed_fact_count(conn, agent) >= max_keyed_facts
     ):
         raise OpError("too many keyed facts — forget some first", errors.AT_CAPACITY)
     memory.store_fact(conn, agent, fact.room, fact.key, fact.text, now)
@@ -39,7 +40,7 @@ async def handle_remember(ctx: HubContext, session: SessionState, frame: Remembe
     check_len(ctx, "room", frame.fact.room)
     if frame.embedding is not None and len(frame.embedding) != EMBEDDING_DIMENSIONS:
         raise OpError(f"embedding must have {EMBEDDING_DIMENSIONS} dimensions")
-    return await ctx.db.call(_remember, session.agent, frame, now_ms())
+    return await ctx.db.call(_remember, limits.max_keyed_facts, session.agent, frame, now_ms())
 
 
 def _recall(conn: sqlite3.Connection, agent: str, frame: Recall) -> Recalled:
