@@ -26,6 +26,9 @@ from parler_desktop.protocol.frames import (
 )
 from parler_desktop.protocol.values import AgentCard, DirectoryEntry
 
+DEFAULT_DISCOVER_LIMIT = 200
+MAX_DISCOVER_LIMIT = 1000
+
 
 async def handle_register(ctx: HubContext, session: SessionState, frame: Register) -> Registered:
     limits = ctx.config.limits
@@ -76,8 +79,7 @@ def _matches(entry: DirectoryEntry, frame: Discover) -> bool:
 
 def discover(ctx: HubContext, rows: list[directory.CardRow], frame: Discover) -> list[DirectoryEntry]:
     """Filter cards as §7.14 says; shared by the WebSocket op and the REST route."""
-    limits = ctx.config.limits
-    limit = min(limits.default_pull_limit if frame.limit is None else frame.limit, limits.max_pull_limit)
+    limit = min(DEFAULT_DISCOVER_LIMIT if frame.limit is None else frame.limit, MAX_DISCOVER_LIMIT)
     now = now_ms()
     found = []
     for row in rows:
