@@ -95,11 +95,15 @@ class HubConfig:
     blob_dir: Path | None = None  # default: "<db_path>.blobs" beside the database
     host: str = "127.0.0.1"
     port: int = 7070
-    join_secret: bytes | None = None
+    join_secret: bytes | None = None  # a str is taken as its UTF-8 bytes
     public_url: str | None = None  # default: parler://HOST:PORT (the real port)
     name: str = "Parler Desktop Hub"
     limits: HubLimits = field(default_factory=HubLimits)
     faults: HubFaults = field(default_factory=HubFaults)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.join_secret, str):
+            object.__setattr__(self, "join_secret", self.join_secret.encode())
 
     @property
     def resolved_blob_dir(self) -> Path:

@@ -94,8 +94,6 @@ def _hub_config(tmp_dir: Path, overrides: dict[str, Any]) -> Any:
         values["limits"] = HubLimits(**limits)
     if isinstance(values.get("faults"), dict):
         values["faults"] = HubFaults(**values["faults"])
-    if isinstance(values.get("join_secret"), str):
-        values["join_secret"] = values["join_secret"].encode()
     values.setdefault("db_path", tmp_dir / "hub.sqlite3")
     values.setdefault("blob_dir", tmp_dir / "blobs")
     values.setdefault("host", "127.0.0.1")
