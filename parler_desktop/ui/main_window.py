@@ -124,7 +124,9 @@ class MainWindow(QMainWindow):
     def show_room(self, room: str) -> None:
         if room == self.timeline_model.room:
             return
-        self.room_title.setText(room)
+        summary = self.rooms.summary(room)
+        details = f"  ·  {summary.kind}  ·  {summary.members} members" if summary is not None else ""
+        self.room_title.setText(f"{room}{details}")
         self.composer.set_reply(None)
         self.composer.setEnabled(True)
         self.timeline_model.open_room(room)

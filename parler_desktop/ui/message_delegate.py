@@ -15,6 +15,7 @@ from parler_desktop.app import roles
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.protocol.canonical import SignatureState
 from parler_desktop.ui.cards import Card
+from parler_desktop.ui.markdown import markdown_document
 from parler_desktop.ui.message_layout import DIVIDER_HEIGHT, GAP, PAD, CARD_PAD, LayoutCache, RowLayout
 from parler_desktop.app.signals import emit
 
@@ -154,7 +155,7 @@ class MessageDelegate(QStyledItemDelegate):
         original = view.model().entry_by_id(message_id) if view is not None and view.model() is not None else None
         if original is None:
             return "↪ in reply to an earlier message"
-        text = " ".join(original.text.split())
+        text = " ".join(markdown_document(original.text).toPlainText().split())  # once per row: cached
         return f"↪ in reply to {original.sender_name}: {text[:80]}"
 
     def _paint_card(self, painter: QPainter, option: QStyleOptionViewItem, card: Card, box: QRect, save: QRect | None) -> None:
