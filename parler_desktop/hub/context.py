@@ -26,11 +26,14 @@ class OpError(Exception):
 @dataclass
 class HubStats:
     connections_total: int = 0
-    messages_total: int = 0
 
 
 class RateBudgets:
-    """The per-agent and per-room budgets of §7.16, one limiter each."""
+    """The per-agent and per-room budgets of §7.16, one limiter each.
+
+    The per-room limiters are charged after target resolution, inside the database job, so they
+    are only ever touched on the database thread; the others only on the event loop.
+    """
 
     def __init__(self, config: HubConfig) -> None:
         limits = config.limits

@@ -105,7 +105,6 @@ async def handle_send(ctx: HubContext, session: SessionState, frame: Send) -> Se
     )
     row = appended.row
     if appended.is_new:
-        ctx.stats.messages_total += 1
         ctx.wakeups.wake(row.room)
         if appended.members:
             delivery = encode(Delivery(message=stored_message(row)))
