@@ -270,3 +270,20 @@ async def test_oversized_parts_and_strings_are_too_large(hub_factory, raw_agent)
     ):
         reply = await alice.request(frame)
         assert reply["type"] == "error" and reply["code"] == "too_large", frame
+
+
+async def test_an_ack_at_or_below_the_cursor_changes_nothing(pair):
+    alice, bob, room = pair
+    first = await say(alice, room, "one")
+    second = await say(alice, room, "two")
+    await bob.ok({"op": "pull", "room": room, "limit": 0, "ack": second["seq"]})
+    back = await bob.ok({"op": "pull", "room": room, "limit": 0, "ack": first["seq"]})
+    assert back["cursor"] == second["seq"] and await unread(bob, room) == 0
+
+
+@pytest.mark.timeout(20)
+async def test_a_since_pull_never_parks(pair):
+    _alice, bob, room = pair
+    started = time.monotonic()
+    reply = await bob.request({"op": "pull", "room": room, "since": 0, "waitSecs": 30})
+    assert reply["messages"] == [] and time.monotonic() - started < 5

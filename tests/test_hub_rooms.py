@@ -237,3 +237,12 @@ async def test_keyed_fact_quota_is_at_capacity_but_updates_still_work(hub_factor
     await alice.ok({"op": "remember", "fact": {"key": "a", "text": "2"}})
     refused = await alice.request({"op": "remember", "fact": {"key": "b", "text": "3"}})
     assert refused["code"] == "at_capacity"
+
+
+async def test_a_new_hello_resets_status_and_activity_but_keeps_attention(hub, raw_agent):
+    amy = await raw_agent(hub.url, name="amy")
+    room = await make_room(amy, "team")
+    await amy.ok({"op": "presence", "status": "working", "activity": "typing", "attention": "focus"})
+    again = await raw_agent(hub.url, name="amy", identity=amy.identity)
+    (entry,) = (await again.ok({"op": "roster", "room": room}))["entries"]
+    assert entry["status"] == "idle" and "activity" not in entry and entry["attention"] == "focus"
