@@ -72,3 +72,13 @@ async def test_cli_join_secret_file_is_enforced(hub_process_factory, raw_agent, 
     refused = await raw_agent(process.url, handshake=False)
     assert (await refused.handshake())["code"] == "not_authorized"
     await raw_agent(process.url, secret="s3cr3t")
+
+
+def test_cli_database_that_is_not_a_database_is_a_one_line_error(tmp_path):
+    db = tmp_path / "h.db"
+    db.write_bytes(b"this is not sqlite" * 100)
+    result = subprocess.run(
+        [sys.executable, "-m", "parler_desktop", "hub", "--port", "0", "--db", str(db)],
+        capture_output=True, text=True, timeout=30,
+    )
+    assert result.returncode == 1 and str(db) in result.stderr and "Traceback" not in result.stderr

@@ -15,7 +15,7 @@ import signal
 import sys
 from pathlib import Path
 
-from parler_desktop.hub import Hub, HubConfig, HubLimits
+from parler_desktop.hub import Hub, HubConfig, HubDatabaseError, HubLimits
 from parler_desktop.paths import Home
 
 EXIT_RUNTIME = 1
@@ -108,6 +108,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"parler-desktop hub: port {args.port} on {args.host} is already in use", file=sys.stderr)
         else:
             print(f"parler-desktop hub: cannot start: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_RUNTIME
+    except HubDatabaseError as exc:
+        print(f"parler-desktop hub: {exc}", file=sys.stderr)
         return EXIT_RUNTIME
     except KeyboardInterrupt:
         pass

@@ -132,13 +132,31 @@ CREATE INDEX facts_room ON facts(room);
 """
 
 
+class HubDatabaseError(Exception):
+    """The hub database cannot be used; the message names the file and the problem."""
+
+
 def open_database(path: Path) -> sqlite3.Connection:
     """Open (creating if needed) the hub database; the caller owns the connection's thread."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=True)
+    except (OSError, sqlite3.Error) as exc:
+        raise HubDatabaseError(f"cannot open hub database {path}: {exc}") from exc
+    try:
+        _prepare(conn)
+    except sqlite3.Error as exc:
+        conn.close()
+        raise HubDatabaseError(f"cannot use hub database {path}: {exc}") from exc
+    except HubDatabaseError as exc:
+        conn.close()
+        raise HubDatabaseError(f"cannot use hub database {path}: {exc}") from None
+    return conn
+
+
+def _prepare(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
-    conn.execute("PRAGMA foreign_keys=OFF")
     conn.execute("PRAGMA busy_timeout=5000")
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version == 0:
@@ -149,6 +167,4 @@ def open_database(path: Path) -> sqlite3.Connection:
         conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         conn.execute("COMMIT")
     elif version != SCHEMA_VERSION:
-        conn.close()
-        raise RuntimeError(f"hub database {path} has schema version {version}, expected {SCHEMA_VERSION}")
-    return conn
+        raise HubDatabaseError(f"schema version {version} is not {SCHEMA_VERSION} (made by another version?)")
