@@ -14,7 +14,6 @@ from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from parler_desktop.app import roles
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.room_list_model import RoomListModel, RoomSortFilterProxy
-from parler_desktop.app.signals import emit
 from parler_desktop.app.roster_model import RosterModel
 from parler_desktop.app.timeline_model import PAGE_SIZE, TimelineModel
 from parler_desktop.client.events import MessagesStored, OutboxChanged, OutboxItem, OutboxStatus, RosterChanged
@@ -132,7 +131,7 @@ def test_room_list_follows_new_messages_mentions_and_cursor(qtbot, qloop, sessio
     assert proxy.next_unread_row(0) is not None
     with qtbot.waitSignal(model.totalUnreadChanged, timeout=5000) as changed:
         store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "svc.review", 10)
-        emit(bridge.cursorChanged, "svc.review", 10)
+        bridge.cursorChanged.emit("svc.review", 10)
     assert changed.args == [2]
 
 

@@ -25,7 +25,6 @@ from parler_desktop.client.events import (
 )
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.tasks import TaskSupervisor
-from parler_desktop.app.signals import emit
 
 
 class SessionBridge(QObject):
@@ -41,7 +40,7 @@ class SessionBridge(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         # Owns every coroutine the window starts; a crash becomes a notice, not a lost traceback.
-        self.tasks = TaskSupervisor("window", lambda name, error: emit(self.notice, f"{name} failed: {error}", ""))
+        self.tasks = TaskSupervisor("window", lambda name, error: self.notice.emit(f"{name} failed: {error}", ""))
         self._session: Any = None
         self.last_state: StateChanged | None = None
 
@@ -76,12 +75,12 @@ class SessionBridge(QObject):
         self._session = session
         self.last_state = None
         session.add_listener(lambda event: self._deliver(session, event))
-        emit(self.sessionChanged)
+        self.sessionChanged.emit()
 
     def detach(self) -> Any:
         session, self._session = self._session, None
         self.last_state = None
-        emit(self.sessionChanged)
+        self.sessionChanged.emit()
         return session
 
     def _deliver(self, session: Any, event: SessionEvent) -> None:
@@ -89,19 +88,19 @@ class SessionBridge(QObject):
             return  # a replaced session still winding down
         if isinstance(event, StateChanged):
             self.last_state = event
-            emit(self.stateChanged, event)
+            self.stateChanged.emit(event)
         elif isinstance(event, MessagesStored):
-            emit(self.messagesStored, event.room, event.messages, event.live)
+            self.messagesStored.emit(event.room, event.messages, event.live)
         elif isinstance(event, RoomsChanged):
-            emit(self.roomsChanged, event.rooms)
+            self.roomsChanged.emit(event.rooms)
         elif isinstance(event, CursorChanged):
-            emit(self.cursorChanged, event.room, event.cursor)
+            self.cursorChanged.emit(event.room, event.cursor)
         elif isinstance(event, RosterChanged):
-            emit(self.rosterChanged, event.room, event.entries)
+            self.rosterChanged.emit(event.room, event.entries)
         elif isinstance(event, OutboxChanged):
-            emit(self.outboxChanged, event.item)
+            self.outboxChanged.emit(event.item)
         elif isinstance(event, Notice):
-            emit(self.notice, event.text, event.room or "")
+            self.notice.emit(event.text, event.room or "")
 
     @property
     def is_live(self) -> bool:

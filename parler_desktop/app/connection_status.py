@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from parler_desktop.client.events import ConnectionState, StateChanged
-from parler_desktop.app.signals import emit
 
 DEBOUNCE_SECS = 1.0
 TICK_MS = 250
@@ -135,4 +134,4 @@ class ConnectionStatus(QObject):
     def _publish(self, view: StatusView) -> None:
         if view != self.view:
             self.view = view
-            emit(self.changed, view)
+            self.changed.emit(view)

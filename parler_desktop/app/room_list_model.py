@@ -23,7 +23,6 @@ from PySide6.QtCore import (
 from parler_desktop.app import roles
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.store import LocalStore
-from parler_desktop.app.signals import emit
 
 RELOAD_DELAY_MS = 120
 
@@ -126,7 +125,7 @@ class RoomListModel(QAbstractListModel):
             if new != old:
                 self._rooms[row] = new
                 index = self.index(row)
-                emit(self.dataChanged, index, index)
+                self.dataChanged.emit(index, index)
         if fresh:
             first = len(self._rooms)
             self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
@@ -135,8 +134,8 @@ class RoomListModel(QAbstractListModel):
         total = sum(int(room.unread) for room in self._rooms)
         if total != self._total_unread:
             self._total_unread = total
-            emit(self.totalUnreadChanged, total)
-        emit(self.reloaded)
+            self.totalUnreadChanged.emit(total)
+        self.reloaded.emit()
 
     def _session_changed(self) -> None:
         self.beginResetModel()
@@ -144,7 +143,7 @@ class RoomListModel(QAbstractListModel):
         self.endResetModel()
         if self._total_unread:
             self._total_unread = 0
-            emit(self.totalUnreadChanged, 0)
+            self.totalUnreadChanged.emit(0)
         self.schedule_reload()
 
 

@@ -24,7 +24,6 @@ from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.client.events import OutboxItem, OutboxStatus
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.store import LocalStore
-from parler_desktop.app.signals import emit
 
 PAGE_SIZE = 200
 FOLLOW_WINDOW = 600  # rows kept while following the bottom; older ones are re-read on scroll-up
@@ -158,7 +157,7 @@ class TimelineModel(QAbstractListModel):
         self.read_marker = int(cursor or 0)
         self.endResetModel()
         self._loading = False
-        emit(self.roomLoaded, room)
+        self.roomLoaded.emit(room)
         if self._incoming:
             self._flush_incoming()
 
@@ -185,7 +184,7 @@ class TimelineModel(QAbstractListModel):
         self._stored[:0] = entries
         self._offset = offset
         self.endInsertRows()
-        emit(self.olderLoaded, len(entries))
+        self.olderLoaded.emit(len(entries))
 
     async def load_back_to(self, seq: int) -> None:
         """Load older pages until the message after ``seq`` (the first unread one) is in the window."""
@@ -223,7 +222,7 @@ class TimelineModel(QAbstractListModel):
         self.beginInsertRows(QModelIndex(), first, first + len(entries) - 1)
         self._stored.extend(entries)
         self.endInsertRows()
-        emit(self.appended, len(entries))
+        self.appended.emit(len(entries))
         self._trim_if_following()
 
     def _trim_if_following(self) -> None:
@@ -253,7 +252,7 @@ class TimelineModel(QAbstractListModel):
         else:
             self._outbox[row] = entry
             index = self.index(len(self._stored) + row)
-            emit(self.dataChanged, index, index)
+            self.dataChanged.emit(index, index)
 
     def _remove_outbox_row(self, row: int) -> None:
         at = len(self._stored) + row

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.protocol.parts import Handoff
 from parler_desktop.ui.handoff_dialog import HandoffDialog
-from parler_desktop.app.signals import emit
 
 MENTION = re.compile(r"(?<![\w@])@([\w.\-]+)")
 
@@ -74,7 +73,7 @@ class MessageEdit(QPlainTextEdit):
             event.ignore()
             return
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
-            emit(self.submit)
+            self.submit.emit()
             return
         super().keyPressEvent(event)
         self._update_completer()
@@ -153,7 +152,7 @@ class Composer(QWidget):
         mentions = mentions_in(text, self.edit.names.stringList())
         mentions += [m for m in (name.lower() for name in extra_mentions) if m not in mentions]
         reply_to = self._reply.message_id if self._reply is not None else None
-        emit(self.submitted, text, mentions, reply_to, list(extra_parts))
+        self.submitted.emit(text, mentions, reply_to, list(extra_parts))
         self.edit.clear()
         self.set_reply(None)
 

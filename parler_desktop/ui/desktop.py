@@ -15,7 +15,6 @@ from PySide6.QtWidgets import QDialog
 
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.local_hub import save_join_secret, start_local_hub
-from parler_desktop.app.signals import emit
 from parler_desktop.client.session import HubSession
 from parler_desktop.hub import EmbeddedHub
 from parler_desktop.identity import KeyFileError
@@ -101,4 +100,4 @@ class DesktopApp:
 
     def _tell(self, text: str) -> None:
         log.warning("%s", text)
-        emit(self.bridge.notice, text, "")
+        self.bridge.notice.emit(text, "")

@@ -25,7 +25,6 @@ from parler_desktop.ui.connection_bar import ConnectionBar
 from parler_desktop.ui.room_list_view import RoomListPanel
 from parler_desktop.ui.roster_panel import RosterPanel
 from parler_desktop.ui.timeline_view import TimelineView
-from parler_desktop.app.signals import emit
 
 APP_TITLE = "Parler"
 
@@ -180,5 +179,5 @@ class MainWindow(QMainWindow):
             self.read_tracker.set_window_active(self.isActiveWindow() and not self.isMinimized())
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        emit(self.closing)
+        self.closing.emit()
         super().closeEvent(event)

@@ -17,7 +17,6 @@ from parler_desktop.protocol.canonical import SignatureState
 from parler_desktop.ui.cards import Card
 from parler_desktop.ui.markdown import markdown_document
 from parler_desktop.ui.message_layout import DIVIDER_HEIGHT, GAP, PAD, CARD_PAD, LayoutCache, RowLayout
-from parler_desktop.app.signals import emit
 
 MINE_TINT = QColor(66, 133, 244, 28)
 MENTION_TINT = QColor(255, 193, 7, 45)
@@ -201,10 +200,10 @@ class MessageDelegate(QStyledItemDelegate):
         point = event.position().toPoint() - option.rect.topLeft()
         for name, rect in layout.buttons.items():
             if rect.contains(point) and entry.outbox is not None:
-                emit((self.retryRequested if name == "retry" else self.discardRequested), entry.outbox.client_id)
+                (self.retryRequested if name == "retry" else self.discardRequested).emit(entry.outbox.client_id)
                 return True
         for card, _box, save in layout.cards:
             if save is not None and save.contains(point):
-                emit(self.saveRequested, card)
+                self.saveRequested.emit(card)
                 return True
         return False

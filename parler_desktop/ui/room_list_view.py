@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QLineEdit, QListView, QStyle, QStyledItemDelegate,
 
 from parler_desktop.app import roles
 from parler_desktop.app.room_list_model import RoomListModel, RoomSortFilterProxy
-from parler_desktop.app.signals import emit
 
 KIND_MARKS = {"channel": "#", "dm": "@", "service": "⚙"}
 UNREAD_BADGE = QColor(90, 90, 90)
@@ -117,4 +116,4 @@ class RoomListPanel(QWidget):
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if current.isValid():
-            emit(self.roomChosen, current.data())
+            self.roomChosen.emit(current.data())

@@ -14,7 +14,6 @@ from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QPushButton, 
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.ui.message_delegate import MessageDelegate
-from parler_desktop.app.signals import emit
 
 BOTTOM_SLACK_PX = 4
 LOAD_OLDER_PX = 300
@@ -85,7 +84,7 @@ class TimelineView(QListView):
         self._model.following = at_bottom
         if at_bottom != self.at_bottom:
             self.at_bottom = at_bottom
-            emit(self.atBottomChanged, at_bottom)
+            self.atBottomChanged.emit(at_bottom)
 
     def _appended(self, count: int) -> None:
         if self.at_bottom:
@@ -167,6 +166,6 @@ class TimelineView(QListView):
         copy = menu.addAction("Copy text")
         chosen = menu.exec(self.viewport().mapToGlobal(point))
         if chosen is reply:
-            emit(self.replyRequested, entry)
+            self.replyRequested.emit(entry)
         elif chosen is copy:
             QGuiApplication.clipboard().setText(entry.text)
