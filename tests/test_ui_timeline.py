@@ -1,0 +1,99 @@
+"""The timeline view: follows the bottom only when the reader is there, a "N new" pill otherwise,
+older pages on scroll-up without moving the text under the reader, jump to the first unread,
+and Retry / Discard on a failed post."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from test_app_models import StoreBackedSession, add_messages, bridge, message, session, store, store_call  # noqa: F401
+
+from parler_desktop.app.timeline_model import TimelineModel
+from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
+from parler_desktop.store import LocalStore
+from parler_desktop.ui.timeline_view import TimelineView
+
+
+def make_view(qtbot, bridge, room="team") -> TimelineView:
+    model = TimelineModel(bridge)
+    view = TimelineView(model)
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    view.show()
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.open_room(room)
+    if model.rowCount():
+        qtbot.waitUntil(lambda: view.verticalScrollBar().maximum() > 0, timeout=5000)
+    return view
+
+
+def at_bottom(view: TimelineView) -> bool:
+    bar = view.verticalScrollBar()
+    return bar.value() >= bar.maximum() - 4
+
+
+def test_follows_new_messages_while_at_the_bottom(qtbot, qloop, session, bridge):
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 60)])
+    view = make_view(qtbot, bridge)
+    qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
+    add_messages(qtbot, qloop, session, [message(100, "team", "a new one")])
+    qtbot.waitUntil(lambda: view.model().rowCount() == 60, timeout=5000)
+    qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
+    assert not view.findChild(object, "newMessagesPill").isVisible()
+
+
+def test_scrolled_up_reader_gets_a_pill_instead_of_a_jump(qtbot, qloop, session, bridge):
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 60)])
+    view = make_view(qtbot, bridge)
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)
+    position = bar.value()
+    add_messages(qtbot, qloop, session, [message(100 + n, "team") for n in range(3)])
+    pill = view.findChild(object, "newMessagesPill")
+    qtbot.waitUntil(pill.isVisible, timeout=5000)
+    assert pill.text() == "3 new messages ↓" and bar.value() == position
+    qtbot.mouseClick(pill, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: at_bottom(view) and not pill.isVisible(), timeout=5000)
+
+
+def test_scrolling_to_the_top_loads_older_history_in_place(qtbot, qloop, session, bridge):
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 451)])
+    view = make_view(qtbot, bridge)
+    model = view.model()
+    assert model.rowCount() == 200
+    view.verticalScrollBar().setValue(0)
+    qtbot.waitUntil(lambda: model.rowCount() == 400, timeout=5000)
+    qtbot.waitUntil(lambda: view.indexAt(QPoint(10, 10)).isValid(), timeout=5000)
+    top_seq = model.entry(view.indexAt(QPoint(10, 10)).row()).seq
+    assert 245 <= top_seq <= 252  # the message that was on top (seq 251) stays about where it was
+
+
+def test_jump_to_first_unread_loads_back_to_the_read_marker(qtbot, qloop, session, bridge):
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 451)])
+    store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "team", 100)
+    view = make_view(qtbot, bridge)
+    jump = view.findChild(object, "jumpToUnread")
+    qtbot.waitUntil(jump.isVisible, timeout=5000)
+    qtbot.mouseClick(jump, Qt.MouseButton.LeftButton)
+    model = view.model()
+    qtbot.waitUntil(lambda: model.first_unread_row() is not None, timeout=5000)
+    row = model.first_unread_row()
+    assert model.entry(row).seq == 101
+    qtbot.waitUntil(lambda: view.visualRect(model.index(row)).top() in range(0, 40), timeout=5000)
+
+
+def test_failed_post_offers_retry_and_discard(qtbot, qloop, session, bridge):
+    view = make_view(qtbot, bridge, "empty")
+    failed = OutboxItem("c1", "empty", ({"kind": "text", "text": "hello"},), 1_700_000_000.0, OutboxStatus.FAILED, error="not a member of this room")
+    session.emit(OutboxChanged(failed))
+    model = view.model()
+    assert model.rowCount() == 1
+    layout = view.message_delegate.layouts.get(model.entry(0), view.message_delegate.row_width(), False, view.font())
+    assert layout.status_text == "Not sent: not a member of this room"
+    top_left = view.visualRect(model.index(0)).topLeft()
+    with qtbot.waitSignal(view.message_delegate.retryRequested) as retry:
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=top_left + layout.buttons["retry"].center())
+    assert retry.args == ["c1"]
+    with qtbot.waitSignal(view.message_delegate.discardRequested) as discard:
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=top_left + layout.buttons["discard"].center())
+    assert discard.args == ["c1"]
