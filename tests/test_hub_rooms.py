@@ -101,18 +101,31 @@ async def test_denied_request_is_final_and_resolving_nothing_is_uncoded(hub, raw
 
 
 @pytest.mark.timeout(20)
-async def test_approval_wakes_a_parked_long_poll_of_that_room(hub, raw_agent):
+async def test_deleting_a_room_ends_its_parked_long_polls_with_not_member(hub, raw_agent):
+    alice, bob = await raw_agent(hub.url), await raw_agent(hub.url)
+    room = await make_room(alice, "team", bob)
+    poll = asyncio.create_task(bob.request({"op": "pull", "room": room, "waitSecs": 30}, timeout=40))
+    await hub.wait_parked()
+    started = time.monotonic()
+    await alice.ok({"op": "delete_room", "room": room}, "room_deleted")
+    reply = await poll
+    assert reply["code"] == "not_member" and time.monotonic() - started < 10
+
+
+@pytest.mark.timeout(20)
+async def test_an_approval_wakes_a_parked_poll_which_keeps_waiting_for_a_message(hub, raw_agent):
     alice, bob = await raw_agent(hub.url), await raw_agent(hub.url)
     watcher = await raw_agent(hub.url, identity=alice.identity)
     room = await make_room(alice, "team")
     await alice.ok({"op": "pull", "room": room})
-    started = time.monotonic()
     poll = asyncio.create_task(watcher.request({"op": "pull", "room": room, "waitSecs": 30}, timeout=40))
     await hub.wait_parked()
     gated = await alice.ok({"op": "invite", "kind": "channel", "room": room, "requireApproval": True})
     await bob.ok({"op": "redeem", "code": gated["code"]}, "join_pending")
     await alice.ok({"op": "resolve_join", "room": room, "agent": bob.id, "approve": True})
-    assert (await poll)["messages"] == [] and time.monotonic() - started < 10
+    await hub.wait_parked()  # re-read, still empty: parked again
+    sent = await bob.ok({"op": "send", "target": {"kind": "room", "room": room}, "parts": []})
+    assert [m["seq"] for m in (await poll)["messages"]] == [sent["seq"]]
 
 
 async def test_delete_room_is_owner_only_and_removes_it_for_everyone(hub, raw_agent):

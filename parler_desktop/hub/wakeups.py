@@ -37,6 +37,10 @@ class RoomWakeups:
                 waiter.set_result(None)
 
     @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
     def parked(self) -> int:
         """How many polls are parked right now."""
         return sum(len(waiters) for waiters in self._waiters.values())

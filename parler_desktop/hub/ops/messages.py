@@ -113,32 +113,36 @@ async def handle_send(ctx: HubContext, session: SessionState, frame: Send) -> Se
 
 
 async def handle_pull(ctx: HubContext, session: SessionState, frame: Pull) -> Pulled:
+    """A pull; with ``waitSecs`` an empty cursor read parks until the room has news (§7.2 step 4).
+
+    Any wake-up of the room (a message, an approval, a deletion) re-reads; the poll keeps waiting
+    while the read is still empty and time is left, as the reference hub does.
+    """
     assert session.agent is not None
     limits = ctx.config.limits
     check_len(ctx, "room", frame.room)
     limit = min(limits.default_pull_limit if frame.limit is None else frame.limit, limits.max_pull_limit)
     wait = min(float(frame.wait_secs or 0), limits.max_wait_secs)
     parks = wait > 0 and frame.since is None and limit > 0
-    waiter = ctx.wakeups.register(frame.room) if parks else None
-    try:
-        result = await ctx.db.call(
-            messages.pull, frame.room, session.agent, frame.since, frame.ack, limit
-        )
-        if result is not None and waiter is not None and not result.messages:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    while True:
+        waiter = ctx.wakeups.register(frame.room) if parks else None  # before the read: no lost wake
+        try:
+            result = await ctx.db.call(messages.pull, frame.room, session.agent, frame.since, frame.ack, limit)
+            if result is None:
+                raise not_member(frame.room)
+            remaining = deadline - loop.time()
+            if waiter is None or result.messages or remaining <= 0 or ctx.wakeups.closed:
+                return Pulled(
+                    room=frame.room,
+                    messages=tuple(stored_message(row) for row in result.messages),
+                    cursor=result.cursor,
+                )
             try:
-                await asyncio.wait_for(asyncio.shield(waiter), timeout=wait)
+                await asyncio.wait_for(asyncio.shield(waiter), timeout=remaining)
             except TimeoutError:
                 pass
-            result = await ctx.db.call(
-                messages.pull, frame.room, session.agent, None, frame.ack, limit
-            )
-    finally:
-        if waiter is not None:
-            ctx.wakeups.unregister(frame.room, waiter)
-    if result is None:
-        raise not_member(frame.room)
-    return Pulled(
-        room=frame.room,
-        messages=tuple(stored_message(row) for row in result.messages),
-        cursor=result.cursor,
-    )
+        finally:
+            if waiter is not None:
+                ctx.wakeups.unregister(frame.room, waiter)
