@@ -53,6 +53,10 @@ class TimelineModel(QAbstractListModel):
         self.following = True  # the view is pinned to the bottom (set by the view)
         self._flush_timer = QTimer(self, singleShot=True, interval=APPEND_DELAY_MS)
         self._flush_timer.timeout.connect(self._flush_incoming)
+        self._first_unread: int | None = None
+        self._first_unread_known = False
+        for change in (self.modelReset, self.rowsInserted, self.rowsRemoved):
+            change.connect(self._forget_first_unread)  # connected first: runs before any view's slot
         bridge.messagesStored.connect(self._messages_stored)
         bridge.outboxChanged.connect(self._outbox_changed)
         bridge.sessionChanged.connect(self._session_changed)
@@ -101,7 +105,19 @@ class TimelineModel(QAbstractListModel):
         return self._stored[-1].seq or 0 if self._stored else 0
 
     def first_unread_row(self) -> int | None:
-        """Row of the first loaded message above the read marker, if there is one and it is loaded."""
+        """Row of the first loaded message above the read marker, if there is one and it is loaded.
+
+        Asked for every row the view lays out, so it is remembered until the rows change.
+        """
+        if not self._first_unread_known:
+            self._first_unread = self._find_first_unread()
+            self._first_unread_known = True
+        return self._first_unread
+
+    def _forget_first_unread(self, *_change: object) -> None:
+        self._first_unread_known = False
+
+    def _find_first_unread(self) -> int | None:
         if not self._stored or self.newest_seq <= self.read_marker:
             return None
         if (self._stored[0].seq or 0) > self.read_marker and self._offset > 0:

@@ -65,7 +65,8 @@ class RoomSync:
         self._settled_unread: dict[str, int] = {}
         self._pushed: set[str] = set()
         self._dirty: set[str] = set()
-        self._holding: dict[str, list[StoredMessage]] | None = None
+        self._holding: dict[str, list[StoredMessage]] | None = None  # pushes held during catch-up
+        self._hold_all = False  # hold every room's pushes (the room list is not known yet)
         self._full_wanted = False
         self._last_push = float("-inf")
         self._kick = asyncio.Event()
@@ -99,8 +100,8 @@ class RoomSync:
         known = {room.name for room in self.rooms}
         ready: list[StoredMessage] = []
         for message in messages:
-            if self._holding is not None and message.room in self._holding:
-                self._holding[message.room].append(message)
+            if self._holding is not None and (self._hold_all or message.room in self._holding):
+                self._holding.setdefault(message.room, []).append(message)
                 continue
             ready.append(message)
             self._pushed.add(message.room)
@@ -194,7 +195,7 @@ class RoomSync:
         for room in sorted(rooms, key=lambda r: (-r.unread, r.name)):
             await self._pull_guarded(request, room.name, room.unread)
             if self._holding is not None:
-                await self.store_messages(self._holding.pop(room.name, []))
+                await self._release(self._holding.pop(room.name, []))
 
     async def _pull_guarded(self, request: Requester, room: str, hub_unread: int | None) -> None:
         """Pull one room; a refusal or bad reply for it is reported, and the others still sync.
@@ -210,17 +211,32 @@ class RoomSync:
             self._emit(Notice(f"Could not read room {room}: {error}", room=room))
 
     async def catch_up(self, request: Requester) -> None:
-        """After (re)connecting and subscribing: bring every room that may lag up to date."""
-        rooms = await self.refresh_rooms(request)
-        stale = [room for room in rooms if self._needs_pull(room)]
-        self._holding = {room.name: [] for room in stale}
+        """After (re)connecting and subscribing: bring every room that may lag up to date.
+
+        Pushes are held from the start (while the room list is fetched, too), and each room's
+        are stored right after its pull, so a room's messages come out in seq order.
+        """
+        self._holding = {}
+        self._hold_all = True
         try:
+            rooms = await self.refresh_rooms(request)
+            stale = [room for room in rooms if self._needs_pull(room)]
+            held, self._holding = self._holding, {room.name: [] for room in stale}
+            self._hold_all = False
+            for room, messages in held.items():
+                if room in self._holding:
+                    self._holding[room].extend(messages)
+                else:
+                    await self._release(messages)
             await self._pull_rooms(request, stale)
         finally:
-            held, self._holding = self._holding, None
-            leftovers = [m for messages in held.values() for m in messages]
-            self._pushed.update(m.room for m in leftovers)
-            await self.store_messages(leftovers)
+            held, self._holding, self._hold_all = self._holding or {}, None, False
+            await self._release([m for messages in held.values() for m in messages])
+
+    async def _release(self, held: list[StoredMessage]) -> None:
+        """Store held pushes; their rooms get a pull later, since the mark did not cover them."""
+        self._pushed.update(m.room for m in held)
+        await self.store_messages(held)
 
     async def reconcile(self, request: Requester, *, full: bool) -> None:
         """``full``: refresh rooms and pull every room that may lag; else just pushed/asked ones."""

@@ -31,7 +31,8 @@ def markdown_document(text: str, font: QFont | None = None) -> SafeTextDocument:
     if font is not None:
         document.setDefaultFont(font)
     document.setMarkdown(text, FEATURES)
-    _replace_images(document)
+    if "![" in text:  # the only Markdown that makes an image (inline or by reference)
+        _replace_images(document)
     return document
 
 

@@ -11,7 +11,6 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QRect, QSize, Q
 from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from parler_desktop.app import roles
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.protocol.canonical import SignatureState
 from parler_desktop.ui.cards import Card
@@ -53,10 +52,12 @@ class MessageDelegate(QStyledItemDelegate):
         self.layouts.clear()
 
     def _layout(self, option: QStyleOptionViewItem, index: QModelIndex) -> tuple[TimelineEntry, RowLayout] | None:
-        entry = index.data(roles.ENTRY)
+        # Straight from the model, not through QVariant data roles: Qt asks for every row's size.
+        model = index.model()
+        entry = model.entry(index.row())
         if entry is None:
             return None
-        divider = bool(index.data(roles.FIRST_UNREAD))
+        divider = index.row() == model.first_unread_row()
         return entry, self.layouts.get(entry, self.row_width(), divider, option.font)
 
     def row_width(self) -> int:
@@ -77,7 +78,7 @@ class MessageDelegate(QStyledItemDelegate):
         painter.translate(option.rect.topLeft())
         width = option.rect.width()
         top = 0
-        if index.data(roles.FIRST_UNREAD):
+        if index.row() == index.model().first_unread_row():
             self._paint_divider(painter, option, width)
             top = DIVIDER_HEIGHT
         row = QRect(0, top, width, layout.height - top)

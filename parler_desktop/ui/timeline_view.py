@@ -55,7 +55,6 @@ class TimelineView(QListView):
         model.roomLoaded.connect(lambda _room: self._room_loaded())
         model.olderLoaded.connect(self._older_loaded)
         model.appended.connect(self._appended)
-        model.rowsInserted.connect(lambda *_: self._outbox_rows_follow())
 
     # -- following the bottom ---------------------------------------------------------------
     def scroll_to_newest(self) -> None:
@@ -88,17 +87,12 @@ class TimelineView(QListView):
 
     def _appended(self, count: int) -> None:
         if self.at_bottom:
-            self.scrollToBottom()
-            return
+            return  # _range_changed keeps the bottom in view once the new rows are laid out
         self.unseen += count
         self._pill.setText(f"{self.unseen} new message{'s' if self.unseen != 1 else ''} ↓")
         self._pill.adjustSize()
         self._place_overlays()
         self._pill.show()
-
-    def _outbox_rows_follow(self) -> None:
-        if self.at_bottom:
-            self.scrollToBottom()
 
     def _older_loaded(self, _count: int) -> None:
         bar = self.verticalScrollBar()
