@@ -51,10 +51,3 @@ def auth_nonce(public_url: str, expires_ms: int) -> str:
     """``parler-auth:v1:<hubtoken>:<expiry-ms>:<uuid-v4>`` (protocol.md §3)."""
     return f"parler-auth:v1:{hub_token(public_url)}:{expires_ms}:{uuid.uuid4()}"
 
-
-def sanitize_room_name(text: str) -> str:
-    """Trim, then replace anything but ASCII letters, digits, ``_`` and ``-`` by ``_`` (§7.8)."""
-    cleaned = "".join(
-        ch if (ch.isascii() and (ch.isalnum() or ch in "_-")) else "_" for ch in text.strip()
-    )
-    return cleaned or "_"

@@ -9,15 +9,15 @@ from __future__ import annotations
 import sqlite3
 
 from parler_desktop.hub.context import OpError
-from parler_desktop.hub.ids import room_suffix, sanitize_room_name
+from parler_desktop.hub.ids import room_suffix
 from parler_desktop.hub.ops.common import not_member
 from parler_desktop.hub.sql import directory, rooms
 from parler_desktop.protocol import errors
-from parler_desktop.protocol.values import DmTarget, RoomTarget, ServiceTarget, Target
+from parler_desktop.protocol.values import DmTarget, RoomTarget, ServiceTarget, Target, sanitize_name
 
 
 def service_room(service: str) -> str:
-    return "svc." + sanitize_room_name(service)
+    return "svc." + sanitize_name(service)
 
 
 def fresh_room_name(conn: sqlite3.Connection, prefix: str) -> str:
