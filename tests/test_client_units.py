@@ -9,10 +9,13 @@ import pytest
 
 from parler_desktop.client.address import InviteRef, normalize_hub_url, parse_invite
 from parler_desktop.client.backoff import Backoff
+from parler_desktop.client.commit import Committer
 from parler_desktop.client.inbox import BoundedInbox
 from parler_desktop.client.pacing import RequestPacer
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.client.wake import ResumeDetector
+from parler_desktop.protocol.values import EndpointRef, StoredMessage
+from parler_desktop.store import LocalStore, StoreWorker
 from support.manual_clock import ManualClock
 
 pytestmark = pytest.mark.timeout(10)
@@ -134,3 +137,24 @@ async def test_supervisor_reports_failures_and_cancels_the_rest():
     assert supervisor.tasks == {forever}
     await supervisor.cancel_all()
     assert forever.cancelled() and not supervisor.tasks
+
+
+async def test_a_cancelled_store_write_still_announces_what_it_wrote(tmp_path):
+    store = StoreWorker(tmp_path / "store.sqlite3")
+    await store.open()
+    events: list[object] = []
+    commit = Committer(store, events.append)
+    message = StoredMessage(seq=1, id="m1", room="team", sender=EndpointRef(id="U1", name="a"), parts=(), ts=1)
+    try:
+        writing = asyncio.ensure_future(
+            commit(LocalStore.insert_messages, [message], announce=lambda rows: [("stored", len(rows))])
+        )
+        await asyncio.sleep(0)  # the write is on the store's thread now
+        writing.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await writing
+        await commit.drain()
+        assert events == [("stored", 1)]
+        assert await store.call(LocalStore.insert_messages, [message]) == []  # it was written once
+    finally:
+        await store.close()

@@ -14,8 +14,9 @@ import uuid
 from collections.abc import Awaitable, Callable, Sequence
 
 from parler_desktop.client.clock import Clock, wait_or_timeout
+from parler_desktop.client.commit import Committer
 from parler_desktop.client.errors import HubRefused
-from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus, SessionEvent
+from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
 from parler_desktop.identity import Identity
 from parler_desktop.protocol import canonical
 from parler_desktop.protocol.frames import ClientFrame, HubFrame, Send, Sent
@@ -23,7 +24,6 @@ from parler_desktop.protocol.values import Part, RoomTarget, normalize_parts
 from parler_desktop.store import LocalStore, StoreWorker
 
 Requester = Callable[[ClientFrame, type[HubFrame] | tuple[type[HubFrame], ...]], Awaitable[HubFrame]]
-Emit = Callable[[SessionEvent], None]
 
 TRANSIENT_RETRY_SECS = 5.0
 
@@ -56,10 +56,23 @@ def build_item(
     )
 
 
+def _add_and_get(store: LocalStore, item: OutboxItem) -> OutboxItem:
+    store.outbox_add(item)
+    stored = store.outbox_get(item.client_id)
+    assert stored is not None
+    return stored
+
+
+def _announce(item: OutboxItem) -> list[OutboxChanged]:
+    return [OutboxChanged(item)]
+
+
 class Outbox:
-    def __init__(self, store: StoreWorker, emit: Emit, clock: Clock, *, on_sent: Callable[[OutboxItem], None]) -> None:
+    def __init__(
+        self, store: StoreWorker, commit: Committer, clock: Clock, *, on_sent: Callable[[OutboxItem], None]
+    ) -> None:
         self._store = store
-        self._emit = emit
+        self._commit = commit
         self._clock = clock
         self._on_sent = on_sent
         self._kick = asyncio.Event()
@@ -69,10 +82,7 @@ class Outbox:
 
         Returns the item as stored: an earlier process may already have sent it.
         """
-        await self._store.call(LocalStore.outbox_add, item)
-        stored = await self._store.call(LocalStore.outbox_get, item.client_id)
-        assert stored is not None
-        self._emit(OutboxChanged(stored))
+        stored = await self._commit(_add_and_get, item, announce=_announce)
         self._kick.set()
         return stored
 
@@ -81,9 +91,7 @@ class Outbox:
         self._kick.set()
 
     async def _update(self, client_id: str, **changes: object) -> OutboxItem:
-        item = await self._store.call(LocalStore.outbox_update, client_id, **changes)
-        self._emit(OutboxChanged(item))
-        return item
+        return await self._commit(LocalStore.outbox_update, client_id, announce=_announce, **changes)
 
     async def retry(self, client_id: str) -> None:
         """A failed item goes back to pending, same clientId (nothing was stored for it)."""

@@ -18,6 +18,7 @@ from typing import Any
 from parler_desktop.client.address import normalize_hub_url, parse_invite
 from parler_desktop.client.backoff import Backoff
 from parler_desktop.client.clock import Clock, SystemClock, wait_or_timeout
+from parler_desktop.client.commit import Committer
 from parler_desktop.client.connection import HubConnection, expect
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, HubUnreachable, SessionClosed
 from parler_desktop.client.events import (
@@ -111,11 +112,12 @@ class HubSession:
         self._supervisor = TaskSupervisor("session", self._task_failed)
         self._backoff = Backoff(base=self.tuning.backoff_base_secs, cap=self.tuning.backoff_cap_secs, rng=self._rng)
         self._pacer = RequestPacer(self._clock, per_window=self.tuning.ops_per_minute)
+        self._commit = Committer(store, self._emit)
         self._sync = RoomSync(
-            store, self._emit, self._clock, mentions_me=self._mentions_me, page_size=self.tuning.page_size,
-            on_marked=self._on_marked,
+            store, self._commit, self._emit, self._clock, mentions_me=self._mentions_me,
+            page_size=self.tuning.page_size, on_marked=self._on_marked,
         )
-        self._outbox = Outbox(store, self._emit, self._clock, on_sent=self._on_sent)
+        self._outbox = Outbox(store, self._commit, self._clock, on_sent=self._on_sent)
         self._conn: HubConnection | None = None
         self._nudge = asyncio.Event()  # cut the current backoff wait short
         self._auth_retry = asyncio.Event()  # leave AUTH_FAILED: the user changed something
@@ -212,6 +214,7 @@ class HubSession:
             except (TimeoutError, ConnectionLost, HubRefused, BadReply):
                 pass
         await self._supervisor.cancel_all()
+        await self._commit.drain()
         self._set_state(ConnectionState.STOPPED)
         if self._owns_store:
             await self.store.close()
@@ -429,8 +432,9 @@ class HubSession:
                     self._wanted_acks.pop(room, None)
                     continue
                 assert isinstance(reply, Pulled)
-                cursor = await self.store.call(LocalStore.set_cursor, room, reply.cursor)
-                self._emit(CursorChanged(room, cursor))
+                cursor = await self._commit(
+                    LocalStore.set_cursor, room, reply.cursor, announce=lambda value: [CursorChanged(room, value)]
+                )
             if cursor >= wanted and self._wanted_acks.get(room) == wanted:
                 del self._wanted_acks[room]
 
@@ -479,10 +483,14 @@ class HubSession:
         await self._sync.refresh_rooms(self._call)
 
     async def refresh_roster(self, room: str) -> None:
-        reply = await self._call(Roster(room=room), RosterList)
+        await self._store_roster(await self._call(Roster(room=room), RosterList))
+
+    async def _store_roster(self, reply: HubFrame) -> None:
         assert isinstance(reply, RosterList)
-        await self.store.call(LocalStore.replace_roster, room, reply.entries)
-        self._emit(RosterChanged(room, reply.entries))
+        await self._commit(
+            LocalStore.replace_roster, reply.room, reply.entries,
+            announce=lambda _: [RosterChanged(reply.room, reply.entries)],
+        )
 
     def watch_roster(self, rooms: Iterable[str]) -> None:
         """Keep the rosters of ``rooms`` (the ones on screen) fresh; refreshed now and periodically."""
@@ -497,9 +505,7 @@ class HubSession:
                     reply = await request(Roster(room=room), RosterList)
                 except HubRefused:
                     continue  # not a member (any more): the rooms refresh drops it
-                assert isinstance(reply, RosterList)
-                await self.store.call(LocalStore.replace_roster, room, reply.entries)
-                self._emit(RosterChanged(room, reply.entries))
+                await self._store_roster(reply)
             await wait_or_timeout(self._roster_kick, self._clock, self.tuning.roster_secs)
 
     async def set_presence(self, status: str, activity: str | None = None, attention: str | None = None) -> None:

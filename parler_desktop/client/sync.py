@@ -21,6 +21,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 
 from parler_desktop.client.clock import Clock, wait_or_timeout
+from parler_desktop.client.commit import Committer
 from parler_desktop.client.errors import BadReply, HubRefused
 from parler_desktop.client.events import CursorChanged, MessagesStored, Notice, RoomsChanged, SessionEvent
 from parler_desktop.protocol import errors as codes
@@ -46,6 +47,7 @@ class RoomSync:
     def __init__(
         self,
         store: StoreWorker,
+        commit: Committer,
         emit: Emit,
         clock: Clock,
         *,
@@ -54,6 +56,7 @@ class RoomSync:
         on_marked: Callable[[str], None] = lambda room: None,
     ) -> None:
         self._store = store
+        self._commit = commit
         self._emit = emit
         self._clock = clock
         self._mentions_me = mentions_me
@@ -89,10 +92,12 @@ class RoomSync:
         """Insert; emit MessagesStored for the rows that were new (per room, ascending)."""
         if not messages:
             return []
-        new = await self._store.call(LocalStore.insert_messages, messages, self._mentions_me)
-        for room, rows in group_by_room(new).items():
-            self._emit(MessagesStored(room, tuple(rows), live=self.live))
-        return new
+        return await self._commit(
+            LocalStore.insert_messages, messages, self._mentions_me, announce=self._announce_messages
+        )
+
+    def _announce_messages(self, new: list[StoredMessage]) -> list[MessagesStored]:
+        return [MessagesStored(room, tuple(rows), live=self.live) for room, rows in group_by_room(new).items()]
 
     async def accept_pushes(self, messages: Sequence[StoredMessage]) -> None:
         """Deliveries from the inbox: stored at once, or held while their room is catching up."""
@@ -131,9 +136,9 @@ class RoomSync:
         """Read the hub cursor without moving it (``limit: 0, ack: 0``)."""
         reply = await request(Pull(room=room, limit=0, ack=0), Pulled)
         assert isinstance(reply, Pulled)
-        cursor = await self._store.call(LocalStore.set_cursor, room, reply.cursor)
-        self._emit(CursorChanged(room, cursor))
-        return cursor
+        return await self._commit(
+            LocalStore.set_cursor, room, reply.cursor, announce=lambda cursor: [CursorChanged(room, cursor)]
+        )
 
     async def pull_room(self, request: Requester, room: str, hub_unread: int | None) -> None:
         """Page forward from the room's sync mark until a short page; then check the cursor."""

@@ -1,0 +1,52 @@
+"""Store writes whose events must not be lost to a cancellation.
+
+When a connection dies, the tasks serving it are cancelled. A store write already handed to the
+store's thread completes anyway; if the event announcing it were emitted by the cancelled task,
+it would never be emitted, and since the store returns only *new* rows, a later re-fetch would
+not announce those messages either (the window would never show them). So the write and its
+event run together in a task of their own that the caller's cancellation does not reach.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from parler_desktop.client.events import SessionEvent
+from parler_desktop.client.tasks import TaskSupervisor
+from parler_desktop.store import LocalStore, StoreWorker
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+class Committer:
+    def __init__(self, store: StoreWorker, emit: Callable[[SessionEvent], None]) -> None:
+        self._store = store
+        self._emit = emit
+        # A failed write reaches its caller; if the caller was cancelled, the supervisor logs it.
+        self._writes = TaskSupervisor("store-write")
+
+    async def __call__(
+        self,
+        write: Callable[Concatenate[LocalStore, P], T],
+        *args: Any,
+        announce: Callable[[T], Iterable[SessionEvent]],
+        **kwargs: Any,
+    ) -> T:
+        """Run ``write(store, *args, **kwargs)``, then emit ``announce(result)``, even if we are
+        cancelled meanwhile."""
+
+        async def write_and_announce() -> T:
+            result = await self._store.call(write, *args, **kwargs)
+            for event in announce(result):
+                self._emit(event)
+            return result
+
+        return await asyncio.shield(self._writes.spawn(write.__name__, write_and_announce()))
+
+    async def drain(self) -> None:
+        """Wait for writes still running (before closing the store)."""
+        pending = self._writes.tasks
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
