@@ -119,6 +119,20 @@ def test_composer_post_reaches_the_peer_exactly_once(qtbot, qloop, desktop, peer
         run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=0.5))
 
 
+def test_alt_down_moves_to_the_next_room_with_unread_messages(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    ops = join_room(qtbot, qloop, desktop, peer, "ops")
+    join_room(qtbot, qloop, desktop, peer, "quiet")
+    post_as(qtbot, qloop, peer, ops, "needs you")
+    qtbot.waitUntil(lambda: unread(desktop, ops) == 1, timeout=5000)
+    open_room(qtbot, desktop, team)
+    window = desktop.window
+    qtbot.keyClick(window.timeline, Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: window.timeline_model.room == ops, timeout=5000)
+    qtbot.keyClick(window.timeline, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert window.room_panel.filter.hasFocus()
+
+
 def test_unread_badge_drops_only_after_the_room_is_seen_in_an_active_window(qtbot, qloop, desktop, peer):
     team = join_room(qtbot, qloop, desktop, peer, "team")
     window = desktop.window
@@ -152,16 +166,25 @@ def test_state_counts_down_while_the_hub_is_down_and_is_connected_once_it_is_bac
     app = DesktopApp(home, hub.url)
     app.window.show()
     bar = app.window.connection_bar
+    model = app.window.timeline_model
     try:
         assert run_coroutine(qtbot, qloop, app.connect(hub.url))
         qtbot.waitUntil(lambda: bar.text.startswith("Connected to"), timeout=15_000)
+        run_coroutine(qtbot, qloop, app.bridge.session.invite("channel", "notes"))
+        qtbot.waitUntil(lambda: "notes" in app.window.rooms.room_names(), timeout=10_000)
+        open_room(qtbot, app, "notes")
         hub.kill()
         qtbot.waitUntil(lambda: "Reconnecting in" in bar.text or "retrying in" in bar.text, timeout=20_000)
         assert bar.retry.isVisible() and "(attempt " in bar.text
+        app.window.composer.edit.setPlainText("written while the hub was down")
+        app.window.composer.send()
+        qtbot.waitUntil(lambda: model.rowCount() == 1 and model.entry(0).is_pending, timeout=5000)
         hub.start()
         qtbot.mouseClick(bar.retry, Qt.MouseButton.LeftButton)  # Retry now: no need to wait out the backoff
         qtbot.waitUntil(lambda: bar.text.startswith("Connected to"), timeout=20_000)
         assert app.bridge.last_state.state is ConnectionState.LIVE
+        qtbot.waitUntil(lambda: model.rowCount() == 1 and model.entry(0).seq is not None, timeout=10_000)
+        assert model.entry(0).text == "written while the hub was down" and model.entry(0).mine
     finally:
         run_coroutine(qtbot, qloop, app.shutdown())
         app.window.close()

@@ -8,6 +8,7 @@ to wait for a coroutine's result. Never combine it with pytest-asyncio's loop in
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections.abc import Coroutine
 from typing import Any
@@ -31,6 +32,11 @@ def qloop(qapp):
     loop._QEventLoop__is_running = False  # stop() would call QApplication.exit()
     loop.close()
     asyncio.set_event_loop(None)
+    del loop
+    # Collect the loop's Qt objects (its timer object sits in reference cycles) here, on the Qt
+    # thread: a collection that happens to run on a hub or store thread later would destroy them
+    # there, leaving a timer registered for a dead object.
+    gc.collect()
 
 
 def run_coroutine(qtbot, loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any], timeout: float = 10) -> Any:
