@@ -144,10 +144,6 @@ class SessionBridge(QObject):
         if self._session is not None:
             self._session.reconnect_now()
 
-    def notify_wake(self) -> None:
-        if self._session is not None:
-            self._session.notify_wake()
-
     def notify_network_changed(self) -> None:
         if self._session is not None:
             self._session.notify_network_changed()

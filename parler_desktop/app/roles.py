@@ -7,13 +7,9 @@ ROOM_UNREAD = Qt.ItemDataRole.UserRole + 2
 ROOM_MENTIONS = Qt.ItemDataRole.UserRole + 3
 ROOM_LAST_TS = Qt.ItemDataRole.UserRole + 4
 ROOM_PREVIEW = Qt.ItemDataRole.UserRole + 5
-ROOM_MEMBERS = Qt.ItemDataRole.UserRole + 6
 
-ENTRY = Qt.ItemDataRole.UserRole + 20  # the TimelineEntry of a row
-ENTRY_KEY = Qt.ItemDataRole.UserRole + 21
-FIRST_UNREAD = Qt.ItemDataRole.UserRole + 22  # bool: the "new messages" divider sits above this row
+FIRST_UNREAD = Qt.ItemDataRole.UserRole + 20  # bool: the "new messages" divider sits above this row
 
 MEMBER_STATUS = Qt.ItemDataRole.UserRole + 40
 MEMBER_ACTIVITY = Qt.ItemDataRole.UserRole + 41
 MEMBER_ROLE = Qt.ItemDataRole.UserRole + 42
-MEMBER_ID = Qt.ItemDataRole.UserRole + 43

@@ -72,8 +72,6 @@ class RoomListModel(QAbstractListModel):
             sender = room.last_sender or ""
             preview = room.last_preview or ""
             return f"{sender}: {preview}" if sender else preview
-        if role == roles.ROOM_MEMBERS:
-            return int(room.members)
         return None
 
     # -- state ------------------------------------------------------------------------------

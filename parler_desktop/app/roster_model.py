@@ -46,8 +46,6 @@ class RosterModel(QAbstractListModel):
             return entry.activity or ""
         if role == roles.MEMBER_ROLE:
             return entry.role or entry.service_role or ""
-        if role == roles.MEMBER_ID:
-            return entry.id
         return None
 
     def names(self) -> list[str]:

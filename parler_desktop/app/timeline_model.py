@@ -71,10 +71,6 @@ class TimelineModel(QAbstractListModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return f"{entry.sender_name}: {entry.text}"
-        if role == roles.ENTRY:
-            return entry
-        if role == roles.ENTRY_KEY:
-            return entry.key
         if role == roles.FIRST_UNREAD:
             return index.row() == self.first_unread_row()
         return None
@@ -134,13 +130,6 @@ class TimelineModel(QAbstractListModel):
     def entry_by_id(self, message_id: str) -> TimelineEntry | None:
         """A loaded message by hub id (reply previews); None when it is outside the window."""
         return next((e for e in reversed(self._stored) if e.message_id == message_id), None)
-
-    def row_of_key(self, key: str) -> int | None:
-        for row in range(self.rowCount()):
-            entry = self.entry(row)
-            if entry is not None and entry.key == key:
-                return row
-        return None
 
     # -- loading ----------------------------------------------------------------------------
     def open_room(self, room: str | None) -> None:

@@ -14,7 +14,7 @@ import contextlib
 import hashlib
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
@@ -47,6 +47,9 @@ log = logging.getLogger(__name__)
 
 Reply = HubFrame | Malformed | UnknownFrame | bytes
 NoticeSink = Callable[[str], None]
+ReplyKind = type[HubFrame] | tuple[type[HubFrame], ...]
+Requester = Callable[[ClientFrame, ReplyKind], Awaitable[HubFrame]]
+"""Sends one request and returns its reply of the expected kind (the session paces and retries)."""
 
 MAX_MESSAGE_BYTES = None  # a pulled page or a blob may be tens of MiB (protocol.md §1.5)
 CLOSE_TIMEOUT_SECS = 2.0
@@ -56,7 +59,7 @@ class _Closed:
     """Reply-queue marker: the reader ended, no reply will come."""
 
 
-def expect(reply: Reply, kind: type[HubFrame] | tuple[type[HubFrame], ...], op: str) -> HubFrame:
+def expect(reply: Reply, kind: ReplyKind, op: str) -> HubFrame:
     """``reply`` if it is a ``kind`` (or one of them); an error frame raises HubRefused, anything
     else BadReply."""
     if isinstance(reply, kind):

@@ -11,19 +11,20 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from parler_desktop.client.clock import Clock, wait_or_timeout
 from parler_desktop.client.commit import Committer
+from parler_desktop.client.connection import Requester
 from parler_desktop.client.errors import HubRefused
 from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
 from parler_desktop.identity import Identity
 from parler_desktop.protocol import canonical
-from parler_desktop.protocol.frames import ClientFrame, HubFrame, Send, Sent
+from parler_desktop.protocol.frames import Send, Sent
+from parler_desktop.protocol.parts import SIG_KIND
 from parler_desktop.protocol.values import Part, RoomTarget, normalize_parts
 from parler_desktop.store import LocalStore, StoreWorker
 
-Requester = Callable[[ClientFrame, type[HubFrame] | tuple[type[HubFrame], ...]], Awaitable[HubFrame]]
 
 TRANSIENT_RETRY_SECS = 5.0
 
@@ -63,6 +64,12 @@ def _add_and_get(store: LocalStore, item: OutboxItem) -> OutboxItem:
     return stored
 
 
+def _content(item: OutboxItem) -> tuple:
+    """What the human wrote, without the signature (which differs on every signing)."""
+    parts = tuple(part for part in item.parts if part.get("kind") != SIG_KIND)
+    return (item.room, parts, tuple(item.mentions), item.reply_to)
+
+
 def _announce(item: OutboxItem) -> list[OutboxChanged]:
     return [OutboxChanged(item)]
 
@@ -78,17 +85,21 @@ class Outbox:
         self._kick = asyncio.Event()
 
     async def add(self, item: OutboxItem) -> OutboxItem:
-        """Write ``item`` durably (a no-op for the same content under the same clientId).
+        """Write ``item`` durably; returns it as stored.
 
-        Returns the item as stored: an earlier process may already have sent it.
+        A clientId already in the outbox with the same content (a retried ``send --client-id``)
+        returns that item as it stands, maybe already sent; with other content it is a
+        ValueError: a clientId never stands for two messages.
         """
+        existing = await self._store.call(LocalStore.outbox_get, item.client_id)
+        if existing is not None:
+            if _content(existing) != _content(item):
+                raise ValueError(f"clientId {item.client_id!r} was already used for a different message")
+            self._kick.set()
+            return existing
         stored = await self._commit(_add_and_get, item, announce=_announce)
         self._kick.set()
         return stored
-
-    def kick(self) -> None:
-        """Look at the outbox again now (an item may be pending)."""
-        self._kick.set()
 
     async def _update(self, client_id: str, **changes: object) -> OutboxItem:
         return await self._commit(LocalStore.outbox_update, client_id, announce=_announce, **changes)

@@ -9,7 +9,6 @@ off and starts again. Everything it does is reported as the typed events of ``ev
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import random
 from collections.abc import Callable, Coroutine, Iterable, Sequence
@@ -19,19 +18,19 @@ from parler_desktop.client.address import normalize_hub_url, parse_invite
 from parler_desktop.client.backoff import Backoff
 from parler_desktop.client.clock import Clock, SystemClock, wait_or_timeout
 from parler_desktop.client.commit import Committer
-from parler_desktop.client.connection import HubConnection, expect
+from parler_desktop.client.connection import HubConnection, ReplyKind, Requester, expect
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, HubUnreachable, SessionClosed
 from parler_desktop.client.events import (
     ConnectionState,
-    CursorChanged,
     Notice,
     OutboxItem,
-    RosterChanged,
     SessionEvent,
     StateChanged,
 )
 from parler_desktop.client.outbox import Outbox, build_item
 from parler_desktop.client.pacing import RequestPacer
+from parler_desktop.client.read_markers import ReadMarkers
+from parler_desktop.client.roster import RosterWatcher
 from parler_desktop.client.sync import RoomSync
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.client.tuning import SessionTuning
@@ -51,25 +50,20 @@ from parler_desktop.protocol.frames import (
     JoinRequests,
     Presence,
     PresenceOk,
-    Pull,
-    Pulled,
     Redeem,
     ResolveJoin,
     JoinResolved,
-    Roster,
-    RosterList,
     Subscribe,
     Subscribed,
 )
-from parler_desktop.protocol.parts import SIG_KIND, Handoff
+from parler_desktop.protocol.parts import Handoff
 from parler_desktop.protocol.values import JoinRequest, Part, RoomInfo, StoredMessage
 from parler_desktop.settings import load_settings, read_join_secret
-from parler_desktop.store import LocalStore, StoreError, StoreWorker
+from parler_desktop.store import StoreError, StoreWorker
 
 log = logging.getLogger(__name__)
 
 Listener = Callable[[SessionEvent], None]
-ReplyKind = type[HubFrame] | tuple[type[HubFrame], ...]
 
 _AUTH_ADVICE = {
     codes.NOT_AUTHORIZED: "The hub rejected the join secret. Set the right one (PARLER_JOIN_SECRET or the "
@@ -115,16 +109,14 @@ class HubSession:
         self._commit = Committer(store, self._emit)
         self._sync = RoomSync(
             store, self._commit, self._emit, self._clock, mentions_me=self._mentions_me,
-            page_size=self.tuning.page_size, on_marked=self._on_marked,
+            page_size=self.tuning.page_size, on_marked=lambda room: self._read_markers.on_marked(room),
         )
         self._outbox = Outbox(store, self._commit, self._clock, on_sent=self._on_sent)
         self._conn: HubConnection | None = None
         self._nudge = asyncio.Event()  # cut the current backoff wait short
         self._auth_retry = asyncio.Event()  # leave AUTH_FAILED: the user changed something
-        self._wanted_acks: dict[str, int] = {}
-        self._ack_kick = asyncio.Event()
-        self._roster_rooms: frozenset[str] = frozenset()
-        self._roster_kick = asyncio.Event()
+        self._read_markers = ReadMarkers(store, self._commit, self._emit, self._sync.mark)
+        self._rosters = RosterWatcher(self._commit, self._clock, interval=self.tuning.roster_secs)
         self._stopped = False
         self._pending_notices: list[Notice] = []  # found before anyone could listen (settings)
 
@@ -207,10 +199,10 @@ class HubSession:
             return
         self._stopped = True
         conn = self._conn
-        if conn is not None and self._wanted_acks:  # the human's read marks should not be lost
+        if conn is not None and self._read_markers.pending:  # the human's read marks must not be lost
             try:
                 async with asyncio.timeout(self.tuning.pong_timeout_secs):
-                    await self._flush_acks(self._requester(conn))
+                    await self._read_markers.flush(self._requester(conn))
             except (TimeoutError, ConnectionLost, HubRefused, BadReply):
                 pass
         await self._supervisor.cancel_all()
@@ -294,8 +286,8 @@ class HubSession:
                 await self._sync.catch_up(request)
                 interval = tune.reconcile_secs if pushed else tune.poll_secs
                 link.spawn("reconcile", _until_lost(self._sync.run(request, interval=interval, quiet_secs=tune.quiet_secs)))
-                link.spawn("acks", _until_lost(self._ack_loop(request)))
-                link.spawn("roster", _until_lost(self._roster_loop(request)))
+                link.spawn("read-markers", _until_lost(self._read_markers.run(request)))
+                link.spawn("rosters", _until_lost(self._rosters.run(request)))
             self._nudge.clear()
             self._sync.live = True
             live_since.append(self._clock.monotonic())
@@ -308,7 +300,7 @@ class HubSession:
             await link.cancel_all()
             await conn.close()
 
-    def _requester(self, conn: HubConnection) -> Callable[[ClientFrame, type[HubFrame]], Coroutine[Any, Any, HubFrame]]:
+    def _requester(self, conn: HubConnection) -> Requester:
         async def request(frame: ClientFrame, kind: ReplyKind) -> HubFrame:
             """One paced request on ``conn``; ``rate_limited`` holds and retries the same frame."""
             while True:
@@ -324,7 +316,7 @@ class HubSession:
 
         return request
 
-    async def _subscribe(self, request: Callable[..., Coroutine[Any, Any, HubFrame]]) -> bool:
+    async def _subscribe(self, request: Requester) -> bool:
         try:
             await request(Subscribe(), Subscribed)
         except HubRefused as error:
@@ -381,13 +373,6 @@ class HubSession:
             self.identity, room, text, mentions=mentions, reply_to=reply_to, extra_parts=extra_parts,
             client_id=client_id, created_at=self._clock.time(),
         )
-        if client_id is not None:
-            existing = await self.store.call(LocalStore.outbox_get, client_id)
-            if existing is not None:
-                if _content(existing) != _content(item):
-                    raise ValueError(f"clientId {client_id!r} was already used for a different message")
-                self._outbox.kick()
-                return existing
         return await self._outbox.add(item)
 
     async def retry_outbox(self, client_id: str) -> None:
@@ -399,44 +384,10 @@ class HubSession:
     async def mark_read(self, room: str, seq: int) -> None:
         """The human has seen ``room`` up to ``seq``: advance the hub cursor (an ack-only pull).
 
-        Returns once recorded; the ack goes out when connected and never beyond what the local
-        store holds without gaps (the room's sync mark). CursorChanged follows when the hub agrees.
+        Returns once recorded; the ack goes out when connected, never beyond what the local store
+        holds without gaps. CursorChanged follows when the hub has taken it.
         """
-        seq = min(seq, await self.store.call(LocalStore.max_seq, room))  # what could have been seen
-        cursor = await self.store.call(LocalStore.cursor, room)
-        if seq <= max(cursor, self._wanted_acks.get(room, 0)):
-            return
-        self._wanted_acks[room] = seq
-        self._ack_kick.set()
-
-    def _on_marked(self, room: str) -> None:
-        if room in self._wanted_acks:
-            self._ack_kick.set()
-
-    async def _ack_loop(self, request: Callable[..., Coroutine[Any, Any, HubFrame]]) -> None:
-        self._ack_kick.set()  # acks wanted while disconnected
-        while True:
-            await self._ack_kick.wait()
-            self._ack_kick.clear()
-            await self._flush_acks(request)
-
-    async def _flush_acks(self, request: Callable[..., Coroutine[Any, Any, HubFrame]]) -> None:
-        for room, wanted in list(self._wanted_acks.items()):
-            ack = min(wanted, await self._sync.mark(room))
-            cursor = await self.store.call(LocalStore.cursor, room)
-            if ack > cursor:
-                try:
-                    reply = await request(Pull(room=room, limit=0, ack=ack), Pulled)
-                except HubRefused as error:
-                    self._emit(Notice(f"Could not mark {room} as read: {error.message}", room=room))
-                    self._wanted_acks.pop(room, None)
-                    continue
-                assert isinstance(reply, Pulled)
-                cursor = await self._commit(
-                    LocalStore.set_cursor, room, reply.cursor, announce=lambda value: [CursorChanged(room, value)]
-                )
-            if cursor >= wanted and self._wanted_acks.get(room) == wanted:
-                del self._wanted_acks[room]
+        await self._read_markers.mark_read(room, seq)
 
     # ---- sleep and network changes -------------------------------------------------------------
 
@@ -483,30 +434,11 @@ class HubSession:
         await self._sync.refresh_rooms(self._call)
 
     async def refresh_roster(self, room: str) -> None:
-        await self._store_roster(await self._call(Roster(room=room), RosterList))
-
-    async def _store_roster(self, reply: HubFrame) -> None:
-        assert isinstance(reply, RosterList)
-        await self._commit(
-            LocalStore.replace_roster, reply.room, reply.entries,
-            announce=lambda _: [RosterChanged(reply.room, reply.entries)],
-        )
+        await self._rosters.refresh(self._call, room)
 
     def watch_roster(self, rooms: Iterable[str]) -> None:
         """Keep the rosters of ``rooms`` (the ones on screen) fresh; refreshed now and periodically."""
-        self._roster_rooms = frozenset(rooms)
-        self._roster_kick.set()
-
-    async def _roster_loop(self, request: Callable[..., Coroutine[Any, Any, HubFrame]]) -> None:
-        while True:
-            self._roster_kick.clear()
-            for room in sorted(self._roster_rooms):
-                try:
-                    reply = await request(Roster(room=room), RosterList)
-                except HubRefused:
-                    continue  # not a member (any more): the rooms refresh drops it
-                await self._store_roster(reply)
-            await wait_or_timeout(self._roster_kick, self._clock, self.tuning.roster_secs)
+        self._rosters.watch(rooms)
 
     async def set_presence(self, status: str, activity: str | None = None, attention: str | None = None) -> None:
         await self._call(Presence(status=status, activity=activity, attention=attention), PresenceOk)
@@ -567,12 +499,6 @@ class HubSession:
             if handoff is not None and handoff.to is not None and handoff.is_addressed_to(self.name, self.role):
                 return True
         return False
-
-
-def _content(item: OutboxItem) -> tuple:
-    """What the human wrote, without the signature (which differs on every signing)."""
-    parts = tuple(part for part in item.parts if part.get("kind") != SIG_KIND)
-    return (item.room, parts, tuple(item.mentions), item.reply_to)
 
 
 async def _until_lost(work: Coroutine[Any, Any, Any]) -> None:

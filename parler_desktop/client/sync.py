@@ -18,18 +18,18 @@ some), or when someone asked (our own post, a wake).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from parler_desktop.client.clock import Clock, wait_or_timeout
 from parler_desktop.client.commit import Committer
+from parler_desktop.client.connection import Requester
 from parler_desktop.client.errors import BadReply, HubRefused
 from parler_desktop.client.events import CursorChanged, MessagesStored, Notice, RoomsChanged, SessionEvent
 from parler_desktop.protocol import errors as codes
-from parler_desktop.protocol.frames import ClientFrame, HubFrame, Pull, Pulled, RoomList, Rooms
+from parler_desktop.protocol.frames import Pull, Pulled, RoomList, Rooms
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
 from parler_desktop.store import LocalStore, StoreWorker
 
-Requester = Callable[[ClientFrame, type[HubFrame] | tuple[type[HubFrame], ...]], Awaitable[HubFrame]]
 Emit = Callable[[SessionEvent], None]
 
 DEFAULT_PAGE_SIZE = 500  # the hub caps a page at 1000

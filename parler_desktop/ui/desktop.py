@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QDialog
 
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.local_hub import save_join_secret, start_local_hub
+from parler_desktop.app.network_watch import NetworkWatch
 from parler_desktop.client.session import HubSession
 from parler_desktop.hub import EmbeddedHub
 from parler_desktop.identity import KeyFileError
@@ -33,6 +34,7 @@ class DesktopApp:
         self.hub_override = hub_url
         self.bridge = SessionBridge()
         self.window = MainWindow(self.bridge)
+        self.network = NetworkWatch(self.bridge, self.window)
         self.local_hub: EmbeddedHub | None = None
         self._closed = asyncio.get_event_loop().create_future()
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))

@@ -137,7 +137,8 @@ class MessageDelegate(QStyledItemDelegate):
             painter.drawText(QRect(x, y, tag_width, line), Qt.AlignmentFlag.AlignCenter, tag)
             x += tag_width + 8
         painter.setPen(muted)
-        details = " · ".join(p for p in (entry.sender_role or "", layout.time_text) if p)
+        seq = f"#{entry.seq}" if entry.mine and entry.seq is not None else ""  # the human's post, as stored
+        details = " · ".join(p for p in (entry.sender_role or "", layout.time_text, seq) if p)
         painter.drawText(QPoint(x, y + metrics.ascent()), details)
         state = entry.signature(self.my_id)
         if state is not None and not entry.mine:

@@ -1,0 +1,40 @@
+"""The Connect dialog: an address (empty = the local hub), an optional join secret, a name."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialog, QDialogButtonBox
+
+from parler_desktop.ui.connect_dialog import ConnectDialog
+
+
+def accept(dialog: ConnectDialog) -> None:
+    dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok).click()
+
+
+def test_a_remote_hub_is_normalized_and_the_secret_kept(qtbot):
+    dialog = ConnectDialog("", "boss")
+    qtbot.addWidget(dialog)
+    dialog.url.setText("  hub.example.org:7070 ")
+    dialog.secret.setText("s3cret")
+    accept(dialog)
+    assert dialog.result() == QDialog.DialogCode.Accepted
+    choice = dialog.choice()
+    assert choice.hub_url == "ws://hub.example.org:7070/ws" and choice.join_secret == "s3cret" and choice.display_name == "boss"
+
+
+def test_an_empty_address_means_the_local_hub_and_no_new_secret(qtbot):
+    dialog = ConnectDialog("ws://old:1/ws", "boss")
+    qtbot.addWidget(dialog)
+    dialog.url.clear()
+    accept(dialog)
+    assert dialog.choice().hub_url == "" and dialog.choice().join_secret is None
+
+
+def test_a_missing_name_is_explained_and_keeps_the_dialog_open(qtbot):
+    dialog = ConnectDialog("", "boss")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.name.setText("  ")
+    accept(dialog)
+    assert dialog.result() != QDialog.DialogCode.Accepted
+    assert dialog.problem.isVisible() and "name" in dialog.problem.text()
