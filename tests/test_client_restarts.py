@@ -14,7 +14,7 @@ from parler_desktop.client import HubSession
 from parler_desktop.client.events import ConnectionState, OutboxStatus
 from parler_desktop.identity import Identity, load_or_create_identity
 from parler_desktop.paths import Home
-from support.client_harness import FAST, EventLog, session_factory, wait_for  # noqa: F401  (fixture)
+from support.client_harness import EventLog, session_factory  # noqa: F401  (fixture)
 from support.fault_proxy import FaultProxy
 from support.raw_agent import RawAgent
 
