@@ -65,6 +65,7 @@ class RoomSync:
         self.rooms: tuple[RoomInfo, ...] = ()
         self.live = False  # stored messages are flagged live (the session is LIVE)
         self._marks: dict[str, int] = {}
+        self._cursor_unknown: set[str] = set()
         self._settled_unread: dict[str, int] = {}
         self._pushed: set[str] = set()
         self._dirty: set[str] = set()
@@ -147,8 +148,8 @@ class RoomSync:
         self._pushed.discard(room)  # pushes landing during the pull flag the room again
         self._dirty.discard(room)
         mark = await self._mark(room)
-        if mark is None:  # first time this store sees the room: learn where the human is
-            await self.learn_cursor(request, room)
+        if mark is None:  # first time this store sees the room: learn where the human is, later
+            self._cursor_unknown.add(room)
         since = mark or 0
         stored_any = False
         while True:
@@ -196,11 +197,19 @@ class RoomSync:
         )
 
     async def _pull_rooms(self, request: Requester, rooms: Iterable[RoomInfo]) -> None:
-        # Busiest rooms first: they are the ones the human is most likely waiting for.
+        """Pull busy rooms first (what the human most likely waits for); then learn the cursors
+        of rooms seen for the first time (meanwhile the hub's unread counts stand in for them)."""
         for room in sorted(rooms, key=lambda r: (-r.unread, r.name)):
             await self._pull_guarded(request, room.name, room.unread)
             if self._holding is not None:
                 await self._release(self._holding.pop(room.name, []))
+        listed = {room.name for room in self.rooms}
+        for room in sorted(self._cursor_unknown & listed):
+            try:
+                await self.learn_cursor(request, room)
+            except HubRefused:
+                pass  # not a member any more: the next rooms refresh drops it
+            self._cursor_unknown.discard(room)
 
     async def _pull_guarded(self, request: Requester, room: str, hub_unread: int | None) -> None:
         """Pull one room; a refusal or bad reply for it is reported, and the others still sync.

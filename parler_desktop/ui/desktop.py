@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import logging
 
-from PySide6.QtWidgets import QDialog
+from PySide6.QtWidgets import QDialog, QSystemTrayIcon
 
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.local_hub import save_join_secret, start_local_hub
@@ -24,6 +24,7 @@ from parler_desktop.settings import load_settings, save_settings
 from parler_desktop.store import StoreError
 from parler_desktop.ui.connect_dialog import ConnectDialog
 from parler_desktop.ui.main_window import MainWindow
+from parler_desktop.ui.tray import Tray
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +36,8 @@ class DesktopApp:
         self.bridge = SessionBridge()
         self.window = MainWindow(self.bridge)
         self.network = NetworkWatch(self.bridge, self.window)
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            Tray(self.window, self.window.rooms, self.window.unseen).show()
         self.local_hub: EmbeddedHub | None = None
         self._closed = asyncio.get_event_loop().create_future()
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
