@@ -8,6 +8,7 @@ from PySide6.QtGui import QTextDocument
 from parler_desktop.protocol.parts import BundleRef, Dispatch, FileRef, Handoff, TaskStatus
 from parler_desktop.ui.cards import card_for, human_size
 from parler_desktop.ui.markdown import markdown_document
+from parler_desktop.ui.message_layout import MAX_SHOWN_CHARS, shown_text
 
 
 def test_markdown_formats_but_raw_html_stays_literal_text(qapp):
@@ -49,3 +50,9 @@ def test_task_file_bundle_dispatch_and_unknown_cards():
     assert card_for({"kind": "com.acme.thing", "x": 1}, "boss", None).title == "[com.acme.thing]"
     assert card_for({"kind": "data", "data": {"a": [1, 2]}}, "boss", None).detail == '{"a":[1,2]}'
     assert human_size(12) == "12 bytes"
+
+
+def test_a_huge_message_is_shown_cut_short():
+    assert shown_text("short") == "short"
+    cut = shown_text("x" * (MAX_SHOWN_CHARS + 500))
+    assert cut.startswith("x" * MAX_SHOWN_CHARS) and "500 more characters not shown" in cut

@@ -24,6 +24,7 @@ GAP = 4
 CARD_PAD = 6
 DIVIDER_HEIGHT = 22
 CACHE_SIZE = 1500
+MAX_SHOWN_CHARS = 20_000
 
 
 @dataclass
@@ -38,6 +39,13 @@ class RowLayout:
     mentions_me: bool = False
     time_text: str = ""
     reply_text: str | None = None  # filled when first painted (needs the model)
+
+
+def shown_text(text: str) -> str:
+    """At most MAX_SHOWN_CHARS of a message: a megabyte of Markdown must not freeze the window."""
+    if len(text) <= MAX_SHOWN_CHARS:
+        return text
+    return f"{text[:MAX_SHOWN_CHARS]}\n\n*… {len(text) - MAX_SHOWN_CHARS:,} more characters not shown (Copy text has them all)*"
 
 
 def status_text(entry: TimelineEntry) -> str:
@@ -103,7 +111,7 @@ class LayoutCache:
         body_top = top
         body: QTextDocument | None = None
         if entry.text.strip():
-            body = markdown_document(entry.text, font)
+            body = markdown_document(shown_text(entry.text), font)
             body.setTextWidth(inner)
             top += int(body.size().height()) + GAP
         cards: list[tuple[Card, QRect, QRect | None]] = []
