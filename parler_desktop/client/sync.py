@@ -137,6 +137,7 @@ class RoomSync:
         """Read the hub cursor without moving it (``limit: 0, ack: 0``)."""
         reply = await request(Pull(room=room, limit=0, ack=0), Pulled)
         assert isinstance(reply, Pulled)
+        self._cursor_unknown.discard(room)
         return await self._commit(
             LocalStore.set_cursor, room, reply.cursor, announce=lambda cursor: [CursorChanged(room, cursor)]
         )
@@ -208,8 +209,7 @@ class RoomSync:
             try:
                 await self.learn_cursor(request, room)
             except HubRefused:
-                pass  # not a member any more: the next rooms refresh drops it
-            self._cursor_unknown.discard(room)
+                self._cursor_unknown.discard(room)  # not a member any more: rooms drops it
 
     async def _pull_guarded(self, request: Requester, room: str, hub_unread: int | None) -> None:
         """Pull one room; a refusal or bad reply for it is reported, and the others still sync.
