@@ -97,3 +97,15 @@ def test_failed_post_offers_retry_and_discard(qtbot, qloop, session, bridge):
     with qtbot.waitSignal(view.message_delegate.discardRequested) as discard:
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=top_left + layout.buttons["discard"].center())
     assert discard.args == ["c1"]
+
+
+def test_a_post_that_fails_after_being_shown_gets_its_buttons(qtbot, qloop, session, bridge):
+    view = make_view(qtbot, bridge, "empty")
+    model = view.model()
+    pending = OutboxItem("c2", "empty", ({"kind": "text", "text": "hi"},), 1_700_000_000.0)
+    session.emit(OutboxChanged(pending))
+    width = view.message_delegate.row_width()
+    assert view.message_delegate.layouts.get(model.entry(0), width, False, view.font()).status_text == "Sending…"
+    session.emit(OutboxChanged(OutboxItem("c2", "empty", pending.parts, pending.created_at, OutboxStatus.FAILED, error="too large")))
+    layout = view.message_delegate.layouts.get(model.entry(0), width, False, view.font())
+    assert layout.status_text == "Not sent: too large" and set(layout.buttons) == {"retry", "discard"}

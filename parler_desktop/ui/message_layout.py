@@ -74,22 +74,20 @@ def format_time(ts_ms: int) -> str:
 
 
 class LayoutCache:
-    """Row layouts keyed by (row key, width, divider); least recently used ones are dropped."""
+    """Row layouts keyed by what changes them: the row (and, for the human's posts, their send
+    status), the width and the divider. Least recently used ones are dropped."""
 
     def __init__(self) -> None:
-        self._rows: OrderedDict[tuple[str, int, bool], RowLayout] = OrderedDict()
+        self._rows: OrderedDict[tuple[object, ...], RowLayout] = OrderedDict()
         self.my_name = ""
         self.my_role: str | None = None
 
     def clear(self) -> None:
         self._rows.clear()
 
-    def forget(self, key: str) -> None:
-        for cache_key in [k for k in self._rows if k[0] == key]:
-            del self._rows[cache_key]
-
     def get(self, entry: TimelineEntry, width: int, divider: bool, font: QFont) -> RowLayout:
-        cache_key = (entry.key, width, divider)
+        status = entry.outbox.status if entry.outbox is not None else None
+        cache_key = (entry.key, status, entry.seq, width, divider)
         layout = self._rows.get(cache_key)
         if layout is None:
             layout = self._compute(entry, width, divider, font)
