@@ -35,6 +35,7 @@ class RequestPacer:
         self._stamps: deque[float] = deque()
         self._hold_until = 0.0
         self._next_hold = first_hold_secs
+        self.total = 0  # requests let through so far (what a sync costs, for benchmarks)
 
     def delay(self) -> float:
         """Seconds to wait before the next request may go out (0 = now)."""
@@ -51,6 +52,7 @@ class RequestPacer:
         while (wait := self.delay()) > 0:
             await self._clock.sleep(wait)
         self._stamps.append(self._clock.monotonic())
+        self.total += 1
 
     def penalize(self) -> float:
         """The hub said ``rate_limited``: hold every request; each repeat doubles the hold."""

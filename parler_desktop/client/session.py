@@ -430,6 +430,11 @@ class HubSession:
     def rooms(self) -> tuple[RoomInfo, ...]:
         return self._sync.rooms
 
+    @property
+    def requests_sent(self) -> int:
+        """Hub operations this session has spent (the hub allows 600 per minute per identity)."""
+        return self._pacer.total
+
     async def refresh_rooms(self) -> None:
         await self._sync.refresh_rooms(self._call)
 
