@@ -43,8 +43,8 @@ def describe_state(event: StateChanged) -> str:
     state = event.state
     if state in (ConnectionState.BACKING_OFF, ConnectionState.OFFLINE):
         wait = max(0.0, (event.retry_at or time.time()) - time.time())
-        label = "offline" if state is ConnectionState.OFFLINE else "connection lost"
-        return f"{label} ({event.detail}); retrying in {wait:.1f} s (attempt {event.attempt})"
+        label = "offline: " if state is ConnectionState.OFFLINE else ""
+        return f"{label}{event.detail}; retrying in {wait:.1f} s (attempt {event.attempt})"
     if state is ConnectionState.AUTH_FAILED:
         return f"not allowed on {where}: {event.detail}"
     if state is ConnectionState.CONNECTING:
