@@ -189,3 +189,16 @@ def test_state_counts_down_while_the_hub_is_down_and_is_connected_once_it_is_bac
         run_coroutine(qtbot, qloop, app.shutdown())
         app.window.close()
         app.window.deleteLater()
+
+
+def test_typing_in_the_room_filter_does_not_open_other_rooms(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    ops = join_room(qtbot, qloop, desktop, peer, "ops")
+    open_room(qtbot, desktop, team)
+    panel = desktop.window.room_panel
+    qtbot.keyClicks(panel.filter, "op")
+    assert panel.proxy.rowCount() == 1 and desktop.window.timeline_model.room == team
+    qtbot.keyClick(panel.filter, Qt.Key.Key_Return)  # Enter opens the first match
+    qtbot.waitUntil(lambda: desktop.window.timeline_model.room == ops, timeout=5000)
+    panel.filter.clear()
+    assert panel.current_room() == ops

@@ -67,7 +67,11 @@ class RoomBadgeDelegate(QStyledItemDelegate):
 
 
 class RoomListPanel(QWidget):
-    """Filter box + room list; emits ``roomChosen(name)`` when the selection moves."""
+    """Filter box + room list; emits ``roomChosen(name)`` when the human moves the selection.
+
+    Typing in the filter never opens a room by itself (Qt moves the current row when the shown
+    room is filtered out); Enter or a click does.
+    """
 
     roomChosen = Signal(str)
 
@@ -77,7 +81,9 @@ class RoomListPanel(QWidget):
         self.proxy.setSourceModel(model)
         self.filter = QLineEdit(placeholderText="Filter rooms (Ctrl+K)", objectName="roomFilter")
         self.filter.setClearButtonEnabled(True)
-        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.filter.textChanged.connect(self._filter_changed)
+        self._filtering = False
+        self.shown_room: str | None = None
         self.filter.returnPressed.connect(self._choose_first)
         self.view = QListView(objectName="roomList")
         self.view.setModel(self.proxy)
@@ -100,6 +106,15 @@ class RoomListPanel(QWidget):
                 return True
         return False
 
+    def _filter_changed(self, text: str) -> None:
+        self._filtering = True
+        try:
+            self.proxy.setFilterFixedString(text)
+            if self.shown_room is None or not self.select_room(self.shown_room):
+                self.view.clearSelection()
+        finally:
+            self._filtering = False
+
     def next_unread(self) -> None:
         row = self.proxy.next_unread_row(self.view.currentIndex().row())
         if row is not None:
@@ -111,9 +126,16 @@ class RoomListPanel(QWidget):
 
     def _choose_first(self) -> None:
         if self.proxy.rowCount():
-            self.view.setCurrentIndex(self.proxy.index(0, 0))
+            first = self.proxy.index(0, 0)
+            self.view.setCurrentIndex(first)  # may already be current: choose it explicitly
+            self._choose(first)
             self.view.setFocus()
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        if current.isValid():
-            self.roomChosen.emit(current.data())
+        if not self._filtering:
+            self._choose(current)
+
+    def _choose(self, index: QModelIndex) -> None:
+        if index.isValid() and index.data() != self.shown_room:
+            self.shown_room = index.data()
+            self.roomChosen.emit(self.shown_room)
