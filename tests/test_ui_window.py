@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QListView, QWidget
+from PySide6.QtWidgets import QListView, QMessageBox, QWidget
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
@@ -202,3 +202,17 @@ def test_typing_in_the_room_filter_does_not_open_other_rooms(qtbot, qloop, deskt
     qtbot.waitUntil(lambda: desktop.window.timeline_model.room == ops, timeout=5000)
     panel.filter.clear()
     assert panel.current_room() == ops
+
+
+def test_new_room_shows_a_code_that_lets_an_agent_in(qtbot, qloop, desktop, peer):
+    window = desktop.window
+    invited = run_coroutine(qtbot, qloop, window.room_actions.invite_agents("design"))
+    assert invited is not None and invited.room == "design"
+    box = window.findChild(QMessageBox)
+    assert box is not None and invited.code in box.text()
+    box.close()
+    qtbot.waitUntil(lambda: "design" in window.rooms.room_names(), timeout=10_000)
+    run_coroutine(qtbot, qloop, peer.ok({"op": "redeem", "code": invited.code}, "joined"))
+    open_room(qtbot, desktop, "design")
+    post_as(qtbot, qloop, peer, "design", "hello from the agent")
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)

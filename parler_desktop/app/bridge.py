@@ -25,6 +25,7 @@ from parler_desktop.client.events import (
 )
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.tasks import TaskSupervisor
+from parler_desktop.protocol.frames import Invited, Joined, JoinPending
 
 
 class SessionBridge(QObject):
@@ -148,10 +149,20 @@ class SessionBridge(QObject):
         if self._session is not None:
             self._session.notify_network_changed()
 
+    async def invite(self, kind: str, room: str) -> Invited:
+        """Mint an invite (creating the room if it is new); the session refreshes the room list."""
+        return await self._require_session().invite(kind, room)
+
+    async def redeem(self, code: str) -> Joined | JoinPending:
+        return await self._require_session().redeem(code)
+
     async def fetch_blob(self, blob_id: str) -> bytes:
+        return await self._require_session().fetch_blob(blob_id)
+
+    def _require_session(self) -> Any:
         if self._session is None:
             raise SessionClosed("not connected to a hub")
-        return await self._session.fetch_blob(blob_id)
+        return self._session
 
     def _run(self, coro: Any, what: str) -> None:
         self.tasks.spawn(what, coro)

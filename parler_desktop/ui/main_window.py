@@ -23,6 +23,7 @@ from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, S
 from parler_desktop.ui.cards import Card
 from parler_desktop.ui.composer import Composer
 from parler_desktop.ui.connection_bar import ConnectionBar
+from parler_desktop.ui.room_actions import RoomActions
 from parler_desktop.ui.room_list_view import RoomListPanel
 from parler_desktop.ui.roster_panel import RosterPanel
 from parler_desktop.ui.timeline_view import TimelineView
@@ -43,6 +44,7 @@ class MainWindow(QMainWindow):
         self.status = ConnectionStatus(self)
         self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
         self.unseen = UnseenTally(bridge, self)
+        self.room_actions = RoomActions(bridge, self)
 
         self.room_panel = RoomListPanel(self.rooms)
         self.timeline = TimelineView(self.timeline_model)
@@ -95,6 +97,10 @@ class MainWindow(QMainWindow):
         self.toggle_roster.setChecked(True)
         menu = self.menuBar()
         hub_menu = menu.addMenu("&Hub")
+        hub_menu.addAction("New room…", self.room_actions.new_room)
+        hub_menu.addAction("Invite agents to this room…", lambda: self.room_actions.invite_to(self.timeline_model.room))
+        hub_menu.addAction("Join with a code…", self.room_actions.join_with_code)
+        hub_menu.addSeparator()
         hub_menu.addAction("Connect…", self.connectRequested.emit)
         hub_menu.addAction("Retry now", self.bridge.reconnect_now)
         view_menu = menu.addMenu("&View")
