@@ -213,3 +213,12 @@ def test_roster_shows_members_busy_first(qtbot, qloop, session, bridge, qtmodelt
     assert model.rowCount() == 1 and model.names() == ["alice"]
     session.emit(RosterChanged("other", entries))
     assert model.rowCount() == 1
+
+
+def test_a_post_changing_while_the_room_loads_is_not_lost(qtbot, qloop, session, bridge):
+    model = TimelineModel(bridge)
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.open_room("team")
+        assert model.loading
+        session.emit(OutboxChanged(OutboxItem("c5", "team", ({"kind": "text", "text": "quick"},), 1_700_000_000.0)))
+    assert model.rowCount() == 1 and model.entry(0).is_pending

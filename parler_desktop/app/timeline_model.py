@@ -50,6 +50,7 @@ class TimelineModel(QAbstractListModel):
         self._loading_older = False
         self._older_task: asyncio.Task | None = None
         self._incoming: list[Any] = []
+        self._outbox_during_load: dict[str, OutboxItem] = {}  # newest state per post, applied after the load
         self.following = True  # the view is pinned to the bottom (set by the view)
         self._flush_timer = QTimer(self, singleShot=True, interval=APPEND_DELAY_MS)
         self._flush_timer.timeout.connect(self._flush_incoming)
@@ -139,6 +140,7 @@ class TimelineModel(QAbstractListModel):
         self.room = room
         self._stored, self._outbox, self._offset, self.read_marker = [], [], 0, 0
         self._incoming.clear()
+        self._outbox_during_load.clear()
         self._loading_older = False
         self.endResetModel()
         self._loading = room is not None and self._bridge.store is not None
@@ -165,6 +167,9 @@ class TimelineModel(QAbstractListModel):
         self.roomLoaded.emit(room)
         if self._incoming:
             self._flush_incoming()
+        changed, self._outbox_during_load = self._outbox_during_load, {}
+        for item in changed.values():
+            self._outbox_changed(item)
 
     def load_older(self) -> bool:
         """Read the page before the loaded window; False when there is none or one is on its way."""
@@ -240,7 +245,10 @@ class TimelineModel(QAbstractListModel):
         self.endRemoveRows()
 
     def _outbox_changed(self, item: OutboxItem) -> None:
-        if item.room != self.room or self._loading:
+        if item.room != self.room:
+            return
+        if self._loading:
+            self._outbox_during_load[item.client_id] = item
             return
         row = next((i for i, e in enumerate(self._outbox) if e.outbox and e.outbox.client_id == item.client_id), None)
         stored_already = item.message_id is not None and any(e.message_id == item.message_id for e in self._stored[-50:])
