@@ -8,6 +8,7 @@ once the room has been seen in an active window.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,9 @@ from support.raw_agent import RawAgent
 from parler_desktop.app import roles
 from parler_desktop.client.events import ConnectionState
 from parler_desktop.paths import Home
+from parler_desktop.protocol.parts import FileRef
 from parler_desktop.settings import Settings, save_settings
+from parler_desktop.ui.cards import card_for
 from parler_desktop.ui.desktop import DesktopApp
 
 pytestmark = pytest.mark.timeout(60)
@@ -216,3 +219,36 @@ def test_new_room_shows_a_code_that_lets_an_agent_in(qtbot, qloop, desktop, peer
     open_room(qtbot, desktop, "design")
     post_as(qtbot, qloop, peer, "design", "hello from the agent")
     qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
+
+
+def test_a_shared_file_is_saved_after_its_checksum_is_checked(qtbot, qloop, desktop, peer, tmp_path: Path):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    data = b"quarterly numbers\n" * 100
+    digest = hashlib.sha256(data).hexdigest()
+    target = {"kind": "room", "room": team}
+    run_coroutine(qtbot, qloop, peer.ok({"op": "put_blob", "sha256": digest, "size": len(data), "target": target}, "blob_ready"))
+    run_coroutine(qtbot, qloop, peer.send_bytes(data))
+    assert run_coroutine(qtbot, qloop, peer.recv())["type"] == "blob_stored"
+    part = FileRef(blob=digest, name="../q3.txt", size=len(data)).to_part()
+    card = card_for(part, "boss", None)
+    saved = tmp_path / card.file_name
+    run_coroutine(qtbot, qloop, desktop.window.save_blob(card, saved))
+    assert saved.read_bytes() == data and card.file_name == "q3.txt"
+
+
+def test_a_rejected_join_secret_says_what_to_fix(qtbot, qloop, tmp_path: Path, hub_factory):
+    hub = hub_factory(join_secret="s3cret")
+    home = Home.resolve(tmp_path / "home")
+    home.ensure()
+    save_settings(home.settings_file, Settings(display_name="boss"))
+    app = DesktopApp(home, hub.url)
+    app.window.show()
+    try:
+        assert run_coroutine(qtbot, qloop, app.connect(hub.url))
+        bar = app.window.connection_bar
+        qtbot.waitUntil(lambda: bar.text.startswith("Credentials rejected"), timeout=15_000)
+        assert "join secret" in bar.text and app.bridge.last_state.state is ConnectionState.AUTH_FAILED
+    finally:
+        run_coroutine(qtbot, qloop, app.shutdown())
+        app.window.close()
+        app.window.deleteLater()

@@ -158,9 +158,9 @@ class MainWindow(QMainWindow):
     def _save_blob(self, card: Card) -> None:
         target, _ = QFileDialog.getSaveFileName(self, "Save file", card.file_name)
         if target:
-            self.bridge.tasks.spawn("save file", self._download(card, Path(target)))
+            self.bridge.tasks.spawn("save file", self.save_blob(card, Path(target)))
 
-    async def _download(self, card: Card, target: Path) -> None:
+    async def save_blob(self, card: Card, target: Path) -> None:
         """The session checks the bytes against the blob id (SHA-256) before we write them."""
         try:
             data = await self.bridge.fetch_blob(card.blob_id or "")
