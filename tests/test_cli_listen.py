@@ -13,10 +13,14 @@ import subprocess
 import pytest
 
 from parler_desktop.cli.listen_command import readable_line, terminal_safe
+from parler_desktop.client import HubSession
+from parler_desktop.client.feed import StoreFeed
 from parler_desktop.identity import Identity, load_or_create_identity
 from parler_desktop.paths import Home
 from parler_desktop.protocol.canonical import SignatureState
 from parler_desktop.protocol.values import EndpointRef, StoredMessage
+from parler_desktop.store import LocalStore, StoreWorker
+from support.client_harness import EventLog
 from support.cli_runner import command, environment, run_cli, start_cli
 from support.raw_agent import RawAgent
 
@@ -169,3 +173,49 @@ async def test_listen_survives_two_hub_kills_and_prints_every_message_once(hub_p
             listener.kill()
             await listener.wait()
         await peer.close()
+
+
+async def test_listen_prints_what_the_window_stored_first_once_per_home(hub, tmp_path):
+    peer, link = await team_with_messages(hub.url, ["a", "b"])
+    home = await joined_home(tmp_path, link)
+    window = await HubSession.open(Home.resolve(home), hub.url)  # the window, on the same home
+    log = EventLog()
+    window.add_listener(log)
+    window.start()
+    try:
+        await log.wait_until(lambda: len(log.messages("team")) == 2, "the window stored the backlog")
+        first = await run_cli(home, "listen", "--hub", hub.url, "--once", "--json")
+        assert [json.loads(line)["text"] for line in first.stdout.splitlines()] == ["a", "b"]
+        await peer.ok({"op": "send", "target": {"kind": "room", "room": "team"},
+                       "parts": [{"kind": "text", "text": "c"}]}, "sent")
+        await log.wait_until(lambda: len(log.messages("team")) == 3, "the window stored the new one")
+        second = await run_cli(home, "listen", "--hub", hub.url, "--once", "--json")
+        assert [json.loads(line)["text"] for line in second.stdout.splitlines()] == ["c"]
+    finally:
+        await window.stop()
+        await peer.close()
+
+
+async def test_the_feed_fills_gaps_once_and_resumes_after_a_restart(tmp_path):
+    store = StoreWorker(tmp_path / "store.sqlite3")
+    await store.open()
+    fed: list[int] = []
+
+    def message(seq: int) -> StoredMessage:
+        return StoredMessage(seq=seq, id=f"m{seq}", room="team", sender=EndpointRef(id="U1", name="a"), parts=(), ts=seq)
+
+    try:
+        await store.call(LocalStore.insert_messages, [message(1), message(3)])  # 2 was a dropped push
+        await store.call(LocalStore.set_sync_mark, "team", 1)
+        feed = StoreFeed(store, lambda m: fed.append(m.seq) or True)
+        await feed.drain()
+        await store.call(LocalStore.insert_messages, [message(2)])  # reconciliation found it
+        await store.call(LocalStore.set_sync_mark, "team", 3)
+        await feed.drain()
+        await feed.drain()
+        assert fed == [1, 3, 2]
+        await store.call(LocalStore.insert_messages, [message(4)])
+        await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # a new listen process
+        assert fed == [1, 3, 2, 4]
+    finally:
+        await store.close()

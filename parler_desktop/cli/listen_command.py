@@ -1,7 +1,8 @@
 """``parler-desktop listen``: follow rooms from a terminal or a script; never moves your cursor.
 
-It prints every message once per home: what an earlier ``listen`` (or the window) on the same home
-already stored is not printed again, so a script that restarts resumes where it stopped.
+It prints every message once per home: what an earlier ``listen`` on the same home printed is not
+printed again, so a script that restarts resumes where it stopped; messages the window stored
+are printed all the same.
 
 On a terminal each message is one readable line (control characters stripped, so hostile text
 cannot drive the terminal); otherwise, or with ``--json``, one JSON object per line (NDJSON, pure
@@ -18,9 +19,12 @@ import logging
 import re
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any, TextIO
 
+from parler_desktop.client.clock import SystemClock, wait_or_timeout
 from parler_desktop.client.events import ConnectionState, MessagesStored, SessionEvent, StateChanged
+from parler_desktop.client.feed import StoreFeed
 from parler_desktop.client.headless import EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report, run_session
 from parler_desktop.client.session import HubSession
 from parler_desktop.identity import verify_signature
@@ -30,6 +34,7 @@ from parler_desktop.protocol.parts import SIG_KIND
 from parler_desktop.protocol.values import StoredMessage
 
 COMMAND = "listen"
+STORE_POLL_SECS = 1.0  # how soon messages stored by another process on the home are printed
 
 # C0 and C1 controls (except newline and tab), DEL, and bidirectional overrides and isolates,
 # which can reorder what the reader sees.
@@ -88,17 +93,14 @@ def message_object(message: StoredMessage, signature: SignatureState) -> dict[st
 
 
 class MessagePrinter:
-    """Writes each stored message once, in the chosen format; False once the reader is gone."""
+    """Writes messages in the chosen format; False once the reader is gone."""
 
-    def __init__(self, out: TextIO, *, as_json: bool, rooms: set[str], my_id: str) -> None:
+    def __init__(self, out: TextIO, *, as_json: bool, my_id: str) -> None:
         self._out = out
         self._as_json = as_json
-        self._rooms = rooms
         self._my_id = my_id
 
     def write(self, message: StoredMessage) -> bool:
-        if self._rooms and message.room not in self._rooms:
-            return True
         signature = verify_message(message, verify_signature, self._my_id)
         if self._as_json:
             line = json.dumps(message_object(message, signature), ensure_ascii=True, separators=(",", ":"))
@@ -112,19 +114,23 @@ class MessagePrinter:
         return True
 
 
-async def listen(session: HubSession, printer: MessagePrinter, *, once: bool, max_retries: int | None) -> int:
+async def listen(
+    session: HubSession, printer: MessagePrinter, *, rooms: Sequence[str], once: bool, max_retries: int | None
+) -> int:
+    """Print what the store gains (from this session or any other process on the home)."""
     finished: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+    wake = asyncio.Event()
+    caught_up = False
 
     def finish(status: int) -> None:
         if not finished.done():
             finished.set_result(status)
+        wake.set()
 
     def on_event(event: SessionEvent) -> None:
+        nonlocal caught_up
         if isinstance(event, MessagesStored):
-            for message in event.messages:
-                if not printer.write(message):
-                    finish(EXIT_OK)  # the reader went away (e.g. `| head`)
-                    return
+            wake.set()
         elif isinstance(event, StateChanged):
             if event.state is ConnectionState.AUTH_FAILED:
                 finish(EXIT_FAILED)
@@ -132,11 +138,22 @@ async def listen(session: HubSession, printer: MessagePrinter, *, once: bool, ma
                 if max_retries is not None and event.attempt > max_retries:
                     report(COMMAND, f"giving up after {max_retries} retries")
                     finish(EXIT_FAILED)
-            elif event.state is ConnectionState.LIVE and once:
-                finish(EXIT_OK)
+            elif event.state is ConnectionState.LIVE:
+                caught_up = True
+                wake.set()
 
     session.add_listener(on_event)
-    return await finished
+    feed = StoreFeed(session.store, printer.write)
+    clock = SystemClock()
+    while not finished.done():
+        await wait_or_timeout(wake, clock, STORE_POLL_SECS)  # also notices other processes' writes
+        wake.clear()
+        was_caught_up = caught_up
+        if not await feed.drain(rooms or None):
+            finish(EXIT_OK)  # the reader went away (e.g. `| head`)
+        elif once and was_caught_up:
+            finish(EXIT_OK)
+    return finished.result()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -153,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     as_json = args.json or not sys.stdout.isatty()
 
     async def body(session: HubSession, stop: asyncio.Event) -> int:
-        printer = MessagePrinter(sys.stdout, as_json=as_json, rooms=set(args.room), my_id=session.agent_id)
-        return await listen(session, printer, once=args.once, max_retries=args.max_retries)
+        printer = MessagePrinter(sys.stdout, as_json=as_json, my_id=session.agent_id)
+        return await listen(session, printer, rooms=args.room, once=args.once, max_retries=args.max_retries)
 
     return asyncio.run(run_session(COMMAND, home, hub_url, body))

@@ -1,0 +1,64 @@
+"""A resumable, print-once feed of the stored messages, for ``listen``.
+
+Printing MessagesStored events is not enough for a command: the store belongs to the whole home,
+and a message the window (or another ``listen``) stored first is never announced in this process.
+So the feed reads the store itself. Per room it remembers, in the store's meta, how far it has fed
+without gaps (never beyond the room's sync mark, below which the store is complete); messages
+above that (pushes not yet reconciled) are fed at once and remembered in memory, so a message
+that fills a gap later is still fed, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from parler_desktop.protocol.values import StoredMessage
+from parler_desktop.store import LocalStore, StoreWorker
+
+FED_KEY = "listen-fed:"  # + room: the seq up to which every message was fed
+PAGE = 500
+
+
+class StoreFeed:
+    def __init__(self, store: StoreWorker, deliver: Callable[[StoredMessage], bool]) -> None:
+        """``deliver`` returns False when the consumer is gone (then the feed stops)."""
+        self._store = store
+        self._deliver = deliver
+        self._fed: dict[str, int] = {}
+        self._ahead: dict[str, set[int]] = {}  # fed seqs above the room's gap-free point
+
+    async def drain(self, rooms: Iterable[str] | None = None) -> bool:
+        """Feed what is new in ``rooms`` (default: every stored room); False once delivery stopped."""
+        names = list(rooms) if rooms is not None else await self._store.call(LocalStore.room_names)
+        for room in names:
+            if not await self._drain_room(room):
+                return False
+        return True
+
+    async def _drain_room(self, room: str) -> bool:
+        fed = await self._fed_mark(room)
+        complete_to = await self._store.call(LocalStore.sync_mark, room) or 0
+        ahead = self._ahead.setdefault(room, set())
+        after = fed
+        while True:
+            page = await self._store.call(LocalStore.messages_after, room, after, PAGE)
+            for message in page:
+                if message.seq in ahead:
+                    continue
+                if not self._deliver(message):
+                    return False
+                ahead.add(message.seq)
+            if len(page) < PAGE:
+                break
+            after = page[-1].seq
+        if complete_to > fed:
+            self._fed[room] = complete_to
+            await self._store.call(LocalStore.set_meta, FED_KEY + room, str(complete_to))
+            ahead.difference_update({seq for seq in ahead if seq <= complete_to})
+        return True
+
+    async def _fed_mark(self, room: str) -> int:
+        if room not in self._fed:
+            value = await self._store.call(LocalStore.get_meta, FED_KEY + room)
+            self._fed[room] = int(value) if value and value.isdigit() else 0
+        return self._fed[room]
