@@ -1,95 +1,21 @@
 """The window's models over a real local store: rows, unread, paging, outbox echoes, qtmodeltester.
 
-The session here is a stand-in that owns a real StoreWorker and replays the typed events a
+The session is support.stored_session's stand-in: a real StoreWorker plus the typed events a
 HubSession emits; the models never talk to the network, so nothing of the client is faked.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.qt_loop import qloop  # noqa: F401 - fixture
+from support.stored_session import ME, add_messages, bridge, message, session, store, store_call  # noqa: F401
 
 from parler_desktop.app import roles
-from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.room_list_model import RoomListModel, RoomSortFilterProxy
 from parler_desktop.app.roster_model import RosterModel
 from parler_desktop.app.timeline_model import PAGE_SIZE, TimelineModel
 from parler_desktop.client.events import MessagesStored, OutboxChanged, OutboxItem, OutboxStatus, RosterChanged
-from parler_desktop.protocol.values import EndpointRef, RoomInfo, RosterEntry, StoredMessage
-from parler_desktop.store import LocalStore, StoreWorker
-
-ME = EndpointRef(id="UME", name="boss", role="supervisor")
-ALICE = EndpointRef(id="UALICE", name="alice", role="planner")
-
-
-def message(seq: int, room: str, text: str = "", sender: EndpointRef = ALICE, **fields) -> StoredMessage:
-    return StoredMessage(
-        seq=seq,
-        id=f"m{seq}",
-        room=room,
-        sender=sender,
-        parts=({"kind": "text", "text": text or f"message {seq}"},),
-        ts=1_700_000_000_000 + seq * 1000,
-        **fields,
-    )
-
-
-class StoreBackedSession:
-    """What the models need of a HubSession: its store, who we are, and its events."""
-
-    def __init__(self, store: StoreWorker) -> None:
-        self.store = store
-        self.agent_id, self.name, self.hub_url = ME.id, ME.name, "ws://127.0.0.1:1/ws"
-        self._listeners = []
-
-    def add_listener(self, callback) -> None:
-        self._listeners.append(callback)
-
-    def emit(self, event) -> None:
-        for callback in self._listeners:
-            callback(event)
-
-        self.watched: list[str] = []
-
-    def watch_roster(self, rooms) -> None:
-        self.watched = list(rooms)
-
-
-@pytest.fixture
-def store(qtbot, qloop, tmp_path: Path):
-    worker = StoreWorker(tmp_path / "store.sqlite3")
-    run_coroutine(qtbot, qloop, worker.open())
-    yield worker
-    run_coroutine(qtbot, qloop, worker.close())
-
-
-@pytest.fixture
-def session(store):
-    return StoreBackedSession(store)
-
-
-@pytest.fixture
-def bridge(session):
-    made = SessionBridge()
-    made.attach(session)
-    return made
-
-
-def store_call(qtbot, qloop, store, fn, *args):
-    return run_coroutine(qtbot, qloop, store.call(fn, *args))
-
-
-def add_messages(qtbot, qloop, session, messages, live=True):
-    """Write messages the way the session does, then announce them."""
-    stored = store_call(qtbot, qloop, session.store, LocalStore.insert_messages, messages, lambda m: "boss" in (m.mentions or ()))
-    by_room: dict[str, list] = {}
-    for m in stored:
-        by_room.setdefault(m.room, []).append(m)
-    for room, batch in by_room.items():
-        session.emit(MessagesStored(room, tuple(batch), live))
-
+from parler_desktop.protocol.values import RoomInfo, RosterEntry
+from parler_desktop.store import LocalStore
 
 def seed_rooms(qtbot, qloop, session):
     rooms = (RoomInfo("team", "channel", 3, 0), RoomInfo("dm.abc234", "dm", 2, 0), RoomInfo("svc.review", "service", 4, 0))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from support.qt_loop import qloop  # noqa: F401 - fixture
-from test_app_models import ME, add_messages, bridge, message, session, store  # noqa: F401
+from support.stored_session import ME, add_messages, bridge, message, session, store  # noqa: F401
 
 from parler_desktop.app.unseen_tally import UnseenTally
 

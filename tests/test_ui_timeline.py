@@ -5,8 +5,8 @@ and Retry / Discard on a failed post."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
-from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
-from test_app_models import StoreBackedSession, add_messages, bridge, message, session, store, store_call  # noqa: F401
+from support.qt_loop import qloop  # noqa: F401 - fixture
+from support.stored_session import add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus

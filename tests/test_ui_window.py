@@ -17,7 +17,6 @@ from PySide6.QtWidgets import QListView, QMessageBox, QWidget
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
-from parler_desktop.app import roles
 from parler_desktop.client.events import ConnectionState
 from parler_desktop.paths import Home
 from parler_desktop.protocol.parts import FileRef
