@@ -4,11 +4,18 @@
 """
 
 from parler_desktop.client.address import normalize_hub_url, parse_invite
-from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, HubUnreachable, SessionClosed
+from parler_desktop.client.errors import (
+    BadReply,
+    ConnectionLost,
+    HandshakeRefused,
+    HubRefused,
+    HubUnreachable,
+    SessionClosed,
+)
 from parler_desktop.client.session import HubSession
 from parler_desktop.client.tuning import SessionTuning
 
 __all__ = [
-    "BadReply", "ConnectionLost", "HubRefused", "HubSession", "HubUnreachable", "SessionClosed",
+    "BadReply", "ConnectionLost", "HandshakeRefused", "HubRefused", "HubSession", "HubUnreachable", "SessionClosed",
     "SessionTuning", "normalize_hub_url", "parse_invite",
 ]

@@ -20,7 +20,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from parler_desktop.client.clock import Clock
-from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, HubUnreachable
+from parler_desktop.client.errors import BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable
 from parler_desktop.client.inbox import DEFAULT_CAPACITY, BoundedInbox
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.identity import Identity
@@ -229,7 +229,15 @@ class HubConnection:
     async def handshake(
         self, identity: Identity, name: str, role: str | None, join_secret: str | None, *, timeout: float
     ) -> Welcome:
-        """Prove the identity (§3). Raises HubRefused (e.g. a wrong join secret) or ConnectionLost."""
+        """Prove the identity (§3). Raises HandshakeRefused (e.g. a wrong join secret) or ConnectionLost."""
+        try:
+            return await self._prove(identity, name, role, join_secret, timeout)
+        except HubRefused as error:
+            raise HandshakeRefused(error.message, error.code, "hello") from error
+
+    async def _prove(
+        self, identity: Identity, name: str, role: str | None, join_secret: str | None, timeout: float
+    ) -> Welcome:
         hello = Hello(id=identity.agent_id, name=name, role=role)
         challenge = expect(await self.request(hello, timeout=timeout), Challenge, "hello")
         assert isinstance(challenge, Challenge)

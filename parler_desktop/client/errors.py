@@ -31,6 +31,10 @@ class HubRefused(Exception):
         return codes.is_transient(self.code)
 
 
+class HandshakeRefused(HubRefused):
+    """The hub would not let this identity in (wrong join secret or key, a name it rejects)."""
+
+
 class BadReply(Exception):
     """The hub's reply could not be understood (malformed, or the wrong kind of frame)."""
 

@@ -19,7 +19,14 @@ from parler_desktop.client.backoff import Backoff
 from parler_desktop.client.clock import Clock, SystemClock, wait_or_timeout
 from parler_desktop.client.commit import Committer
 from parler_desktop.client.connection import HubConnection, ReplyKind, Requester, expect
-from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, HubUnreachable, SessionClosed
+from parler_desktop.client.errors import (
+    BadReply,
+    ConnectionLost,
+    HandshakeRefused,
+    HubRefused,
+    HubUnreachable,
+    SessionClosed,
+)
 from parler_desktop.client.events import (
     ConnectionState,
     Notice,
@@ -231,10 +238,12 @@ class HubSession:
             except HubUnreachable as error:
                 unreachable_streak += 1
                 detail = str(error)
-            except HubRefused as error:
-                if error.is_auth_failure:
+            except HandshakeRefused as error:
+                if not error.is_transient:  # a wrong secret or key, a name the hub will not take
                     await self._wait_for_new_credentials(error)
                     continue
+                detail = f"{error.message} ({error.code or 'refused'})"
+            except HubRefused as error:  # e.g. `rooms` failing with `internal`: try again later
                 detail = f"{error.message} ({error.code or 'refused'})"
             except (ConnectionLost, BadReply) as error:
                 detail = str(error)
