@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import signal
 import sys
 from importlib import resources
 
@@ -60,5 +61,7 @@ def run(args: argparse.Namespace) -> int:
     asyncio.set_event_loop(loop)
     with loop:
         desktop = DesktopApp(Home.resolve(args.home), hub_url)
+        for stop_signal in (signal.SIGINT, signal.SIGTERM):  # close as if by the window's button
+            signal.signal(stop_signal, lambda *_: desktop.window.close())
         loop.run_until_complete(desktop.run())
     return 0

@@ -117,6 +117,8 @@ class MainWindow(QMainWindow):
         self.connection_bar.connectRequested.connect(self.connectRequested)
         self.rooms.totalUnreadChanged.connect(self._update_title)
         self.rooms.reloaded.connect(self._select_first_room)
+        self.rooms.reloaded.connect(self._update_placeholder)
+        self.timeline_model.modelReset.connect(self._update_placeholder)
         self.room_panel.roomChosen.connect(self.show_room)
         self.roster.modelReset.connect(lambda: self.composer.set_names(self.roster.names()))
         self.timeline.atBottomChanged.connect(self.read_tracker.set_at_bottom)
@@ -142,6 +144,19 @@ class MainWindow(QMainWindow):
     def _select_first_room(self) -> None:
         if self.timeline_model.room is None and self.room_panel.proxy.rowCount():
             self.room_panel.view.setCurrentIndex(self.room_panel.proxy.index(0, 0))
+
+    def _update_placeholder(self) -> None:
+        if self.timeline_model.room is not None:
+            text = "No messages here yet."
+        elif self.rooms.rowCount() == 0 and self.bridge.session is not None:
+            text = (
+                "No rooms yet.\n\nHub → New room… creates one and gives you a code your agents join with;\n"
+                "Hub → Join with a code… takes you into a room an agent invited you to."
+            )
+        else:
+            text = ""
+        self.timeline.placeholder = text
+        self.timeline.viewport().update()
 
     def _session_changed(self) -> None:
         self.status.reset()

@@ -8,7 +8,7 @@ when it arrives. A "Jump to first unread" button loads back to the read marker a
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QResizeEvent
+from PySide6.QtGui import QGuiApplication, QPainter, QPaintEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QPushButton, QWidget
 
 from parler_desktop.app.timeline_entry import TimelineEntry
@@ -40,6 +40,7 @@ class TimelineView(QListView):
         self.customContextMenuRequested.connect(self._context_menu)
         self.at_bottom = True
         self.unseen = 0
+        self.placeholder = ""  # said in the middle when there are no rows
         self._anchor_from_bottom: int | None = None
         self._pill = QPushButton(self, objectName="newMessagesPill")
         self._pill.setCursor(Qt.CursorShape.PointingHandCursor)
@@ -137,6 +138,15 @@ class TimelineView(QListView):
         self._update_jump()
 
     # -- overlays and menu ------------------------------------------------------------------
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if self._model.rowCount() == 0 and self.placeholder and not self._model.loading:
+            painter = QPainter(self.viewport())
+            painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+            area = self.viewport().rect().adjusted(40, 40, -40, -40)
+            painter.drawText(area, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.placeholder)
+
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         self.message_delegate.layouts.clear()
         super().resizeEvent(event)
