@@ -5,10 +5,11 @@ from __future__ import annotations
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QTextDocument
 
+from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.protocol.parts import BundleRef, Dispatch, FileRef, Handoff, TaskStatus
 from parler_desktop.ui.cards import card_for, human_size
 from parler_desktop.ui.markdown import markdown_document
-from parler_desktop.ui.message_layout import MAX_SHOWN_CHARS, shown_text
+from parler_desktop.ui.message_layout import MAX_SHOWN_CHARS, mentions_me, shown_text
 
 
 def test_markdown_formats_but_raw_html_stays_literal_text(qapp):
@@ -56,3 +57,16 @@ def test_a_huge_message_is_shown_cut_short():
     assert shown_text("short") == "short"
     cut = shown_text("x" * (MAX_SHOWN_CHARS + 500))
     assert cut.startswith("x" * MAX_SHOWN_CHARS) and "500 more characters not shown" in cut
+
+
+def test_a_message_mentions_the_human_by_name_or_role():
+    def entry(text: str, mentions: tuple[str, ...] = (), mine: bool = False) -> TimelineEntry:
+        return TimelineEntry(
+            key="k", room="r", seq=1, message_id="k", sender_id="U", sender_name="alice", sender_role=None, ts_ms=0,
+            parts=({"kind": "text", "text": text},), mentions=mentions, reply_to=None, mine=mine,
+        )
+
+    assert mentions_me(entry("hey @Boss"), "boss", "supervisor")
+    assert mentions_me(entry("ping", ("supervisor",)), "boss", "supervisor")
+    assert not mentions_me(entry("hey boss"), "boss", "supervisor")
+    assert not mentions_me(entry("note to self @boss", mine=True), "boss", "supervisor")

@@ -59,11 +59,16 @@ def status_text(entry: TimelineEntry) -> str:
     return f"Not sent: {item.error or 'unknown error'}"
 
 
-def mentions_me(entry: TimelineEntry, my_name: str) -> bool:
-    name = my_name.strip().lower()
-    if not name or entry.mine:
+def mentions_me(entry: TimelineEntry, my_name: str, my_role: str | None) -> bool:
+    """Addressed to the human: their name or role in ``mentions`` or written as ``@name``."""
+    if entry.mine:
         return False
-    return name in entry.mentions or f"@{name}" in entry.text.lower()
+    text = entry.text.lower()
+    for handle in (my_name, my_role or ""):
+        handle = handle.strip().lower()
+        if handle and (handle in entry.mentions or f"@{handle}" in text):
+            return True
+    return False
 
 
 def format_time(ts_ms: int) -> str:
@@ -142,6 +147,6 @@ class LayoutCache:
             status_top=status_top,
             status_text=status,
             buttons=buttons,
-            mentions_me=mentions_me(entry, self.my_name),
+            mentions_me=mentions_me(entry, self.my_name, self.my_role),
             time_text=format_time(entry.ts_ms),
         )
