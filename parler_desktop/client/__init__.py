@@ -1,6 +1,17 @@
 """The hub client: one reconnecting, subscribed session per (hub, identity); no Qt.
 
-``HubSession`` is the entry point; it reports everything as the events of ``events.py``.
+``HubSession`` (session.py) is the entry point; it reports everything as the events of
+``events.py``. Its parts, one job each:
+
+- address.py — hub addresses and invite links as typed (protocol.md §1.1)
+- connection.py — one WebSocket: handshake, one request in flight, push inbox, heartbeat
+- backoff.py, clock.py, pacing.py, wake.py — reconnect delays, injectable time, the hub's
+  operation budget, resume detection
+- sync.py — catch-up and reconciliation (sync marks, ``rooms`` counts), no gaps, no repeats
+- outbox.py — posting exactly once through the durable outbox
+- read_markers.py, roster.py — the hub cursor (ack-only pulls), roster polling
+- commit.py, tasks.py — store writes whose events survive cancellation; task ownership
+- feed.py, headless.py — what the ``listen``/``send``/``join`` commands share
 """
 
 from parler_desktop.client.address import normalize_hub_url, parse_invite
