@@ -6,9 +6,10 @@ import dataclasses
 
 import pytest
 
-from parler_desktop.client.events import ConnectionState, OutboxStatus
+from parler_desktop.client.events import ConnectionState, OutboxStatus, StateChanged
 from support.client_harness import FAST, session_factory  # noqa: F401  (fixture)
 from support.fault_proxy import FaultProxy
+from support.manual_clock import ManualClock
 
 pytestmark = pytest.mark.timeout(45)
 
@@ -44,6 +45,18 @@ async def test_heartbeat_notices_a_stalled_line_and_reconnects(hub, proxy, raw_a
     assert "0.5 s" in log.of(type(session.state))[-1].detail
     proxy.resume()
     await log.wait_state(ConnectionState.LIVE, count=2)
+
+
+async def test_a_detected_resume_probes_at_once_instead_of_waiting_for_the_heartbeat(hub, proxy, session_factory):
+    clock = ManualClock()  # the heartbeat sleeps on this clock: only the resume probe can notice
+    tuning = dataclasses.replace(FAST, pong_timeout_secs=0.5, resume_tick_secs=1.0, resume_jump_secs=5.0)
+    session, log = await session_factory(proxy.url, clock=clock, tuning=tuning)
+    await log.wait_state(ConnectionState.LIVE)
+    proxy.stall()  # the laptop slept; its socket looks open and is dead
+    clock.sleep_machine(600)
+    clock.advance(1.0)  # the detector's next tick sees the wall clock 600 s ahead
+    await log.wait_state(ConnectionState.BACKING_OFF)
+    assert any("probe after system resumed failed" in e.detail for e in log.of(StateChanged))
 
 
 async def test_cuts_and_stalls_while_a_peer_sends_and_we_post(hub, proxy, raw_agent, session_factory):

@@ -46,13 +46,15 @@ class FaultProxy:
         return self
 
     async def close(self) -> None:
+        """Stop accepting and drop every connection; the pumps end on their own (no cancelling
+        of the server's connection tasks, which asyncio would log as errors)."""
         if self._server is not None:
             self._server.close()
-            await self._server.wait_closed()
+        self.resume()
         self.cut()
-        for pump in list(self._pumps):
-            pump.cancel()
         await asyncio.gather(*self._pumps, return_exceptions=True)
+        if self._server is not None:
+            await self._server.wait_closed()
 
     def cut(self) -> None:
         """Abort every proxied connection on both sides (no close handshake)."""
