@@ -66,7 +66,8 @@ async def test_join_reports_a_bad_invite(hub, tmp_path):
     assert "invite problem" in result.stderr
 
 
-async def test_a_killed_send_is_flushed_by_the_next_one(hub, raw_agent, tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGINT])
+async def test_an_interrupted_send_is_flushed_by_the_next_one(hub, raw_agent, tmp_path, signum):
     peer, link = await team(raw_agent, hub)
     home = tmp_path / "home"
     assert (await run_cli(home, "join", link)).status == 0
@@ -78,8 +79,11 @@ async def test_a_killed_send_is_flushed_by_the_next_one(hub, raw_agent, tmp_path
         async with asyncio.timeout(30):
             while not store_path.exists() or not await asyncio.to_thread(pending_items, store_path):
                 await asyncio.sleep(0.05)
-        first.send_signal(signal.SIGKILL)
-        await first.wait()
+        first.send_signal(signum)
+        status = await first.wait()
+        if signum == signal.SIGINT:
+            assert status == 1
+            assert "stays in the outbox" in (await first.stderr.read()).decode()
         proxy.resume()
         second = await run_cli(home, "send", "--hub", proxy.url, "--room", "team", "sent later")
         assert second.status == 0, second.stderr

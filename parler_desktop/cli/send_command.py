@@ -54,7 +54,12 @@ async def send(session: HubSession, room: str, text: str, client_id: str | None,
         report(COMMAND, str(error))
         return EXIT_FAILED
     wanted.append(item.client_id)
-    outcome = item if item.status in DONE else await finished
+    try:
+        outcome = item if item.status in DONE else await finished
+    except asyncio.CancelledError:
+        report(COMMAND, "interrupted: the message stays in the outbox and goes out with the next "
+               "send, listen or window on this home")
+        raise
     if outcome is None:
         return EXIT_FAILED  # the state line on stderr said why
     if outcome.status is OutboxStatus.SENT:
