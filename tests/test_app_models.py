@@ -148,3 +148,20 @@ def test_a_post_changing_while_the_room_loads_is_not_lost(qtbot, qloop, session,
         assert model.loading
         session.emit(OutboxChanged(OutboxItem("c5", "team", ({"kind": "text", "text": "quick"},), 1_700_000_000.0)))
     assert model.rowCount() == 1 and model.entry(0).is_pending
+
+
+def test_a_late_gap_fill_lands_where_its_seq_belongs(qtbot, qloop, session, bridge, qtmodeltester):
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(2, 902, 2)])  # 450 rows
+    model = TimelineModel(bridge)
+    qtmodeltester.check(model)
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.open_room("team")
+    assert model.entry(0).seq == 502 and model.rowCount() == 200
+    add_messages(qtbot, qloop, session, [message(901, "team"), message(899, "team")])  # a push, then the lost one
+    qtbot.waitUntil(lambda: model.rowCount() == 202, timeout=5000)
+    assert [model.entry(r).seq for r in range(197, 202)] == [896, 898, 899, 900, 901]
+    add_messages(qtbot, qloop, session, [message(3, "team")])  # older than the window: found when paging back
+    while model.has_older:
+        with qtbot.waitSignal(model.olderLoaded, timeout=5000):
+            model.load_older()
+    assert [model.entry(r).seq for r in range(3)] == [2, 3, 4] and model.rowCount() == 453

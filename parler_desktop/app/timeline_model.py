@@ -13,6 +13,7 @@ above the first row with a higher seq.
 from __future__ import annotations
 
 import asyncio
+import bisect
 from collections.abc import Sequence
 from typing import Any
 
@@ -216,24 +217,41 @@ class TimelineModel(QAbstractListModel):
             self._flush_timer.start()
 
     def _flush_incoming(self) -> None:
+        """Append what is newer than the window; put gap fills (a lost push fetched later, our own
+        post stored after a newer push) where their seq belongs."""
         incoming, self._incoming = self._incoming, []
         newest = self.newest_seq
-        fresh = [m for m in incoming if m.seq > newest]
-        fresh.sort(key=lambda m: m.seq)
-        if not fresh:
-            return
         my_id = self._bridge.agent_id
+        fresh = sorted({m.seq: m for m in incoming}.values(), key=lambda m: m.seq)
         entries = [TimelineEntry.from_message(m, my_id) for m in fresh]
         ids = {e.message_id for e in entries}
         for row in reversed(range(len(self._outbox))):
             if self._outbox[row].message_id in ids:
                 self._remove_outbox_row(row)
+        for entry in entries:
+            if (entry.seq or 0) <= newest:
+                self._fill_gap(entry)
+        later = [e for e in entries if (e.seq or 0) > newest]
+        if not later:
+            return
         first = len(self._stored)
-        self.beginInsertRows(QModelIndex(), first, first + len(entries) - 1)
-        self._stored.extend(entries)
+        self.beginInsertRows(QModelIndex(), first, first + len(later) - 1)
+        self._stored.extend(later)
         self.endInsertRows()
-        self.appended.emit(len(entries))
+        self.appended.emit(len(later))
         self._trim_if_following()
+
+    def _fill_gap(self, entry: TimelineEntry) -> None:
+        seq = entry.seq or 0
+        row = bisect.bisect_left(self._stored, seq, key=lambda e: e.seq or 0)
+        if row < len(self._stored) and self._stored[row].seq == seq:
+            return  # already shown
+        if row == 0 and self._offset > 0:
+            self._offset += 1  # it belongs before the loaded window: one more row to page back to
+            return
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._stored.insert(row, entry)
+        self.endInsertRows()
 
     def _trim_if_following(self) -> None:
         excess = len(self._stored) - FOLLOW_WINDOW
