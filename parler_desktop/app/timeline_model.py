@@ -181,19 +181,24 @@ class TimelineModel(QAbstractListModel):
         return True
 
     async def _load_older(self, room: str, generation: int) -> None:
-        offset = max(0, self._offset - PAGE_SIZE)
+        """Page back by seq, not by row: rows shift when a gap fill lands before the window."""
+        store = self._bridge.store
         try:
-            messages = await self._bridge.store.call(LocalStore.messages_slice, room, offset, self._offset - offset)
+            messages = await store.call(LocalStore.messages_before, room, self._stored[0].seq or 0, PAGE_SIZE)
+            before = await store.call(LocalStore.row_of_seq, room, messages[0].seq - 1) if messages else 0
         finally:
             if generation == self._generation:
                 self._loading_older = False
-        if generation != self._generation or not messages:
+        if generation != self._generation:
             return
+        first_seq = self._stored[0].seq or 0
         my_id = self._bridge.agent_id
-        entries = [TimelineEntry.from_message(m, my_id) for m in messages]
+        entries = [TimelineEntry.from_message(m, my_id) for m in messages if m.seq < first_seq]
+        self._offset = before
+        if not entries:
+            return
         self.beginInsertRows(QModelIndex(), 0, len(entries) - 1)
         self._stored[:0] = entries
-        self._offset = offset
         self.endInsertRows()
         self.olderLoaded.emit(len(entries))
 
