@@ -77,7 +77,9 @@ async def test_an_interrupted_send_is_flushed_by_the_next_one(hub, raw_agent, tm
         first = await start_cli(home, "send", "--hub", proxy.url, "--room", "team", "left behind")
         store_path = Home.resolve(home).store_path(proxy.url, load_or_create_identity(Home.resolve(home).key_file).agent_id)
         async with asyncio.timeout(30):
-            while not store_path.exists() or not await asyncio.to_thread(pending_items, store_path):
+            while b"connecting" not in await first.stderr.readline():
+                pass  # its store is open (created and migrated): we may open it too
+            while not await asyncio.to_thread(pending_items, store_path):
                 await asyncio.sleep(0.05)
         first.send_signal(signum)
         status = await first.wait()

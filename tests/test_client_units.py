@@ -37,7 +37,7 @@ def test_hub_addresses_are_normalized_as_the_reference_client_does(typed, dialed
     assert normalize_hub_url(typed) == dialed
 
 
-@pytest.mark.parametrize("typed", ["", "   ", "ws://", "https:///"])
+@pytest.mark.parametrize("typed", ["", "   ", "ws://", "https:///", "h:99999"])
 def test_an_empty_address_is_refused(typed):
     with pytest.raises(ValueError):
         normalize_hub_url(typed)

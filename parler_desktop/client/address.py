@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from websockets.exceptions import InvalidURI
+from websockets.uri import parse_uri
+
 _SCHEMES = (
     ("wss://", "wss://"),
     ("ws://", "ws://"),
@@ -22,7 +25,7 @@ JOIN_MARKER = "/join/"
 def normalize_hub_url(text: str) -> str:
     """The WebSocket URL to dial for any accepted spelling of a hub address.
 
-    Raises ``ValueError`` for an empty address (nothing to dial).
+    Raises ``ValueError`` for an address that cannot be dialed (empty, bad port, …).
     """
     address = text.strip()
     for typed, dialed in _SCHEMES:
@@ -36,6 +39,10 @@ def normalize_hub_url(text: str) -> str:
         raise ValueError(f"no hub address in {text!r}")
     if not address.endswith("/ws"):
         address += "/ws"
+    try:
+        parse_uri(address)
+    except (InvalidURI, ValueError) as error:  # e.g. a port out of range
+        raise ValueError(f"not a hub address: {text.strip()!r} ({error})") from None
     return address
 
 

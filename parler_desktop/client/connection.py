@@ -17,7 +17,7 @@ import random
 from collections.abc import Awaitable, Callable
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from parler_desktop.client.clock import Clock
 from parler_desktop.client.errors import BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable
@@ -109,12 +109,10 @@ class HubConnection:
                 open_timeout=open_timeout,
                 close_timeout=CLOSE_TIMEOUT_SECS,
             )
-        except InvalidURI as error:
-            raise HubUnreachable(f"not a hub address: {error}") from error
+        except TimeoutError as error:  # (a subclass of OSError: test it first)
+            raise ConnectionLost("the hub did not accept the connection in time") from error
         except OSError as error:
             raise HubUnreachable(f"cannot reach the hub: {error.strerror or error}") from error
-        except TimeoutError as error:
-            raise ConnectionLost("the hub did not accept the connection in time") from error
         except (InvalidHandshake, ConnectionClosed) as error:
             raise ConnectionLost(f"the hub refused the WebSocket: {error}") from error
         return cls(websocket, on_notice=on_notice, inbox_capacity=inbox_capacity)
