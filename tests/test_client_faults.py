@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from parler_desktop.client.events import ConnectionState, OutboxStatus, StateChanged
+from parler_desktop.client.events import ConnectionState, CursorChanged, OutboxStatus, StateChanged
 from support.client_harness import FAST, session_factory  # noqa: F401  (fixture)
 from support.fault_proxy import FaultProxy
 from support.manual_clock import ManualClock
@@ -85,6 +85,25 @@ async def test_cuts_and_stalls_while_a_peer_sends_and_we_post(hub, proxy, raw_ag
     assert sorted(m["parts"][0]["text"] for m in ours) == sorted(p.parts[0]["text"] for p in posted)
     await log.wait_until(lambda: len(log.messages("team")) == len(history), "the whole history stored")
     assert sorted(m.seq for m in log.messages("team")) == [m["seq"] for m in history]
+
+
+async def test_a_reconnect_pulls_only_the_rooms_that_changed(hub, proxy, raw_agent, session_factory):
+    peer = await raw_agent(hub.url, name="bot")
+    session, log = await session_factory(proxy.url, tuning=dataclasses.replace(FAST, reconcile_secs=600.0))
+    await log.wait_state(ConnectionState.LIVE)
+    rooms = [f"room-{index:02d}" for index in range(30)]
+    for room in rooms:
+        invited = await peer.ok({"op": "invite", "kind": "channel", "room": room}, "invited")
+        await session.redeem(invited["code"])
+    await log.wait_until(lambda: {e.room for e in log.of(CursorChanged)} == set(rooms), "every room synced")
+    await log.wait_until(lambda: len(session.rooms) == 30, "every room listed")
+    before = session.requests_sent
+    proxy.cut()
+    await log.wait_state(ConnectionState.BACKING_OFF)
+    await say(peer, "while you were away", room="room-07")
+    await log.wait_state(ConnectionState.LIVE, count=2)
+    await log.wait_until(lambda: [m.text for m in log.messages("room-07")] == ["while you were away"], "the news")
+    assert session.requests_sent - before <= 4  # subscribe, rooms, one pull: not 30 pulls
 
 
 async def test_dropped_pushes_are_healed_by_reconciliation(hub_factory, raw_agent, session_factory):
