@@ -93,6 +93,9 @@ class MessageDelegate(QStyledItemDelegate):
         if layout.body is not None:
             painter.save()
             painter.translate(PAD, layout.body_top)
+            inner = max(50, self.row_width() - 2 * PAD)
+            if layout.body.textWidth() != inner:  # the document is shared by the row's layouts at other widths
+                layout.body.setTextWidth(inner)
             layout.body.drawContents(painter)
             painter.restore()
         for card, box, save in layout.cards:

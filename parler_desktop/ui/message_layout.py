@@ -80,15 +80,30 @@ def format_time(ts_ms: int) -> str:
 
 class LayoutCache:
     """Row layouts keyed by what changes them: the row (and, for the human's posts, their send
-    status), the width and the divider. Least recently used ones are dropped."""
+    status), the width and the divider. Each row's Markdown is parsed once and only laid out
+    again for a new width, so resizing the window does not re-parse. Least recently used
+    layouts and documents are dropped."""
 
     def __init__(self) -> None:
         self._rows: OrderedDict[tuple[object, ...], RowLayout] = OrderedDict()
+        self._documents: OrderedDict[str, QTextDocument] = OrderedDict()
         self.my_name = ""
         self.my_role: str | None = None
 
     def clear(self) -> None:
         self._rows.clear()
+        self._documents.clear()
+
+    def _document(self, entry: TimelineEntry, font: QFont) -> QTextDocument:
+        document = self._documents.get(entry.key)
+        if document is None:
+            document = markdown_document(shown_text(entry.text), font)
+            self._documents[entry.key] = document
+            if len(self._documents) > CACHE_SIZE:
+                self._documents.popitem(last=False)
+        else:
+            self._documents.move_to_end(entry.key)
+        return document
 
     def get(self, entry: TimelineEntry, width: int, divider: bool, font: QFont) -> RowLayout:
         status = entry.outbox.status if entry.outbox is not None else None
@@ -114,7 +129,7 @@ class LayoutCache:
         body_top = top
         body: QTextDocument | None = None
         if entry.text.strip():
-            body = markdown_document(shown_text(entry.text), font)
+            body = self._document(entry, font)
             body.setTextWidth(inner)
             top += int(body.size().height()) + GAP
         cards: list[tuple[Card, QRect, QRect | None]] = []

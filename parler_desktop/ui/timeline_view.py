@@ -148,7 +148,6 @@ class TimelineView(QListView):
 
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        self.message_delegate.layouts.clear()
         super().resizeEvent(event)
         self._place_overlays()
 
