@@ -381,3 +381,29 @@ def test_any_batching_and_order_gives_the_same_stored_sequence(
             assert store.message_count(room) == len(expected)
         store.close()
     assert sorted(seqs(newly_stored)) == sorted(spec)
+
+
+def test_processes_opening_the_same_fresh_store_at_once_all_succeed(tmp_path: Path):
+    """Each opener re-reads the version inside its migration transaction (no 'table exists')."""
+    import threading
+
+    path = tmp_path / "shared.sqlite3"
+    barrier = threading.Barrier(6)
+    failures: list[BaseException] = []
+
+    def open_store() -> None:
+        barrier.wait()
+        try:
+            LocalStore(path).close()
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            failures.append(exc)
+
+    threads = [threading.Thread(target=open_store) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert failures == []
+    store = LocalStore(path)
+    assert store.schema_version == SCHEMA_VERSION
+    store.close()

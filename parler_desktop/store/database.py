@@ -62,8 +62,10 @@ class StoreDatabase:
         self.path = Path(path)
         try:
             _make_private_dirs(self.path.parent)
-            if not self.path.exists():  # create 0600 from the first byte; sqlite would use 0644
-                os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            # Create it 0600 from the first byte (sqlite would use 0644); it may exist already.
+            os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except FileExistsError:
+            pass
         except OSError as exc:
             raise store_error(self.path, StoreProblem.UNWRITABLE, exc.strerror or str(exc), "creating it") from exc
         try:
@@ -87,12 +89,19 @@ class StoreDatabase:
 
     @guarded("upgrading its format")
     def _migrate(self) -> None:
-        version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            detail = f"format {version}; this version knows up to {SCHEMA_VERSION}"
-            raise store_error(self.path, StoreProblem.TOO_NEW, detail)
-        for number in range(version + 1, SCHEMA_VERSION + 1):
+        """Apply the missing migrations, each in its own write transaction.
+
+        The version is read again inside each transaction: another process opening the same
+        fresh store at the same moment may have applied that migration while we waited.
+        """
+        for number in range(1, SCHEMA_VERSION + 1):
             with self._write(durable=True):
+                version = self.schema_version
+                if version > SCHEMA_VERSION:
+                    detail = f"format {version}; this version knows up to {SCHEMA_VERSION}"
+                    raise store_error(self.path, StoreProblem.TOO_NEW, detail)
+                if version >= number:
+                    continue
                 MIGRATIONS[number - 1](self._db)
                 self._db.execute(f"PRAGMA user_version = {number}")
 
