@@ -82,10 +82,25 @@ class StoreDatabase:
     @guarded("opening it")
     def _configure(self) -> None:
         self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = self._enter_wal_mode()
         if mode.lower() != "wal":
             raise store_error(self.path, StoreProblem.UNWRITABLE, f"journal mode stays {mode!r}", "opening it")
         self._db.execute("PRAGMA synchronous = NORMAL")
+
+    def _enter_wal_mode(self) -> str:
+        """Switch to WAL, waiting out another connection that is creating the same file.
+
+        Changing the journal mode needs an exclusive lock and SQLite answers "locked" at once
+        instead of using the busy timeout, so wait here (on the store's own thread) up to it.
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        while True:
+            try:
+                return self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     @guarded("upgrading its format")
     def _migrate(self) -> None:
