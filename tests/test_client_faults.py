@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from parler_desktop.client.events import ConnectionState, CursorChanged, OutboxStatus, StateChanged
+from parler_desktop.client.events import ConnectionState, CursorChanged, Notice, OutboxStatus, StateChanged
 from support.client_harness import FAST, session_factory  # noqa: F401  (fixture)
 from support.fault_proxy import FaultProxy
 from support.manual_clock import ManualClock
@@ -169,3 +169,15 @@ async def test_rate_limited_sends_are_delayed_never_lost(hub_factory, raw_agent,
     await log.wait_until(all_sent, "every post sent", timeout=30)
     texts = [m["parts"][0]["text"] for m in await hub_history(peer)]
     assert texts == [f"quick {i}" for i in range(12)]
+
+
+async def test_a_hub_that_refuses_subscribe_is_polled(hub_factory, raw_agent, session_factory):
+    """The real hub answering subscribe like a hub without push: messages still arrive."""
+    hub = hub_factory(faults={"refuse_subscribe": True})
+    peer = await raw_agent(hub.url, name="bot")
+    session, log = await session_factory(hub.url, tuning=dataclasses.replace(FAST, poll_secs=0.2))
+    await join_team(session, log, peer)
+    await log.wait_until(lambda: "team" in {r.name for r in session.rooms}, "room listed")
+    assert any(isinstance(e, Notice) and "polling" in e.text for e in log.events)
+    seqs = [await say(peer, f"polled {i}") for i in range(3)]
+    await log.wait_until(lambda: [m.seq for m in log.messages("team")] == seqs, "the polled messages")

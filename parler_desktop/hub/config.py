@@ -81,10 +81,11 @@ class HubLimits:
 
 @dataclass(frozen=True)
 class HubFaults:
-    """Deliberate misbehaviour for client tests: lost pushes."""
+    """Deliberate misbehaviour for client tests: lost pushes, or no push at all (an old hub)."""
 
     drop_pushes: bool = False
     push_drop_probability: float = 0.0
+    refuse_subscribe: bool = False  # answer subscribe as a hub without push does (bad_frame)
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from parler_desktop.hub.context import HubContext, SessionState
+from parler_desktop.hub.context import HubContext, OpError, SessionState
 from parler_desktop.hub.ids import now_ms
 from parler_desktop.hub.ops.common import check_len
 from parler_desktop.hub.push import PushQueue
 from parler_desktop.hub.sql import agents
+from parler_desktop.protocol.errors import BAD_FRAME
 from parler_desktop.protocol.frames import (
     AttentionOk,
     Ping,
@@ -40,6 +41,8 @@ async def handle_ping(ctx: HubContext, session: SessionState, frame: Ping) -> Po
 
 async def handle_subscribe(ctx: HubContext, session: SessionState, frame: Subscribe) -> Subscribed:
     """Register this connection for pushes; repeating it is harmless."""
+    if ctx.config.faults.refuse_subscribe:
+        raise OpError("unknown op 'subscribe'", BAD_FRAME)
     if session.push_queue is None:
         assert session.agent is not None
         session.push_queue = PushQueue(session.ws, ctx.config.limits.push_queue_size)
