@@ -1,8 +1,10 @@
 """The hub client: one reconnecting, subscribed session per (hub, identity); no Qt.
 
-``HubSession`` (session.py) is the entry point; it reports everything as the events of
-``events.py``. Its parts, one job each:
+``HubSession`` (session.py) is the entry point: it builds the parts below and offers the user's
+operations; it reports everything as the events of ``events.py``. Its parts, one job each:
 
+- lifecycle.py — the connection state machine: dial, handshake, serve, back off, AUTH_FAILED,
+  wake probes; hands the live connection (paced requests) to the session's operations
 - address.py — hub addresses and invite links as typed (protocol.md §1.1)
 - connection.py — one WebSocket: handshake, one request in flight, push inbox, heartbeat
 - backoff.py, clock.py, pacing.py, wake.py — reconnect delays, injectable time, the hub's

@@ -1,9 +1,10 @@
 """HubSession: one identity on one hub, kept connected, caught up and posting, for as long as the
 app runs.
 
-The run loop dials, proves the identity, subscribes, catches up and then serves the connection
-(heartbeat, pushes, reconciliation, outbox, read markers, roster) until it dies; then it backs
-off and starts again. Everything it does is reported as the typed events of ``events.py``.
+This is the facade the app and the commands use: it builds the session's parts (sync, outbox,
+read markers, rosters, the connection life cycle of ``lifecycle.py``), hands them the events'
+listeners, and offers the user's operations (post, mark read, presence, invites, blobs).
+Everything is reported as the typed events of ``events.py``.
 """
 
 from __future__ import annotations
@@ -11,72 +12,44 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Callable, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from parler_desktop.client.address import normalize_hub_url, parse_invite
-from parler_desktop.client.backoff import Backoff
-from parler_desktop.client.clock import Clock, SystemClock, wait_or_timeout
+from parler_desktop.client.clock import Clock, SystemClock
 from parler_desktop.client.commit import Committer
-from parler_desktop.client.connection import HubConnection, ReplyKind, Requester, expect
-from parler_desktop.client.errors import (
-    BadReply,
-    ConnectionLost,
-    HandshakeRefused,
-    HubRefused,
-    HubUnreachable,
-    SessionClosed,
-)
-from parler_desktop.client.events import (
-    ConnectionState,
-    Notice,
-    OutboxItem,
-    SessionEvent,
-    StateChanged,
-)
+from parler_desktop.client.errors import SessionClosed
+from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, StateChanged
+from parler_desktop.client.lifecycle import ConnectionLifecycle
 from parler_desktop.client.outbox import Outbox, build_item
 from parler_desktop.client.pacing import RequestPacer
 from parler_desktop.client.read_markers import ReadMarkers
 from parler_desktop.client.roster import RosterWatcher
 from parler_desktop.client.sync import RoomSync
-from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.client.tuning import SessionTuning
-from parler_desktop.client.wake import ResumeDetector
 from parler_desktop.identity import Identity, load_or_create_identity
 from parler_desktop.paths import Home
-from parler_desktop.protocol import errors as codes
 from parler_desktop.protocol.frames import (
-    ClientFrame,
-    ErrorFrame,
-    HubFrame,
     Invite,
     Invited,
     Joined,
     JoinPending,
     JoinRequestList,
     JoinRequests,
+    JoinResolved,
     Presence,
     PresenceOk,
     Redeem,
     ResolveJoin,
-    JoinResolved,
-    Subscribe,
-    Subscribed,
 )
 from parler_desktop.protocol.parts import Handoff
 from parler_desktop.protocol.values import JoinRequest, Part, RoomInfo, StoredMessage
 from parler_desktop.settings import load_settings, read_join_secret
-from parler_desktop.store import StoreError, StoreWorker
+from parler_desktop.store import StoreWorker
 
 log = logging.getLogger(__name__)
 
 Listener = Callable[[SessionEvent], None]
-
-_AUTH_ADVICE = {
-    codes.NOT_AUTHORIZED: "The hub rejected the join secret. Set the right one (PARLER_JOIN_SECRET or the "
-    "join secret file) and retry.",
-    codes.UNAUTHENTICATED: "The hub rejected this identity's signature. Check the identity key file and retry.",
-}
 
 
 class HubSession:
@@ -103,15 +76,9 @@ class HubSession:
         self.store = store
         self.tuning = tuning or SessionTuning()
         self.sync_messages = sync_messages
-        self._join_secret = join_secret
         self._clock: Clock = clock or SystemClock()
-        self._rng = rng or random.Random()
         self._owns_store = False
         self._listeners: list[Listener] = []
-        self.state = StateChanged(ConnectionState.STOPPED, self.hub_url, self.agent_id)
-        self._state_changed: asyncio.Future[None] | None = None
-        self._supervisor = TaskSupervisor("session", self._task_failed)
-        self._backoff = Backoff(base=self.tuning.backoff_base_secs, cap=self.tuning.backoff_cap_secs, rng=self._rng)
         self._pacer = RequestPacer(self._clock, per_window=self.tuning.ops_per_minute)
         self._commit = Committer(store, self._emit)
         self._sync = RoomSync(
@@ -119,12 +86,14 @@ class HubSession:
             page_size=self.tuning.page_size, on_marked=lambda room: self._read_markers.on_marked(room),
         )
         self._outbox = Outbox(store, self._commit, self._clock, on_sent=self._on_sent)
-        self._conn: HubConnection | None = None
-        self._nudge = asyncio.Event()  # cut the current backoff wait short
-        self._auth_retry = asyncio.Event()  # leave AUTH_FAILED: the user changed something
         self._read_markers = ReadMarkers(store, self._commit, self._emit, self._sync.mark)
         self._rosters = RosterWatcher(self._commit, self._clock, interval=self.tuning.roster_secs)
-        self._stopped = False
+        self._lifecycle = ConnectionLifecycle(
+            self.hub_url, identity, name=name, role=role, join_secret=join_secret, tuning=self.tuning,
+            clock=self._clock, rng=rng or random.Random(), pacer=self._pacer, emit=self._emit,
+            commit=self._commit, sync=self._sync, outbox=self._outbox, read_markers=self._read_markers,
+            rosters=self._rosters, sync_messages=sync_messages,
+        )
         self._pending_notices: list[Notice] = []  # found before anyone could listen (settings)
 
     @classmethod
@@ -162,206 +131,32 @@ class HubSession:
             except Exception:  # a broken listener must not stop the session
                 log.exception("session listener failed on %r", event)
 
-    def _set_state(self, state: ConnectionState, *, retry_at: float | None = None, detail: str = "") -> None:
-        self.state = StateChanged(
-            state, self.hub_url, self.agent_id, attempt=self._backoff.attempt, retry_at=retry_at, detail=detail
-        )
-        if self._state_changed is not None and not self._state_changed.done():
-            self._state_changed.set_result(None)
-        self._state_changed = None
-        self._emit(self.state)
-
-    async def _next_state(self) -> None:
-        if self._state_changed is None:
-            self._state_changed = asyncio.get_running_loop().create_future()
-        await asyncio.shield(self._state_changed)
-
-    def _task_failed(self, name: str, error: BaseException) -> None:
-        self._emit(Notice(f"Internal error in {name}: {error!r}. Reconnecting."))
-        if self._conn is not None:
-            self._conn.abort(f"{name} failed")
+    @property
+    def state(self) -> StateChanged:
+        """The connection state last reported."""
+        return self._lifecycle.state
 
     # ---- lifecycle ---------------------------------------------------------------------------
 
     def start(self) -> None:
         """Connect and keep connected in the background (also sends what an earlier process left
         in the outbox)."""
-        if self._stopped:
+        if self._lifecycle.stopped:
             raise SessionClosed("a stopped session cannot be started again")
         for notice in self._pending_notices:
             self._emit(notice)
         self._pending_notices.clear()
-        self._supervisor.spawn("run", self._run())
-        detector = ResumeDetector(
-            self._clock,
-            lambda gap: self.notify_wake(),
-            tick_secs=self.tuning.resume_tick_secs,
-            jump_secs=self.tuning.resume_jump_secs,
-        )
-        self._supervisor.spawn("resume-detector", detector.run())
+        self._lifecycle.start()
 
     async def stop(self) -> None:
         """Close cleanly (code 1000), cancel every task, close the store if we opened it."""
-        if self._stopped:
+        if self._lifecycle.stopped:
             return
-        self._stopped = True
-        conn = self._conn
-        if conn is not None and self._read_markers.pending:  # the human's read marks must not be lost
-            try:
-                async with asyncio.timeout(self.tuning.pong_timeout_secs):
-                    await self._read_markers.flush(self._requester(conn))
-            except (TimeoutError, ConnectionLost, HubRefused, BadReply):
-                pass
-        await self._supervisor.cancel_all()
-        await self._commit.drain()
-        self._set_state(ConnectionState.STOPPED)
+        await self._lifecycle.stop()
         if self._owns_store:
             await self.store.close()
 
-    # ---- the run loop ------------------------------------------------------------------------
-
-    async def _run(self) -> None:
-        unreachable_streak = 0
-        while True:
-            self._nudge.clear()
-            live_since: list[float] = []
-            try:
-                self._set_state(ConnectionState.CONNECTING)
-                conn = await HubConnection.open(
-                    self.hub_url,
-                    open_timeout=self.tuning.open_timeout_secs,
-                    on_notice=lambda text: self._emit(Notice(text)),
-                    inbox_capacity=self.tuning.inbox_capacity,
-                )
-                unreachable_streak = 0
-                await self._serve(conn, live_since)
-            except HubUnreachable as error:
-                unreachable_streak += 1
-                detail = str(error)
-            except HandshakeRefused as error:
-                if not error.is_transient:  # a wrong secret or key, a name the hub will not take
-                    await self._wait_for_new_credentials(error)
-                    continue
-                detail = f"{error.message} ({error.code or 'refused'})"
-            except HubRefused as error:  # e.g. `rooms` failing with `internal`: try again later
-                detail = f"{error.message} ({error.code or 'refused'})"
-            except (ConnectionLost, BadReply) as error:
-                detail = str(error)
-            except StoreError as error:  # e.g. disk full: say so, keep trying (the hub keeps all)
-                self._emit(Notice(str(error)))
-                detail = str(error)
-            except Exception as error:  # a bug must not end the session for good
-                log.exception("session attempt failed")
-                self._emit(Notice(f"Internal error: {error!r}. Reconnecting."))
-                detail = f"internal error: {error!r}"
-            if live_since and self._clock.monotonic() - live_since[0] >= self.tuning.healthy_secs:
-                self._backoff.reset()
-            delay = self._backoff.failed()
-            offline = unreachable_streak >= self.tuning.offline_after
-            state = ConnectionState.OFFLINE if offline else ConnectionState.BACKING_OFF
-            self._set_state(state, retry_at=self._clock.time() + delay, detail=detail)
-            await wait_or_timeout(self._nudge, self._clock, delay)
-
-    async def _wait_for_new_credentials(self, error: HubRefused) -> None:
-        advice = _AUTH_ADVICE.get(error.code or "", "")
-        self._auth_retry.clear()
-        self._set_state(ConnectionState.AUTH_FAILED, detail=f"{error.message}. {advice}".strip())
-        await self._auth_retry.wait()
-        self._backoff.reset()
-
-    async def _serve(self, conn: HubConnection, live_since: list[float]) -> None:
-        """Handshake, subscribe, catch up, then serve ``conn`` until it dies (raises ConnectionLost)."""
-        link = TaskSupervisor("link", self._task_failed)
-        try:
-            self._set_state(ConnectionState.AUTHENTICATING)
-            await conn.handshake(
-                self.identity, self.name, self.role, self._join_secret, timeout=self.tuning.reply_timeout_secs
-            )
-            self._conn = conn
-            request = self._requester(conn)
-            tune = self.tuning
-            link.spawn(
-                "heartbeat",
-                conn.run_heartbeat(
-                    self._clock, self._rng, interval=tune.heartbeat_secs, jitter=tune.heartbeat_jitter_secs,
-                    timeout=tune.pong_timeout_secs,
-                ),
-            )
-            link.spawn("outbox", _until_lost(self._outbox.run(request)))
-            if self.sync_messages:
-                pushed = await self._subscribe(request)
-                link.spawn("deliveries", self._pump(conn))
-                self._set_state(ConnectionState.CATCHING_UP)
-                await self._sync.catch_up(request)
-                interval = tune.reconcile_secs if pushed else tune.poll_secs
-                link.spawn("reconcile", _until_lost(self._sync.run(request, interval=interval, quiet_secs=tune.quiet_secs)))
-                link.spawn("read-markers", _until_lost(self._read_markers.run(request)))
-                link.spawn("rosters", _until_lost(self._rosters.run(request)))
-            self._nudge.clear()
-            self._sync.live = True
-            live_since.append(self._clock.monotonic())
-            self._set_state(ConnectionState.LIVE)
-            await conn.wait_closed()
-            raise ConnectionLost(conn.close_reason or "connection closed")
-        finally:
-            self._conn = None
-            self._sync.live = False
-            await link.cancel_all()
-            await conn.close()
-
-    def _requester(self, conn: HubConnection) -> Requester:
-        async def request(frame: ClientFrame, kind: ReplyKind) -> HubFrame:
-            """One paced request on ``conn``; ``rate_limited`` holds and retries the same frame."""
-            while True:
-                await self._pacer.acquire()
-                reply = await conn.request(frame, timeout=self.tuning.reply_timeout_secs)
-                if isinstance(reply, ErrorFrame) and reply.code == codes.RATE_LIMITED:
-                    hold = self._pacer.penalize()
-                    log.info("hub says rate_limited on %s; holding requests for %.1f s", frame.TAG, hold)
-                    continue
-                result = expect(reply, kind, frame.TAG)
-                self._pacer.relieve()
-                return result
-
-        return request
-
-    async def _subscribe(self, request: Requester) -> bool:
-        try:
-            await request(Subscribe(), Subscribed)
-        except HubRefused as error:
-            self._emit(Notice(f"This hub does not push messages ({error.message}); polling instead."))
-            return False
-        return True
-
-    async def _pump(self, conn: HubConnection) -> None:
-        while True:
-            await self._sync.accept_pushes(await conn.deliveries.wait())
-
     # ---- requests on behalf of the user --------------------------------------------------------
-
-    async def _connection(self) -> HubConnection:
-        """The authenticated connection, waiting for one; SessionClosed when none will come."""
-        while True:
-            if self._stopped:
-                raise SessionClosed("the session is stopped")
-            if self.state.state is ConnectionState.AUTH_FAILED:
-                raise SessionClosed(self.state.detail)
-            conn = self._conn
-            if conn is not None and not conn.is_closed:
-                return conn
-            await self._next_state()
-
-    async def _call(self, frame: ClientFrame, kind: ReplyKind) -> HubFrame:
-        """Send ``frame`` once connected; after a lost connection retry once, identically."""
-        retried = False
-        while True:
-            conn = await self._connection()
-            try:
-                return await self._requester(conn)(frame, kind)
-            except ConnectionLost:
-                if retried:
-                    raise
-                retried = True
 
     async def post(
         self,
@@ -402,35 +197,18 @@ class HubSession:
 
     def reconnect_now(self) -> None:
         """The user said "retry now": skip the backoff wait (or leave AUTH_FAILED)."""
-        self._auth_retry.set()
-        self._wake("retry requested")
+        self._lifecycle.retry_now()
 
     def notify_wake(self) -> None:
         """The machine resumed: probe the connection at once, reconnect if it is dead."""
-        self._wake("system resumed")
+        self._lifecycle.wake("system resumed")
 
     def notify_network_changed(self) -> None:
-        self._wake("network changed")
-
-    def _wake(self, reason: str) -> None:
-        conn = self._conn
-        if conn is None:
-            self._nudge.set()  # one attempt now; the attempt count (and next delay) is kept
-            return
-        self._supervisor.spawn("probe", self._probe(conn, reason))
-
-    async def _probe(self, conn: HubConnection, reason: str) -> None:
-        try:
-            await conn.ping(timeout=self.tuning.pong_timeout_secs)
-        except (ConnectionLost, HubRefused, BadReply):
-            conn.abort(f"probe after {reason} failed")
-            self._nudge.set()  # reconnect without waiting out the backoff
-            return
-        self._sync.request_full()  # pushes may have been lost while asleep
+        self._lifecycle.wake("network changed")
 
     def set_join_secret(self, secret: str | None) -> None:
         """Use another join secret from the next handshake on (and retry after AUTH_FAILED)."""
-        self._join_secret = secret
+        self._lifecycle.join_secret = secret
         self.reconnect_now()
 
     # ---- rooms, roster, presence, invites, blobs -------------------------------------------------
@@ -445,17 +223,17 @@ class HubSession:
         return self._pacer.total
 
     async def refresh_rooms(self) -> None:
-        await self._sync.refresh_rooms(self._call)
+        await self._sync.refresh_rooms(self._lifecycle.call)
 
     async def refresh_roster(self, room: str) -> None:
-        await self._rosters.refresh(self._call, room)
+        await self._rosters.refresh(self._lifecycle.call, room)
 
     def watch_roster(self, rooms: Iterable[str]) -> None:
         """Keep the rosters of ``rooms`` (the ones on screen) fresh; refreshed now and periodically."""
         self._rosters.watch(rooms)
 
     async def set_presence(self, status: str, activity: str | None = None, attention: str | None = None) -> None:
-        await self._call(Presence(status=status, activity=activity, attention=attention), PresenceOk)
+        await self._lifecycle.call(Presence(status=status, activity=activity, attention=attention), PresenceOk)
 
     async def invite(
         self,
@@ -467,31 +245,31 @@ class HubSession:
         require_approval: bool = False,
     ) -> Invited:
         frame = Invite(kind=kind, room=room, ttl_secs=ttl_secs, max_uses=max_uses, require_approval=require_approval)
-        reply = await self._call(frame, Invited)
+        reply = await self._lifecycle.call(frame, Invited)
         assert isinstance(reply, Invited)
         self._sync.request_full()  # a new room may exist now
         return reply
 
     async def redeem(self, code_or_link: str) -> Joined | JoinPending:
         """Redeem an invite (bare code, ``CODE@HUB`` or link): Joined, or JoinPending for approval."""
-        reply = await self._call(Redeem(code=parse_invite(code_or_link).code), (Joined, JoinPending))
+        reply = await self._lifecycle.call(Redeem(code=parse_invite(code_or_link).code), (Joined, JoinPending))
         if isinstance(reply, Joined):
             self._sync.request_full()
         return reply  # type: ignore[return-value]
 
     async def join_requests(self, room: str) -> tuple[JoinRequest, ...]:
-        reply = await self._call(JoinRequests(room=room), JoinRequestList)
+        reply = await self._lifecycle.call(JoinRequests(room=room), JoinRequestList)
         assert isinstance(reply, JoinRequestList)
         return reply.requests
 
     async def resolve_join(self, room: str, agent: str, approve: bool) -> JoinResolved:
-        reply = await self._call(ResolveJoin(room=room, agent=agent, approve=approve), JoinResolved)
+        reply = await self._lifecycle.call(ResolveJoin(room=room, agent=agent, approve=approve), JoinResolved)
         assert isinstance(reply, JoinResolved)
         return reply
 
     async def fetch_blob(self, blob_id: str) -> bytes:
         """Download a blob; raises BadReply when its bytes do not match ``blob_id`` (SHA-256)."""
-        conn = await self._connection()
+        conn = await self._lifecycle.connection()
         await self._pacer.acquire()
         return await conn.get_blob(blob_id, timeout=self.tuning.reply_timeout_secs)
 
@@ -514,10 +292,3 @@ class HubSession:
                 return True
         return False
 
-
-async def _until_lost(work: Coroutine[Any, Any, Any]) -> None:
-    """Run a per-connection loop; a lost connection just ends it (the run loop reconnects)."""
-    try:
-        await work
-    except ConnectionLost:
-        return
