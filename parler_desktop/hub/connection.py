@@ -63,13 +63,16 @@ class ClientConnection:
                 return
             if isinstance(data, bytes):
                 if session.upload is None or not session.authenticated:
-                    await self._fail("binary frame without a pending upload", errors.PROTOCOL, CloseCode.PROTOCOL_ERROR)
+                    await self._fail(
+                        "unexpected binary frame (no PutBlob in flight)", errors.PROTOCOL, CloseCode.PROTOCOL_ERROR
+                    )
                     return
                 await self._reply(await self._guarded(receive_blob_bytes(self._ctx, session, data)))
                 continue
             if _too_long(data, limits.max_text_frame_bytes):
+                size, limit = len(data.encode()), limits.max_text_frame_bytes
                 await self._fail(
-                    f"text frame exceeds {limits.max_text_frame_bytes} bytes", errors.TOO_LARGE, CloseCode.MESSAGE_TOO_BIG
+                    f"structured frame too large: {size} bytes > limit {limit}", errors.TOO_LARGE, CloseCode.MESSAGE_TOO_BIG
                 )
                 return
             await self._reply(await self._answer(data))
@@ -78,16 +81,16 @@ class ClientConnection:
         frame = decode_client_frame(text)
         session = self.session
         if isinstance(frame, Malformed):
-            return ErrorFrame(message=f"bad frame: {frame.reason}", code=errors.BAD_FRAME)
+            return ErrorFrame(message=f"malformed frame: {frame.reason}", code=errors.BAD_FRAME)
         if isinstance(frame, Hello):
             if session.authenticated:
-                return ErrorFrame(message="already authenticated", code=errors.PROTOCOL)
+                return ErrorFrame(message="connection is already authenticated", code=errors.PROTOCOL)
             return await self._guarded(handle_hello(self._ctx, session, frame))
         if not session.authenticated:
-            return ErrorFrame(message="not authenticated — send hello first", code=errors.UNAUTHENTICATED)
-        long_poll = isinstance(frame, Pull) and bool(frame.wait_secs)
+            return ErrorFrame(message="not authenticated — send `hello` first", code=errors.UNAUTHENTICATED)
+        long_poll = isinstance(frame, Pull) and frame.wait_secs is not None  # even waitSecs 0 (§7.16)
         if not long_poll and not self._ctx.budgets.ops_per_agent.allow(session.agent):
-            return ErrorFrame(message="too many operations — slow down", code=errors.RATE_LIMITED)
+            return ErrorFrame(message="rate limit: too many operations — slow down", code=errors.RATE_LIMITED)
         return await self._guarded(HANDLERS[type(frame)](self._ctx, session, frame))
 
     async def _guarded(self, work: Awaitable[Reply]) -> Reply:

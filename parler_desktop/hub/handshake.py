@@ -7,6 +7,7 @@ import time
 
 from parler_desktop.hub.context import HubContext, OpError, SessionState
 from parler_desktop.hub.ids import auth_nonce, now_ms
+from parler_desktop.hub.ops.common import check_len
 from parler_desktop.hub.sql import agents
 from parler_desktop.identity import verify_signature
 from parler_desktop.protocol import PROTOCOL_VERSION, errors
@@ -16,20 +17,19 @@ from parler_desktop.protocol.frames import Challenge, Hello, HubFrame, Welcome
 def _check_bounds(ctx: HubContext, hello: Hello) -> None:
     limits = ctx.config.limits
     for label, value, cap in (
-        ("id", hello.id, limits.max_hello_field_bytes),
-        ("name", hello.name, limits.max_hello_field_bytes),
-        ("role", hello.role, limits.max_hello_field_bytes),
-        ("sig", hello.sig, limits.max_sig_bytes),
-        ("secret", hello.secret, limits.max_string_bytes),
+        ("agent id", hello.id, limits.max_hello_field_bytes),
+        ("agent name", hello.name, limits.max_hello_field_bytes),
+        ("agent role", hello.role, limits.max_hello_field_bytes),
+        ("signature", hello.sig, limits.max_sig_bytes),
+        ("join secret", hello.secret, limits.max_string_bytes),
     ):
-        if value is not None and len(value.encode()) > cap:
-            raise OpError(f"hello {label} exceeds {cap} bytes", errors.TOO_LARGE)
+        check_len(ctx, label, value, cap)
 
 
 async def handle_hello(ctx: HubContext, session: SessionState, hello: Hello) -> HubFrame:
     session.hellos += 1
     if session.hellos > ctx.config.limits.max_hellos:
-        raise OpError("too many hello frames on this connection", errors.RATE_LIMITED)
+        raise OpError("too many authentication attempts on this connection", errors.RATE_LIMITED)
     _check_bounds(ctx, hello)
     if hello.sig is None:
         ttl = ctx.config.limits.nonce_ttl_secs
@@ -37,16 +37,16 @@ async def handle_hello(ctx: HubContext, session: SessionState, hello: Hello) -> 
         session.nonce_expires = time.monotonic() + ttl
         return Challenge(nonce=session.nonce, version=PROTOCOL_VERSION)
     if session.nonce is None:
-        raise OpError("signed hello without a challenge — send hello without sig first", errors.PROTOCOL)
+        raise OpError("no challenge issued — send `hello` without a signature first", errors.PROTOCOL)
     if time.monotonic() > session.nonce_expires:
-        raise OpError("challenge expired — send hello again for a new one", errors.UNAUTHENTICATED)
+        raise OpError("challenge expired — reconnect and retry", errors.UNAUTHENTICATED)
     if not verify_signature(hello.id, session.nonce.encode(), hello.sig):
         raise OpError("signature verification failed", errors.UNAUTHENTICATED)
     secret = ctx.config.join_secret
     if secret is not None and (
         hello.secret is None or not hmac.compare_digest(hello.secret.encode(), secret)
     ):
-        raise OpError("this hub requires a valid join secret", errors.NOT_AUTHORIZED)
+        raise OpError("this hub requires a join secret (set PARLER_JOIN_SECRET)", errors.NOT_AUTHORIZED)
     try:
         await ctx.db.call(agents.record_hello, hello.id, hello.name, hello.role, now_ms())
     except Exception as exc:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 
 from parler_desktop.hub.context import HubContext, OpError
 from parler_desktop.hub.sql.messages import MessageRow
@@ -11,17 +10,17 @@ from parler_desktop.protocol import errors
 from parler_desktop.protocol.values import EndpointRef, StoredMessage
 
 
+def too_large(label: str, size: int, limit: int) -> OpError:
+    """The reference hub's wording for every size bound."""
+    return OpError(f"{label} too large: {size} bytes > limit {limit}", errors.TOO_LARGE)
+
+
 def check_len(ctx: HubContext, label: str, value: str | None, cap: int | None = None) -> None:
     """``too_large`` when ``value`` is longer than ``cap`` bytes (default: the string cap)."""
     limit = ctx.config.limits.max_string_bytes if cap is None else cap
     # A str of n code points has at most 4n UTF-8 bytes: skip encoding short strings.
-    if value is not None and len(value) * 4 > limit and len(value.encode()) > limit:
-        raise OpError(f"{label} exceeds {limit} bytes", errors.TOO_LARGE)
-
-
-def check_all(ctx: HubContext, label: str, values: Iterable[str]) -> None:
-    for value in values:
-        check_len(ctx, label, value)
+    if value is not None and len(value) * 4 > limit and (size := len(value.encode())) > limit:
+        raise too_large(label, size, limit)
 
 
 def not_member(room: str) -> OpError:

@@ -8,7 +8,8 @@ import sqlite3
 from parler_desktop.hub.context import HubContext, OpError, SessionState
 from parler_desktop.hub.ids import bearer_token, now_ms
 from parler_desktop.hub.ops.common import check_len, derived_status
-from parler_desktop.hub.sql import directory, rooms
+from parler_desktop.hub.ops.rooms import require_owner
+from parler_desktop.hub.sql import directory
 from parler_desktop.identity import verify_signature
 from parler_desktop.protocol import encode, errors
 from parler_desktop.protocol.canonical import canonical_card_bytes
@@ -32,14 +33,14 @@ MAX_DISCOVER_LIMIT = 1000
 
 async def handle_register(ctx: HubContext, session: SessionState, frame: Register) -> Registered:
     limits = ctx.config.limits
-    check_len(ctx, "register frame", encode(frame), limits.max_big_frame_bytes)
+    check_len(ctx, "structured payload", encode(frame), limits.max_big_frame_bytes)
     card = frame.card
     if card.id != session.agent:
-        raise OpError("card id must be your own id", errors.INVALID_CARD)
+        raise OpError(f"card id '{card.id}' does not match your authenticated id", errors.INVALID_CARD)
     verified = False
     if frame.sig is not None:
         if not verify_signature(card.id, canonical_card_bytes(card), frame.sig):
-            raise OpError("card signature does not verify", errors.INVALID_CARD)
+            raise OpError("card signature verification failed", errors.INVALID_CARD)
         verified = True
     card_json = json.dumps(card.to_wire(), ensure_ascii=False, separators=(",", ":"))
     await ctx.db.call(directory.upsert_card, card.id, frame.visibility, card_json, frame.sig, verified)
@@ -92,15 +93,15 @@ def discover(ctx: HubContext, rows: list[directory.CardRow], frame: Discover) ->
 
 
 async def handle_discover(ctx: HubContext, session: SessionState, frame: Discover) -> DirectoryList:
-    for label, value in (("query", frame.query), ("tag", frame.tag), ("skill", frame.skill)):
-        check_len(ctx, label, value, ctx.config.limits.max_query_bytes)
-    check_len(ctx, "status", frame.status)
+    check_len(ctx, "directory query", frame.query, ctx.config.limits.max_query_bytes)
+    for label, value in (("tag", frame.tag), ("skill", frame.skill), ("status", frame.status)):
+        check_len(ctx, label, value)
     rows = await ctx.db.call(directory.all_cards, frame.scope == "public")
     return DirectoryList(agents=tuple(discover(ctx, rows, frame)))
 
 
 async def handle_lookup(ctx: HubContext, session: SessionState, frame: Lookup) -> CardReply:
-    check_len(ctx, "id", frame.id)
+    check_len(ctx, "agent id", frame.id)
     row = await ctx.db.call(directory.card_of, frame.id)
     return CardReply(entry=directory_entry(ctx, row, now_ms()) if row is not None else None)
 
@@ -108,12 +109,10 @@ async def handle_lookup(ctx: HubContext, session: SessionState, frame: Lookup) -
 def _mint(
     conn: sqlite3.Connection, ctx: HubContext, agent: str, kind: str, room: str | None, expires: int, now: int
 ) -> str:
-    if room is not None:
-        owned = rooms.get_room(conn, room)
-        if owned is None or owned.owner != agent:
-            raise OpError(f"only the owner of '{room}' can mint a watch token")
     if directory.live_token_count(conn, agent, now) >= ctx.config.limits.max_tokens:
-        raise OpError("too many live tokens — let some expire", errors.AT_CAPACITY)
+        raise OpError("active token quota reached — wait for a token to expire", errors.AT_CAPACITY)
+    if room is not None:
+        require_owner(conn, room, agent, f"only the session owner can mint a watch link for '{room}'")
     token = bearer_token()
     directory.insert_token(conn, token, kind, agent, room, expires)
     return token

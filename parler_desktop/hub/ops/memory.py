@@ -17,6 +17,12 @@ DEFAULT_RECALL_LIMIT = 8
 MAX_RECALL_LIMIT = 50
 
 
+def check_embedding(embedding: tuple[float, ...] | None) -> None:
+    """An uncoded refusal, checked after membership (and the keyed-fact quota) as the reference does."""
+    if embedding is not None and len(embedding) != EMBEDDING_DIMENSIONS:
+        raise OpError(f"embedding dimension mismatch: got {len(embedding)}, expected {EMBEDDING_DIMENSIONS}")
+
+
 def _remember(
     conn: sqlite3.Connection, max_keyed_facts: int, agent: str, frame: Remember, now: int
 ) -> Remembered:
@@ -28,18 +34,18 @@ def _remember(
         and not memory.keyed_fact_exists(conn, agent, fact.room, fact.key)
         and memory.keyed_fact_count(conn, agent) >= max_keyed_facts
     ):
-        raise OpError("too many keyed facts — forget some first", errors.AT_CAPACITY)
+        raise OpError("keyed fact quota reached — update an existing key or remove old memory", errors.AT_CAPACITY)
+    check_embedding(frame.embedding)
     memory.store_fact(conn, agent, fact.room, fact.key, fact.text, now)
     return Remembered(ok=True)
 
 
 async def handle_remember(ctx: HubContext, session: SessionState, frame: Remember) -> Remembered:
     limits = ctx.config.limits
-    check_len(ctx, "remember frame", encode(frame), limits.max_big_frame_bytes)
-    check_len(ctx, "key", frame.fact.key)
+    check_len(ctx, "structured payload", encode(frame), limits.max_big_frame_bytes)
+    check_len(ctx, "fact key", frame.fact.key)
     check_len(ctx, "room", frame.fact.room)
-    if frame.embedding is not None and len(frame.embedding) != EMBEDDING_DIMENSIONS:
-        raise OpError(f"embedding must have {EMBEDDING_DIMENSIONS} dimensions")
+    check_len(ctx, "embedding model", frame.embedding_model)
     return await ctx.db.call(_remember, limits.max_keyed_facts, session.agent, frame, now_ms())
 
 
@@ -52,6 +58,7 @@ def _recall(conn: sqlite3.Connection, agent: str, frame: Recall) -> Recalled:
     if frame.key:
         hits = [_hit(f, 0.0) for f in facts if f.key == frame.key]
     else:
+        check_embedding(frame.embedding)
         terms = [t for t in frame.query.lower().split() if t]
         scored = []
         for fact in facts:
@@ -70,8 +77,8 @@ def _hit(fact: memory.FactRow, score: float) -> RecallHit:
 
 async def handle_recall(ctx: HubContext, session: SessionState, frame: Recall) -> Recalled:
     limits = ctx.config.limits
-    check_len(ctx, "recall frame", encode(frame), limits.max_big_frame_bytes)
-    check_len(ctx, "query", frame.query, limits.max_query_bytes)
+    check_len(ctx, "structured payload", encode(frame), limits.max_big_frame_bytes)
+    check_len(ctx, "recall query", frame.query, limits.max_query_bytes)
     check_len(ctx, "room", frame.room)
-    check_len(ctx, "key", frame.key)
+    check_len(ctx, "fact key", frame.key)
     return await ctx.db.call(_recall, session.agent, frame)

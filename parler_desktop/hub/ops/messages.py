@@ -9,8 +9,8 @@ from typing import NamedTuple
 
 from parler_desktop.hub.context import HubContext, OpError, SessionState
 from parler_desktop.hub.ids import now_ms, uuid7
-from parler_desktop.hub.ops.common import check_all, check_len, not_member, stored_message
-from parler_desktop.hub.ops.targets import resolve_target, target_strings
+from parler_desktop.hub.ops.common import check_len, not_member, stored_message
+from parler_desktop.hub.ops.targets import check_target, resolve_target
 from parler_desktop.hub.ratelimit import FixedWindowLimiter
 from parler_desktop.hub.sql import messages, rooms
 from parler_desktop.protocol import errors, encode
@@ -58,7 +58,7 @@ def _append(
     parts_json, mentions_json, reply_to, client_id = body
     room = resolve_target(conn, agent, target, now)
     if not room_budget.allow(room):  # this limiter is only ever touched on the database thread
-        raise OpError(f"too many messages in '{room}' — slow down", errors.RATE_LIMITED)
+        raise OpError(f"rate limit: room '{room}' is too busy — slow down", errors.RATE_LIMITED)
     if client_id is not None:
         original = messages.find_replay(conn, room, agent, client_id)
         if original is not None:
@@ -77,17 +77,18 @@ def _append(
 async def handle_send(ctx: HubContext, session: SessionState, frame: Send) -> Sent:
     assert session.agent is not None
     limits = ctx.config.limits
-    check_all(ctx, "target", target_strings(frame.target))
+    check_target(ctx, frame.target)
     parts_json = json.dumps(list(frame.parts), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-    check_len(ctx, "parts", parts_json, limits.max_parts_bytes)
+    check_len(ctx, "message", parts_json, limits.max_parts_bytes)
     if frame.mentions is not None:
         if len(frame.mentions) > limits.max_mentions:
-            raise OpError(f"more than {limits.max_mentions} mentions", errors.TOO_LARGE)
-        check_all(ctx, "mention", frame.mentions)
-    check_len(ctx, "replyTo", frame.reply_to)
-    check_len(ctx, "clientId", frame.client_id)
+            raise OpError(f"too many mentions (limit {limits.max_mentions})", errors.TOO_LARGE)
+        for mention in frame.mentions:
+            check_len(ctx, "mention", mention)
+    check_len(ctx, "reply id", frame.reply_to)
+    check_len(ctx, "client id", frame.client_id)
     if not ctx.budgets.sends_per_agent.allow(session.agent):
-        raise OpError("too many messages — slow down", errors.RATE_LIMITED)
+        raise OpError("rate limit: too many messages — slow down", errors.RATE_LIMITED)
     mentions = normalize_mentions(frame.mentions)
     appended = await ctx.db.call(
         _append,
@@ -116,14 +117,15 @@ async def handle_pull(ctx: HubContext, session: SessionState, frame: Pull) -> Pu
     """A pull; with ``waitSecs`` an empty cursor read parks until the room has news (§7.2 step 4).
 
     Any wake-up of the room (a message, an approval, a deletion) re-reads; the poll keeps waiting
-    while the read is still empty and time is left, as the reference hub does.
+    while the read is still empty and time is left, as the reference hub does — so a ``limit: 0``
+    long-poll always waits out its time.
     """
     assert session.agent is not None
     limits = ctx.config.limits
     check_len(ctx, "room", frame.room)
     limit = min(limits.default_pull_limit if frame.limit is None else frame.limit, limits.max_pull_limit)
     wait = min(float(frame.wait_secs or 0), limits.max_wait_secs)
-    parks = wait > 0 and frame.since is None and limit > 0
+    parks = wait > 0 and frame.since is None
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
     while True:

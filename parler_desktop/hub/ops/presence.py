@@ -21,8 +21,8 @@ from parler_desktop.protocol.frames import (
 
 
 async def handle_presence(ctx: HubContext, session: SessionState, frame: Presence) -> PresenceOk:
-    check_len(ctx, "status", frame.status)
-    check_len(ctx, "activity", frame.activity)
+    check_len(ctx, "presence status", frame.status)
+    check_len(ctx, "presence activity", frame.activity)
     await ctx.db.call(
         agents.set_presence, session.agent, frame.status, frame.activity, frame.attention, now_ms()
     )

@@ -46,7 +46,7 @@ def _create_owned_room(
     conn: sqlite3.Connection, ctx: HubContext, name: str, kind: str, owner: str, now: int
 ) -> None:
     if rooms.owned_room_count(conn, owner) >= ctx.config.limits.max_owned_rooms:
-        raise OpError("you own too many rooms — delete some first", errors.AT_CAPACITY)
+        raise OpError("room quota reached — delete an owned room before creating another", errors.AT_CAPACITY)
     rooms.create_room(conn, name, kind, owner, now)
 
 
@@ -114,19 +114,19 @@ def _redeem(conn: sqlite3.Connection, agent: str, code: str, now: int) -> Joined
 
 
 async def handle_redeem(ctx: HubContext, session: SessionState, frame: Redeem) -> Joined | JoinPending:
-    check_len(ctx, "code", frame.code)
+    check_len(ctx, "invite code", frame.code)
     return await ctx.db.call(_redeem, session.agent, bare_code(frame.code), now_ms())
 
 
-def _require_owner(conn: sqlite3.Connection, room_name: str, agent: str, action: str) -> rooms.RoomRow:
+def require_owner(conn: sqlite3.Connection, room_name: str, agent: str, refusal: str) -> None:
+    """An uncoded ``refusal`` (the reference hub's wording per op) unless ``agent`` owns the room."""
     room = rooms.get_room(conn, room_name)
     if room is None or room.owner != agent:
-        raise OpError(f"only the owner of '{room_name}' can {action}")
-    return room
+        raise OpError(refusal)
 
 
 def _join_requests(conn: sqlite3.Connection, agent: str, room: str) -> JoinRequestList:
-    _require_owner(conn, room, agent, "list join requests")
+    require_owner(conn, room, agent, f"only the session owner can view join requests for '{room}'")
     requests = tuple(
         JoinRequest(agent=r.agent, name=r.name, requested_at=r.requested, role=r.role)
         for r in rooms.pending_join_requests(conn, room)
@@ -140,7 +140,9 @@ async def handle_join_requests(ctx: HubContext, session: SessionState, frame: Jo
 
 
 def _resolve_join(conn: sqlite3.Connection, agent: str, frame: ResolveJoin) -> JoinResolved:
-    _require_owner(conn, frame.room, agent, "resolve join requests")
+    require_owner(
+        conn, frame.room, agent, f"only the session owner can approve or deny join requests for '{frame.room}'"
+    )
     if rooms.join_request_status(conn, frame.room, frame.agent) is None:
         raise OpError(f"no pending join request from '{frame.agent}' for '{frame.room}'")
     if frame.approve:
@@ -153,7 +155,7 @@ def _resolve_join(conn: sqlite3.Connection, agent: str, frame: ResolveJoin) -> J
 
 async def handle_resolve_join(ctx: HubContext, session: SessionState, frame: ResolveJoin) -> JoinResolved:
     check_len(ctx, "room", frame.room)
-    check_len(ctx, "agent", frame.agent)
+    check_len(ctx, "agent id", frame.agent)
     reply = await ctx.db.call(_resolve_join, session.agent, frame)
     ctx.wakeups.wake(frame.room)
     return reply
@@ -200,7 +202,7 @@ async def handle_roster(ctx: HubContext, session: SessionState, frame: Roster) -
 
 
 def _delete_room(conn: sqlite3.Connection, agent: str, room: str) -> None:
-    _require_owner(conn, room, agent, "delete it")
+    require_owner(conn, room, agent, f"only the room owner can delete '{room}'")
     rooms.delete_room(conn, room)
 
 

@@ -70,7 +70,9 @@ def _claim(conn: sqlite3.Connection, ctx: HubContext, agent: str, frame: Claim, 
 def _complete(conn: sqlite3.Connection, agent: str, frame: Complete, now: int) -> Completed:
     _service_member(conn, frame.room, agent)
     if frame.status not in TERMINAL:
-        raise OpError("complete needs a terminal status: done, failed or cancelled", errors.NOT_AUTHORIZED)
+        raise OpError(
+            "a service claim can only be completed with done, failed, or cancelled", errors.NOT_AUTHORIZED
+        )
     current = services.claim_of(conn, frame.message)
     holds = current is not None and current[0] == agent and current[1] > now and current[2] is None
     if holds:
@@ -86,11 +88,11 @@ async def handle_queue(ctx: HubContext, session: SessionState, frame: Queue) -> 
 
 async def handle_claim(ctx: HubContext, session: SessionState, frame: Claim) -> Claimed:
     check_len(ctx, "room", frame.room)
-    check_len(ctx, "message", frame.message)
+    check_len(ctx, "message id", frame.message)
     return await ctx.db.call(_claim, ctx, session.agent, frame, now_ms())
 
 
 async def handle_complete(ctx: HubContext, session: SessionState, frame: Complete) -> Completed:
     check_len(ctx, "room", frame.room)
-    check_len(ctx, "message", frame.message)
+    check_len(ctx, "message id", frame.message)
     return await ctx.db.call(_complete, session.agent, frame, now_ms())

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from parler_desktop.hub.context import OpError
+from parler_desktop.hub.context import HubContext, OpError
 from parler_desktop.hub.ids import room_suffix
-from parler_desktop.hub.ops.common import not_member
+from parler_desktop.hub.ops.common import check_len, not_member
 from parler_desktop.hub.sql import directory, rooms
 from parler_desktop.protocol import errors
 from parler_desktop.protocol.values import DmTarget, RoomTarget, ServiceTarget, Target, sanitize_name
@@ -49,16 +49,19 @@ def resolve_target(conn: sqlite3.Connection, agent: str, target: Target, now: in
     if isinstance(target, ServiceTarget):
         name = service_room(target.service)
         if rooms.get_room(conn, name) is None:
-            raise OpError(f"no agent serves '{target.service}'", errors.UNKNOWN_SERVICE)
+            raise OpError(
+                f"no such service '{target.service}' — a worker must `serve` it first", errors.UNKNOWN_SERVICE
+            )
         rooms.add_member(conn, name, agent)
         return name
     raise TypeError(f"unknown target {target!r}")
 
 
-def target_strings(target: Target) -> list[str]:
-    """The strings of a target that the 4096-byte cap applies to."""
+def check_target(ctx: HubContext, target: Target) -> None:
+    """The 4096-byte cap on a target's string, labelled as the reference hub labels it."""
     if isinstance(target, RoomTarget):
-        return [target.room]
-    if isinstance(target, DmTarget):
-        return [target.agent]
-    return [target.service]
+        check_len(ctx, "room", target.room)
+    elif isinstance(target, DmTarget):
+        check_len(ctx, "agent id", target.agent)
+    else:
+        check_len(ctx, "service", target.service)
