@@ -17,6 +17,7 @@ import pytest
 
 from parler_desktop.hub.ids import hub_token
 from support.raw_agent import RawAgent, make_room
+from test_hub_http import get_json
 
 
 def text(body: str) -> list[dict]:
@@ -214,3 +215,30 @@ async def test_invite_ttl_is_capped_at_a_year(hub, raw_agent):
     invited = await alice.ok({"op": "invite", "kind": "channel", "room": "team", "ttlSecs": 10**12}, "invited")
     after = time.time_ns() // 1_000_000
     assert before + 31_536_000_000 <= invited["expiresAt"] <= after + 31_536_000_000
+
+
+async def test_discover_filters_like_the_reference_sql(hub, raw_agent):
+    alice = await raw_agent(hub.url, name="alice")
+    card = {"id": alice.id, "name": "Planner Bot", "kind": "agent", "tags": ["Ops", "planning"],
+            "skills": [{"id": "plan", "name": "Road maps"}]}
+    await alice.ok({"op": "register", "card": card}, "registered")
+
+    async def found(**filters) -> bool:
+        agents = (await alice.ok({"op": "discover", **filters}, "directory"))["agents"]
+        return [entry["card"]["id"] for entry in agents] == [alice.id]
+
+    assert await found(query="ALI")  # the name of the latest hello, ASCII case folded
+    assert not await found(query="bot")  # not the card's name
+    assert await found(query="ops plan")  # tags are searched as one string " ops planning "
+    assert await found(tag="p_anning") and await found(skill="plan road%s")  # LIKE wildcards
+    assert not await found(tag="plan road")
+    assert await found(status="IDLE") and not await found(status="")
+
+
+async def test_rest_directory_reads_any_other_scope_as_public(hub, raw_agent):
+    alice = await raw_agent(hub.url, name="alice")
+    await alice.ok({"op": "register", "card": {"id": alice.id, "name": "alice", "kind": "agent"}, "visibility": "public"})
+    status, listed = await asyncio.to_thread(get_json, f"{hub.http_url}/api/directory?scope=everything")
+    assert status == 200 and [entry["card"]["id"] for entry in listed] == [alice.id]
+    status, refused = await asyncio.to_thread(get_json, f"{hub.http_url}/api/directory?scope=hub")
+    assert (status, refused) == (401, {"error": "a directory token is required to view the hub-scope directory"})

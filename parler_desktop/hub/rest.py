@@ -55,7 +55,7 @@ async def _token_valid(ctx: HubContext, bearer: str | None) -> bool:
 
 async def api_directory(ctx: HubContext, query: dict[str, list[str]], bearer: str | None) -> Response:
     wire = {key: values[-1] for key, values in query.items() if values}
-    wire.setdefault("scope", "public")
+    wire["scope"] = "hub" if wire.get("scope") == "hub" else "public"  # any other value reads public
     if "q" in wire:
         wire["query"] = wire.pop("q")
     try:
@@ -65,7 +65,7 @@ async def api_directory(ctx: HubContext, query: dict[str, list[str]], bearer: st
     except (ValueError, WireError) as exc:
         return json_response(HTTPStatus.BAD_REQUEST, {"error": f"bad query: {exc}"})
     if frame.scope == "hub" and not await _token_valid(ctx, bearer):
-        return json_response(HTTPStatus.UNAUTHORIZED, {"error": "scope=hub needs a directory token (Authorization: Bearer)"})
+        return json_response(HTTPStatus.UNAUTHORIZED, {"error": "a directory token is required to view the hub-scope directory"})
     rows = await ctx.db.call(directory.all_cards, frame.scope == "public")
     return json_response(HTTPStatus.OK, [entry.to_wire() for entry in discover(ctx, rows, frame)])
 

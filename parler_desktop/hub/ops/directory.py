@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 
 from parler_desktop.hub.context import HubContext, OpError, SessionState
@@ -63,29 +64,45 @@ def directory_entry(ctx: HubContext, row: directory.CardRow, now: int) -> Direct
     )
 
 
-def _matches(entry: DirectoryEntry, frame: Discover) -> bool:
-    card = entry.card
-    tags = [t.lower() for t in card.tags or ()]
-    skills = [s.lower() for skill in card.skills or () for s in (skill.id, skill.name)]
-    if frame.query:
-        needle = frame.query.lower()
-        if not any(needle in text for text in (card.name.lower(), *tags, *skills)):
-            return False
-    if frame.tag and not any(frame.tag.lower() in t for t in tags):
-        return False
-    if frame.skill and not any(frame.skill.lower() in s for s in skills):
-        return False
-    return not frame.status or entry.status.lower() == frame.status.lower()
+def _like(needle: str) -> re.Pattern[str]:
+    """SQLite's ``LIKE '%needle%'`` as the reference filters with it: ``%`` and ``_`` are
+    wildcards and only ASCII letters fold case."""
+    pattern = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in needle)
+    return re.compile(pattern, re.IGNORECASE | re.ASCII | re.DOTALL)
+
+
+def _joined(words: list[str]) -> str:
+    """Lower-cased words as one space-separated string with a space at each end ('' for none)."""
+    return "".join(f" {word.lower()}" for word in words) + " " if words else ""
+
+
+def _filters(frame: Discover) -> list[tuple[str, re.Pattern[str]]]:
+    return [
+        (field, _like(value.lower()))
+        for field, value in (("query", frame.query), ("tag", frame.tag), ("skill", frame.skill))
+        if value is not None
+    ]
+
+
+def _matches(row: directory.CardRow, card: AgentCard, filters: list[tuple[str, re.Pattern[str]]]) -> bool:
+    """The reference's discover filter: the query looks at the hello name, the tags and the skills
+    (ids and names), each tag/skill filter at its own words joined into one string."""
+    tags = _joined(list(card.tags or ()))
+    skills = _joined([text for skill in card.skills or () for text in (skill.id, skill.name)])
+    searched = {"query": (row.agent_name, tags, skills), "tag": (tags,), "skill": (skills,)}
+    return all(any(pattern.search(text) for text in searched[field]) for field, pattern in filters)
 
 
 def discover(ctx: HubContext, rows: list[directory.CardRow], frame: Discover) -> list[DirectoryEntry]:
     """Filter cards as §7.14 says; shared by the WebSocket op and the REST route."""
     limit = min(DEFAULT_DISCOVER_LIMIT if frame.limit is None else frame.limit, MAX_DISCOVER_LIMIT)
     now = now_ms()
+    filters = _filters(frame)
+    wanted_status = None if frame.status is None else frame.status.lower()
     found = []
     for row in rows:
         entry = directory_entry(ctx, row, now)
-        if _matches(entry, frame):
+        if _matches(row, entry.card, filters) and (wanted_status is None or entry.status.lower() == wanted_status):
             found.append(entry)
             if len(found) >= limit:
                 break

@@ -18,11 +18,12 @@ class CardRow(NamedTuple):
     presence_ts: int | None
     first_seen: int
     last_seen: int
+    agent_name: str  # from the agent's latest hello, which discover's query matches (not the card's)
 
 
 _SELECT = (
     "SELECT d.agent, d.visibility, d.card, d.sig, d.verified, p.status, p.activity, p.attention, "
-    "p.ts, COALESCE(a.first_seen, 0), COALESCE(a.last_seen, 0) FROM directory d "
+    "p.ts, COALESCE(a.first_seen, 0), COALESCE(a.last_seen, 0), COALESCE(a.name, '') FROM directory d "
     "LEFT JOIN agents a ON a.id=d.agent LEFT JOIN presence p ON p.agent=d.agent "
 )
 
