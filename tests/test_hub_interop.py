@@ -242,3 +242,18 @@ async def test_rest_directory_reads_any_other_scope_as_public(hub, raw_agent):
     assert status == 200 and [entry["card"]["id"] for entry in listed] == [alice.id]
     status, refused = await asyncio.to_thread(get_json, f"{hub.http_url}/api/directory?scope=hub")
     assert (status, refused) == (401, {"error": "a directory token is required to view the hub-scope directory"})
+
+
+async def test_only_an_idle_or_waiting_worker_claims_new_work_but_a_holder_renews_while_working(hub, raw_agent):
+    worker, client = await raw_agent(hub.url, name="worker"), await raw_agent(hub.url, name="client")
+    await worker.ok({"op": "serve", "service": "review"})
+    first, second = [
+        await client.ok({"op": "send", "target": {"kind": "service", "service": "review"},
+                         "parts": [{"kind": "com.parler.dispatch", "role": "Review"}]}, "sent")
+        for _ in range(2)
+    ]
+    claim = {"op": "claim", "room": "svc.review", "message": first["id"]}
+    assert (await worker.ok(claim, "claimed"))["claimed"] is True
+    await worker.ok({"op": "presence", "status": "working"}, "presence_ok")
+    assert (await worker.ok(claim, "claimed"))["claimed"] is True  # renewing its own live lease
+    assert (await worker.ok({**claim, "message": second["id"]}, "claimed"))["claimed"] is False

@@ -68,7 +68,7 @@ async def route_http(ctx: HubContext, connection: ServerConnection, request: Req
         return text(HTTPStatus.OK, "ok")
     remote = connection.remote_address
     if not ctx.budgets.http_per_ip.allow(remote[0] if remote else "?"):
-        return text(HTTPStatus.TOO_MANY_REQUESTS, "too many requests\n", {"Retry-After": "60"})
+        return text(HTTPStatus.TOO_MANY_REQUESTS, "rate limit: too many requests — slow down\n", {"Retry-After": "60"})
     if path == "/ws":
         return None
     if path == "/":

@@ -28,23 +28,20 @@ def _service_member(conn: sqlite3.Connection, room: str, agent: str) -> str | No
     return services.served_role(conn, room, agent)
 
 
-def _eligible_worker(ctx: HubContext, conn: sqlite3.Connection, agent: str, now: int) -> bool:
+def _available(ctx: HubContext, conn: sqlite3.Connection, agent: str, now: int) -> bool:
+    """Free for new work: a fresh ``idle`` or ``waiting`` presence."""
     presence = agents.presence_of(conn, agent)
     if presence is None:
         return False
     status, _ = derived_status(ctx, presence[0], presence[2], presence[3], now)
-    return status in ("idle", "waiting", "working")
+    return status in ("idle", "waiting")
 
 
 def _queue(conn: sqlite3.Connection, ctx: HubContext, agent: str, frame: Queue, now: int) -> Queued:
     served = _service_member(conn, frame.room, agent)
     role = frame.role.lower()
     limit = min(DEFAULT_QUEUE_LIMIT if frame.limit is None else frame.limit, MAX_QUEUE_LIMIT)
-    presence = agents.presence_of(conn, agent)
-    fresh_status = (
-        derived_status(ctx, presence[0], presence[2], presence[3], now)[0] if presence else "offline"
-    )
-    if served is None or served.lower() != role or fresh_status not in ("idle", "waiting"):
+    if served is None or served.lower() != role or not _available(ctx, conn, agent, now):
         return Queued(room=frame.room, messages=())
     rows = services.open_dispatches(conn, frame.room, role, now, limit)
     return Queued(room=frame.room, messages=tuple(stored_message(row) for row in rows))
@@ -53,10 +50,14 @@ def _queue(conn: sqlite3.Connection, ctx: HubContext, agent: str, frame: Queue, 
 def _claim(conn: sqlite3.Connection, ctx: HubContext, agent: str, frame: Claim, now: int) -> Claimed:
     served = _service_member(conn, frame.room, agent)
     refused = Claimed(room=frame.room, message=frame.message, claimed=False)
-    roles = services.dispatch_roles(conn, frame.room, frame.message)
-    if served is None or served.lower() not in roles or not _eligible_worker(ctx, conn, agent, now):
+    if served is None:
         return refused
     current = services.claim_of(conn, frame.message)
+    renewing = current is not None and current[0] == agent and current[1] > now and current[2] is None
+    if not (renewing or _available(ctx, conn, agent, now)):  # the holder may renew while busy
+        return refused
+    if served.lower() not in services.dispatch_roles(conn, frame.room, frame.message):
+        return refused
     if current is not None:
         holder, lease_until, status = current
         if status is not None or (holder != agent and lease_until > now):
@@ -74,7 +75,7 @@ def _complete(conn: sqlite3.Connection, agent: str, frame: Complete, now: int) -
             "a service claim can only be completed with done, failed, or cancelled", errors.NOT_AUTHORIZED
         )
     current = services.claim_of(conn, frame.message)
-    holds = current is not None and current[0] == agent and current[1] > now and current[2] is None
+    holds = current is not None and current[0] == agent and current[1] >= now and current[2] is None
     if holds:
         services.finish_claim(conn, frame.message, frame.status)
     return Completed(room=frame.room, message=frame.message, completed=holds)
