@@ -257,3 +257,11 @@ async def test_only_an_idle_or_waiting_worker_claims_new_work_but_a_holder_renew
     await worker.ok({"op": "presence", "status": "working"}, "presence_ok")
     assert (await worker.ok(claim, "claimed"))["claimed"] is True  # renewing its own live lease
     assert (await worker.ok({**claim, "message": second["id"]}, "claimed"))["claimed"] is False
+
+
+async def test_tokens_are_32_characters_of_the_invite_code_alphabet(hub, raw_agent):
+    alice = await raw_agent(hub.url)
+    room = await make_room(alice, "team")
+    for frame in ({"op": "mint_directory_token"}, {"op": "mint_watch", "room": room}):
+        token = (await alice.ok(frame))["token"]
+        assert len(token) == 32 and set(token) <= set("ABCDEFGHJKLMNPQRSTUVWXYZ23456789"), token

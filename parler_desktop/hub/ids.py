@@ -9,7 +9,6 @@ import uuid
 
 ROOM_SUFFIX_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 INVITE_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-TOKEN_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789"
 
 
 def now_ms() -> int:
@@ -40,7 +39,8 @@ def invite_code() -> str:
 
 
 def bearer_token() -> str:
-    return _random_text(TOKEN_ALPHABET, 32)
+    """32 characters of the invite-code alphabet (160 bits), like the reference hub's tokens."""
+    return _random_text(INVITE_CODE_ALPHABET, 32)
 
 
 def hub_token(public_url: str) -> str:
