@@ -242,6 +242,9 @@ async def test_rest_directory_reads_any_other_scope_as_public(hub, raw_agent):
     assert status == 200 and [entry["card"]["id"] for entry in listed] == [alice.id]
     status, refused = await asyncio.to_thread(get_json, f"{hub.http_url}/api/directory?scope=hub")
     assert (status, refused) == (401, {"error": "a directory token is required to view the hub-scope directory"})
+    await raw_agent(hub.url, name="no card")
+    status, described = await asyncio.to_thread(get_json, f"{hub.http_url}/api/hub")
+    assert (described["agents"], described["publicAgents"]) == (1, 1)  # agents = registered cards
 
 
 async def test_only_an_idle_or_waiting_worker_claims_new_work_but_a_holder_renews_while_working(hub, raw_agent):

@@ -17,8 +17,9 @@ from parler_desktop.protocol.frames import Discover
 
 
 def _totals(conn: sqlite3.Connection) -> tuple[int, int, int, int]:
-    """(agents, public agents, messages, estimated tokens = ⌈text characters / 4⌉ per text part)."""
-    agents = conn.execute("SELECT count(*) FROM agents").fetchone()[0]
+    """(agents with a directory card, public ones, messages, estimated tokens = ⌈text characters / 4⌉
+    per text part)."""
+    agents = conn.execute("SELECT count(*) FROM directory").fetchone()[0]
     public = conn.execute("SELECT count(*) FROM directory WHERE visibility='public'").fetchone()[0]
     messages = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
     tokens = conn.execute(
