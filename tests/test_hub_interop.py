@@ -235,7 +235,7 @@ async def test_discover_filters_like_the_reference_sql(hub, raw_agent):
     assert await found(status="IDLE") and not await found(status="")
 
 
-async def test_rest_directory_reads_any_other_scope_as_public(hub, raw_agent):
+async def test_rest_directory_scope_wording_and_agent_count(hub, raw_agent):
     alice = await raw_agent(hub.url, name="alice")
     await alice.ok({"op": "register", "card": {"id": alice.id, "name": "alice", "kind": "agent"}, "visibility": "public"})
     status, listed = await asyncio.to_thread(get_json, f"{hub.http_url}/api/directory?scope=everything")
@@ -268,3 +268,16 @@ async def test_tokens_are_32_characters_of_the_invite_code_alphabet(hub, raw_age
     for frame in ({"op": "mint_directory_token"}, {"op": "mint_watch", "room": room}):
         token = (await alice.ok(frame))["token"]
         assert len(token) == 32 and set(token) <= set("ABCDEFGHJKLMNPQRSTUVWXYZ23456789"), token
+
+
+async def test_invite_links_use_the_public_url_and_approval_is_only_for_channels(hub_factory, raw_agent):
+    hub = hub_factory(public_url="https://hub.example")
+    alice, bob, carol = [await raw_agent(hub.url) for _ in range(3)]
+    service = await alice.ok({"op": "invite", "kind": "service", "room": "review", "requireApproval": True})
+    assert service["url"] == f"https://hub.example/join/{service['code']}"
+    assert (await bob.ok({"op": "redeem", "code": service["url"]}))["type"] == "joined"
+    dm = await alice.ok({"op": "invite", "kind": "dm", "requireApproval": True, "maxUses": 5})
+    assert (await bob.ok({"op": "redeem", "code": dm["code"]}))["type"] == "joined"
+    assert error(await carol.request({"op": "redeem", "code": dm["code"]}), "invite has already been used up", None)
+    channel = await alice.ok({"op": "invite", "kind": "channel", "room": "team", "requireApproval": True})
+    assert await bob.ok({"op": "redeem", "code": channel["code"]}) == {"type": "join_pending", "room": "team"}
