@@ -281,3 +281,20 @@ async def test_invite_links_use_the_public_url_and_approval_is_only_for_channels
     assert error(await carol.request({"op": "redeem", "code": dm["code"]}), "invite has already been used up", None)
     channel = await alice.ok({"op": "invite", "kind": "channel", "room": "team", "requireApproval": True})
     assert await bob.ok({"op": "redeem", "code": channel["code"]}) == {"type": "join_pending", "room": "team"}
+
+
+async def test_hub_stats_count_messages_and_token_estimates_since_start(hub, raw_agent):
+    alice = await raw_agent(hub.url)
+    room = await make_room(alice, "team")
+    parts = [{"kind": "text", "text": "abcd"}, {"kind": "data", "data": {"n": 1, "s": "xy"}},
+             {"kind": "com.parler.observation", "tool_name": "Bash", "exit": 0},
+             {"kind": "com.parler.sig", "alg": "ed25519", "sig": "A" * 88, "ts": 1, "uid": "u", "v": 1,
+              "target": {"kind": "room", "room": room}}]
+    sent = await alice.ok({"op": "send", "target": {"kind": "room", "room": room}, "parts": parts, "clientId": "c"})
+    assert await alice.ok({"op": "send", "target": {"kind": "room", "room": room}, "parts": parts,
+                           "clientId": "c"}) == sent  # a replay is not counted again
+    stats = (await asyncio.to_thread(get_json, f"{hub.http_url}/api/hub"))[1]["stats"]
+    assert (stats["messagesTotal"], stats["estimatedTokensTotal"]) == (1, 3)  # ⌈(4 + 2 + 4) / 4⌉
+    hub.restart()
+    stats = (await asyncio.to_thread(get_json, f"{hub.http_url}/api/hub"))[1]["stats"]
+    assert (stats["messagesTotal"], stats["estimatedTokensTotal"]) == (0, 0)

@@ -25,7 +25,11 @@ class OpError(Exception):
 
 @dataclass
 class HubStats:
+    """Counters since this hub started (``/api/hub``), like the reference hub's."""
+
     connections_total: int = 0
+    messages_total: int = 0
+    tokens_total: int = 0
 
 
 class RateBudgets:

@@ -16,21 +16,15 @@ from parler_desktop.protocol.codec import WireError
 from parler_desktop.protocol.frames import Discover
 
 
-def _totals(conn: sqlite3.Connection) -> tuple[int, int, int, int]:
-    """(agents with a directory card, public ones, messages, estimated tokens = ⌈text characters / 4⌉
-    per text part)."""
-    agents = conn.execute("SELECT count(*) FROM directory").fetchone()[0]
-    public = conn.execute("SELECT count(*) FROM directory WHERE visibility='public'").fetchone()[0]
-    messages = conn.execute("SELECT count(*) FROM messages").fetchone()[0]
-    tokens = conn.execute(
-        "SELECT COALESCE(sum((length(json_extract(p.value, '$.text')) + 3) / 4), 0) "
-        "FROM messages m, json_each(m.parts) p WHERE json_extract(p.value, '$.kind')='text'"
-    ).fetchone()[0]
-    return agents, public, messages, tokens
+def _card_counts(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(agents with a directory card, public ones)."""
+    return conn.execute(
+        "SELECT count(*), COALESCE(sum(visibility='public'), 0) FROM directory"
+    ).fetchone()
 
 
 async def api_hub(ctx: HubContext, description: dict) -> Response:
-    agents, public, messages, tokens = await ctx.db.call(_totals)
+    agents, public = await ctx.db.call(_card_counts)
     return json_response(
         HTTPStatus.OK,
         {
@@ -40,8 +34,8 @@ async def api_hub(ctx: HubContext, description: dict) -> Response:
             "stats": {
                 "liveConnections": ctx.live_connections,
                 "connectionsTotal": ctx.stats.connections_total,
-                "messagesTotal": messages,
-                "estimatedTokensTotal": tokens,
+                "messagesTotal": ctx.stats.messages_total,
+                "estimatedTokensTotal": ctx.stats.tokens_total,
                 "pushesTotal": ctx.subscribers.pushes_sent,
             },
         },

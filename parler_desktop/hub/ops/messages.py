@@ -15,7 +15,7 @@ from parler_desktop.hub.ratelimit import FixedWindowLimiter
 from parler_desktop.hub.sql import messages, rooms
 from parler_desktop.protocol import errors, encode
 from parler_desktop.protocol.frames import Delivery, Pull, Pulled, Send, Sent
-from parler_desktop.protocol.parts import Dispatch
+from parler_desktop.protocol.parts import SIG_KIND, Dispatch
 from parler_desktop.protocol.values import Target
 
 
@@ -33,6 +33,32 @@ def normalize_mentions(mentions: tuple[str, ...] | None) -> list[str] | None:
         if cleaned:
             seen.setdefault(cleaned, None)
     return list(seen) or None
+
+
+def _string_chars(value: object) -> int:
+    """Code points in every string leaf of a JSON value."""
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, list):
+        return sum(_string_chars(item) for item in value)
+    if isinstance(value, dict):
+        return sum(_string_chars(item) for item in value.values())
+    return 0
+
+
+def estimated_tokens(parts: tuple[dict, ...]) -> int:
+    """⌈characters / 4⌉ over the words a message carries: text, and the string leaves of data and
+    extension parts except the signature part (the reference hub's estimate)."""
+    chars = 0
+    for part in parts:
+        kind = part["kind"]
+        if kind == "text":
+            chars += len(part["text"])
+        elif kind == "data":
+            chars += _string_chars(part["data"])
+        elif kind != SIG_KIND:
+            chars += sum(_string_chars(value) for key, value in part.items() if key != "kind")
+    return -(-chars // 4)
 
 
 def dispatch_roles(parts: tuple[dict, ...]) -> list[str]:
@@ -106,6 +132,8 @@ async def handle_send(ctx: HubContext, session: SessionState, frame: Send) -> Se
     )
     row = appended.row
     if appended.is_new:
+        ctx.stats.messages_total += 1
+        ctx.stats.tokens_total += estimated_tokens(frame.parts)
         ctx.wakeups.wake(row.room)
         if appended.members:
             delivery = encode(Delivery(message=stored_message(row)))
