@@ -298,3 +298,13 @@ async def test_hub_stats_count_messages_and_token_estimates_since_start(hub, raw
     hub.restart()
     stats = (await asyncio.to_thread(get_json, f"{hub.http_url}/api/hub"))[1]["stats"]
     assert (stats["messagesTotal"], stats["estimatedTokensTotal"]) == (0, 0)
+
+
+async def test_put_blob_checks_size_then_storage_before_the_target(hub_factory, raw_agent):
+    hub = hub_factory(limits={"max_blob_bytes": 100, "max_blob_storage_bytes": 10})
+    alice = await raw_agent(hub.url)
+    frame = {"op": "put_blob", "target": {"kind": "room", "room": "elsewhere"}, "sha256": "0" * 64}
+    assert (await alice.request({**frame, "size": 101}))["code"] == "too_large"
+    assert error(await alice.request({**frame, "size": 20}), "hub blob storage is full — try again later",
+                 "storage_full")
+    assert (await alice.request({**frame, "size": 5}))["code"] == "not_member"
