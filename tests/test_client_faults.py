@@ -153,7 +153,7 @@ async def test_a_wrong_join_secret_ends_in_auth_failed_until_it_changes(hub_fact
 async def test_a_name_the_hub_refuses_is_terminal_too(hub, session_factory):
     session, log = await session_factory(hub.url, name="x" * 300)  # over the 256-byte hello bound
     await log.wait_state(ConnectionState.AUTH_FAILED)
-    assert "256 bytes" in session.state.detail  # the hub's own words
+    assert "limit 256" in session.state.detail  # the hub's own words
 
 
 async def test_rate_limited_sends_are_delayed_never_lost(hub_factory, raw_agent, session_factory):

@@ -12,7 +12,7 @@ from parler_desktop.protocol.values import EndpointRef, StoredMessage
 
 def too_large(label: str, size: int, limit: int) -> OpError:
     """The reference hub's wording for every size bound, plus the unit after the limit."""
-    return OpError(f"{label} too large: {size} bytes > limit {limit} bytes", errors.TOO_LARGE)
+    return OpError(f"{label} too large: {size} bytes > limit {limit}", errors.TOO_LARGE)
 
 
 def check_len(ctx: HubContext, label: str, value: str | None, cap: int | None = None) -> None:
