@@ -91,3 +91,13 @@ async def test_running_hub_restarts_on_the_same_port_and_database(hub, raw_agent
     assert hub.url == url
     again = await raw_agent(hub.url, identity=alice.identity)
     assert [m["seq"] for m in (await again.ok({"op": "pull", "room": room, "since": 0}))["messages"]] == [sent["seq"]]
+
+
+def test_hub_files_are_private(hub_factory):
+    """The database holds every message and the blob folder every file: owner-only."""
+    import stat
+
+    running = hub_factory()
+    db_path = running.config.db_path
+    assert stat.S_IMODE(db_path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(running.config.resolved_blob_dir.stat().st_mode) == 0o700

@@ -26,7 +26,7 @@ class BlobFiles:
         target = self.path_of(blob)
         if target.exists() and target.stat().st_size == len(data):
             return
-        target.parent.mkdir(parents=True, exist_ok=True)
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".upload-")
         try:
             with os.fdopen(fd, "wb") as handle:

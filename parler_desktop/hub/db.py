@@ -7,6 +7,7 @@ SQLite never hands out twice, even after deletes.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -137,9 +138,16 @@ class HubDatabaseError(Exception):
 
 
 def open_database(path: Path) -> sqlite3.Connection:
-    """Open (creating if needed) the hub database; the caller owns the connection's thread."""
+    """Open (creating if needed) the hub database; the caller owns the connection's thread.
+
+    A new file is created 0600 (SQLite gives its WAL the same mode): it holds every message.
+    """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except FileExistsError:
+            pass
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=True)
     except (OSError, sqlite3.Error) as exc:
         raise HubDatabaseError(f"cannot open hub database {path}: {exc}") from exc

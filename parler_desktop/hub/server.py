@@ -53,7 +53,7 @@ class Hub:
     async def start(self) -> None:
         db = DbWorker(self.config.db_path)
         await db.start()
-        self.config.resolved_blob_dir.mkdir(parents=True, exist_ok=True)
+        self.config.resolved_blob_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         ctx = HubContext(config=self.config, db=db, public_url="", budgets=RateBudgets(self.config))
         try:
             self._server = await serve(
