@@ -28,3 +28,37 @@ def test_a_bad_hub_address_is_a_message_not_a_traceback(capsys):
     args = parser_with_gui().parse_args(["--hub", "   "])
     assert gui_command.run(args) == 2
     assert capsys.readouterr().err.startswith("parler-desktop: ")
+
+
+def test_a_second_window_on_one_home_says_so_and_starts_nothing(qtbot, tmp_path, capsys):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from parler_desktop.instance_lock import lock_home
+    from parler_desktop.paths import Home
+
+    home = Home.resolve(tmp_path / "home").ensure()
+    shown: list[str] = []
+    looks = []
+
+    def close_the_box() -> None:  # the refusal is modal: read it and dismiss it like a user would
+        box = next((w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()), None)
+        looks.append(box)
+        if box is None:
+            if len(looks) < 250:
+                QTimer.singleShot(20, close_the_box)
+            return
+        shown.append(box.text())
+        box.accept()
+
+    with lock_home(home):  # the first window
+        QTimer.singleShot(0, close_the_box)
+        code = gui_command.run(parser_with_gui().parse_args(["--home", str(tmp_path / "home")]))
+    message = (
+        f"parler-desktop is already running for this home ({tmp_path / 'home'}); "
+        "switch to its window, or use --home DIR for another identity"
+    )
+    assert code == gui_command.EXIT_ALREADY_RUNNING != 0
+    assert capsys.readouterr().err == f"parler-desktop: {message}\n"
+    assert shown == [message]  # stderr is not a terminal here, as when started from a launcher
+    assert not home.embedded_hub_dir.exists() and not (home.data_dir / "stores").exists()

@@ -3,6 +3,9 @@
 With no hub configured the embedded hub runs in-process on 127.0.0.1 and the window connects to
 it, so the first launch needs no setup; ``--hub`` (or Connect… in the window) picks another hub
 and is remembered. The window runs on a qasync loop: asyncio and Qt share the main thread.
+
+One window per home: a second launch on the same home finds the home locked, says so and exits
+with EXIT_ALREADY_RUNNING before it starts a hub or a session.
 """
 
 from __future__ import annotations
@@ -14,7 +17,10 @@ import signal
 import sys
 from importlib import resources
 
+from parler_desktop.paths import Home
+
 EXIT_RUNTIME = 1
+EXIT_ALREADY_RUNNING = 3
 
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
@@ -35,13 +41,8 @@ def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentPa
 
 
 def run(args: argparse.Namespace) -> int:
-    import qasync
-    from PySide6.QtGui import QIcon
-    from PySide6.QtWidgets import QApplication
-
     from parler_desktop.client.address import normalize_hub_url
-    from parler_desktop.paths import Home
-    from parler_desktop.ui.desktop import DesktopApp
+    from parler_desktop.instance_lock import AlreadyRunning, lock_home
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     hub_url = args.hub
@@ -51,6 +52,36 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as error:
             print(f"parler-desktop: {error}", file=sys.stderr)
             return 2
+    home = Home.resolve(args.home)
+    try:
+        home_lock = lock_home(home.ensure())
+    except AlreadyRunning as refusal:
+        print(f"parler-desktop: {refusal}", file=sys.stderr)
+        if not sys.stderr.isatty():  # started from a launcher: nobody reads stderr
+            _show_refusal(str(refusal))
+        return EXIT_ALREADY_RUNNING
+    except OSError as error:
+        print(f"parler-desktop: cannot lock the home {home.data_dir}: {error.strerror or error}", file=sys.stderr)
+        return EXIT_RUNTIME
+    with home_lock:
+        return _run_window(home, hub_url)
+
+
+def _show_refusal(text: str) -> None:
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])  # kept alive while the box shows
+    app.setApplicationName("Parler")
+    QMessageBox.information(None, "Parler", text)
+
+
+def _run_window(home: Home, hub_url: str | None) -> int:
+    import qasync
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QApplication
+
+    from parler_desktop.ui.desktop import DesktopApp
+
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Parler")
     app.setDesktopFileName("parler-desktop")
@@ -60,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        desktop = DesktopApp(Home.resolve(args.home), hub_url)
+        desktop = DesktopApp(home, hub_url)
         for stop_signal in (signal.SIGINT, signal.SIGTERM):  # close as if by the window's button
             signal.signal(stop_signal, lambda *_: desktop.window.close())
         loop.run_until_complete(desktop.run())

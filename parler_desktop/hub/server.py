@@ -11,6 +11,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from parler_desktop.hub.config import MIB, HubConfig
 from parler_desktop.hub.connection import ClientConnection, reject_at_capacity
 from parler_desktop.hub.context import HubContext, RateBudgets
+from parler_desktop.hub.db_lock import ExclusiveFileLock, lock_database
 from parler_desktop.hub.dbworker import DbWorker
 from parler_desktop.hub.http import route_http
 from parler_desktop.hub.janitor import run_janitor
@@ -33,6 +34,7 @@ class Hub:
         self._server: Server | None = None
         self._ctx: HubContext | None = None
         self._janitor: asyncio.Task[None] | None = None
+        self._db_lock: ExclusiveFileLock | None = None
         self.port: int | None = None
 
     @property
@@ -51,11 +53,17 @@ class Hub:
         return self._ctx.wakeups.parked if self._ctx is not None else 0
 
     async def start(self) -> None:
+        """Raises HubDatabaseError if another hub holds the database (or it is unusable)."""
+        db_lock = lock_database(self.config.db_path)  # never two hubs over one database
         db = DbWorker(self.config.db_path)
-        await db.start()
-        self.config.resolved_blob_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            await db.start()
+        except BaseException:
+            db_lock.release()
+            raise
         ctx = HubContext(config=self.config, db=db, public_url="", budgets=RateBudgets(self.config))
         try:
+            self.config.resolved_blob_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
             self._server = await serve(
                 self._handle,
                 self.config.host,
@@ -69,7 +77,9 @@ class Hub:
             )
         except BaseException:
             await db.stop()
+            db_lock.release()
             raise
+        self._db_lock = db_lock
         self.port = self._server.sockets[0].getsockname()[1]
         ctx.public_url = (self.config.public_url or f"parler://{_url_host(self.config.host)}:{self.port}").rstrip("/")
         self._ctx = ctx
@@ -101,3 +111,6 @@ class Hub:
         await self._server.wait_closed()
         await self._ctx.db.stop()
         self._server = None
+        if self._db_lock is not None:
+            self._db_lock.release()
+            self._db_lock = None
