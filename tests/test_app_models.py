@@ -6,8 +6,9 @@ HubSession emits; the models never talk to the network, so nothing of the client
 
 from __future__ import annotations
 
+import pytest
 from support.qt_loop import qloop  # noqa: F401 - fixture
-from support.stored_session import ME, add_messages, bridge, message, session, store, store_call  # noqa: F401
+from support.stored_session import ALICE, ME, StoreBackedSession, add_messages, bridge, message, store, store_call  # noqa: F401
 
 from parler_desktop.app import roles
 from parler_desktop.app.room_list_model import RoomListModel, RoomSortFilterProxy
@@ -15,7 +16,25 @@ from parler_desktop.app.roster_model import RosterModel
 from parler_desktop.app.timeline_model import PAGE_SIZE, TimelineModel
 from parler_desktop.client.events import MessagesStored, OutboxChanged, OutboxItem, OutboxStatus, RosterChanged
 from parler_desktop.protocol.values import RoomInfo, RosterEntry
-from parler_desktop.store import LocalStore
+from parler_desktop.store import LocalStore, StoreWorker
+
+
+class RosterAskingSession(StoreBackedSession):
+    """The room list also asks the session for a DM's roster when none is stored; this stand-in
+    only records the asks (the real fetch runs against a hub in test_ui_window)."""
+
+    def __init__(self, store: StoreWorker) -> None:
+        super().__init__(store)
+        self.roster_requests: list[str] = []
+
+    async def refresh_roster(self, room: str) -> None:
+        self.roster_requests.append(room)
+
+
+@pytest.fixture
+def session(store: StoreWorker) -> RosterAskingSession:
+    return RosterAskingSession(store)
+
 
 def seed_rooms(qtbot, qloop, session):
     rooms = (RoomInfo("team", "channel", 3, 0), RoomInfo("dm.abc234", "dm", 2, 0), RoomInfo("svc.review", "service", 4, 0))
@@ -34,13 +53,40 @@ def test_room_list_shows_kinds_unread_and_recency(qtbot, qloop, session, bridge,
     qtbot.waitUntil(lambda: model.rowCount() == 3, timeout=5000)
     qtmodeltester.check(model)
     qtmodeltester.check(proxy)
-    assert [proxy.index(r, 0).data() for r in range(3)] == ["team", "svc.review", "dm.abc234"]
-    unread = {proxy.index(r, 0).data(): proxy.index(r, 0).data(roles.ROOM_UNREAD) for r in range(3)}
+    assert [proxy.index(r, 0).data(roles.ROOM_NAME) for r in range(3)] == ["team", "svc.review", "dm.abc234"]
+    # A DM shows its room name until its roster is known (then asked of the hub, once).
+    assert [proxy.index(r, 0).data() for r in range(3)] == ["team", "review (service)", "dm.abc234"]
+    qtbot.waitUntil(lambda: session.roster_requests == ["dm.abc234"], timeout=5000)
+    unread = {proxy.index(r, 0).data(roles.ROOM_NAME): proxy.index(r, 0).data(roles.ROOM_UNREAD) for r in range(3)}
     assert unread == {"team": 1, "svc.review": 0, "dm.abc234": 1}
     assert model.total_unread == 2
     assert {proxy.index(r, 0).data(roles.ROOM_KIND) for r in range(3)} == {"channel", "dm", "service"}
     proxy.setFilterFixedString("REV")
-    assert [proxy.index(r, 0).data() for r in range(proxy.rowCount())] == ["svc.review"]
+    assert [proxy.index(r, 0).data(roles.ROOM_NAME) for r in range(proxy.rowCount())] == ["svc.review"]
+
+
+def test_a_dm_row_takes_the_other_members_name_from_the_roster(qtbot, qloop, session, bridge, qtmodeltester):
+    seed_rooms(qtbot, qloop, session)
+    model = RoomListModel(bridge)
+    qtmodeltester.check(model)
+    model.reload()
+    qtbot.waitUntil(lambda: model.rowCount() == 3, timeout=5000)
+    assert model.label("dm.abc234") == "dm.abc234"
+    members = (RosterEntry(ME.id, ME.name, "idle", 0), RosterEntry(ALICE.id, ALICE.name, "working", 0))
+    with qtbot.waitSignal(model.dataChanged, timeout=5000):
+        session.emit(RosterChanged("dm.abc234", members))
+    assert model.label("dm.abc234") == "alice" and model.label("team") == "team"
+    assert model.description("dm.abc234") == "alice  ·  dm.abc234  ·  dm  ·  2 members"
+    session.emit(RosterChanged("team", members))  # a channel keeps its name whoever is in it
+    assert model.label("team") == "team"
+
+    # Stored, the roster names the DM at once on the next launch, without asking the hub.
+    store_call(qtbot, qloop, session.store, LocalStore.replace_roster, "dm.abc234", members)
+    relaunched_session = RosterAskingSession(session.store)
+    bridge.detach()
+    bridge.attach(relaunched_session)
+    qtbot.waitUntil(lambda: model.rowCount() == 3 and model.label("dm.abc234") == "alice", timeout=5000)
+    assert relaunched_session.roster_requests == []
 
 
 def test_room_list_follows_new_messages_mentions_and_cursor(qtbot, qloop, session, bridge, qtmodeltester):
@@ -53,7 +99,7 @@ def test_room_list_follows_new_messages_mentions_and_cursor(qtbot, qloop, sessio
     qtbot.waitUntil(lambda: model.rowCount() == 3, timeout=5000)
     add_messages(qtbot, qloop, session, [message(10, "svc.review", "hey @boss", mentions=("boss",))])
     qtbot.waitUntil(lambda: (model.summary("svc.review").unread, model.summary("svc.review").mentions_unread) == (1, 1), timeout=5000)
-    assert proxy.index(0, 0).data() == "svc.review"
+    assert proxy.index(0, 0).data(roles.ROOM_NAME) == "svc.review"
     assert proxy.next_unread_row(0) is not None
     with qtbot.waitSignal(model.totalUnreadChanged, timeout=5000) as changed:
         store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "svc.review", 10)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QListView, QMessageBox, QWidget
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
+from parler_desktop.app import roles
 from parler_desktop.client.events import ConnectionState
 from parler_desktop.paths import Home
 from parler_desktop.protocol.parts import FileRef
@@ -251,3 +252,35 @@ def test_a_rejected_join_secret_says_what_to_fix(qtbot, qloop, tmp_path: Path, h
         run_coroutine(qtbot, qloop, app.shutdown())
         app.window.close()
         app.window.deleteLater()
+
+
+def rows_shown(desktop: DesktopApp) -> list[tuple[str, str]]:
+    """(label, hub room name) of every row the room list shows, in order."""
+    proxy = desktop.window.room_panel.proxy
+    return [(proxy.index(row, 0).data(), proxy.index(row, 0).data(roles.ROOM_NAME)) for row in range(proxy.rowCount())]
+
+
+def test_a_dm_is_named_after_the_other_member_and_a_service_after_its_service(qtbot, qloop, desktop, peer):
+    window = desktop.window
+    invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "dm"}, "invited"))
+    run_coroutine(qtbot, qloop, desktop.bridge.session.redeem(invited["code"]))
+    dm = invited["room"]
+    assert dm.startswith("dm.")
+    qtbot.waitUntil(lambda: (window.rooms.label(dm), dm) in rows_shown(desktop) and window.rooms.label(dm) == "alice", timeout=10_000)
+    service = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "service", "room": "review"}, "invited"))
+    run_coroutine(qtbot, qloop, desktop.bridge.session.redeem(service["code"]))
+    qtbot.waitUntil(lambda: ("review (service)", "svc.review") in rows_shown(desktop), timeout=10_000)
+    dm_row = next(row for row in range(window.rooms.rowCount()) if window.rooms.index(row).data(roles.ROOM_NAME) == dm)
+    assert dm in window.rooms.index(dm_row).data(Qt.ItemDataRole.ToolTipRole)  # the real name stays at hand
+
+    panel = window.room_panel
+    qtbot.keyClicks(panel.filter, "ALI")  # the filter matches the member's name…
+    assert rows_shown(desktop) == [("alice", dm)]
+    panel.filter.setText(dm)  # …and the hub's room name
+    assert rows_shown(desktop) == [("alice", dm)]
+    panel.filter.setText("review")
+    assert rows_shown(desktop) == [("review (service)", "svc.review")]
+    panel.filter.clear()
+
+    open_room(qtbot, desktop, dm)
+    assert window.room_title.text().startswith(f"alice  ·  {dm}  ·  dm") and window.room_title.toolTip() == dm

@@ -149,6 +149,10 @@ class SessionBridge(QObject):
         if self._session is not None:
             self._session.notify_network_changed()
 
+    async def refresh_roster(self, room: str) -> None:
+        """Fetch ``room``'s roster once; it arrives as ``rosterChanged``."""
+        await self._require_session().refresh_roster(room)
+
     async def invite(self, kind: str, room: str) -> Invited:
         """Mint an invite (creating the room if it is new); the session refreshes the room list."""
         return await self._require_session().invite(kind, room)

@@ -3,6 +3,9 @@
 Rows come from ``LocalStore.room_summaries`` (unread = stored seq above the cursor, mention
 count, last activity). Events only schedule a reload; reloads are coalesced so a burst of
 thousands of messages costs a handful of store queries. The proxy orders by recency and filters.
+
+Rows show a label (``room_labels``): a DM is named after its other member, taken from the stored
+roster, or fetched once from the hub when none is stored yet; until then it shows the room name.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from PySide6.QtCore import (
 
 from parler_desktop.app import roles
 from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.app.room_labels import dm_partner, room_label
+from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.store import LocalStore
 
 RELOAD_DELAY_MS = 120
@@ -37,6 +42,8 @@ class RoomListModel(QAbstractListModel):
         super().__init__(parent)
         self._bridge = bridge
         self._rooms: list[Any] = []  # RoomSummary
+        self._partners: dict[str, str] = {}  # DM room -> the other member's display name
+        self._rosters_asked: set[str] = set()  # DMs whose roster was requested from the hub
         self._total_unread = 0
         self._reload_running = False
         self._reload_again = False
@@ -47,6 +54,7 @@ class RoomListModel(QAbstractListModel):
         bridge.messagesStored.connect(self.schedule_reload)
         bridge.roomsChanged.connect(self.schedule_reload)
         bridge.cursorChanged.connect(self.schedule_reload)
+        bridge.rosterChanged.connect(self._roster_changed)
 
     # -- Qt model ---------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:
@@ -57,9 +65,11 @@ class RoomListModel(QAbstractListModel):
             return None
         room = self._rooms[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
+            return self._label(room)
+        if role == roles.ROOM_NAME:
             return room.name
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{room.name} ({room.kind}, {room.members} members)"
+            return self.description(room.name)
         if role == roles.ROOM_KIND:
             return room.kind
         if role == roles.ROOM_UNREAD:
@@ -85,6 +95,23 @@ class RoomListModel(QAbstractListModel):
     def summary(self, name: str) -> Any | None:
         return next((room for room in self._rooms if room.name == name), None)
 
+    def label(self, name: str) -> str:
+        """What the room is called on screen (the name itself for a room not listed)."""
+        room = self.summary(name)
+        return self._label(room) if room is not None else name
+
+    def description(self, name: str) -> str:
+        """The label with the hub's room name, kind and size: for tooltips and the header."""
+        room = self.summary(name)
+        if room is None:
+            return name
+        label = self._label(room)
+        real = f"{room.name}  ·  " if label != room.name else ""
+        return f"{label}  ·  {real}{room.kind}  ·  {room.members} members"
+
+    def _label(self, room: Any) -> str:
+        return room_label(room.name, room.kind, self._partners.get(room.name))
+
     def schedule_reload(self, *_event: Any) -> None:
         if not self._timer.isActive():
             self._timer.start()
@@ -103,6 +130,9 @@ class RoomListModel(QAbstractListModel):
         store = self._bridge.store
         try:
             summaries = await store.call(LocalStore.room_summaries)
+            for room in summaries:
+                if room.kind == "dm" and room.name not in self._partners:
+                    await self._learn_partner(store, room.name)
         finally:
             self._reload_running = False
         if store is self._bridge.store:
@@ -135,7 +165,38 @@ class RoomListModel(QAbstractListModel):
             self.totalUnreadChanged.emit(total)
         self.reloaded.emit()
 
+    async def _learn_partner(self, store: Any, room: str) -> None:
+        """The DM's other member from the stored roster; with none stored, ask the hub once."""
+        partner = dm_partner(await store.call(LocalStore.roster, room), self._bridge.agent_id)
+        if store is not self._bridge.store:
+            return  # another session took over meanwhile
+        if partner is not None:
+            self._partners[room] = partner
+        elif room not in self._rosters_asked:
+            self._rosters_asked.add(room)
+            self._bridge.tasks.spawn("dm roster", self._fetch_roster(room))
+
+    async def _fetch_roster(self, room: str) -> None:
+        """The answer arrives as a rosterChanged; a failure is quiet and a later reload asks again."""
+        try:
+            await self._bridge.refresh_roster(room)
+        except (HubRefused, ConnectionLost, BadReply, SessionClosed):
+            self._rosters_asked.discard(room)
+
+    def _roster_changed(self, room: str, entries: Any) -> None:
+        row = next((row for row, summary in enumerate(self._rooms) if summary.name == room), None)
+        is_dm = room in self._rosters_asked if row is None else self._rooms[row].kind == "dm"
+        partner = dm_partner(entries, self._bridge.agent_id) if is_dm else None
+        if partner is None or partner == self._partners.get(room):
+            return
+        self._partners[room] = partner
+        if row is not None:
+            index = self.index(row)
+            self.dataChanged.emit(index, index)
+
     def _session_changed(self) -> None:
+        self._partners.clear()
+        self._rosters_asked.clear()
         self.beginResetModel()
         self._rooms = []
         self.endResetModel()
@@ -146,7 +207,8 @@ class RoomListModel(QAbstractListModel):
 
 
 class RoomSortFilterProxy(QSortFilterProxyModel):
-    """Most recent activity first (then by name); the filter box matches room names."""
+    """Most recent activity first (then by label); the filter box matches what a row shows (a
+    DM's member name, a service's name) and the hub's room name."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -154,6 +216,13 @@ class RoomSortFilterProxy(QSortFilterProxyModel):
         self.setSortRole(roles.ROOM_LAST_TS)
         self.setDynamicSortFilter(True)
         self.sort(0, Qt.SortOrder.AscendingOrder)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        pattern = self.filterRegularExpression()
+        if not pattern.pattern():
+            return True
+        index = self.sourceModel().index(source_row, 0, source_parent)
+        return any(pattern.match(str(index.data(role) or "")).hasMatch() for role in (Qt.ItemDataRole.DisplayRole, roles.ROOM_NAME))
 
     def lessThan(self, left: Index, right: Index) -> bool:
         # "Less" sorts first: newer activity first, ties by name.

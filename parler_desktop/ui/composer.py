@@ -109,7 +109,7 @@ class Composer(QWidget):
         self.edit.setFixedHeight(72)
         self.edit.submit.connect(lambda: self.send())
         self._reply: TimelineEntry | None = None
-        self._reply_label = QLabel()
+        self._reply_label = QLabel(textFormat=Qt.TextFormat.PlainText)  # quotes a peer's message
         cancel_reply = QToolButton(text="✕", toolTip="Cancel the reply")
         cancel_reply.clicked.connect(lambda: self.set_reply(None))
         self._reply_bar = QWidget()

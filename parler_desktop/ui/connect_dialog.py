@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QWidget
 
 from parler_desktop.client.address import normalize_hub_url
@@ -24,7 +25,7 @@ class ConnectDialog(QDialog):
         self.secret = QLineEdit(placeholderText="only if the hub asks for one", objectName="joinSecret")
         self.secret.setEchoMode(QLineEdit.EchoMode.Password)
         self.name = QLineEdit(display_name, objectName="displayName")
-        self.problem = QLabel(objectName="connectProblem")
+        self.problem = QLabel(objectName="connectProblem", textFormat=Qt.TextFormat.PlainText)
         self.problem.setStyleSheet("color: #b71c1c;")
         self.problem.setWordWrap(True)
         self.problem.hide()

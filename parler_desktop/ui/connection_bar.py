@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from parler_desktop.app.connection_status import StatusView, Tone
@@ -22,7 +22,7 @@ class ConnectionBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("connectionState")
-        self.label = QLabel(objectName="connectionText")
+        self.label = QLabel(objectName="connectionText", textFormat=Qt.TextFormat.PlainText)  # may quote the hub
         self.retry = QPushButton("Retry now", objectName="retryNow")
         self.retry.clicked.connect(self.retryRequested)
         self.connect_button = QPushButton("Connect…", objectName="connectButton")

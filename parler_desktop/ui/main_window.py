@@ -52,6 +52,7 @@ class MainWindow(QMainWindow):
         self.roster_panel = RosterPanel(self.roster)
         self.connection_bar = ConnectionBar()
         self.room_title = QLabel(objectName="roomTitle")
+        self.room_title.setTextFormat(Qt.TextFormat.PlainText)  # room and member names come off the wire
         self.room_title.setStyleSheet("font-weight: bold; font-size: 14px; padding: 4px 8px;")
 
         centre = QWidget()
@@ -118,6 +119,8 @@ class MainWindow(QMainWindow):
         self.rooms.totalUnreadChanged.connect(self._update_title)
         self.rooms.reloaded.connect(self._select_first_room)
         self.rooms.reloaded.connect(self._update_placeholder)
+        self.rooms.reloaded.connect(self._update_room_title)
+        self.rooms.dataChanged.connect(self._update_room_title)  # e.g. a DM learns its member's name
         self.timeline_model.modelReset.connect(self._update_placeholder)
         self.room_panel.roomChosen.connect(self.show_room)
         self.roster.modelReset.connect(lambda: self.composer.set_names(self.roster.names()))
@@ -133,13 +136,18 @@ class MainWindow(QMainWindow):
     def show_room(self, room: str) -> None:
         if room == self.timeline_model.room:
             return
-        summary = self.rooms.summary(room)
-        details = f"  ·  {summary.kind}  ·  {summary.members} members" if summary is not None else ""
-        self.room_title.setText(f"{room}{details}")
         self.composer.set_reply(None)
         self.composer.setEnabled(True)
         self.timeline_model.open_room(room)
         self.roster.set_room(room)
+        self._update_room_title()
+
+    def _update_room_title(self, *_changed: object) -> None:
+        """The shown room's label, with the hub's room name, kind and size beside it."""
+        room = self.timeline_model.room
+        if room is not None:
+            self.room_title.setText(self.rooms.description(room))
+            self.room_title.setToolTip(room)
 
     def _select_first_room(self) -> None:
         if self.timeline_model.room is None and self.room_panel.proxy.rowCount():

@@ -61,6 +61,7 @@ class RoomActions(QObject):
     def _show_invite(self, invited: Invited) -> None:
         QGuiApplication.clipboard().setText(invited.code)
         box = QMessageBox(QMessageBox.Icon.Information, f"Invite to {invited.room}", "", parent=self._window)
+        box.setTextFormat(Qt.TextFormat.PlainText)
         box.setText(
             f"Agents join {invited.room} with this code (copied to the clipboard):\n\n{invited.code}\n\n"
             f"or with the link:\n{invited.url}"
@@ -69,4 +70,7 @@ class RoomActions(QObject):
         box.open()
 
     def _tell(self, title: str, text: str) -> None:
-        QMessageBox.information(self._window, title, text)
+        """A modal sentence; plain text, since it may quote the hub."""
+        box = QMessageBox(QMessageBox.Icon.Information, title, text, parent=self._window)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.exec()

@@ -1,7 +1,8 @@
 """The room list: a filter box over the rooms, newest activity first, with unread badges.
 
-Each row shows the room's kind, its name, a one-line preview, an unread count badge and a
-distinct "@" badge when unread messages mention the human.
+Each row shows the room's kind, its label (a DM's other member, see ``app/room_labels.py``; the
+hub's room name is in the tooltip), a one-line preview, an unread count badge and a distinct "@"
+badge when unread messages mention the human. Rows are identified by the hub's room name.
 """
 
 from __future__ import annotations
@@ -96,12 +97,12 @@ class RoomListPanel(QWidget):
 
     def current_room(self) -> str | None:
         index = self.view.currentIndex()
-        return index.data() if index.isValid() else None
+        return index.data(roles.ROOM_NAME) if index.isValid() else None
 
     def select_room(self, name: str) -> bool:
         for row in range(self.proxy.rowCount()):
             index = self.proxy.index(row, 0)
-            if index.data() == name:
+            if index.data(roles.ROOM_NAME) == name:
                 self.view.setCurrentIndex(index)
                 return True
         return False
@@ -136,6 +137,6 @@ class RoomListPanel(QWidget):
             self._choose(current)
 
     def _choose(self, index: QModelIndex) -> None:
-        if index.isValid() and index.data() != self.shown_room:
-            self.shown_room = index.data()
+        if index.isValid() and index.data(roles.ROOM_NAME) != self.shown_room:
+            self.shown_room = index.data(roles.ROOM_NAME)
             self.roomChosen.emit(self.shown_room)

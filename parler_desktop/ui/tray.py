@@ -27,7 +27,7 @@ class Tray(QSystemTrayIcon):
         mentions = summary.mentions_unread if summary is not None else 0
         noun = "message" if count == 1 else "messages"
         extra = f", {mentions} for you" if mentions else ""
-        self.showMessage(room, f"{count} new {noun}{extra}", QSystemTrayIcon.MessageIcon.Information, 8000)
+        self.showMessage(self._rooms.label(room), f"{count} new {noun}{extra}", QSystemTrayIcon.MessageIcon.Information, 8000)
 
     def _show_window(self, *_reason: object) -> None:
         self._window.showNormal()
