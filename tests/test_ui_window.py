@@ -12,12 +12,14 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QListView, QMessageBox, QWidget
+from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QApplication, QListView, QMessageBox, QToolTip, QWidget
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
 from parler_desktop.app import roles
+from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.client.events import ConnectionState
 from parler_desktop.paths import Home
 from parler_desktop.protocol.parts import FileRef
@@ -284,3 +286,43 @@ def test_a_dm_is_named_after_the_other_member_and_a_service_after_its_service(qt
 
     open_room(qtbot, desktop, dm)
     assert window.room_title.text().startswith(f"alice  ·  {dm}  ·  dm") and window.room_title.toolTip() == dm
+
+
+def link_point(view, row: int, href: str) -> QPoint:
+    """A viewport point over the link to ``href`` in ``row`` (scanning the row like a pointer would)."""
+    rect = view.visualRect(view.model().index(row))
+    for y in range(rect.top(), rect.bottom(), 2):
+        for x in range(rect.left(), rect.right(), 3):
+            if view.link_at(QPoint(x, y)) == href:
+                return QPoint(x, y)
+    raise AssertionError(f"no link to {href} in row {row}")
+
+
+def test_links_open_in_the_browser_only_for_web_and_mail(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    open_room(qtbot, desktop, team)
+    window = desktop.window
+    view = window.timeline
+    opened: list[str] = []
+    view.open_url = lambda url: opened.append(url.toString()) or True  # stands in for the OS browser launcher
+    post_as(qtbot, qloop, peer, team, "read [the guide](https://docs.example/guide) or [my notes](file:///etc/passwd)")
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
+    guide = link_point(view, 0, "https://docs.example/guide")
+
+    qtbot.mouseMove(view.viewport(), guide)
+    qtbot.waitUntil(lambda: view.viewport().cursor().shape() == Qt.CursorShape.PointingHandCursor, timeout=2000)
+    QApplication.sendEvent(view.viewport(), QHelpEvent(QEvent.Type.ToolTip, guide, view.viewport().mapToGlobal(guide)))
+    assert QToolTip.text() == plain_tooltip("https://docs.example/guide")  # the address, not the words "the guide"
+    QToolTip.hideText()
+
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=guide)
+    assert opened == ["https://docs.example/guide"]
+    qtbot.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=guide)  # pressed on the link, let go elsewhere
+    qtbot.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(view.model().index(0)).topLeft() + QPoint(2, 2))
+    assert opened == ["https://docs.example/guide"]
+
+    notes = link_point(view, 0, "file:///etc/passwd")
+    with qtbot.waitSignal(view.linkRefused, timeout=2000) as refused:
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=notes)
+    assert refused.args == ["file:///etc/passwd"] and opened == ["https://docs.example/guide"]
+    assert window.statusBar().currentMessage().startswith("Not opened: file:///etc/passwd")

@@ -26,6 +26,7 @@ from PySide6.QtCore import (
 from parler_desktop.app import roles
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.room_labels import dm_partner, room_label
+from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.store import LocalStore
 
@@ -69,7 +70,7 @@ class RoomListModel(QAbstractListModel):
         if role == roles.ROOM_NAME:
             return room.name
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self.description(room.name)
+            return plain_tooltip(self.description(room.name))
         if role == roles.ROOM_KIND:
             return room.kind
         if role == roles.ROOM_UNREAD:

@@ -13,6 +13,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from parler_desktop.app import roles
 from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.store import LocalStore
 
 STATUS_ORDER = {"working": 0, "waiting": 1, "idle": 2, "offline": 3}
@@ -39,7 +40,7 @@ class RosterModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return entry.name or entry.id[:8]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{entry.name} — {entry.id}"
+            return plain_tooltip(f"{entry.name} — {entry.id}")
         if role == roles.MEMBER_STATUS:
             return entry.status or "offline"
         if role == roles.MEMBER_ACTIVITY:

@@ -126,6 +126,9 @@ class MainWindow(QMainWindow):
         self.roster.modelReset.connect(lambda: self.composer.set_names(self.roster.names()))
         self.timeline.atBottomChanged.connect(self.read_tracker.set_at_bottom)
         self.timeline.replyRequested.connect(self.composer.set_reply)
+        self.timeline.linkRefused.connect(
+            lambda href: self.statusBar().showMessage(f"Not opened: {href} (only http, https and mailto links open)", 10_000)
+        )
         delegate = self.timeline.message_delegate
         delegate.retryRequested.connect(bridge.retry_outbox)
         delegate.discardRequested.connect(bridge.discard_outbox)

@@ -7,7 +7,7 @@ and, for the human's unsent posts, their status with Retry / Discard.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QPointF, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
@@ -93,9 +93,7 @@ class MessageDelegate(QStyledItemDelegate):
         if layout.body is not None:
             painter.save()
             painter.translate(PAD, layout.body_top)
-            inner = max(50, self.row_width() - 2 * PAD)
-            if layout.body.textWidth() != inner:  # the document is shared by the row's layouts at other widths
-                layout.body.setTextWidth(inner)
+            self._fit_body(layout)
             layout.body.drawContents(painter)
             painter.restore()
         for card, box, save in layout.cards:
@@ -103,6 +101,21 @@ class MessageDelegate(QStyledItemDelegate):
         if layout.status_text:
             self._paint_status(painter, option, entry, layout)
         painter.restore()
+
+    def _fit_body(self, layout: RowLayout) -> None:
+        inner = max(50, self.row_width() - 2 * PAD)
+        if layout.body is not None and layout.body.textWidth() != inner:  # shared by the row's layouts at other widths
+            layout.body.setTextWidth(inner)
+
+    def link_at(self, option: QStyleOptionViewItem, index: QModelIndex, point: QPoint) -> str | None:
+        """The address of the link under ``point`` (viewport coordinates) in the row's text, if any."""
+        found = self._layout(option, index)
+        if found is None or found[1].body is None:
+            return None
+        layout = found[1]
+        self._fit_body(layout)
+        local = point - option.rect.topLeft() - QPoint(PAD, layout.body_top)
+        return layout.body.documentLayout().anchorAt(QPointF(local)) or None
 
     def _paint_divider(self, painter: QPainter, option: QStyleOptionViewItem, width: int) -> None:
         painter.setPen(DIVIDER)

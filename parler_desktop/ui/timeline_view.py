@@ -3,16 +3,24 @@
 Not at the bottom, new messages raise an "N new messages" pill instead of moving the text under
 the reader. Scrolling near the top asks the model for older history and keeps the reader's place
 when it arrives. A "Jump to first unread" button loads back to the read marker and goes there.
+
+Links in messages are clickable: the pointer turns into a hand over one, its tooltip shows the
+full address, and a click hands it to ``open_url`` (the desktop's opener) only when ``links.py``
+allows it; any other link is refused with ``linkRefused``.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QGuiApplication, QPainter, QPaintEvent, QPalette, QResizeEvent
-from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QPushButton, QWidget
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QPoint, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QHelpEvent, QMouseEvent, QPainter, QPaintEvent, QPalette, QResizeEvent
+from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QPushButton, QStyleOptionViewItem, QToolTip, QWidget
 
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline_model import TimelineModel
+from parler_desktop.app.tooltips import plain_tooltip
+from parler_desktop.ui.links import link_tooltip, openable_url
 from parler_desktop.ui.message_delegate import MessageDelegate
 
 BOTTOM_SLACK_PX = 4
@@ -22,10 +30,18 @@ LOAD_OLDER_PX = 300
 class TimelineView(QListView):
     atBottomChanged = Signal(bool)
     replyRequested = Signal(object)  # TimelineEntry
+    linkRefused = Signal(str)  # the address of a link that was not opened
 
-    def __init__(self, model: TimelineModel, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        model: TimelineModel,
+        parent: QWidget | None = None,
+        open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("timeline")
+        self.open_url = open_url
+        self._pressed_link: str | None = None
         self._model = model
         self.setModel(model)
         self.message_delegate = MessageDelegate(self)
@@ -136,6 +152,50 @@ class TimelineView(QListView):
         if row is not None:
             self.scrollTo(self._model.index(row), QAbstractItemView.ScrollHint.PositionAtTop)
         self._update_jump()
+
+    # -- links ------------------------------------------------------------------------------
+    def link_at(self, point: QPoint) -> str | None:
+        """The address of the link at ``point`` (viewport coordinates), if there is one."""
+        index = self.indexAt(point)
+        if not index.isValid():
+            return None
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        option.rect = self.visualRect(index)
+        return self.message_delegate.link_at(option, index, point)
+
+    def open_link(self, href: str) -> None:
+        url = openable_url(href)
+        if url is None:
+            self.linkRefused.emit(href)
+        else:
+            self.open_url(url)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        left = event.button() == Qt.MouseButton.LeftButton
+        self._pressed_link = self.link_at(event.position().toPoint()) if left else None
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        pressed, self._pressed_link = self._pressed_link, None
+        super().mouseReleaseEvent(event)
+        if pressed is not None and event.button() == Qt.MouseButton.LeftButton and self.link_at(event.position().toPoint()) == pressed:
+            self.open_link(pressed)  # pressed and released on the same link: a click
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        super().mouseMoveEvent(event)
+        if self.link_at(event.position().toPoint()) is not None:
+            self.viewport().setCursor(Qt.CursorShape.PointingHandCursor)
+        else:
+            self.viewport().unsetCursor()
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            href = self.link_at(event.pos())
+            if href is not None:
+                QToolTip.showText(event.globalPos(), plain_tooltip(link_tooltip(href)), self.viewport())
+                return True
+        return super().viewportEvent(event)
 
     # -- overlays and menu ------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
