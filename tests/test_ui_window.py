@@ -326,3 +326,20 @@ def test_links_open_in_the_browser_only_for_web_and_mail(qtbot, qloop, desktop, 
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=notes)
     assert refused.args == ["file:///etc/passwd"] and opened == ["https://docs.example/guide"]
     assert window.statusBar().currentMessage().startswith("Not opened: file:///etc/passwd")
+
+
+def test_a_member_name_that_looks_like_html_stays_text(qtbot, qloop, desktop):
+    name = "<b>eve</b>"
+    eve = run_coroutine(qtbot, qloop, RawAgent.connect(desktop.bridge.hub_url, name=name))
+    try:
+        invited = run_coroutine(qtbot, qloop, eve.ok({"op": "invite", "kind": "dm"}, "invited"))
+        run_coroutine(qtbot, qloop, desktop.bridge.session.redeem(invited["code"]))
+        rooms = desktop.window.rooms
+        qtbot.waitUntil(lambda: rooms.label(invited["room"]) == name, timeout=10_000)
+        open_room(qtbot, desktop, invited["room"])
+        title = desktop.window.room_title
+        assert title.text().startswith(name) and title.textFormat() == Qt.TextFormat.PlainText
+        row = next(r for r in range(rooms.rowCount()) if rooms.index(r).data(roles.ROOM_NAME) == invited["room"])
+        assert rooms.index(row).data(Qt.ItemDataRole.ToolTipRole).startswith("<qt>&lt;b&gt;eve&lt;/b&gt;")
+    finally:
+        run_coroutine(qtbot, qloop, eve.close())
