@@ -53,7 +53,12 @@ def test_every_other_link_is_refused(href: str):
     assert "Not opened" in link_tooltip(href)
 
 
+def test_a_long_address_is_shown_whole_in_lines():
+    href = "https://docs.example/" + "a" * 230
+    assert link_tooltip(href) == "\n".join((href[:100], href[100:200], href[200:]))
+
+
 def test_tooltips_quote_wire_text_as_text():
     assert plain_tooltip('<img src="file:///x"> & <b>bold</b>\nnext') == (
-        "<qt>&lt;img src=&quot;file:///x&quot;&gt; &amp; &lt;b&gt;bold&lt;/b&gt;<br>next</qt>"
+        '<p style="white-space:pre">&lt;img src=&quot;file:///x&quot;&gt; &amp; &lt;b&gt;bold&lt;/b&gt;\nnext</p>'
     )

@@ -2,7 +2,7 @@
 
 Qt shows a tooltip as rich text when it merely looks like HTML, so a name such as ``<img …>``
 would be rendered. Text from the wire is therefore escaped inside an explicit rich-text shell:
-it always reads as exactly the text it is.
+it always reads as exactly the text it is, lines kept as given (Qt would wrap an address anywhere).
 """
 
 from __future__ import annotations
@@ -11,4 +11,4 @@ import html
 
 
 def plain_tooltip(text: str) -> str:
-    return "<qt>" + html.escape(text).replace("\n", "<br>") + "</qt>"
+    return '<p style="white-space:pre">' + html.escape(text) + "</p>"

@@ -14,6 +14,7 @@ from PySide6.QtCore import QUrl, QUrlQuery
 
 WEB_SCHEMES = frozenset({"http", "https"})
 MAIL_FIELDS_KEPT = ("subject", "body")
+TOOLTIP_LINE_CHARS = 100
 
 
 def openable_url(href: str) -> QUrl | None:
@@ -42,8 +43,11 @@ def shown_address(url: QUrl) -> str:
 
 
 def link_tooltip(href: str) -> str:
-    """Plain text for the tooltip over a link (the caller must show it as plain text)."""
+    """Plain text for the tooltip over a link (the caller must show it as plain text): the whole
+    address, cut into lines so a long one still fits on the screen."""
     url = openable_url(href)
+    address = href if url is None else shown_address(url)
+    lines = [address[start:start + TOOLTIP_LINE_CHARS] for start in range(0, len(address), TOOLTIP_LINE_CHARS)]
     if url is None:
-        return f"{href}\nNot opened: only http, https and mailto links open from messages."
-    return shown_address(url)
+        lines.append("Not opened: only http, https and mailto links open from messages.")
+    return "\n".join(lines)
