@@ -59,6 +59,6 @@ def test_a_second_window_on_one_home_says_so_and_starts_nothing(qtbot, tmp_path,
         "switch to its window, or use --home DIR for another identity"
     )
     assert code == gui_command.EXIT_ALREADY_RUNNING != 0
-    assert capsys.readouterr().err == f"parler-desktop: {message}\n"
+    assert capsys.readouterr().err == f"{message}\n"
     assert shown == [message]  # stderr is not a terminal here, as when started from a launcher
     assert not home.embedded_hub_dir.exists() and not (home.data_dir / "stores").exists()

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         home_lock = lock_home(home.ensure())
     except AlreadyRunning as refusal:
-        print(f"parler-desktop: {refusal}", file=sys.stderr)
+        print(refusal, file=sys.stderr)  # the sentence names the program itself
         if not sys.stderr.isatty():  # started from a launcher: nobody reads stderr
             _show_refusal(str(refusal))
         return EXIT_ALREADY_RUNNING
