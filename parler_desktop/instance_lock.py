@@ -2,7 +2,7 @@
 
 A second window on the same home would start a second embedded hub over the same hub database
 and a second session over the same local store. The window therefore holds an OS lock on a file
-in the home's data dir for its whole life (see ``hub/db_lock.py``: the kernel releases it when the
+in the home's data dir for its whole life (see ``file_lock.py``: the kernel releases it when the
 process ends, so there are no stale locks). The headless ``listen`` and ``send`` commands share
 the store safely and do not take it.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from parler_desktop.hub.db_lock import ExclusiveFileLock, LockHeld
+from parler_desktop.file_lock import ExclusiveFileLock, LockHeld
 from parler_desktop.paths import Home
 
 LOCK_FILE = "window.lock"

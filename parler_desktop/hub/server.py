@@ -8,10 +8,11 @@ import logging
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 
+from parler_desktop.file_lock import ExclusiveFileLock
 from parler_desktop.hub.config import MIB, HubConfig
 from parler_desktop.hub.connection import ClientConnection, reject_at_capacity
 from parler_desktop.hub.context import HubContext, RateBudgets
-from parler_desktop.hub.db_lock import ExclusiveFileLock, lock_database
+from parler_desktop.hub.db_lock import lock_database
 from parler_desktop.hub.dbworker import DbWorker
 from parler_desktop.hub.http import route_http
 from parler_desktop.hub.janitor import run_janitor
