@@ -21,7 +21,7 @@ from parler_desktop.protocol.canonical import SignatureState
 from parler_desktop.protocol.values import EndpointRef, StoredMessage
 from parler_desktop.store import LocalStore, StoreWorker
 from support.client_harness import EventLog
-from support.cli_runner import command, environment, run_cli, start_cli
+from support.cli_runner import command, environment, run_cli, started_cli
 from support.raw_agent import RawAgent
 
 pytestmark = pytest.mark.timeout(60)
@@ -90,6 +90,7 @@ async def test_listen_on_a_terminal_prints_readable_lines_without_control_charac
     finally:
         os.close(master)
         process.kill()
+        await asyncio.to_thread(process.wait)
     text = output.decode()
     assert "[team] #" in text and "bot: fine" in text and "evil" in text and "é" in text
     assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
@@ -125,16 +126,11 @@ async def test_listen_gives_up_after_max_retries(tmp_path):
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 async def test_listen_exits_0_on_a_signal(hub, tmp_path, signum):
-    process = await start_cli(tmp_path / "home", "listen", "--hub", hub.url)
-    try:
-        while b"live" not in await asyncio.wait_for(process.stderr.readline(), 30):
-            pass
+    async with started_cli(tmp_path / "home", "listen", "--hub", hub.url) as process:
+        while b"live" not in (line := await asyncio.wait_for(process.stderr.readline(), 30)):
+            assert line, "listen ended before it was live"
         process.send_signal(signum)
         assert await asyncio.wait_for(process.wait(), 30) == 0
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
 
 async def test_listen_survives_two_hub_kills_and_prints_every_message_once(hub_process_factory, tmp_path):
@@ -142,36 +138,33 @@ async def test_listen_survives_two_hub_kills_and_prints_every_message_once(hub_p
     peer_identity = Identity.generate()
     peer, link = await team_with_messages(hub.url, [f"before {i}" for i in range(5)], peer_identity)
     home = await joined_home(tmp_path, link)
-    listener = await start_cli(home, "listen", "--hub", hub.url, "--json")
     printed: list[dict] = []
-
-    async def read_until(count: int) -> None:
-        while len(printed) < count:
-            printed.append(json.loads(await asyncio.wait_for(listener.stdout.readline(), 30)))
-
     try:
-        await read_until(5)
-        for round_number in range(2):
+        async with started_cli(home, "listen", "--hub", hub.url, "--json") as listener:
+
+            async def read_until(count: int) -> None:
+                while len(printed) < count:
+                    printed.append(json.loads(await asyncio.wait_for(listener.stdout.readline(), 30)))
+
+            await read_until(5)
+            for round_number in range(2):
+                for i in range(5):
+                    await peer.ok({"op": "send", "target": {"kind": "room", "room": "team"},
+                                   "parts": [{"kind": "text", "text": f"round {round_number} {i}"}]}, "sent")
+                await peer.close()
+                await asyncio.to_thread(hub.kill)
+                await asyncio.to_thread(hub.restart)
+                peer = await RawAgent.connect(hub.url, identity=peer_identity, name="bot")
             for i in range(5):
                 await peer.ok({"op": "send", "target": {"kind": "room", "room": "team"},
-                               "parts": [{"kind": "text", "text": f"round {round_number} {i}"}]}, "sent")
-            await peer.close()
-            await asyncio.to_thread(hub.kill)
-            await asyncio.to_thread(hub.restart)
-            peer = await RawAgent.connect(hub.url, identity=peer_identity, name="bot")
-        for i in range(5):
-            await peer.ok({"op": "send", "target": {"kind": "room", "room": "team"},
-                           "parts": [{"kind": "text", "text": f"after {i}"}]}, "sent")
-        await read_until(20)
-        history = await peer.ok({"op": "pull", "room": "team", "since": 0}, "pulled")
-        assert [m["seq"] for m in printed] == [m["seq"] for m in history["messages"]]
-        listener.send_signal(signal.SIGINT)
-        assert await asyncio.wait_for(listener.wait(), 30) == 0
-        assert (await listener.stdout.read()) == b""  # nothing printed twice
+                               "parts": [{"kind": "text", "text": f"after {i}"}]}, "sent")
+            await read_until(20)
+            history = await peer.ok({"op": "pull", "room": "team", "since": 0}, "pulled")
+            assert [m["seq"] for m in printed] == [m["seq"] for m in history["messages"]]
+            listener.send_signal(signal.SIGINT)
+            assert await asyncio.wait_for(listener.wait(), 30) == 0
+            assert (await listener.stdout.read()) == b""  # nothing printed twice
     finally:
-        if listener.returncode is None:
-            listener.kill()
-            await listener.wait()
         await peer.close()
 
 

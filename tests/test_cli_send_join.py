@@ -11,7 +11,7 @@ from parler_desktop.client.events import OutboxStatus
 from parler_desktop.identity import load_or_create_identity
 from parler_desktop.paths import Home
 from parler_desktop.store import LocalStore
-from support.cli_runner import run_cli, start_cli
+from support.cli_runner import run_cli, started_cli
 from support.fault_proxy import FaultProxy
 
 pytestmark = pytest.mark.timeout(60)
@@ -74,18 +74,19 @@ async def test_an_interrupted_send_is_flushed_by_the_next_one(hub, raw_agent, tm
     proxy = await FaultProxy("127.0.0.1", hub.port).start()
     try:
         proxy.stall()  # the first send can write its outbox but never reach the hub
-        first = await start_cli(home, "send", "--hub", proxy.url, "--room", "team", "left behind")
-        store_path = Home.resolve(home).store_path(proxy.url, load_or_create_identity(Home.resolve(home).key_file).agent_id)
-        async with asyncio.timeout(30):
-            while b"connecting" not in await first.stderr.readline():
-                pass  # its store is open (created and migrated): we may open it too
-            while not await asyncio.to_thread(pending_items, store_path):
-                await asyncio.sleep(0.05)
-        first.send_signal(signum)
-        status = await first.wait()
-        if signum == signal.SIGINT:
-            assert status == 1
-            assert "stays in the outbox" in (await first.stderr.read()).decode()
+        async with started_cli(home, "send", "--hub", proxy.url, "--room", "team", "left behind") as first:
+            store_path = Home.resolve(home).store_path(proxy.url, load_or_create_identity(Home.resolve(home).key_file).agent_id)
+            async with asyncio.timeout(30):
+                while b"connecting" not in (line := await first.stderr.readline()):
+                    assert line, "send ended before connecting"
+                # its store is open (created and migrated): we may open it too
+                while not await asyncio.to_thread(pending_items, store_path):
+                    await asyncio.sleep(0.05)
+            first.send_signal(signum)
+            status = await first.wait()
+            if signum == signal.SIGINT:
+                assert status == 1
+                assert "stays in the outbox" in (await first.stderr.read()).decode()
         proxy.resume()
         second = await run_cli(home, "send", "--hub", proxy.url, "--room", "team", "sent later")
         assert second.status == 0, second.stderr

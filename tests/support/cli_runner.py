@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,12 +45,20 @@ async def run_cli(home: Path, *args: str, timeout: float = 30.0, stdin: str | No
     return Completed(process.returncode or 0, out.decode(), err.decode())
 
 
-async def start_cli(home: Path, *args: str, **env: str) -> asyncio.subprocess.Process:
-    """A long-running command (``listen``) with stdout and stderr piped."""
-    return await asyncio.create_subprocess_exec(
+@contextlib.asynccontextmanager
+async def started_cli(home: Path, *args: str, **env: str) -> AsyncIterator[asyncio.subprocess.Process]:
+    """A long-running command (``listen``) with stdout and stderr piped; killed and reaped on
+    leaving if it is still running, so a failing test leaves no process behind."""
+    process = await asyncio.create_subprocess_exec(
         *command(home, *args),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         env=environment(**env),
     )
+    try:
+        yield process
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
