@@ -9,6 +9,7 @@ from typing import Any
 
 from parler_desktop.protocol.values import RosterEntry, StoredMessage
 from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
+from parler_desktop.store.preview import plain_text
 
 PREVIEW_CHARS = 120
 _SIGNATURE_KIND = "com.parler.sig"
@@ -47,12 +48,13 @@ def preview_of_wire_text(wire: str) -> str:
 
 
 def preview_text(parts: Sequence[dict]) -> str:
-    """One short line of plain text for a room list: text parts, then labels for the others."""
+    """One short line of plain text for a room list: text parts without their Markdown syntax,
+    then labels for the other parts."""
     pieces: list[str] = []
     for part in parts:
         kind = part.get("kind")
         if kind == "text":
-            pieces.append(str(part.get("text", "")))
+            pieces.append(plain_text(str(part.get("text", ""))))
         elif kind == "data":
             pieces.append("[data]")
         elif kind != _SIGNATURE_KIND and isinstance(kind, str):

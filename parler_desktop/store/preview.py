@@ -1,0 +1,81 @@
+"""Markdown reduced to the words a reader sees, for one-line previews (the room list).
+
+The timeline renders Markdown; a preview line is plain text, so syntax has to go: links keep
+their text, images become "[image]", and emphasis, heading, quote and list markers, code fences
+and backticks are dropped. Code (fenced or inline) and backslash-escaped characters are kept as
+written. Regex-based and approximate by design: a preview is a glimpse, not a renderer.
+"""
+
+from __future__ import annotations
+
+import re
+
+SCAN_CHARS = 2000  # a preview shows far less; a huge message must not cost a long scan
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:\s*\S+.*$")
+_RULE_OR_UNDERLINE = re.compile(r"^ {0,3}(?:[-=_*]\s*){3,}$|^ {0,3}=+\s*$")
+_TABLE_DIVIDER = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$")
+_QUOTE = re.compile(r"^ {0,3}(?:>\s?)+")
+_HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s+|$)(.*?)(?:\s+#+)?\s*$")
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
+
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_DESTINATION = r"(?:\((?:[^()\n]|\([^()\n]*\))*\)|\[[^\]\n]*\])"  # (address "title") or [reference]
+_IMAGE = re.compile(r"!\[[^\]]*\]" + _DESTINATION)
+_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]" + _DESTINATION)
+_AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^>\s]+)>")
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
+_STAR_EMPHASIS = re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*")
+_UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
+_WHITESPACE = re.compile(r"\s+")
+_KEPT = re.compile("\ue000(\\d+)\ue001")
+
+
+def plain_text(markdown: str) -> str:
+    """``markdown`` as one line of plain text, whitespace collapsed."""
+    kept: list[str] = []  # code and escaped characters, put back after the syntax is gone
+
+    def keep(text: str) -> str:
+        kept.append(text)
+        return f"\ue000{len(kept) - 1}\ue001"
+
+    lines: list[str] = []
+    fence: str | None = None
+    for line in markdown[:SCAN_CHARS].splitlines():
+        opening = _FENCE.match(line)
+        if fence is not None:
+            if opening is not None and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = None
+            else:
+                lines.append(keep(line))
+            continue
+        if opening is not None:
+            fence = opening.group(1)
+            continue
+        lines.append(_block_text(line))
+    text = "\n".join(lines)
+    text = _CODE_SPAN.sub(lambda m: keep(m.group(2).strip()), text)
+    text = _ESCAPE.sub(lambda m: keep(m.group(1)), text)
+    text = _IMAGE.sub("[image]", text)
+    text = _LINK.sub(r"\1", text)
+    text = _AUTOLINK.sub(r"\1", text)
+    text = _STRONG.sub(r"\2", text)
+    text = _STRIKE.sub(r"\1", text)
+    text = _STAR_EMPHASIS.sub(r"\1", text)
+    text = _UNDERSCORE_EMPHASIS.sub(r"\1", text)
+    text = _KEPT.sub(lambda m: kept[int(m.group(1))], text)
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def _block_text(line: str) -> str:
+    """One line outside code blocks without its block syntax (quote, heading, list, rules)."""
+    if _REFERENCE_DEFINITION.match(line) or _RULE_OR_UNDERLINE.match(line) or _TABLE_DIVIDER.match(line):
+        return ""
+    line = _QUOTE.sub("", line)
+    heading = _HEADING.match(line)
+    if heading is not None:
+        return heading.group(1)
+    return _LIST_MARKER.sub("", line)
