@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QTextDocument
+from PySide6.QtGui import QFont, QFontMetrics, QTextDocument, QTextFormat
 
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.protocol.parts import BundleRef, Dispatch, FileRef, Handoff, TaskStatus
 from parler_desktop.ui.cards import card_for, human_size
 from parler_desktop.ui.markdown import markdown_document
-from parler_desktop.ui.message_layout import MAX_SHOWN_CHARS, mentions_me, shown_text
+from parler_desktop.ui.message_layout import MAX_SHOWN_CHARS, fold, mentions_me, shown_text
 
 
 def test_markdown_formats_but_raw_html_stays_literal_text(qapp):
@@ -70,3 +70,47 @@ def test_a_message_mentions_the_human_by_name_or_role():
     assert mentions_me(entry("ping", ("supervisor",)), "boss", "supervisor")
     assert not mentions_me(entry("hey boss"), "boss", "supervisor")
     assert not mentions_me(entry("note to self @boss", mine=True), "boss", "supervisor")
+
+
+def test_headings_are_only_a_little_larger_than_the_body(qapp):
+    body_font = QFont("Sans Serif", 10)
+    document = markdown_document("# Sprint 12 plan\n\n## Goals with `code`\n\n### Details\n\nbody text", body_font)
+    sizes: dict[int, list[tuple[float, int]]] = {}
+    block = document.begin()
+    while block.isValid():
+        iterator = block.begin()
+        while not iterator.atEnd():
+            fragment_format = iterator.fragment().charFormat()
+            sizes.setdefault(block.blockFormat().headingLevel(), []).append((fragment_format.font().pointSizeF(), fragment_format.fontWeight()))
+            iterator += 1
+        block = block.next()
+    assert sizes[0] == [(10.0, 400)]
+    assert sizes[1] == [(13.0, 700)]
+    assert {size for size, _ in sizes[2]} == {11.5} and {weight for _, weight in sizes[2]} == {700} and len(sizes[2]) == 2
+    assert sizes[3] == [(10.0, 700)]
+    assert document.begin().layout().boundingRect().height() < 1.6 * QFontMetrics(body_font).height()
+
+
+def test_a_pixel_sized_body_font_scales_headings_in_pixels(qapp):
+    body_font = QFont("Sans Serif")
+    body_font.setPixelSize(20)
+    document = markdown_document("# Title", body_font)
+    heading = document.begin().begin().fragment().charFormat()
+    assert heading.intProperty(QTextFormat.Property.FontPixelSize) == 26
+
+
+def test_a_short_body_is_not_folded_and_a_long_one_is_cut_between_lines(qapp):
+    font = QFont("Sans Serif", 10)
+    line = QFontMetrics(font).lineSpacing()
+    short = markdown_document("\n\n".join(f"paragraph {n}" for n in range(3)), font)
+    short.setTextWidth(500)
+    assert fold(short, 20 * line) is None
+    barely = markdown_document("\n\n".join(f"paragraph {n}" for n in range(14)), font)  # a line or two past the limit
+    barely.setTextWidth(500)
+    assert barely.size().height() > 20 * line and fold(barely, 20 * line) is None
+    long = markdown_document("```\n" + "\n".join(f"log line {n}" for n in range(100)) + "\n```", font)
+    long.setTextWidth(500)
+    cut, hidden = fold(long, 20 * line)
+    code_line = long.begin().layout().lineAt(0).height()
+    assert 20 * line - code_line < cut <= 20 * line and cut % code_line == 0
+    assert hidden == 100 - cut // code_line

@@ -5,6 +5,7 @@ and Retry / Discard on a failed post."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QAbstractItemView
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
@@ -109,3 +110,72 @@ def test_a_post_that_fails_after_being_shown_gets_its_buttons(qtbot, qloop, sess
     session.emit(OutboxChanged(OutboxItem("c2", "empty", pending.parts, pending.created_at, OutboxStatus.FAILED, error="too large")))
     layout = view.message_delegate.layouts.get(model.entry(0), width, False, view.font())
     assert layout.status_text == "Not sent: too large" and set(layout.buttons) == {"retry", "discard"}
+
+
+def build_log(lines: int) -> str:
+    return "Build failed:\n\n```\n" + "\n".join(f"[{n:03}] cc -O2 -c src/module_{n}.c -o build/module_{n}.o" for n in range(lines)) + "\n```"
+
+
+def test_a_long_message_is_folded_and_show_more_expands_it_then_show_less_folds_it(qtbot, qloop, session, bridge):
+    add_messages(qtbot, qloop, session, [message(1, "team", "before"), message(2, "team", build_log(200)), message(3, "team", "after")])
+    view = make_view(qtbot, bridge)
+    model = view.model()
+    long_row, line = model.index(1), view.fontMetrics().lineSpacing()
+    assert view.toggle_link(model.index(0)) is None and view.toggle_link(model.index(2)) is None
+    folded_height = view.visualRect(long_row).height()
+    assert folded_height < 30 * line  # 200 lines of log take ~250 lines' height whole
+    layout = view.message_delegate.row_layout(view._item_option(long_row), long_row)
+    assert layout.folded and layout.toggle_text.startswith("Show more ▾ (") and "more lines)" in layout.toggle_text
+    hidden = int(layout.toggle_text.split("(")[1].split()[0])
+    assert 170 <= hidden <= 195
+
+    view.scrollTo(long_row, QAbstractItemView.ScrollHint.PositionAtTop)
+    link = view.toggle_link(long_row)
+    assert view.viewport().rect().contains(link)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=link.center())
+    qtbot.waitUntil(lambda: view.visualRect(long_row).height() > 200 * line, timeout=5000)
+    assert model.is_expanded(model.entry(1).key)
+
+    view.resize(520, 400)  # a relayout at a new width keeps it expanded
+    qtbot.waitUntil(lambda: view.message_delegate.row_width() < 560, timeout=5000)
+    qtbot.waitUntil(lambda: view.visualRect(long_row).height() > 200 * line, timeout=5000)
+
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.value() + view.toggle_link(long_row).top() - 200)  # "Show less" at the end of the log
+    link = view.toggle_link(long_row)
+    assert view.message_delegate.row_layout(view._item_option(long_row), long_row).toggle_text == "Show less ▴"
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=link.center())
+    qtbot.waitUntil(lambda: view.visualRect(long_row).height() < 30 * line, timeout=5000)
+    assert abs(view.toggle_link(long_row).top() - link.top()) <= 4  # "Show more" lands where "Show less" was
+
+
+def test_enter_on_a_folded_message_expands_it(qtbot, qloop, session, bridge):
+    add_messages(qtbot, qloop, session, [message(1, "team", build_log(60))] + [message(seq, "team") for seq in range(2, 8)])
+    view = make_view(qtbot, bridge)
+    model = view.model()
+    view.setCurrentIndex(model.index(1))
+    qtbot.keyClick(view, Qt.Key.Key_Return)  # a short message has nothing to expand
+    assert not model.is_expanded(model.entry(1).key)
+    view.setFocus()
+    view.setCurrentIndex(model.index(0))
+    folded = view.visualRect(model.index(0)).height()
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: view.visualRect(model.index(0)).height() > 2 * folded, timeout=5000)
+    qtbot.keyClick(view, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: view.visualRect(model.index(0)).height() == folded, timeout=5000)
+
+
+def test_a_long_failed_post_is_folded_and_keeps_retry_and_discard(qtbot, qloop, session, bridge):
+    view = make_view(qtbot, bridge, "empty")
+    text = "\n\n".join(f"point {n} of my notes" for n in range(40))
+    session.emit(OutboxChanged(OutboxItem("c3", "empty", ({"kind": "text", "text": text},), 1_700_000_000.0, OutboxStatus.FAILED, error="too large")))
+    model = view.model()
+    index = model.index(0)
+    qtbot.waitUntil(lambda: view.visualRect(index).isValid() and view.visualRect(index).height() < 30 * view.fontMetrics().lineSpacing(), timeout=5000)
+    layout = view.message_delegate.row_layout(view._item_option(index), index)
+    assert layout.folded and set(layout.buttons) == {"retry", "discard"}
+    assert layout.buttons["retry"].top() > layout.toggle.bottom()
+    view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtTop)
+    with qtbot.waitSignal(view.message_delegate.retryRequested) as retry:
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).topLeft() + layout.buttons["retry"].center())
+    assert retry.args == ["c3"]

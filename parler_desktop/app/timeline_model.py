@@ -8,6 +8,9 @@ the reader follows the bottom the window is trimmed from the top so it never gro
 
 ``read_marker`` is the hub cursor when the room was opened: the "new messages" divider sits
 above the first row with a higher seq.
+
+Which long messages the reader expanded is kept here by entry key (not persisted), so it
+survives scrolling, paging and switching rooms until the session changes.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ class TimelineModel(QAbstractListModel):
         self._flush_timer.timeout.connect(self._flush_incoming)
         self._first_unread: int | None = None
         self._first_unread_known = False
+        self._expanded: set[str] = set()  # keys of the long messages shown whole
         for change in (self.modelReset, self.rowsInserted, self.rowsRemoved):
             change.connect(self._forget_first_unread)  # connected first: runs before any view's slot
         bridge.messagesStored.connect(self._messages_stored)
@@ -128,6 +132,21 @@ class TimelineModel(QAbstractListModel):
             else:
                 high = mid
         return low if low < len(self._stored) else None
+
+    def is_expanded(self, key: str) -> bool:
+        return key in self._expanded
+
+    def set_expanded(self, row: int, expanded: bool) -> None:
+        """Show the row's long body whole (or folded again); the row's data changes."""
+        entry = self.entry(row)
+        if entry is None or (entry.key in self._expanded) == expanded:
+            return
+        if expanded:
+            self._expanded.add(entry.key)
+        else:
+            self._expanded.discard(entry.key)
+        index = self.index(row)
+        self.dataChanged.emit(index, index)
 
     def entry_by_id(self, message_id: str) -> TimelineEntry | None:
         """A loaded message by hub id (reply previews); None when it is outside the window."""
@@ -212,6 +231,7 @@ class TimelineModel(QAbstractListModel):
 
     # -- live changes -----------------------------------------------------------------------
     def _session_changed(self) -> None:
+        self._expanded.clear()
         self.open_room(None)
 
     def _messages_stored(self, room: str, messages: Sequence[Any], live: bool) -> None:

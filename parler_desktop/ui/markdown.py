@@ -4,6 +4,8 @@ Agents write Markdown; the text is untrusted. Qt's importer builds the document 
 cursors (no HTML parser involved) and ``MarkdownNoHTML`` keeps raw HTML as literal text. Images
 are the one way Markdown could make us load something, so the document never loads a resource
 and every image is replaced by its address as plain text.
+
+Headings are sized for a chat line, not a document title: only a little larger than the body.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QFont, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import QFont, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
 
 FEATURES = QTextDocument.MarkdownFeature(
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
 )
+
+HEADING_SCALE = {1: 1.3, 2: 1.15}  # deeper levels: body size, bold
 
 
 class SafeTextDocument(QTextDocument):
@@ -33,7 +37,41 @@ def markdown_document(text: str, font: QFont | None = None) -> SafeTextDocument:
     document.setMarkdown(text, FEATURES)
     if "![" in text:  # the only Markdown that makes an image (inline or by reference)
         _replace_images(document)
+    _scale_headings(document)
     return document
+
+
+def _scale_headings(document: QTextDocument) -> None:
+    """Replace the importer's title sizes (up to twice the body) with HEADING_SCALE."""
+    base = document.defaultFont()
+    block = document.begin()
+    while block.isValid():
+        level = block.blockFormat().headingLevel()
+        if level > 0:
+            cursor = QTextCursor(block)
+            cursor.setBlockCharFormat(_heading_format(block.charFormat(), base, level))
+            iterator = block.begin()
+            while not iterator.atEnd():
+                fragment = iterator.fragment()
+                if fragment.isValid():
+                    cursor.setPosition(fragment.position())
+                    cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
+                    cursor.setCharFormat(_heading_format(fragment.charFormat(), base, level))
+                iterator += 1
+        block = block.next()
+
+
+def _heading_format(current: QTextCharFormat, base: QFont, level: int) -> QTextCharFormat:
+    """``current`` (which keeps a code span's font or a link) at the heading's size, bold."""
+    heading = QTextCharFormat(current)
+    heading.clearProperty(QTextFormat.Property.FontSizeAdjustment)
+    scale = HEADING_SCALE.get(level, 1.0)
+    if base.pointSizeF() > 0:
+        heading.setFontPointSize(base.pointSizeF() * scale)
+    else:
+        heading.setProperty(QTextFormat.Property.FontPixelSize, round(base.pixelSize() * scale))
+    heading.setFontWeight(QFont.Weight.Bold)
+    return heading
 
 
 def _replace_images(document: QTextDocument) -> None:

@@ -1,14 +1,15 @@
 """Paints timeline rows (no widget per message) and turns clicks on a row's buttons into signals.
 
 A row: an optional "new messages" divider, a header (author, role, time, and whether the text is
-verified, unsigned or tampered — or that it is the human's own), the Markdown body, part cards
-and, for the human's unsent posts, their status with Retry / Discard.
+verified, unsigned or tampered — or that it is the human's own), the Markdown body (a long one
+folded, fading out above a "Show more" link), part cards and, for the human's unsent posts,
+their status with Retry / Discard.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QPointF, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QMouseEvent, QPainter, QPalette
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QLinearGradient, QMouseEvent, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from parler_desktop.app.timeline_entry import TimelineEntry
@@ -23,6 +24,7 @@ MENTION_BAR = QColor(230, 145, 0)
 HANDOFF_TINT = QColor(255, 152, 0, 60)
 CARD_TINT = QColor(127, 127, 127, 28)
 DIVIDER = QColor(220, 60, 60)
+FADE_LINES = 2.5  # a folded body fades out over its last lines
 SIGNATURE_LOOK = {
     SignatureState.VALID: ("✓ verified", QColor(46, 125, 50)),
     SignatureState.UNSIGNED: ("⚠ unsigned", QColor(176, 120, 0)),
@@ -35,10 +37,17 @@ def name_colour(agent_id: str) -> QColor:
     return NAME_COLOURS[sum(agent_id.encode()) % len(NAME_COLOURS)]
 
 
+def over(tint: QColor, base: QColor) -> QColor:
+    """The opaque colour of ``tint`` painted over ``base`` (what a fade must end in)."""
+    alpha = tint.alphaF()
+    return QColor.fromRgbF(*(t * alpha + b * (1 - alpha) for t, b in zip(tint.getRgbF()[:3], base.getRgbF()[:3])))
+
+
 class MessageDelegate(QStyledItemDelegate):
     retryRequested = Signal(str)  # client id
     discardRequested = Signal(str)
     saveRequested = Signal(object)  # Card with a blob
+    toggleRequested = Signal(QModelIndex)  # the row's "Show more" / "Show less" was clicked
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -58,7 +67,12 @@ class MessageDelegate(QStyledItemDelegate):
         if entry is None:
             return None
         divider = index.row() == model.first_unread_row()
-        return entry, self.layouts.get(entry, self.row_width(), divider, option.font)
+        return entry, self.layouts.get(entry, self.row_width(), divider, option.font, model.is_expanded(entry.key))
+
+    def row_layout(self, option: QStyleOptionViewItem, index: QModelIndex) -> RowLayout | None:
+        """The row's layout (row coordinates), as painted."""
+        found = self._layout(option, index)
+        return found[1] if found is not None else None
 
     def row_width(self) -> int:
         """Rows span the viewport (the option's rect is not set when Qt asks for a size)."""
@@ -82,25 +96,47 @@ class MessageDelegate(QStyledItemDelegate):
             self._paint_divider(painter, option, width)
             top = DIVIDER_HEIGHT
         row = QRect(0, top, width, layout.height - top)
-        if option.state & QStyle.StateFlag.State_Selected:
-            painter.fillRect(row, option.palette.color(QPalette.ColorRole.Highlight).lighter(170))
-        elif layout.mentions_me:
-            painter.fillRect(row, MENTION_TINT)
+        tint = self._row_tint(option, entry, layout)
+        if tint is not None:
+            painter.fillRect(row, tint)
+        if layout.mentions_me and not option.state & QStyle.StateFlag.State_Selected:
             painter.fillRect(QRect(0, top, 3, row.height()), MENTION_BAR)
-        elif entry.mine:
-            painter.fillRect(row, MINE_TINT)
         self._paint_header(painter, option, entry, layout, top + PAD, width)
         if layout.body is not None:
-            painter.save()
-            painter.translate(PAD, layout.body_top)
-            self._fit_body(layout)
-            layout.body.drawContents(painter)
-            painter.restore()
+            self._paint_body(painter, option, layout, tint)
         for card, box, save in layout.cards:
             self._paint_card(painter, option, card, box, save)
         if layout.status_text:
             self._paint_status(painter, option, entry, layout)
         painter.restore()
+
+    def _row_tint(self, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout) -> QColor | None:
+        if option.state & QStyle.StateFlag.State_Selected:
+            return option.palette.color(QPalette.ColorRole.Highlight).lighter(170)
+        if layout.mentions_me:
+            return MENTION_TINT
+        return MINE_TINT if entry.mine else None
+
+    def _paint_body(self, painter: QPainter, option: QStyleOptionViewItem, layout: RowLayout, tint: QColor | None) -> None:
+        """The body, cut at its fold and fading into the row's background there, then its link."""
+        self._fit_body(layout)
+        inner = layout.body.textWidth()
+        painter.save()
+        painter.translate(PAD, layout.body_top)
+        layout.body.drawContents(painter, QRectF(0, 0, inner, layout.body_height))
+        if layout.folded:
+            base = option.palette.color(QPalette.ColorRole.Base)
+            background = over(tint, base) if tint is not None else base
+            fade = min(layout.body_height, round(FADE_LINES * option.fontMetrics.lineSpacing()))
+            gradient = QLinearGradient(0, layout.body_height - fade, 0, layout.body_height)
+            gradient.setColorAt(0, QColor(background.red(), background.green(), background.blue(), 0))
+            gradient.setColorAt(1, background)
+            painter.fillRect(QRectF(0, layout.body_height - fade, inner, fade), gradient)
+        painter.restore()
+        if layout.toggle is not None:
+            painter.setFont(option.font)
+            painter.setPen(option.palette.color(QPalette.ColorRole.Link))
+            painter.drawText(layout.toggle, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, layout.toggle_text)
 
     def _fit_body(self, layout: RowLayout) -> None:
         inner = max(50, self.row_width() - 2 * PAD)
@@ -115,7 +151,10 @@ class MessageDelegate(QStyledItemDelegate):
         layout = found[1]
         self._fit_body(layout)
         local = point - option.rect.topLeft() - QPoint(PAD, layout.body_top)
+        if local.y() >= layout.body_height:
+            return None  # below the fold (or under the body)
         return layout.body.documentLayout().anchorAt(QPointF(local)) or None
+
 
     def _paint_divider(self, painter: QPainter, option: QStyleOptionViewItem, width: int) -> None:
         painter.setPen(DIVIDER)
@@ -216,6 +255,9 @@ class MessageDelegate(QStyledItemDelegate):
             return False
         entry, layout = found
         point = event.position().toPoint() - option.rect.topLeft()
+        if layout.toggle is not None and layout.toggle.contains(point):
+            self.toggleRequested.emit(index)
+            return True
         for name, rect in layout.buttons.items():
             if rect.contains(point) and entry.outbox is not None:
                 (self.retryRequested if name == "retry" else self.discardRequested).emit(entry.outbox.client_id)

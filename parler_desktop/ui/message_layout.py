@@ -3,10 +3,15 @@
 Laying out Markdown is the costly step of a row, so a row's layout — its height, the body
 document and the hit areas of its buttons — is computed the first time the view asks for the
 row's size and reused for painting and clicks until the width changes.
+
+A long body (a pasted build log) is folded: cut after the last line that fits in
+COLLAPSED_LINES lines of text, with a "Show more" link under it, so the conversation around it
+stays on screen. Expanded, the whole body shows with "Show less".
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -25,6 +30,8 @@ CARD_PAD = 6
 DIVIDER_HEIGHT = 22
 CACHE_SIZE = 1500
 MAX_SHOWN_CHARS = 20_000
+COLLAPSED_LINES = 20  # a folded body shows about this many lines of body text
+MIN_HIDDEN_LINES = 4  # folding away fewer lines than this would save less than it costs
 
 
 @dataclass
@@ -32,6 +39,7 @@ class RowLayout:
     height: int
     body_top: int
     body: QTextDocument | None
+    body_height: int  # as drawn: the fold when folded
     cards: list[tuple[Card, QRect, QRect | None]]  # card, its box, its Save… link
     status_top: int
     status_text: str
@@ -39,6 +47,9 @@ class RowLayout:
     mentions_me: bool = False
     time_text: str = ""
     reply_text: str | None = None  # filled when first painted (needs the model)
+    folded: bool = False  # the body is cut at body_height
+    toggle: QRect | None = None  # the "Show more" / "Show less" link of a long body
+    toggle_text: str = ""
 
 
 def shown_text(text: str) -> str:
@@ -69,6 +80,31 @@ def mentions_me(entry: TimelineEntry, my_name: str, my_role: str | None) -> bool
         if handle and (handle in entry.mentions or f"@{handle}" in text):
             return True
     return False
+
+
+def fold(document: QTextDocument, limit: float) -> tuple[int, int] | None:
+    """Where to cut a body taller than ``limit`` — under the last line that fits whole — and how
+    many lines are below the cut; None when the body fits or too little would be hidden."""
+    if document.size().height() <= limit:
+        return None
+    layout = document.documentLayout()
+    cut = 0.0
+    below: set[int] = set()  # the tops of hidden lines (table cells side by side share one)
+    block = document.begin()
+    while block.isValid():
+        top = layout.blockBoundingRect(block).top()
+        lines = block.layout()
+        for number in range(lines.lineCount()):
+            line = lines.lineAt(number)
+            bottom = top + line.y() + line.height()
+            if bottom <= limit:
+                cut = max(cut, bottom)
+            else:
+                below.add(round(top + line.y()))
+        block = block.next()
+    if len(below) < MIN_HIDDEN_LINES:
+        return None
+    return (math.ceil(cut) if cut > 0 else int(limit)), len(below)
 
 
 def format_time(ts_ms: int) -> str:
@@ -105,12 +141,13 @@ class LayoutCache:
             self._documents.move_to_end(entry.key)
         return document
 
-    def get(self, entry: TimelineEntry, width: int, divider: bool, font: QFont) -> RowLayout:
+    def get(self, entry: TimelineEntry, width: int, divider: bool, font: QFont, expanded: bool = False) -> RowLayout:
+        """The row's layout; ``expanded`` shows a long body whole instead of folded."""
         status = entry.outbox.status if entry.outbox is not None else None
-        cache_key = (entry.key, status, entry.seq, width, divider)
+        cache_key = (entry.key, status, entry.seq, width, divider, expanded)
         layout = self._rows.get(cache_key)
         if layout is None:
-            layout = self._compute(entry, width, divider, font)
+            layout = self._compute(entry, width, divider, font, expanded)
             self._rows[cache_key] = layout
             if len(self._rows) > CACHE_SIZE:
                 self._rows.popitem(last=False)
@@ -118,7 +155,7 @@ class LayoutCache:
             self._rows.move_to_end(cache_key)
         return layout
 
-    def _compute(self, entry: TimelineEntry, width: int, divider: bool, font: QFont) -> RowLayout:
+    def _compute(self, entry: TimelineEntry, width: int, divider: bool, font: QFont, expanded: bool) -> RowLayout:
         metrics = QFontMetrics(font)
         line = metrics.height()
         inner = max(50, width - 2 * PAD)
@@ -128,10 +165,26 @@ class LayoutCache:
             top += line
         body_top = top
         body: QTextDocument | None = None
+        body_height = 0
+        toggle: QRect | None = None
+        toggle_text = ""
+        folded = False
         if entry.text.strip():
             body = self._document(entry, font)
             body.setTextWidth(inner)
-            top += int(body.size().height()) + GAP
+            body_height = math.ceil(body.size().height())
+            cut = fold(body, COLLAPSED_LINES * metrics.lineSpacing())
+            if cut is not None:
+                folded = not expanded
+                if folded:
+                    body_height, hidden = cut
+                    toggle_text = f"Show more ▾ ({hidden:,} more lines)"
+                else:
+                    toggle_text = "Show less ▴"
+            top += body_height + GAP
+            if toggle_text:
+                toggle = QRect(PAD, top, metrics.horizontalAdvance(toggle_text) + 4, line)
+                top += line + GAP
         cards: list[tuple[Card, QRect, QRect | None]] = []
         for part in entry.extension_parts:
             card = card_for(part, self.my_name, self.my_role)
@@ -158,10 +211,14 @@ class LayoutCache:
             height=top + PAD - GAP,
             body_top=body_top,
             body=body,
+            body_height=body_height,
             cards=cards,
             status_top=status_top,
             status_text=status,
             buttons=buttons,
             mentions_me=mentions_me(entry, self.my_name, self.my_role),
             time_text=format_time(entry.ts_ms),
+            folded=folded,
+            toggle=toggle,
+            toggle_text=toggle_text,
         )

@@ -7,14 +7,28 @@ when it arrives. A "Jump to first unread" button loads back to the read marker a
 Links in messages are clickable: the pointer turns into a hand over one, its tooltip shows the
 full address, and a click hands it to ``open_url`` (the desktop's opener) only when ``links.py``
 allows it; any other link is refused with ``linkRefused``.
+
+A long message is folded (``message_layout``); its "Show more" link, Enter or Space on the
+current row, or the context menu expand it, and "Show less" folds it again. Only that row is
+laid out anew, and folding keeps the link where it was on screen.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QPoint, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QHelpEvent, QMouseEvent, QPainter, QPaintEvent, QPalette, QResizeEvent
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, Qt, QUrl, Signal
+from PySide6.QtGui import (
+    QDesktopServices,
+    QGuiApplication,
+    QHelpEvent,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QPushButton, QStyleOptionViewItem, QToolTip, QWidget
 
 from parler_desktop.app.timeline_entry import TimelineEntry
@@ -46,6 +60,7 @@ class TimelineView(QListView):
         self.setModel(model)
         self.message_delegate = MessageDelegate(self)
         self.setItemDelegate(self.message_delegate)
+        self.message_delegate.toggleRequested.connect(self.toggle_expanded)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setResizeMode(QListView.ResizeMode.Adjust)
@@ -153,16 +168,58 @@ class TimelineView(QListView):
             self.scrollTo(self._model.index(row), QAbstractItemView.ScrollHint.PositionAtTop)
         self._update_jump()
 
+    # -- long messages ----------------------------------------------------------------------
+    def toggle_link(self, index: QModelIndex) -> QRect | None:
+        """The row's "Show more" / "Show less" link in viewport coordinates; None on a short row."""
+        layout = self.message_delegate.row_layout(self._item_option(index), index)
+        if layout is None or layout.toggle is None:
+            return None
+        return layout.toggle.translated(self.visualRect(index).topLeft())
+
+    def toggle_expanded(self, index: QModelIndex) -> None:
+        """Expand a folded long message or fold it again. Folding moves the view so the link
+        stays where it was: the reader is not left in the middle of the next messages."""
+        entry = self._model.entry(index.row()) if index.isValid() else None
+        before = self.toggle_link(index)
+        if entry is None or before is None:
+            return
+        expanding = not self._model.is_expanded(entry.key)
+        self._model.set_expanded(index.row(), expanding)
+        self.message_delegate.sizeHintChanged.emit(index)
+        if expanding:
+            return
+        self.doItemsLayout()  # settle the row's new height now, then put its link back
+        after = self.toggle_link(index)
+        if after is not None:
+            bar = self.verticalScrollBar()
+            bar.setValue(bar.value() + after.top() - before.top())
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        index = self.currentIndex()
+        toggles = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+        if toggles and index.isValid() and self.toggle_link(index) is not None:
+            self.toggle_expanded(index)
+            return
+        super().keyPressEvent(event)
+
     # -- links ------------------------------------------------------------------------------
+    def _item_option(self, index: QModelIndex) -> QStyleOptionViewItem:
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        option.rect = self.visualRect(index)
+        return option
+
     def link_at(self, point: QPoint) -> str | None:
         """The address of the link at ``point`` (viewport coordinates), if there is one."""
         index = self.indexAt(point)
         if not index.isValid():
             return None
-        option = QStyleOptionViewItem()
-        self.initViewItemOption(option)
-        option.rect = self.visualRect(index)
-        return self.message_delegate.link_at(option, index, point)
+        return self.message_delegate.link_at(self._item_option(index), index, point)
+
+    def _on_toggle_link(self, point: QPoint) -> bool:
+        index = self.indexAt(point)
+        link = self.toggle_link(index) if index.isValid() else None
+        return link is not None and link.contains(point)
 
     def open_link(self, href: str) -> None:
         url = openable_url(href)
@@ -184,7 +241,8 @@ class TimelineView(QListView):
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         super().mouseMoveEvent(event)
-        if self.link_at(event.position().toPoint()) is not None:
+        point = event.position().toPoint()
+        if self.link_at(point) is not None or self._on_toggle_link(point):
             self.viewport().setCursor(Qt.CursorShape.PointingHandCursor)
         else:
             self.viewport().unsetCursor()
@@ -227,8 +285,13 @@ class TimelineView(QListView):
         reply = menu.addAction("Reply")
         reply.setEnabled(entry.message_id is not None)
         copy = menu.addAction("Copy text")
+        toggle = None
+        if self.toggle_link(index) is not None:
+            toggle = menu.addAction("Show less" if self._model.is_expanded(entry.key) else "Show whole message")
         chosen = menu.exec(self.viewport().mapToGlobal(point))
-        if chosen is reply:
+        if chosen is not None and chosen is toggle:
+            self.toggle_expanded(index)
+        elif chosen is reply:
             self.replyRequested.emit(entry)
         elif chosen is copy:
             QGuiApplication.clipboard().setText(entry.text)
