@@ -124,7 +124,7 @@ def test_a_long_message_is_folded_and_show_more_expands_it_then_show_less_folds_
     assert view.toggle_link(model.index(0)) is None and view.toggle_link(model.index(2)) is None
     folded_height = view.visualRect(long_row).height()
     assert folded_height < 30 * line  # 200 lines of log take ~250 lines' height whole
-    layout = view.message_delegate.row_layout(view._item_option(long_row), long_row)
+    layout = view.row_layout(long_row)
     assert layout.folded and layout.toggle_text.startswith("Show more ▾ (") and "more lines)" in layout.toggle_text
     hidden = int(layout.toggle_text.split("(")[1].split()[0])
     assert 170 <= hidden <= 195
@@ -143,7 +143,7 @@ def test_a_long_message_is_folded_and_show_more_expands_it_then_show_less_folds_
     bar = view.verticalScrollBar()
     bar.setValue(bar.value() + view.toggle_link(long_row).top() - 200)  # "Show less" at the end of the log
     link = view.toggle_link(long_row)
-    assert view.message_delegate.row_layout(view._item_option(long_row), long_row).toggle_text == "Show less ▴"
+    assert view.row_layout(long_row).toggle_text == "Show less ▴"
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=link.center())
     qtbot.waitUntil(lambda: view.visualRect(long_row).height() < 30 * line, timeout=5000)
     assert abs(view.toggle_link(long_row).top() - link.top()) <= 4  # "Show more" lands where "Show less" was
@@ -172,7 +172,7 @@ def test_a_long_failed_post_is_folded_and_keeps_retry_and_discard(qtbot, qloop, 
     model = view.model()
     index = model.index(0)
     qtbot.waitUntil(lambda: view.visualRect(index).isValid() and view.visualRect(index).height() < 30 * view.fontMetrics().lineSpacing(), timeout=5000)
-    layout = view.message_delegate.row_layout(view._item_option(index), index)
+    layout = view.row_layout(index)
     assert layout.folded and set(layout.buttons) == {"retry", "discard"}
     assert layout.buttons["retry"].top() > layout.toggle.bottom()
     view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtTop)

@@ -24,7 +24,8 @@ MENTION_BAR = QColor(230, 145, 0)
 HANDOFF_TINT = QColor(255, 152, 0, 60)
 CARD_TINT = QColor(127, 127, 127, 28)
 DIVIDER = QColor(220, 60, 60)
-FADE_LINES = 2.5  # a folded body fades out over its last lines
+FADE_LINES = 3  # a folded body fades out over its last lines…
+FADE_END = 0.8  # …leaving its last line faint but whole, so it does not look cut in half
 SIGNATURE_LOOK = {
     SignatureState.VALID: ("✓ verified", QColor(46, 125, 50)),
     SignatureState.UNSIGNED: ("⚠ unsigned", QColor(176, 120, 0)),
@@ -129,8 +130,10 @@ class MessageDelegate(QStyledItemDelegate):
             background = over(tint, base) if tint is not None else base
             fade = min(layout.body_height, round(FADE_LINES * option.fontMetrics.lineSpacing()))
             gradient = QLinearGradient(0, layout.body_height - fade, 0, layout.body_height)
-            gradient.setColorAt(0, QColor(background.red(), background.green(), background.blue(), 0))
-            gradient.setColorAt(1, background)
+            for at, alpha in ((0.0, 0.0), (1.0, FADE_END)):
+                colour = QColor(background)
+                colour.setAlphaF(alpha)
+                gradient.setColorAt(at, colour)
             painter.fillRect(QRectF(0, layout.body_height - fade, inner, fade), gradient)
         painter.restore()
         if layout.toggle is not None:
@@ -154,7 +157,6 @@ class MessageDelegate(QStyledItemDelegate):
         if local.y() >= layout.body_height:
             return None  # below the fold (or under the body)
         return layout.body.documentLayout().anchorAt(QPointF(local)) or None
-
 
     def _paint_divider(self, painter: QPainter, option: QStyleOptionViewItem, width: int) -> None:
         painter.setPen(DIVIDER)

@@ -36,6 +36,7 @@ from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.ui.links import link_tooltip, openable_url
 from parler_desktop.ui.message_delegate import MessageDelegate
+from parler_desktop.ui.message_layout import RowLayout
 
 BOTTOM_SLACK_PX = 4
 LOAD_OLDER_PX = 300
@@ -169,9 +170,16 @@ class TimelineView(QListView):
         self._update_jump()
 
     # -- long messages ----------------------------------------------------------------------
+    def row_layout(self, index: QModelIndex) -> RowLayout | None:
+        """Where the pieces of the row are, as painted (row coordinates)."""
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        option.rect = self.visualRect(index)
+        return self.message_delegate.row_layout(option, index)
+
     def toggle_link(self, index: QModelIndex) -> QRect | None:
         """The row's "Show more" / "Show less" link in viewport coordinates; None on a short row."""
-        layout = self.message_delegate.row_layout(self._item_option(index), index)
+        layout = self.row_layout(index)
         if layout is None or layout.toggle is None:
             return None
         return layout.toggle.translated(self.visualRect(index).topLeft())
@@ -203,18 +211,15 @@ class TimelineView(QListView):
         super().keyPressEvent(event)
 
     # -- links ------------------------------------------------------------------------------
-    def _item_option(self, index: QModelIndex) -> QStyleOptionViewItem:
-        option = QStyleOptionViewItem()
-        self.initViewItemOption(option)
-        option.rect = self.visualRect(index)
-        return option
-
     def link_at(self, point: QPoint) -> str | None:
         """The address of the link at ``point`` (viewport coordinates), if there is one."""
         index = self.indexAt(point)
         if not index.isValid():
             return None
-        return self.message_delegate.link_at(self._item_option(index), index, point)
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        option.rect = self.visualRect(index)
+        return self.message_delegate.link_at(option, index, point)
 
     def _on_toggle_link(self, point: QPoint) -> bool:
         index = self.indexAt(point)
