@@ -7,7 +7,6 @@ import json
 import os
 import pty
 import signal
-import socket
 import subprocess
 
 import pytest
@@ -115,11 +114,8 @@ async def test_listen_exits_1_when_the_join_secret_is_rejected(hub_factory, tmp_
     assert "join secret" in result.stderr
 
 
-async def test_listen_gives_up_after_max_retries(tmp_path):
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    result = await run_cli(tmp_path / "home", "listen", "--hub", f"127.0.0.1:{port}", "--max-retries", "1")
+async def test_listen_gives_up_after_max_retries(tmp_path, refused_port):
+    result = await run_cli(tmp_path / "home", "listen", "--hub", f"127.0.0.1:{refused_port}", "--max-retries", "1")
     assert result.status == 1
     assert "giving up after 1 retries" in result.stderr
 

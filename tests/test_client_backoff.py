@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-import socket
 
 import pytest
 
@@ -19,20 +18,14 @@ WAITING = (ConnectionState.BACKING_OFF, ConnectionState.OFFLINE)
 TUNING = SessionTuning(backoff_base_secs=0.5, backoff_cap_secs=4.0, offline_after=3, healthy_secs=60.0)
 
 
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]  # nothing listens once the probe is closed
-
-
 def waits(log) -> list[StateChanged]:
     return [event for event in log.of(StateChanged) if event.state in WAITING]
 
 
-async def test_unreachable_hub_backs_off_with_capped_full_jitter_then_offline(session_factory):
+async def test_unreachable_hub_backs_off_with_capped_full_jitter_then_offline(session_factory, refused_port):
     clock = ManualClock()
     session, log = await session_factory(
-        f"ws://127.0.0.1:{closed_port()}/ws", clock=clock, rng=random.Random(11), tuning=TUNING
+        f"ws://127.0.0.1:{refused_port}/ws", clock=clock, rng=random.Random(11), tuning=TUNING
     )
     expected = random.Random(11)
     for attempt in range(1, 8):

@@ -9,6 +9,7 @@
   stay inside them; a test that needs more passes ``limits=HubLimits().relaxed()``.
 - ``hub_process_factory(db_path=None, port=0, extra_args=())`` → a ``HubProcess``: the real
   ``python -m parler_desktop hub`` in a subprocess, for kill -9 and restart tests.
+- ``refused_port`` → a 127.0.0.1 port where connecting is refused for the whole test.
 """
 
 from __future__ import annotations
@@ -257,3 +258,12 @@ def hub_process_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ca
     for process in started:
         process.kill()
 
+
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A port held bound but not listening: a connect is refused, and since the port stays taken,
+    no hub started meanwhile (by this or a parallel test) can land on it, as it could on a port
+    probed and released."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield held.getsockname()[1]
