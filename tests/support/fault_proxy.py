@@ -25,7 +25,8 @@ class FaultProxy:
         self._upstream_flowing.set()
         self._downstream_flowing.set()
         self._links: set[tuple[asyncio.StreamWriter, asyncio.StreamWriter]] = set()
-        self._pumps: set[asyncio.Task[None]] = set()
+        self._handlers: set[asyncio.Task[object]] = set()  # one per accepted connection, until it ends
+        self._closing = False
         self.accepted = 0  # connections accepted so far (each client reconnect adds one)
 
     @property
@@ -46,13 +47,15 @@ class FaultProxy:
         return self
 
     async def close(self) -> None:
-        """Stop accepting and drop every connection; the pumps end on their own (no cancelling
-        of the server's connection tasks, which asyncio would log as errors)."""
+        """Stop accepting, drop every connection and wait until each connection's handler has
+        ended on its own (a handler the test's loop teardown cancelled instead would make
+        asyncio log an error; cancelling them here would too)."""
+        self._closing = True
         if self._server is not None:
             self._server.close()
         self.resume()
         self.cut()
-        await asyncio.gather(*self._pumps, return_exceptions=True)
+        await asyncio.gather(*self._handlers, return_exceptions=True)
         if self._server is not None:
             await self._server.wait_closed()
 
@@ -75,6 +78,15 @@ class FaultProxy:
         self._downstream_flowing.set()
 
     async def _accept(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
+        handler = asyncio.current_task()
+        assert handler is not None
+        self._handlers.add(handler)
+        try:
+            await self._forward(client_reader, client_writer)
+        finally:
+            self._handlers.discard(handler)
+
+    async def _forward(self, client_reader: asyncio.StreamReader, client_writer: asyncio.StreamWriter) -> None:
         self.accepted += 1
         try:
             upstream_reader, upstream_writer = await asyncio.open_connection(self.target_host, self.target_port)
@@ -82,19 +94,21 @@ class FaultProxy:
             client_writer.transport.abort()
             return
         link = (client_writer, upstream_writer)
+        if self._closing:  # close() came while we dialled the hub: its cut() could not see this link
+            for writer in link:
+                writer.transport.abort()
+            return
         self._links.add(link)
         pumps = [
             asyncio.ensure_future(self._pump(client_reader, upstream_writer, self._upstream_flowing)),
             asyncio.ensure_future(self._pump(upstream_reader, client_writer, self._downstream_flowing)),
         ]
-        self._pumps.update(pumps)
         try:
             await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for pump in pumps:
                 pump.cancel()
             await asyncio.gather(*pumps, return_exceptions=True)
-            self._pumps.difference_update(pumps)
             self._links.discard(link)
             for writer in link:
                 writer.transport.abort()
