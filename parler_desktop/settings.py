@@ -12,11 +12,11 @@ import dataclasses
 import getpass
 import json
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from parler_desktop.atomic_file import write_atomically
 from parler_desktop.paths import Home
 
 JOIN_SECRET_ENV = "PARLER_JOIN_SECRET"
@@ -94,16 +94,7 @@ def save_settings(path: Path, settings: Settings) -> None:
         path.replace(path.with_name(f"{path.name}.corrupt-{int(time.time())}"))
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     payload = json.dumps(dataclasses.asdict(settings), indent=2, ensure_ascii=False) + "\n"
-    fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
+    write_atomically(path, payload.encode("utf-8"))
 
 
 def read_join_secret(home: Home, settings: Settings) -> str | None:

@@ -32,7 +32,7 @@ def test_qt_stays_in_app_and_ui(path: Path):
     modules = imported_modules(path)
     uses_qt = any(m.startswith("PySide6") or m == "qasync" for m in modules)
     uses_widgets = any(m.startswith("PySide6.QtWidgets") for m in modules)
-    if layer in ("protocol", "hub", "client", "store", "identity.py", "paths.py", "file_lock.py", "instance_lock.py"):
+    if layer in ("protocol", "hub", "client", "store", "identity.py", "paths.py", "file_lock.py", "instance_lock.py", "atomic_file.py"):
         assert not uses_qt, f"{path} is below the Qt seam but imports Qt"
     if layer == "app":
         assert not uses_widgets, f"{path} is in app/ but imports QtWidgets"
@@ -46,9 +46,10 @@ ALLOWED = {
     "identity.py": {"protocol"},
     "paths.py": set(),
     "file_lock.py": set(),
+    "atomic_file.py": set(),
     "instance_lock.py": {"paths", "file_lock"},
-    "settings.py": {"paths"},
-    "hub": {"hub", "protocol", "identity", "paths", "file_lock"},
+    "settings.py": {"paths", "atomic_file"},
+    "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file"},
     "store": {"store", "protocol"},
     "client": {"client", "protocol", "identity", "store", "paths", "settings"},
     "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub"},

@@ -4,9 +4,9 @@ plus the pool of upload reservations that bounds memory held by pending uploads.
 from __future__ import annotations
 
 import asyncio
-import os
-import tempfile
 from pathlib import Path
+
+from parler_desktop.atomic_file import write_atomically
 
 
 class BlobFiles:
@@ -27,16 +27,7 @@ class BlobFiles:
         if target.exists() and target.stat().st_size == len(data):
             return
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".upload-")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomically(target, data)
 
     def _read(self, blob: str) -> bytes | None:
         try:
