@@ -18,6 +18,7 @@ import sys
 from importlib import resources
 
 from parler_desktop.paths import Home
+from parler_desktop.cli.help_text import description
 
 EXIT_RUNTIME = 1
 EXIT_ALREADY_RUNNING = 3
@@ -33,7 +34,7 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
 
 
 def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
-    sub = subparsers.add_parser("gui", help="open the desktop window (the default)", description=__doc__)
+    sub = subparsers.add_parser("gui", help="open the desktop window (the default)", description=description(__doc__))
     _add_options(sub)
     sub.set_defaults(run=run)
     _add_options(parser)

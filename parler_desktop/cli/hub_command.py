@@ -17,13 +17,14 @@ from pathlib import Path
 
 from parler_desktop.hub import Hub, HubConfig, HubDatabaseError, HubLimits
 from parler_desktop.paths import Home
+from parler_desktop.cli.help_text import description
 
 EXIT_RUNTIME = 1
 EXIT_USAGE = 2
 
 
 def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
-    sub = subparsers.add_parser("hub", help="run a local Parler hub", description=__doc__)
+    sub = subparsers.add_parser("hub", help="run a local Parler hub", description=description(__doc__))
     sub.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     sub.add_argument("--port", type=int, default=7070, help="port to bind; 0 picks a free port (default 7070)")
     sub.add_argument("--db", type=Path, help="hub database file (default: under the data dir of --home)")

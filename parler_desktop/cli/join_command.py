@@ -18,12 +18,13 @@ from parler_desktop.client.headless import EXIT_FAILED, EXIT_OK, EXIT_USAGE, cho
 from parler_desktop.client.session import HubSession
 from parler_desktop.paths import Home
 from parler_desktop.protocol.frames import Joined
+from parler_desktop.cli.help_text import description
 
 COMMAND = "join"
 
 
 def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
-    sub = subparsers.add_parser("join", help="redeem an invite code or link", description=__doc__)
+    sub = subparsers.add_parser("join", help="redeem an invite code or link", description=description(__doc__))
     sub.add_argument("--hub", metavar="URL", default=argparse.SUPPRESS, help="the hub (default: the link's hub, $PARLER_HUB or the settings)")
     sub.add_argument("code", metavar="CODE", help="invite code, CODE@HUB, or invite link")
     sub.set_defaults(run=run)

@@ -32,6 +32,7 @@ from parler_desktop.paths import Home
 from parler_desktop.protocol.canonical import SignatureState, verify_message
 from parler_desktop.protocol.parts import SIG_KIND
 from parler_desktop.protocol.values import StoredMessage
+from parler_desktop.cli.help_text import description
 
 COMMAND = "listen"
 STORE_POLL_SECS = 1.0  # how soon messages stored by another process on the home are printed
@@ -43,7 +44,7 @@ _BADGES = {SignatureState.VALID: "", SignatureState.UNSIGNED: "⚠ ", SignatureS
 
 
 def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
-    sub = subparsers.add_parser("listen", help="print messages as they arrive", description=__doc__)
+    sub = subparsers.add_parser("listen", help="print messages as they arrive", description=description(__doc__))
     sub.add_argument("--hub", metavar="URL", default=argparse.SUPPRESS, help="the hub (default: $PARLER_HUB or the settings)")
     sub.add_argument("--room", action="append", default=[], metavar="R", help="only this room (repeatable)")
     sub.add_argument("--json", action="store_true", help="NDJSON output even on a terminal")

@@ -19,13 +19,14 @@ from parler_desktop.client.headless import EXIT_FAILED, EXIT_OK, EXIT_USAGE, cho
 from parler_desktop.client.session import HubSession
 from parler_desktop.paths import Home
 from parler_desktop.store import StoreError
+from parler_desktop.cli.help_text import description
 
 COMMAND = "send"
 DONE = (OutboxStatus.SENT, OutboxStatus.FAILED, OutboxStatus.DISCARDED)
 
 
 def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
-    sub = subparsers.add_parser("send", help="post a message (exactly once) and print its seq", description=__doc__)
+    sub = subparsers.add_parser("send", help="post a message (exactly once) and print its seq", description=description(__doc__))
     sub.add_argument("--hub", metavar="URL", default=argparse.SUPPRESS, help="the hub (default: $PARLER_HUB or the settings)")
     sub.add_argument("--room", required=True, metavar="R", help="the room to post in")
     sub.add_argument("--client-id", metavar="ID", help="idempotency key: re-running with the same ID never posts twice")
