@@ -8,7 +8,9 @@ each next to a baseline measured in the same run:
 
 - first catch-up of a fresh store (every room paged from 0, cursors learned) vs a bare raw
   client paging the same rooms with ``since`` on one connection (no store, no events);
-- a restart on the same store with nothing new: operations spent and time to live;
+- a restart on the same store with nothing new: operations spent and time to live (the settled
+  unread counts persisted by the first run let it skip every room: rooms + subscribe, was one
+  pull per room before);
 - a hub restart (kill -9) while 5 of the rooms receive messages: operations spent to catch up;
 - push latency, send → MessagesStored, p50/p95, vs send → raw ``delivery`` at a bare subscriber.
 """

@@ -64,6 +64,7 @@ class ReadMarkers:
             ack = min(wanted, await self._sync_mark(room))
             cursor = await self._store.call(LocalStore.cursor, room)
             if ack > cursor:
+                await self._store.call(LocalStore.unsettle, room)  # a restart must not trust the old count
                 try:
                     reply = await request(Pull(room=room, limit=0, ack=ack), Pulled)
                 except HubRefused as error:

@@ -9,10 +9,16 @@ next reconciliation). Pushed messages are stored at once for speed but do not mo
 push the hub dropped between two stored ones is still fetched by the next pull.
 
 Which rooms need a pull, without pulling hundreds of rooms every minute: one ``rooms`` call gives
-every room's hub-side unread count. A room is pulled when it was not pulled yet by this process,
-when its unread count differs from the count seen just before its last complete pull (a new
-message or a cursor move), when pushes were stored since its last pull (a burst may have lost
-some), or when someone asked (our own post, a wake).
+every room's hub-side unread count. A room is pulled when its unread count differs from the count
+seen just before its last complete pull (a new message or a cursor move), when pushes were stored
+since its last pull (a burst may have lost some), when someone asked (our own post, a wake), or
+when its last complete pull is not known.
+
+That last knowledge survives restarts, so reopening a store costs a ``rooms`` call instead of a
+pull per room: after a complete pull the count is persisted as the room's *settled unread* when
+the store agrees with it (stored unread equals it, nothing stored above the mark). The store drops
+it whenever the room's messages, cursor, mark or kind change, and the session drops it before
+sending an ack (a crash could lose the hub's answer); a restart trusts only what is left.
 """
 
 from __future__ import annotations
@@ -69,6 +75,7 @@ class RoomSync:
         self._settled_unread: dict[str, int] = {}
         self._pushed: set[str] = set()
         self._dirty: set[str] = set()
+        self._restored = False  # the settled counts persisted by earlier processes were read
         self._holding: dict[str, list[StoredMessage]] | None = None  # pushes held during catch-up
         self._hold_all = False  # hold every room's pushes (the room list is not known yet)
         self._full_wanted = False
@@ -172,6 +179,8 @@ class RoomSync:
             cursor = await self._store.call(LocalStore.cursor, room)
             if await self._store.call(LocalStore.count_after, room, cursor) != hub_unread:
                 await self.learn_cursor(request, room)
+        if room not in self._cursor_unknown:  # else once the cursor is learned (_pull_rooms)
+            await self._store.call(LocalStore.settle, room, hub_unread, since)
 
     async def refresh_rooms(self, request: Requester) -> tuple[RoomInfo, ...]:
         reply = await request(Rooms(), RoomList)
@@ -210,6 +219,9 @@ class RoomSync:
                 await self.learn_cursor(request, room)
             except HubRefused:
                 self._cursor_unknown.discard(room)  # not a member any more: rooms drops it
+                continue
+            if room in self._settled_unread:  # its pull completed (and no new one started)
+                await self._store.call(LocalStore.settle, room, self._settled_unread[room], await self.mark(room))
 
     async def _pull_guarded(self, request: Requester, room: str, hub_unread: int | None) -> None:
         """Pull one room; a refusal or bad reply for it is reported, and the others still sync.
@@ -234,6 +246,10 @@ class RoomSync:
         self._hold_all = True
         try:
             rooms = await self.refresh_rooms(request)
+            if not self._restored:  # after refresh_rooms: a room whose kind changed is unsettled
+                self._restored = True
+                for name, unread in (await self._store.call(LocalStore.settled_unread)).items():
+                    self._settled_unread.setdefault(name, unread)
             stale = [room for room in rooms if self._needs_pull(room)]
             held, self._holding = self._holding, {room.name: [] for room in stale}
             self._hold_all = False

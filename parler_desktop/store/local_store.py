@@ -3,6 +3,10 @@
 Synchronous by design and used from ONE thread only (``StoreWorker``); every public method is
 one short transaction. Rooms, messages, cursors, sync marks, roster and meta live here; the
 outbox methods come from ``OutboxTables`` and the file handling from ``StoreDatabase``.
+
+A room's *settled unread* is the hub's unread count recorded when a complete pull left the store
+agreeing with it; every write that changes the room's messages, cursor, sync mark or kind drops
+it, in the same transaction, so a value that survives says nothing here moved since.
 """
 
 from __future__ import annotations
@@ -77,7 +81,8 @@ class LocalStore(OutboxTables):
                 self._db.execute(
                     "INSERT INTO rooms (name, kind, members, hub_unread) VALUES (?, ?, ?, ?) "
                     "ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, "
-                    "members = excluded.members, hub_unread = excluded.hub_unread",
+                    "members = excluded.members, hub_unread = excluded.hub_unread, "
+                    "settled_unread = CASE WHEN kind = excluded.kind THEN settled_unread END",
                     (room.name, room.kind, room.members, room.unread),
                 )
             for (name,) in self._db.execute("SELECT name FROM rooms").fetchall():
@@ -159,7 +164,7 @@ class LocalStore(OutboxTables):
             for room, count in added.items():
                 self._db.execute(
                     "INSERT INTO rooms (name, message_count) VALUES (?, ?) ON CONFLICT (name) "
-                    "DO UPDATE SET message_count = message_count + excluded.message_count",
+                    "DO UPDATE SET message_count = message_count + excluded.message_count, settled_unread = NULL",
                     (room, count),
                 )
         return inserted
@@ -250,7 +255,8 @@ class LocalStore(OutboxTables):
         with self._write():
             self._db.execute(
                 "INSERT INTO rooms (name, cursor) VALUES (?, ?) ON CONFLICT (name) "
-                "DO UPDATE SET cursor = max(cursor, excluded.cursor)",
+                "DO UPDATE SET cursor = max(cursor, excluded.cursor), "
+                "settled_unread = CASE WHEN excluded.cursor <= cursor THEN settled_unread END",
                 (room, seq),
             )
             return self._count("SELECT cursor FROM rooms WHERE name = ?", room)
@@ -267,9 +273,43 @@ class LocalStore(OutboxTables):
         with self._write():
             self._db.execute(
                 "INSERT INTO rooms (name, sync_mark) VALUES (?, ?) ON CONFLICT (name) "
-                "DO UPDATE SET sync_mark = excluded.sync_mark",
+                "DO UPDATE SET sync_mark = excluded.sync_mark, "
+                "settled_unread = CASE WHEN sync_mark = excluded.sync_mark THEN settled_unread END",
                 (room, seq),
             )
+
+    # ---- settled unread counts -----------------------------------------------------------
+
+    @guarded("saving a sync mark")
+    def settle(self, room: str, hub_unread: int, mark: int) -> None:
+        """After a complete pull up to ``mark``: record ``hub_unread`` as the room's settled count
+        if the store agrees with it (the mark is the room's, no message above it, stored unread
+        equals it); otherwise drop the settled count."""
+        with self._write():
+            self._db.execute(
+                "UPDATE rooms SET settled_unread = CASE WHEN sync_mark = :mark "
+                "AND (SELECT coalesce(max(seq), 0) FROM messages WHERE room = :room) = :mark "
+                "AND (SELECT count(*) FROM messages WHERE room = :room AND seq > rooms.cursor) = :unread "
+                "THEN :unread END WHERE name = :room",
+                {"room": room, "mark": mark, "unread": hub_unread},
+            )
+
+    @guarded("saving a sync mark")
+    def unsettle(self, room: str) -> None:
+        """Drop the room's settled count (e.g. before an ack: the hub cursor is about to move)."""
+        with self._write():
+            self._db.execute("UPDATE rooms SET settled_unread = NULL WHERE name = ?", (room,))
+
+    @guarded("reading sync marks")
+    def settled_unread(self) -> dict[str, int]:
+        """Rooms whose settled count still holds, checked again against the stored rows (the mark
+        covers every stored message, stored unread equals the count): room -> hub unread then."""
+        rows = self._db.execute(
+            "SELECT name, settled_unread FROM rooms WHERE settled_unread IS NOT NULL "
+            "AND sync_mark = (SELECT coalesce(max(seq), 0) FROM messages WHERE room = rooms.name) "
+            "AND settled_unread = (SELECT count(*) FROM messages WHERE room = rooms.name AND seq > rooms.cursor)"
+        )
+        return dict(rows.fetchall())
 
     # ---- roster ------------------------------------------------------------------------
 

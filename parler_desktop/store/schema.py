@@ -74,6 +74,14 @@ def _room_sync_marks(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE rooms ADD COLUMN sync_mark INTEGER")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_initial_schema, _room_sync_marks)
+def _room_settled_unread(db: sqlite3.Connection) -> None:
+    """Per-room hub unread count as of the room's last complete pull that agreed with the store
+    (NULL: unknown), so a restart skips the rooms whose count has not moved since."""
+    db.execute("ALTER TABLE rooms ADD COLUMN settled_unread INTEGER")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _initial_schema, _room_sync_marks, _room_settled_unread,
+)
 
 SCHEMA_VERSION = len(MIGRATIONS)
