@@ -149,6 +149,10 @@ class SessionBridge(QObject):
         if self._session is not None:
             self._session.notify_network_changed()
 
+    def notify_wake(self) -> None:
+        if self._session is not None:
+            self._session.notify_wake()
+
     async def refresh_roster(self, room: str) -> None:
         """Fetch ``room``'s roster once; it arrives as ``rosterChanged``."""
         await self._require_session().refresh_roster(room)

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QDialog, QSystemTrayIcon
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.local_hub import save_join_secret, start_local_hub
 from parler_desktop.app.network_watch import NetworkWatch
+from parler_desktop.app.sleep_watch import SleepWatch
 from parler_desktop.client.session import HubSession
 from parler_desktop.hub import EmbeddedHub
 from parler_desktop.identity import KeyFileError
@@ -36,6 +37,7 @@ class DesktopApp:
         self.bridge = SessionBridge()
         self.window = MainWindow(self.bridge)
         self.network = NetworkWatch(self.bridge, self.window)
+        self.sleep = SleepWatch(self.bridge, self.window)
         if QSystemTrayIcon.isSystemTrayAvailable():
             Tray(self.window, self.window.rooms, self.window.unseen).show()
         self.local_hub: EmbeddedHub | None = None

@@ -41,6 +41,7 @@ class StoreBackedSession:
         self.agent_id, self.name, self.role, self.hub_url = ME.id, ME.name, ME.role, "ws://127.0.0.1:1/ws"
         self._listeners: list[Callable[[SessionEvent], None]] = []
         self.watched: list[str] = []
+        self.wakes = 0
 
     def add_listener(self, callback: Callable[[SessionEvent], None]) -> None:
         self._listeners.append(callback)
@@ -51,6 +52,9 @@ class StoreBackedSession:
 
     def watch_roster(self, rooms: Sequence[str]) -> None:
         self.watched = list(rooms)
+
+    def notify_wake(self) -> None:
+        self.wakes += 1
 
 
 @pytest.fixture
