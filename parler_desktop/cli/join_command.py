@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
-import sys
 
 from parler_desktop.client.address import parse_invite
 from parler_desktop.client.errors import HubRefused, SessionClosed
@@ -47,7 +45,6 @@ async def join(session: HubSession, code: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     home = Home.resolve(args.home)
     try:
         invite = parse_invite(args.code)
@@ -56,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         report(COMMAND, str(error))
         return EXIT_USAGE
 
-    async def body(session: HubSession, stop: asyncio.Event) -> int:
+    async def body(session: HubSession) -> int:
         return await join(session, invite.code)
 
     return asyncio.run(run_session(COMMAND, home, hub_url, body, interrupted_status=EXIT_FAILED, sync_messages=False))

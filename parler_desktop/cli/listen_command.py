@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import re
 import sys
 import time
@@ -158,7 +157,6 @@ async def listen(
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     home = Home.resolve(args.home)
     if args.max_retries is not None and args.max_retries < 0:
         report(COMMAND, "--max-retries must be 0 or more")
@@ -170,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     as_json = args.json or not sys.stdout.isatty()
 
-    async def body(session: HubSession, stop: asyncio.Event) -> int:
+    async def body(session: HubSession) -> int:
         printer = MessagePrinter(sys.stdout, as_json=as_json, my_id=session.agent_id)
         return await listen(session, printer, rooms=args.room, once=args.once, max_retries=args.max_retries)
 

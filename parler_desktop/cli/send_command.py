@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import sys
 
 from parler_desktop.client.errors import SessionClosed
@@ -73,7 +72,6 @@ async def send(session: HubSession, room: str, text: str, client_id: str | None,
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     home = Home.resolve(args.home)
     try:
         hub_url = choose_hub_url(getattr(args, "hub", None), home)
@@ -82,10 +80,9 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     text = sys.stdin.read() if args.text == "-" else args.text
 
-    async def body(session: HubSession, stop: asyncio.Event) -> int:
+    async def body(session: HubSession) -> int:
         return await send(session, args.room, text, args.client_id, args.mention)
 
-    status = asyncio.run(
+    return asyncio.run(
         run_session(COMMAND, home, hub_url, body, interrupted_status=EXIT_FAILED, sync_messages=False)
     )
-    return status

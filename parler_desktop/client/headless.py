@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import signal
 import sys
@@ -84,14 +85,15 @@ def stderr_reporter(command: str) -> Callable[[SessionEvent], None]:
     return on_event
 
 
-Body = Callable[[HubSession, asyncio.Event], Awaitable[int]]
+Body = Callable[[HubSession], Awaitable[int]]
 
 
 async def run_session(
     command: str, home: Home, hub_url: str, body: Body, *, interrupted_status: int = EXIT_OK, **session_kwargs: Any
 ) -> int:
-    """Open the home's session on ``hub_url``, start it, and run ``body(session, stop)`` until it
-    returns an exit status, or a signal sets ``stop`` (then ``interrupted_status``); close all."""
+    """Open the home's session on ``hub_url``, start it, and run ``body(session)`` until it
+    returns an exit status, or SIGINT/SIGTERM arrives (then ``interrupted_status``); close all."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         session = await HubSession.open(home, hub_url, **session_kwargs)
     except (KeyFileError, StoreError, OSError, ValueError) as error:
@@ -102,7 +104,7 @@ async def run_session(
     try:
         with stop_on_signals(stop):
             session.start()
-            work = asyncio.ensure_future(body(session, stop))
+            work = asyncio.ensure_future(body(session))
             signalled = asyncio.ensure_future(stop.wait())
             await asyncio.wait((work, signalled), return_when=asyncio.FIRST_COMPLETED)
             signalled.cancel()
