@@ -31,6 +31,17 @@ from parler_desktop.ui.timeline_view import TimelineView
 APP_TITLE = "Parler"
 
 
+def _column(*widgets: QWidget, stretch: QWidget) -> QWidget:
+    """The widgets stacked edge to edge, ``stretch`` taking the spare height."""
+    column = QWidget()
+    layout = QVBoxLayout(column)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(0)
+    for widget in widgets:
+        layout.addWidget(widget, 1 if widget is stretch else 0)
+    return column
+
+
 class MainWindow(QMainWindow):
     connectRequested = Signal()
     closing = Signal()
@@ -55,27 +66,14 @@ class MainWindow(QMainWindow):
         self.room_title.setTextFormat(Qt.TextFormat.PlainText)  # room and member names come off the wire
         self.room_title.setStyleSheet("font-weight: bold; font-size: 14px; padding: 4px 8px;")
 
-        centre = QWidget()
-        centre_layout = QVBoxLayout(centre)
-        centre_layout.setContentsMargins(0, 0, 0, 0)
-        centre_layout.setSpacing(0)
-        centre_layout.addWidget(self.room_title)
-        centre_layout.addWidget(self.timeline, 1)
-        centre_layout.addWidget(self.composer)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.room_panel)
-        self.splitter.addWidget(centre)
+        self.splitter.addWidget(_column(self.room_title, self.timeline, self.composer, stretch=self.timeline))
         self.splitter.addWidget(self.roster_panel)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([260, 760, 230])
         self.splitter.setCollapsible(1, False)
-        body = QWidget()
-        body_layout = QVBoxLayout(body)
-        body_layout.setContentsMargins(0, 0, 0, 0)
-        body_layout.setSpacing(0)
-        body_layout.addWidget(self.connection_bar)
-        body_layout.addWidget(self.splitter, 1)
-        self.setCentralWidget(body)
+        self.setCentralWidget(_column(self.connection_bar, self.splitter, stretch=self.splitter))
         self.resize(1250, 800)
         self._add_actions()
         self._wire()
