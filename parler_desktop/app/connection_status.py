@@ -44,6 +44,9 @@ class StatusView:
     can_retry: bool = False
 
 
+NOT_CONNECTED = StatusView(Tone.BUSY, "Not connected")
+
+
 def describe(event: StateChanged, now: float, name: str) -> StatusView:
     """The sentence (and tone) for ``event`` at wall-clock time ``now``."""
     hub = event.hub_url
@@ -85,7 +88,7 @@ class ConnectionStatus(QObject):
         self._latest: StateChanged | None = None
         self._shown_event: StateChanged | None = None
         self._degraded_since: float | None = None
-        self.view = StatusView(Tone.BUSY, "Not connected")
+        self.view = NOT_CONNECTED
         self._timer = QTimer(self, interval=TICK_MS)
         self._timer.timeout.connect(self.tick)
 
@@ -94,15 +97,17 @@ class ConnectionStatus(QObject):
         self.tick()
 
     def reset(self) -> None:
-        self._latest = self._shown_event = None
-        self._degraded_since = None
-        self._publish(StatusView(Tone.BUSY, "Not connected"))
+        self._forget_events(NOT_CONNECTED)
 
     def show_problem(self, text: str) -> None:
         """No session could be started: say why (the Connect… button stays available)."""
+        self._forget_events(StatusView(Tone.ERROR, text))
+
+    def _forget_events(self, view: StatusView) -> None:
+        """Drop the followed session's states and show ``view`` until the next one arrives."""
         self._latest = self._shown_event = None
         self._degraded_since = None
-        self._publish(StatusView(Tone.ERROR, text))
+        self._publish(view)
 
     def on_state(self, event: StateChanged) -> None:
         self._latest = event

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
-from parler_desktop.app.connection_status import StatusView, Tone
+from parler_desktop.app.connection_status import NOT_CONNECTED, StatusView, Tone
 
 TONE_STYLES = {
     Tone.OK: "background: #e8f5e9; color: #1b5e20;",
@@ -33,7 +33,7 @@ class ConnectionBar(QWidget):
         layout.addWidget(self.retry)
         layout.addWidget(self.connect_button)
         self.setAutoFillBackground(True)
-        self.show_status(StatusView(Tone.BUSY, "Not connected"))
+        self.show_status(NOT_CONNECTED)
 
     def show_status(self, view: StatusView) -> None:
         self.label.setText(view.text)
