@@ -37,6 +37,7 @@ from parler_desktop.protocol.values import (
 )
 
 TaskState = Annotated[str, OneOf("accepted", "working", "awaiting", "done", "failed", "cancelled")]
+TERMINAL_TASK_STATES = frozenset({"done", "failed", "cancelled"})  # a task ends in one of these
 
 
 class ClientFrame(WireShape):

@@ -65,10 +65,6 @@ class TaskStatus(ExtensionPart):
         "accepted": "🟢", "working": "🔧", "awaiting": "⏳", "done": "✅", "failed": "❌", "cancelled": "🚫",
     }
 
-    @property
-    def is_terminal(self) -> bool:
-        return self.status in ("done", "failed", "cancelled")
-
 
 @dataclass(frozen=True)
 class FileRef(ExtensionPart):

@@ -9,13 +9,20 @@ from parler_desktop.hub.ids import now_ms
 from parler_desktop.hub.ops.common import check_len, derived_status, not_member, stored_message
 from parler_desktop.hub.sql import agents, rooms, services
 from parler_desktop.protocol import errors
-from parler_desktop.protocol.frames import Claim, Claimed, Complete, Completed, Queue, Queued
+from parler_desktop.protocol.frames import (
+    TERMINAL_TASK_STATES,
+    Claim,
+    Claimed,
+    Complete,
+    Completed,
+    Queue,
+    Queued,
+)
 
 DEFAULT_QUEUE_LIMIT = 50
 MAX_QUEUE_LIMIT = 200
 DEFAULT_LEASE_SECS = 300
 MIN_LEASE_SECS, MAX_LEASE_SECS = 15, 3600
-TERMINAL = frozenset({"done", "failed", "cancelled"})
 
 
 def _service_member(conn: sqlite3.Connection, room: str, agent: str) -> str | None:
@@ -70,7 +77,7 @@ def _claim(conn: sqlite3.Connection, ctx: HubContext, agent: str, frame: Claim, 
 
 def _complete(conn: sqlite3.Connection, agent: str, frame: Complete, now: int) -> Completed:
     _service_member(conn, frame.room, agent)
-    if frame.status not in TERMINAL:
+    if frame.status not in TERMINAL_TASK_STATES:
         raise OpError(
             "a service claim can only be completed with done, failed, or cancelled", errors.NOT_AUTHORIZED
         )

@@ -48,11 +48,6 @@ def touch_presence(conn: sqlite3.Connection, agent: str, now: int) -> None:
     conn.execute("UPDATE presence SET ts=? WHERE agent=?", (now, agent))
 
 
-def agent_name_role(conn: sqlite3.Connection, agent: str) -> tuple[str, str | None] | None:
-    row = conn.execute("SELECT name, role FROM agents WHERE id=?", (agent,)).fetchone()
-    return (row[0], row[1]) if row else None
-
-
 def presence_of(conn: sqlite3.Connection, agent: str) -> tuple[str, str | None, str | None, int] | None:
     """(status, activity, attention, ts) as stored, undecayed."""
     row = conn.execute(

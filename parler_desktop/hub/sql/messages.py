@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import sqlite3
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 COLUMNS = "seq, id, room, author, author_name, author_role, parts, mentions, reply_to, ts"
 
@@ -110,7 +109,3 @@ def pull(
 
 def _set_cursor(conn: sqlite3.Connection, room: str, agent: str, cursor: int) -> None:
     conn.execute("UPDATE members SET cursor=? WHERE room=? AND agent=?", (cursor, room, agent))
-
-
-def decode_json(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
