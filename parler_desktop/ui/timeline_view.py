@@ -143,13 +143,6 @@ class TimelineView(QListView):
         self._update_jump()
 
     # -- first unread -----------------------------------------------------------------------
-    def _first_unread_visible(self) -> bool:
-        row = self._model.first_unread_row()
-        if row is None:
-            return False
-        rect = self.visualRect(self._model.index(row))
-        return rect.isValid() and rect.bottom() >= 0 and rect.top() <= self.viewport().height()
-
     def _update_jump(self) -> None:
         unread_exists = self._model.newest_seq > self._model.read_marker and not self._model.loading
         row = self._model.first_unread_row()
@@ -172,10 +165,14 @@ class TimelineView(QListView):
     # -- long messages ----------------------------------------------------------------------
     def row_layout(self, index: QModelIndex) -> RowLayout | None:
         """Where the pieces of the row are, as painted (row coordinates)."""
+        return self.message_delegate.row_layout(self._row_option(index), index)
+
+    def _row_option(self, index: QModelIndex) -> QStyleOptionViewItem:
+        """The style option the delegate paints ``index`` with."""
         option = QStyleOptionViewItem()
         self.initViewItemOption(option)
         option.rect = self.visualRect(index)
-        return self.message_delegate.row_layout(option, index)
+        return option
 
     def toggle_link(self, index: QModelIndex) -> QRect | None:
         """The row's "Show more" / "Show less" link in viewport coordinates; None on a short row."""
@@ -216,10 +213,7 @@ class TimelineView(QListView):
         index = self.indexAt(point)
         if not index.isValid():
             return None
-        option = QStyleOptionViewItem()
-        self.initViewItemOption(option)
-        option.rect = self.visualRect(index)
-        return self.message_delegate.link_at(option, index, point)
+        return self.message_delegate.link_at(self._row_option(index), index, point)
 
     def _on_toggle_link(self, point: QPoint) -> bool:
         index = self.indexAt(point)
@@ -268,7 +262,6 @@ class TimelineView(QListView):
             painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
             area = self.viewport().rect().adjusted(40, 40, -40, -40)
             painter.drawText(area, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.placeholder)
-
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
