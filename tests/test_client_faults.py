@@ -10,23 +10,15 @@ from parler_desktop.client.events import ConnectionState, CursorChanged, Notice,
 from support.client_harness import FAST, session_factory  # noqa: F401  (fixture)
 from support.fault_proxy import FaultProxy
 from support.manual_clock import ManualClock
+from support.peer_ops import hub_history, invite_code, say
 
 pytestmark = pytest.mark.timeout(45)
 
 
 async def join_team(session, log, peer) -> None:
-    invited = await peer.ok({"op": "invite", "kind": "channel", "room": "team"}, "invited")
+    code = await invite_code(peer)
     await log.wait_state(ConnectionState.LIVE)
-    await session.redeem(invited["code"])
-
-
-async def say(agent, text: str, room: str = "team") -> int:
-    frame = {"op": "send", "target": {"kind": "room", "room": room}, "parts": [{"kind": "text", "text": text}]}
-    return (await agent.ok(frame, "sent"))["seq"]
-
-
-async def hub_history(agent, room: str = "team") -> list[dict]:
-    return (await agent.ok({"op": "pull", "room": room, "since": 0, "limit": 1000}, "pulled"))["messages"]
+    await session.redeem(code)
 
 
 @pytest.fixture
@@ -66,7 +58,7 @@ async def test_cuts_and_stalls_while_a_peer_sends_and_we_post(hub, proxy, raw_ag
     await join_team(session, log, peer)
     posted = []
     for i in range(12):
-        await say(peer, f"peer {i}")
+        await say(peer, "team", f"peer {i}")
         if i % 3 == 0:
             posted.append(await session.post("team", f"ours {i}"))
         if i == 4:
@@ -93,14 +85,13 @@ async def test_a_reconnect_pulls_only_the_rooms_that_changed(hub, proxy, raw_age
     await log.wait_state(ConnectionState.LIVE)
     rooms = [f"room-{index:02d}" for index in range(30)]
     for room in rooms:
-        invited = await peer.ok({"op": "invite", "kind": "channel", "room": room}, "invited")
-        await session.redeem(invited["code"])
+        await session.redeem(await invite_code(peer, room))
     await log.wait_until(lambda: {e.room for e in log.of(CursorChanged)} == set(rooms), "every room synced")
     await log.wait_until(lambda: len(session.rooms) == 30, "every room listed")
     before = session.requests_sent
     proxy.cut()
     await log.wait_state(ConnectionState.BACKING_OFF)
-    await say(peer, "while you were away", room="room-07")
+    await say(peer, "room-07", "while you were away")
     await log.wait_state(ConnectionState.LIVE, count=2)
     await log.wait_until(lambda: [m.text for m in log.messages("room-07")] == ["while you were away"], "the news")
     assert session.requests_sent - before <= 4  # subscribe, rooms, one pull: not 30 pulls
@@ -111,7 +102,7 @@ async def test_dropped_pushes_are_healed_by_reconciliation(hub_factory, raw_agen
     peer = await raw_agent(hub.url, name="bot")
     session, log = await session_factory(hub.url, tuning=dataclasses.replace(FAST, reconcile_secs=0.5))
     await join_team(session, log, peer)
-    seqs = [await say(peer, f"lost push {i}") for i in range(5)]
+    seqs = [await say(peer, "team", f"lost push {i}") for i in range(5)]
     await log.wait_until(lambda: [m.seq for m in log.messages("team")] == seqs, "reconciled messages")
 
 
@@ -122,7 +113,7 @@ async def test_a_burst_with_some_pushes_dropped_heals_when_it_quiets(hub_factory
     session, log = await session_factory(hub.url, tuning=tuning)
     await join_team(session, log, peer)
     await log.wait_until(lambda: "team" in {r.name for r in session.rooms}, "room listed")
-    seqs = [await say(peer, f"burst {i}") for i in range(30)]
+    seqs = [await say(peer, "team", f"burst {i}") for i in range(30)]
     await log.wait_until(lambda: sorted(m.seq for m in log.messages("team")) == seqs, "the whole burst")
     assert len(log.messages("team")) == 30
 
@@ -133,7 +124,7 @@ async def test_a_wake_reconciles_at_once(hub_factory, raw_agent, session_factory
     session, log = await session_factory(hub.url, tuning=dataclasses.replace(FAST, reconcile_secs=600.0))
     await join_team(session, log, peer)
     await log.wait_until(lambda: "team" in {r.name for r in session.rooms}, "room listed")
-    seq = await say(peer, "while you slept")
+    seq = await say(peer, "team", "while you slept")
     session.notify_wake()
     await log.wait_until(lambda: [m.seq for m in log.messages("team")] == [seq], "the message, after the wake")
 
@@ -179,5 +170,5 @@ async def test_a_hub_that_refuses_subscribe_is_polled(hub_factory, raw_agent, se
     await join_team(session, log, peer)
     await log.wait_until(lambda: "team" in {r.name for r in session.rooms}, "room listed")
     assert any(isinstance(e, Notice) and "polling" in e.text for e in log.events)
-    seqs = [await say(peer, f"polled {i}") for i in range(3)]
+    seqs = [await say(peer, "team", f"polled {i}") for i in range(3)]
     await log.wait_until(lambda: [m.seq for m in log.messages("team")] == seqs, "the polled messages")

@@ -14,22 +14,13 @@ from parler_desktop.identity import Identity
 from parler_desktop.protocol.values import EndpointRef, RoomInfo, StoredMessage
 from parler_desktop.store import LocalStore
 from support.client_harness import FAST, EventLog, session_factory  # noqa: F401  (fixture)
+from support.peer_ops import hub_seqs, invite_code, say
 
 pytestmark = pytest.mark.timeout(60)
 
 ROOMS = [f"room-{index:02d}" for index in range(32)]
 QUIET = dataclasses.replace(FAST, reconcile_secs=600.0, quiet_secs=600.0)  # only catch-up spends operations
 HANDSHAKE_FREE_OPS = 2  # rooms + subscribe: what a restart with nothing new may cost
-
-
-async def say(agent, room: str, text: str) -> int:
-    frame = {"op": "send", "target": {"kind": "room", "room": room}, "parts": [{"kind": "text", "text": text}]}
-    return (await agent.ok(frame, "sent"))["seq"]
-
-
-async def hub_history(agent, room: str) -> list[int]:
-    pulled = await agent.ok({"op": "pull", "room": room, "since": 0, "limit": 1000}, "pulled")
-    return [message["seq"] for message in pulled["messages"]]
 
 
 class Home:
@@ -63,11 +54,10 @@ async def world(hub, raw_agent, session_factory, tmp_path):
     peer = await raw_agent(hub.url, name="bot")
     me = await raw_agent(hub.url, name="human", identity=home.identity)
     for index, room in enumerate(ROOMS):
-        invited = await peer.ok({"op": "invite", "kind": "channel", "room": room}, "invited")
-        await me.ok({"op": "redeem", "code": invited["code"]}, "joined")
+        await me.ok({"op": "redeem", "code": await invite_code(peer, room)}, "joined")
         for i in range(index % 3):
             await say(peer, room, f"{room} old {i}")
-    first_of_room_02 = (await hub_history(peer, "room-02"))[0]
+    first_of_room_02 = (await hub_seqs(peer, "room-02"))[0]
     await me.ok({"op": "pull", "room": "room-02", "limit": 0, "ack": first_of_room_02}, "pulled")
     session, log, _ = await home.run_until_live()
     await log.wait_until(lambda: {e.room for e in log.of(CursorChanged)} == set(ROOMS), "every cursor learned")
@@ -94,8 +84,8 @@ async def test_a_restart_with_nothing_new_costs_rooms_and_subscribe_only(world):
     stored = await summaries(session)
     assert set(stored) == set(ROOMS)
     for room in ROOMS:
-        assert stored[room][0] == len(await hub_history(peer, room))
-    assert stored["room-02"][1:] == (min(await hub_history(peer, "room-02")), 1)  # read elsewhere before
+        assert stored[room][0] == len(await hub_seqs(peer, room))
+    assert stored["room-02"][1:] == (min(await hub_seqs(peer, "room-02")), 1)  # read elsewhere before
     assert_unread_agrees_with_the_hub(session, stored)
     await session.stop()
     _, _, spent = await home.run_until_live()  # and again: the restart left the counts settled
@@ -112,7 +102,7 @@ async def test_a_restart_pulls_exactly_the_rooms_that_moved_while_away(world):
     assert len(log.messages()) == 2 * len(moved)  # exactly once, and nothing else
     stored = await summaries(session)
     for room in ROOMS:
-        assert stored[room][0] == len(await hub_history(peer, room))
+        assert stored[room][0] == len(await hub_seqs(peer, room))
     assert_unread_agrees_with_the_hub(session, stored)
 
 
@@ -130,7 +120,7 @@ async def test_a_push_stored_but_not_reconciled_before_exit_gets_its_room_pulled
 
 async def test_an_ack_by_our_other_process_on_the_same_store_shows_after_a_restart(world):
     home, peer, _ = world
-    seqs = await hub_history(peer, "room-05")
+    seqs = await hub_seqs(peer, "room-05")
     session, log, _ = await home.run_until_live()
     await session.mark_read("room-05", seqs[-1])
     await log.wait_until(lambda: any(e.room == "room-05" and e.cursor == seqs[-1] for e in log.of(CursorChanged)), "ack")
@@ -144,7 +134,7 @@ async def test_an_ack_by_our_other_process_on_the_same_store_shows_after_a_resta
 
 async def test_an_ack_from_another_store_of_this_identity_is_learned_after_a_restart(world):
     home, peer, me = world
-    seqs = await hub_history(peer, "room-08")
+    seqs = await hub_seqs(peer, "room-08")
     await me.ok({"op": "pull", "room": "room-08", "limit": 0, "ack": seqs[0]}, "pulled")
     session, log, spent = await home.run_until_live()
     assert spent == HANDSHAKE_FREE_OPS + 2  # room-08: a pull, then the cursor the counts disagree on

@@ -16,18 +16,10 @@ from parler_desktop.identity import Identity, load_or_create_identity
 from parler_desktop.paths import Home
 from support.client_harness import EventLog, session_factory  # noqa: F401  (fixture)
 from support.fault_proxy import FaultProxy
+from support.peer_ops import hub_history, hub_seqs, invite_code, say
 from support.raw_agent import RawAgent
 
 pytestmark = pytest.mark.timeout(90)
-
-
-async def say(agent: RawAgent, text: str) -> int:
-    frame = {"op": "send", "target": {"kind": "room", "room": "team"}, "parts": [{"kind": "text", "text": text}]}
-    return (await agent.ok(frame, "sent"))["seq"]
-
-
-async def history(agent: RawAgent) -> list[dict]:
-    return (await agent.ok({"op": "pull", "room": "team", "since": 0, "limit": 1000}, "pulled"))["messages"]
 
 
 async def test_hub_killed_mid_stream_and_restarted_twice_loses_and_repeats_nothing(
@@ -36,14 +28,14 @@ async def test_hub_killed_mid_stream_and_restarted_twice_loses_and_repeats_nothi
     hub = await asyncio.to_thread(hub_process_factory)
     peer_identity = Identity.generate()
     peer = await RawAgent.connect(hub.url, identity=peer_identity, name="bot")
-    invited = await peer.ok({"op": "invite", "kind": "channel", "room": "team"}, "invited")
+    code = await invite_code(peer)
     session, log = await session_factory(hub.url)
     await log.wait_state(ConnectionState.LIVE)
-    await session.redeem(invited["code"])
+    await session.redeem(code)
     await log.wait_until(lambda: "team" in {room.name for room in session.rooms}, "joined")
     for restart in range(3):
         for i in range(15):
-            await say(peer, f"round {restart} message {i}")
+            await say(peer, "team", f"round {restart} message {i}")
         if restart == 2:
             break
         await asyncio.to_thread(hub.kill)  # mid-stream: pushes may still be on their way
@@ -52,7 +44,7 @@ async def test_hub_killed_mid_stream_and_restarted_twice_loses_and_repeats_nothi
         await asyncio.to_thread(hub.restart)
         peer = await RawAgent.connect(hub.url, identity=peer_identity, name="bot")
         await log.wait_state(ConnectionState.LIVE, count=restart + 2)
-    expected = [message["seq"] for message in await history(peer)]
+    expected = await hub_seqs(peer)
     assert len(expected) == 45
     await log.wait_until(lambda: len(log.messages("team")) >= 45, "all 45 messages")
     assert [message.seq for message in log.messages("team")] == expected  # once each, in order
@@ -91,8 +83,6 @@ def start_poster(home, url: str, connect: bool) -> subprocess.Popen[str]:
 
 async def join_home(home, url: str, code: str) -> None:
     session = await HubSession.open(Home.resolve(home), url)
-    log = EventLog()
-    session.add_listener(log)
     session.start()
     try:
         await session.redeem(code)
@@ -102,9 +92,8 @@ async def join_home(home, url: str, code: str) -> None:
 
 async def test_a_post_in_flight_when_the_client_is_killed_reaches_the_hub_exactly_once(hub, raw_agent, tmp_path):
     peer = await raw_agent(hub.url, name="bot")
-    invited = await peer.ok({"op": "invite", "kind": "channel", "room": "team"}, "invited")
     home = tmp_path / "home"
-    await join_home(home, hub.url, invited["code"])
+    await join_home(home, hub.url, await invite_code(peer))
     proxy = await FaultProxy("127.0.0.1", hub.port).start()
     poster = start_poster(home, proxy.url, connect=True)
     try:
@@ -116,7 +105,7 @@ async def test_a_post_in_flight_when_the_client_is_killed_reaches_the_hub_exactl
         stored: list[dict] = []
         async with asyncio.timeout(15):
             while not stored:  # the hub has it, the poster does not know
-                stored = await history(peer)
+                stored = await hub_history(peer)
         os.kill(poster.pid, signal.SIGKILL)
         await asyncio.to_thread(poster.wait)
         proxy.resume()
@@ -131,7 +120,7 @@ async def test_a_post_in_flight_when_the_client_is_killed_reaches_the_hub_exactl
 
             await log.wait_until(sent, "the leftover post flushed")
             assert log.outbox(client_id)[-1].item.seq == stored[0]["seq"]  # the hub's original
-            assert [m["parts"][0]["text"] for m in await history(peer)] == ["survives kill -9"]
+            assert [m["parts"][0]["text"] for m in await hub_history(peer)] == ["survives kill -9"]
         finally:
             await session.stop()
     finally:
@@ -142,9 +131,8 @@ async def test_a_post_in_flight_when_the_client_is_killed_reaches_the_hub_exactl
 
 async def test_a_post_never_sent_before_the_kill_is_sent_by_the_next_session(hub, raw_agent, tmp_path):
     peer = await raw_agent(hub.url, name="bot")
-    invited = await peer.ok({"op": "invite", "kind": "channel", "room": "team"}, "invited")
     home = tmp_path / "home"
-    await join_home(home, hub.url, invited["code"])
+    await join_home(home, hub.url, await invite_code(peer))
     poster = start_poster(home, hub.url, connect=False)  # posts without ever connecting
     try:
         client_id = (await asyncio.to_thread(poster.stdout.readline)).strip()
@@ -153,7 +141,7 @@ async def test_a_post_never_sent_before_the_kill_is_sent_by_the_next_session(hub
     finally:
         poster.kill()
         poster.wait()
-    assert await history(peer) == []
+    assert await hub_history(peer) == []
     identity = load_or_create_identity(Home.resolve(home).key_file)
     session = await HubSession.open(Home.resolve(home), hub.url)
     assert session.agent_id == identity.agent_id
@@ -167,4 +155,4 @@ async def test_a_post_never_sent_before_the_kill_is_sent_by_the_next_session(hub
         await log.wait_until(lambda: len(log.messages("team")) == 1, "our own message in the store")
     finally:
         await session.stop()
-    assert [m["parts"][0]["text"] for m in await history(peer)] == ["survives kill -9"]
+    assert [m["parts"][0]["text"] for m in await hub_history(peer)] == ["survives kill -9"]

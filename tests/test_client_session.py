@@ -8,18 +8,9 @@ from parler_desktop.client.events import ConnectionState, CursorChanged, OutboxS
 from parler_desktop.protocol.frames import Joined
 from parler_desktop.store import LocalStore
 from support.client_harness import session_factory  # noqa: F401  (fixture)
+from support.peer_ops import invite_code, say
 
 pytestmark = pytest.mark.timeout(30)
-
-
-async def invite_code(owner, room: str) -> str:
-    invited = await owner.ok({"op": "invite", "kind": "channel", "room": room}, "invited")
-    return invited["code"]
-
-
-async def say(agent, room: str, text: str) -> int:
-    sent = await agent.ok({"op": "send", "target": {"kind": "room", "room": room}, "parts": [{"kind": "text", "text": text}]}, "sent")
-    return sent["seq"]
 
 
 async def test_catch_up_then_live_pushes_each_message_once(hub, raw_agent, session_factory):
