@@ -18,6 +18,7 @@ from websockets.frames import CloseCode
 from parler_desktop.hub.context import HubContext, OpError, SessionState
 from parler_desktop.hub.handshake import handle_hello
 from parler_desktop.hub.ops.blobs import receive_blob_bytes, release_upload
+from parler_desktop.hub.ops.common import too_large, utf8_size_over
 from parler_desktop.hub.ops.table import HANDLERS
 from parler_desktop.protocol import encode, errors
 from parler_desktop.protocol.frames import ErrorFrame, Hello, HubFrame, Malformed, Pull, decode_client_frame
@@ -69,11 +70,9 @@ class ClientConnection:
                     return
                 await self._reply(await self._guarded(receive_blob_bytes(self._ctx, session, data)))
                 continue
-            if _too_long(data, limits.max_text_frame_bytes):
-                size, limit = len(data.encode()), limits.max_text_frame_bytes
-                await self._fail(
-                    f"structured frame too large: {size} bytes > limit {limit}", errors.TOO_LARGE, CloseCode.MESSAGE_TOO_BIG
-                )
+            if (size := utf8_size_over(data, limits.max_text_frame_bytes)) is not None:
+                refusal = too_large("structured frame", size, limits.max_text_frame_bytes)
+                await self._fail(refusal.message, refusal.code, CloseCode.MESSAGE_TOO_BIG)
                 return
             await self._reply(await self._answer(data))
 
@@ -121,13 +120,6 @@ class ClientConnection:
             assert session.agent is not None
             self._ctx.subscribers.remove(session.agent, session.push_queue)
             session.push_queue.close()
-
-
-def _too_long(text: str, limit: int) -> bool:
-    """More than ``limit`` UTF-8 bytes (a str of n code points has n to 4n bytes)."""
-    if len(text) * 4 <= limit:
-        return False
-    return len(text) > limit or len(text.encode()) > limit
 
 
 async def reject_at_capacity(ws: ServerConnection) -> None:

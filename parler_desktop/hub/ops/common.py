@@ -15,11 +15,19 @@ def too_large(label: str, size: int, limit: int) -> OpError:
     return OpError(f"{label} too large: {size} bytes > limit {limit}", errors.TOO_LARGE)
 
 
+def utf8_size_over(text: str, limit: int) -> int | None:
+    """The UTF-8 size of ``text`` if it is more than ``limit`` bytes, else None."""
+    # A str of n code points has at most 4n UTF-8 bytes: skip encoding short strings.
+    if len(text) * 4 <= limit:
+        return None
+    size = len(text.encode())
+    return size if size > limit else None
+
+
 def check_len(ctx: HubContext, label: str, value: str | None, cap: int | None = None) -> None:
     """``too_large`` when ``value`` is longer than ``cap`` bytes (default: the string cap)."""
     limit = ctx.config.limits.max_string_bytes if cap is None else cap
-    # A str of n code points has at most 4n UTF-8 bytes: skip encoding short strings.
-    if value is not None and len(value) * 4 > limit and (size := len(value.encode())) > limit:
+    if value is not None and (size := utf8_size_over(value, limit)) is not None:
         raise too_large(label, size, limit)
 
 
