@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QApplication
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from support.raw_agent import RawAgent  # noqa: E402
+from support.stored_session import StoreBackedSession  # noqa: E402
 
 from parler_desktop.app.bridge import SessionBridge  # noqa: E402
 from parler_desktop.hub import EmbeddedHub, HubConfig, HubLimits  # noqa: E402
@@ -155,19 +156,6 @@ async def bench_burst(root: Path, meter: StallMeter) -> tuple[float, float]:
     return stall, elapsed
 
 
-class StoredRoomsSession:
-    """A session that only has a store: the window reads what is already on disk."""
-
-    def __init__(self, store: StoreWorker) -> None:
-        self.store, self.agent_id, self.name, self.role, self.hub_url = store, "UBOSS", "boss", None, "ws://local"
-
-    def add_listener(self, _callback) -> None:
-        pass
-
-    def watch_roster(self, _rooms) -> None:
-        pass
-
-
 def fill_store(path: Path) -> None:
     store = LocalStore(path)
     sender = EndpointRef(id="UAGENT", name="agent", role="worker")
@@ -189,7 +177,7 @@ async def bench_open(root: Path, meter: StallMeter) -> dict[str, tuple[float, fl
     store = StoreWorker(path)
     await store.open()
     bridge = SessionBridge()
-    bridge.attach(StoredRoomsSession(store))
+    bridge.attach(StoreBackedSession(store))  # the window reads what is already on disk
     window = MainWindow(bridge)
     window.show()
     painted = PaintClock()
