@@ -16,9 +16,11 @@ pytestmark = pytest.mark.timeout(45)
 
 
 async def join_team(session, log, peer) -> None:
+    """Join the peer's room "team" and wait until the session lists it."""
     code = await invite_code(peer)
     await log.wait_state(ConnectionState.LIVE)
     await session.redeem(code)
+    await log.wait_until(lambda: "team" in {r.name for r in session.rooms}, "room listed")
 
 
 @pytest.fixture
@@ -112,7 +114,6 @@ async def test_a_burst_with_some_pushes_dropped_heals_when_it_quiets(hub_factory
     tuning = dataclasses.replace(FAST, reconcile_secs=600.0, quiet_secs=0.2)  # only the quiet trigger
     session, log = await session_factory(hub.url, tuning=tuning)
     await join_team(session, log, peer)
-    await log.wait_until(lambda: "team" in {r.name for r in session.rooms}, "room listed")
     seqs = [await say(peer, "team", f"burst {i}") for i in range(30)]
     await log.wait_until(lambda: sorted(m.seq for m in log.messages("team")) == seqs, "the whole burst")
     assert len(log.messages("team")) == 30
@@ -123,7 +124,6 @@ async def test_a_wake_reconciles_at_once(hub_factory, raw_agent, session_factory
     peer = await raw_agent(hub.url, name="bot")
     session, log = await session_factory(hub.url, tuning=dataclasses.replace(FAST, reconcile_secs=600.0))
     await join_team(session, log, peer)
-    await log.wait_until(lambda: "team" in {r.name for r in session.rooms}, "room listed")
     seq = await say(peer, "team", "while you slept")
     session.notify_wake()
     await log.wait_until(lambda: [m.seq for m in log.messages("team")] == [seq], "the message, after the wake")
@@ -168,7 +168,6 @@ async def test_a_hub_that_refuses_subscribe_is_polled(hub_factory, raw_agent, se
     peer = await raw_agent(hub.url, name="bot")
     session, log = await session_factory(hub.url, tuning=dataclasses.replace(FAST, poll_secs=0.2))
     await join_team(session, log, peer)
-    await log.wait_until(lambda: "team" in {r.name for r in session.rooms}, "room listed")
     assert any(isinstance(e, Notice) and "polling" in e.text for e in log.events)
     seqs = [await say(peer, "team", f"polled {i}") for i in range(3)]
     await log.wait_until(lambda: [m.seq for m in log.messages("team")] == seqs, "the polled messages")
