@@ -23,8 +23,9 @@ from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.client.events import ConnectionState
 from parler_desktop.paths import Home
 from parler_desktop.protocol.parts import FileRef
-from parler_desktop.settings import Settings, save_settings
+from parler_desktop.settings import Settings, load_settings, save_settings
 from parler_desktop.ui.cards import card_for
+from parler_desktop.ui.connect_dialog import ConnectChoice
 from parler_desktop.ui.desktop import DesktopApp
 
 pytestmark = pytest.mark.timeout(60)
@@ -346,3 +347,13 @@ def test_a_member_name_that_looks_like_html_stays_text(qtbot, qloop, desktop):
         assert "&lt;b&gt;eve&lt;/b&gt;" in rooms.index(row).data(Qt.ItemDataRole.ToolTipRole)
     finally:
         run_coroutine(qtbot, qloop, eve.close())
+
+
+def test_a_hub_chosen_with_connect_is_saved_then_connected_to(qtbot, qloop, desktop, hub):
+    first = desktop.bridge.session
+    settings = load_settings(desktop.home.settings_file).settings
+    run_coroutine(qtbot, qloop, desktop._switch_hub(settings, ConnectChoice(hub.url, None, "chief")))
+    saved = load_settings(desktop.home.settings_file).settings
+    assert (saved.hub_url, saved.display_name) == (hub.url, "chief")
+    assert desktop.bridge.session is not first and desktop.hub_override is None
+    qtbot.waitUntil(lambda: desktop.bridge.is_live, timeout=15_000)

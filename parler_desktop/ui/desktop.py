@@ -21,9 +21,9 @@ from parler_desktop.client.session import HubSession
 from parler_desktop.hub import EmbeddedHub
 from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
-from parler_desktop.settings import load_settings, save_settings
+from parler_desktop.settings import Settings, load_settings, save_settings
 from parler_desktop.store import StoreError
-from parler_desktop.ui.connect_dialog import ConnectDialog
+from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
 from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.tray import Tray
 
@@ -53,7 +53,9 @@ class DesktopApp:
             self._tell(loaded.problem)
         url = self.hub_override if self.hub_override is not None else loaded.settings.hub_url
         if self.hub_override is not None and self.hub_override != loaded.settings.hub_url:
-            save_settings(self.home.settings_file, dataclasses.replace(loaded.settings, hub_url=self.hub_override))
+            await asyncio.to_thread(
+                save_settings, self.home.settings_file, dataclasses.replace(loaded.settings, hub_url=self.hub_override)
+            )
         await self.connect(url)
         await self._closed
         await self.shutdown()
@@ -79,19 +81,25 @@ class DesktopApp:
         dialog = ConnectDialog(settings.hub_url, settings.display_name, self.window)
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
-        choice = dialog.choice()
+        self.bridge.tasks.spawn("connect", self._switch_hub(settings, dialog.choice()))
+
+    async def _switch_hub(self, settings: Settings, choice: ConnectChoice) -> None:
+        """Save the choice (off the UI thread: each file is fsynced), then connect to it."""
         try:
-            if choice.join_secret is not None:
-                save_join_secret(self.home, choice.join_secret)
-            save_settings(
-                self.home.settings_file,
-                dataclasses.replace(settings, hub_url=choice.hub_url, display_name=choice.display_name),
-            )
+            await asyncio.to_thread(self._save_choice, settings, choice)
         except OSError as error:
             self._tell(f"Could not save the settings: {error}")
             return
         self.hub_override = None
-        self.bridge.tasks.spawn("connect", self.connect(choice.hub_url))
+        await self.connect(choice.hub_url)
+
+    def _save_choice(self, settings: Settings, choice: ConnectChoice) -> None:
+        if choice.join_secret is not None:
+            save_join_secret(self.home, choice.join_secret)
+        save_settings(
+            self.home.settings_file,
+            dataclasses.replace(settings, hub_url=choice.hub_url, display_name=choice.display_name),
+        )
 
     async def _drop_session(self) -> None:
         session = self.bridge.detach() if self.bridge.session is not None else None
