@@ -7,12 +7,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from parler_desktop.protocol.parts import SIG_KIND
 from parler_desktop.protocol.values import RosterEntry, StoredMessage
 from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
 from parler_desktop.store.preview import plain_text
 
 PREVIEW_CHARS = 120
-_SIGNATURE_KIND = "com.parler.sig"
 _WHITESPACE = re.compile(r"\s+")
 
 
@@ -57,7 +57,7 @@ def preview_text(parts: Sequence[dict]) -> str:
             pieces.append(plain_text(str(part.get("text", ""))))
         elif kind == "data":
             pieces.append("[data]")
-        elif kind != _SIGNATURE_KIND and isinstance(kind, str):
+        elif kind != SIG_KIND and isinstance(kind, str):
             pieces.append(f"[{kind.rsplit('.', 1)[-1]}]")
     line = _WHITESPACE.sub(" ", " ".join(pieces)).strip()
     return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1].rstrip() + "…"

@@ -103,7 +103,7 @@ class OutboxTables(StoreDatabase):
         with self._write(durable=True):
             return self._db.execute(
                 "DELETE FROM outbox WHERE status IN (?, ?) AND created_at < ?",
-                ("sent", "discarded", created_before),  # OutboxStatus.SENT, .DISCARDED
+                (OutboxStatus.SENT.value, OutboxStatus.DISCARDED.value, created_before),
             ).rowcount
 
 
