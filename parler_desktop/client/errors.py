@@ -23,10 +23,6 @@ class HubRefused(Exception):
         self.op = op
 
     @property
-    def is_auth_failure(self) -> bool:
-        return self.code in codes.AUTH_FAILURES
-
-    @property
     def is_transient(self) -> bool:
         return codes.is_transient(self.code)
 

@@ -26,9 +26,6 @@ class BoundedInbox(Generic[Item]):
         self._ready = asyncio.Event()
         self.dropped = 0
 
-    def __len__(self) -> int:
-        return len(self._items)
-
     def put(self, item: Item) -> None:
         if len(self._items) == self._items.maxlen:
             self.dropped += 1
