@@ -13,15 +13,12 @@ from parler_desktop.hub import rest
 from parler_desktop.hub.context import HubContext
 from parler_desktop.hub.responses import json_response, response, text
 from parler_desktop.protocol import PROTOCOL_VERSION
+from parler_desktop.protocol.parts import BundleRef, Dispatch, FileRef, Handoff, Signature, TaskStatus
 
-MESSAGE_KINDS = [
-    "com.parler.handoff",
-    "com.parler.task",
-    "com.parler.dispatch",
-    "com.parler.bundle",
-    "com.parler.file",
-    "com.parler.sig",
-]
+# The extension part kinds of /.well-known/parler.json, in protocol.md §10's order.
+MESSAGE_KINDS = [part.TAG for part in (Handoff, TaskStatus, Dispatch, BundleRef, FileRef, Signature)]
+
+
 def hub_description(ctx: HubContext) -> dict:
     limits = ctx.config.limits
     return {
