@@ -48,10 +48,6 @@ class ExclusiveFileLock:
             raise LockHeld(path) from None
         return cls(path, descriptor)
 
-    @property
-    def held(self) -> bool:
-        return self._descriptor is not None
-
     def release(self) -> None:
         """Give the lock up (closing the file releases it); releasing twice is harmless."""
         if self._descriptor is not None:
