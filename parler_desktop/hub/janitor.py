@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 
 from parler_desktop.hub.context import HubContext
 from parler_desktop.hub.ids import now_ms
@@ -21,9 +22,14 @@ async def sweep_once(ctx: HubContext) -> list[str]:
         limits.blob_idle_days,
     )
     freed = await ctx.db.call(sweep, policy, now_ms())
-    for blob in freed:
-        await asyncio.to_thread(ctx.blobs.path_of(blob).unlink, missing_ok=True)
+    if freed:
+        await asyncio.to_thread(_remove_files, [ctx.blobs.path_of(blob) for blob in freed])
     return freed
+
+
+def _remove_files(paths: list[Path]) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
 
 
 async def run_janitor(ctx: HubContext) -> None:
