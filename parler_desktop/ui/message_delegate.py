@@ -16,7 +16,7 @@ from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.protocol.canonical import SignatureState
 from parler_desktop.ui.cards import Card
 from parler_desktop.ui.markdown import markdown_document
-from parler_desktop.ui.message_layout import DIVIDER_HEIGHT, GAP, PAD, CARD_PAD, LayoutCache, RowLayout
+from parler_desktop.ui.message_layout import CARD_PAD, DIVIDER_HEIGHT, GAP, PAD, LayoutCache, RowLayout, body_width
 
 MINE_TINT = QColor(66, 133, 244, 28)
 MENTION_TINT = QColor(255, 193, 7, 45)
@@ -142,7 +142,7 @@ class MessageDelegate(QStyledItemDelegate):
             painter.drawText(layout.toggle, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, layout.toggle_text)
 
     def _fit_body(self, layout: RowLayout) -> None:
-        inner = max(50, self.row_width() - 2 * PAD)
+        inner = body_width(self.row_width())
         if layout.body is not None and layout.body.textWidth() != inner:  # shared by the row's layouts at other widths
             layout.body.setTextWidth(inner)
 

@@ -52,6 +52,11 @@ class RowLayout:
     toggle_text: str = ""
 
 
+def body_width(row_width: int) -> int:
+    """The width a row's Markdown body is laid out at."""
+    return max(50, row_width - 2 * PAD)
+
+
 def shown_text(text: str) -> str:
     """At most MAX_SHOWN_CHARS of a message: a megabyte of Markdown must not freeze the window."""
     if len(text) <= MAX_SHOWN_CHARS:
@@ -158,7 +163,7 @@ class LayoutCache:
     def _compute(self, entry: TimelineEntry, width: int, divider: bool, font: QFont, expanded: bool) -> RowLayout:
         metrics = QFontMetrics(font)
         line = metrics.height()
-        inner = max(50, width - 2 * PAD)
+        inner = body_width(width)
         top = (DIVIDER_HEIGHT if divider else 0) + PAD
         top += line + GAP  # header: name, role, time, signature
         if entry.reply_to:
