@@ -116,25 +116,23 @@ class SessionBridge(QObject):
         reply_to: str | None = None,
         extra_parts: Sequence[dict] = (),
     ) -> None:
-        session = self._session
-        if session is None:
-            return
-        self._run(
-            session.post(room, text, mentions=tuple(mentions), reply_to=reply_to, extra_parts=tuple(extra_parts)),
-            "post",
-        )
+        if self._session is not None:
+            self.tasks.spawn(
+                "post",
+                self._session.post(room, text, mentions=tuple(mentions), reply_to=reply_to, extra_parts=tuple(extra_parts)),
+            )
 
     def retry_outbox(self, client_id: str) -> None:
         if self._session is not None:
-            self._run(self._session.retry_outbox(client_id), "retry")
+            self.tasks.spawn("retry", self._session.retry_outbox(client_id))
 
     def discard_outbox(self, client_id: str) -> None:
         if self._session is not None:
-            self._run(self._session.discard_outbox(client_id), "discard")
+            self.tasks.spawn("discard", self._session.discard_outbox(client_id))
 
     def mark_read(self, room: str, seq: int) -> None:
         if self._session is not None:
-            self._run(self._session.mark_read(room, seq), "mark read")
+            self.tasks.spawn("mark read", self._session.mark_read(room, seq))
 
     def watch_roster(self, rooms: Sequence[str]) -> None:
         """Keep these rooms' rosters fresh (the session refreshes them now and periodically)."""
@@ -171,6 +169,3 @@ class SessionBridge(QObject):
         if self._session is None:
             raise SessionClosed("not connected to a hub")
         return self._session
-
-    def _run(self, coro: Any, what: str) -> None:
-        self.tasks.spawn(what, coro)
