@@ -78,6 +78,7 @@ class ConnectionLifecycle:
         self._conn: HubConnection | None = None
         self._nudge = asyncio.Event()  # cut the current backoff wait short
         self._auth_retry = asyncio.Event()  # leave AUTH_FAILED: the user changed something
+        self._live_since: float | None = None  # monotonic time the current attempt went LIVE
         self.stopped = False
 
     # ---- state -------------------------------------------------------------------------------
@@ -135,7 +136,7 @@ class ConnectionLifecycle:
         unreachable_streak = 0
         while True:
             self._nudge.clear()
-            live_since: list[float] = []
+            self._live_since = None
             try:
                 self._set_state(ConnectionState.CONNECTING)
                 conn = await HubConnection.open(
@@ -145,7 +146,7 @@ class ConnectionLifecycle:
                     inbox_capacity=self.tuning.inbox_capacity,
                 )
                 unreachable_streak = 0
-                await self._serve(conn, live_since)
+                await self._serve(conn)
             except HubUnreachable as error:
                 unreachable_streak += 1
                 detail = str(error)
@@ -165,7 +166,7 @@ class ConnectionLifecycle:
                 log.exception("session attempt failed")
                 self._emit(Notice(f"Internal error: {error!r}. Reconnecting."))
                 detail = f"internal error: {error!r}"
-            if live_since and self._clock.monotonic() - live_since[0] >= self.tuning.healthy_secs:
+            if self._live_since is not None and self._clock.monotonic() - self._live_since >= self.tuning.healthy_secs:
                 self._backoff.reset()
             delay = self._backoff.failed()
             offline = unreachable_streak >= self.tuning.offline_after
@@ -180,7 +181,7 @@ class ConnectionLifecycle:
         await self._auth_retry.wait()
         self._backoff.reset()
 
-    async def _serve(self, conn: HubConnection, live_since: list[float]) -> None:
+    async def _serve(self, conn: HubConnection) -> None:
         """Handshake, subscribe, catch up, then serve ``conn`` until it dies (raises ConnectionLost)."""
         link = TaskSupervisor("link", self._task_failed)
         try:
@@ -210,7 +211,7 @@ class ConnectionLifecycle:
                 link.spawn("rosters", _until_lost(self._rosters.run(request)))
             self._nudge.clear()
             self._sync.live = True
-            live_since.append(self._clock.monotonic())
+            self._live_since = self._clock.monotonic()
             self._set_state(ConnectionState.LIVE)
             await conn.wait_closed()
             raise ConnectionLost(conn.close_reason or "connection closed")
