@@ -26,11 +26,11 @@ class Card:
 
 def human_size(size: int) -> str:
     value = float(size)
-    for unit in ("bytes", "KiB", "MiB", "GiB"):
-        if value < 1024 or unit == "GiB":
+    for unit in ("bytes", "KiB", "MiB"):
+        if value < 1024:
             return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
         value /= 1024
-    return f"{size} bytes"
+    return f"{value:.1f} GiB"
 
 
 def _clip(text: str) -> str:
