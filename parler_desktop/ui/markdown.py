@@ -10,10 +10,11 @@ Headings are sized for a chat line, not a document title: only a little larger t
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QFont, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat
+from PySide6.QtGui import QFont, QTextBlock, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat, QTextFragment
 
 FEATURES = QTextDocument.MarkdownFeature(
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
@@ -50,15 +51,21 @@ def _scale_headings(document: QTextDocument) -> None:
         if level > 0:
             cursor = QTextCursor(block)
             cursor.setBlockCharFormat(_heading_format(block.charFormat(), base, level))
-            iterator = block.begin()
-            while not iterator.atEnd():
-                fragment = iterator.fragment()
-                if fragment.isValid():
-                    cursor.setPosition(fragment.position())
-                    cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
-                    cursor.setCharFormat(_heading_format(fragment.charFormat(), base, level))
-                iterator += 1
+            for fragment in _fragments(block):
+                cursor.setPosition(fragment.position())
+                cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
+                cursor.setCharFormat(_heading_format(fragment.charFormat(), base, level))
         block = block.next()
+
+
+def _fragments(block: QTextBlock) -> Iterator[QTextFragment]:
+    """The block's valid text fragments (runs of one character format), in order."""
+    iterator = block.begin()
+    while not iterator.atEnd():
+        fragment = iterator.fragment()
+        if fragment.isValid():
+            yield fragment
+        iterator += 1
 
 
 def _heading_format(current: QTextCharFormat, base: QFont, level: int) -> QTextCharFormat:
@@ -78,13 +85,10 @@ def _replace_images(document: QTextDocument) -> None:
     images: list[tuple[int, int, str]] = []
     block = document.begin()
     while block.isValid():
-        iterator = block.begin()
-        while not iterator.atEnd():
-            fragment = iterator.fragment()
-            if fragment.isValid() and fragment.charFormat().isImageFormat():
+        for fragment in _fragments(block):
+            if fragment.charFormat().isImageFormat():
                 name = fragment.charFormat().toImageFormat().name()
                 images.append((fragment.position(), fragment.length(), name))
-            iterator += 1
         block = block.next()
     for position, length, name in reversed(images):
         cursor = QTextCursor(document)
