@@ -68,15 +68,8 @@ class HubLimits:
     def relaxed(self) -> "HubLimits":
         """The same caps with rate budgets too large to matter (one person's local hub)."""
         huge = RateBudget(10**9, 60)
-        return dataclasses.replace(
-            self,
-            ops_per_agent=huge,
-            sends_per_agent=huge,
-            blobs_per_agent=huge,
-            sends_per_room=huge,
-            blobs_per_room=huge,
-            http_per_ip=huge,
-        )
+        budgets = [f.name for f in dataclasses.fields(self) if isinstance(getattr(self, f.name), RateBudget)]
+        return dataclasses.replace(self, **{name: huge for name in budgets})
 
 
 @dataclass(frozen=True)
