@@ -21,6 +21,7 @@ from parler_desktop.protocol.values import EndpointRef, StoredMessage
 from parler_desktop.store import LocalStore, StoreWorker
 from support.client_harness import EventLog
 from support.cli_runner import command, environment, run_cli, started_cli
+from support.peer_ops import hub_seqs, say
 from support.raw_agent import RawAgent
 
 pytestmark = pytest.mark.timeout(60)
@@ -33,8 +34,7 @@ async def team_with_messages(url: str, texts: list[str], identity: Identity | No
     peer = await RawAgent.connect(url, identity=identity, name="bot")
     invited = await peer.ok({"op": "invite", "kind": "channel", "room": "team"}, "invited")
     for text in texts:
-        frame = {"op": "send", "target": {"kind": "room", "room": "team"}, "parts": [{"kind": "text", "text": text}]}
-        await peer.ok(frame, "sent")
+        await say(peer, "team", text)
     return peer, invited["url"]
 
 
@@ -145,18 +145,15 @@ async def test_listen_survives_two_hub_kills_and_prints_every_message_once(hub_p
             await read_until(5)
             for round_number in range(2):
                 for i in range(5):
-                    await peer.ok({"op": "send", "target": {"kind": "room", "room": "team"},
-                                   "parts": [{"kind": "text", "text": f"round {round_number} {i}"}]}, "sent")
+                    await say(peer, "team", f"round {round_number} {i}")
                 await peer.close()
                 await asyncio.to_thread(hub.kill)
                 await asyncio.to_thread(hub.restart)
                 peer = await RawAgent.connect(hub.url, identity=peer_identity, name="bot")
             for i in range(5):
-                await peer.ok({"op": "send", "target": {"kind": "room", "room": "team"},
-                               "parts": [{"kind": "text", "text": f"after {i}"}]}, "sent")
+                await say(peer, "team", f"after {i}")
             await read_until(20)
-            history = await peer.ok({"op": "pull", "room": "team", "since": 0}, "pulled")
-            assert [m["seq"] for m in printed] == [m["seq"] for m in history["messages"]]
+            assert [m["seq"] for m in printed] == await hub_seqs(peer)
             listener.send_signal(signal.SIGINT)
             assert await asyncio.wait_for(listener.wait(), 30) == 0
             assert (await listener.stdout.read()) == b""  # nothing printed twice
@@ -175,8 +172,7 @@ async def test_listen_prints_what_the_window_stored_first_once_per_home(hub, tmp
         await log.wait_until(lambda: len(log.messages("team")) == 2, "the window stored the backlog")
         first = await run_cli(home, "listen", "--hub", hub.url, "--once", "--json")
         assert [json.loads(line)["text"] for line in first.stdout.splitlines()] == ["a", "b"]
-        await peer.ok({"op": "send", "target": {"kind": "room", "room": "team"},
-                       "parts": [{"kind": "text", "text": "c"}]}, "sent")
+        await say(peer, "team", "c")
         await log.wait_until(lambda: len(log.messages("team")) == 3, "the window stored the new one")
         second = await run_cli(home, "listen", "--hub", hub.url, "--once", "--json")
         assert [json.loads(line)["text"] for line in second.stdout.splitlines()] == ["c"]

@@ -13,6 +13,7 @@ from parler_desktop.paths import Home
 from parler_desktop.store import LocalStore
 from support.cli_runner import run_cli, started_cli
 from support.fault_proxy import FaultProxy
+from support.peer_ops import hub_history
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -24,8 +25,7 @@ async def team(raw_agent, hub) -> tuple[object, str]:
 
 
 async def texts(peer) -> list[str]:
-    pulled = await peer.ok({"op": "pull", "room": "team", "since": 0}, "pulled")
-    return [m["parts"][0]["text"] for m in pulled["messages"]]
+    return [m["parts"][0]["text"] for m in await hub_history(peer)]
 
 
 async def test_join_by_link_names_the_hub_and_send_prints_the_seq(hub, raw_agent, tmp_path):
@@ -36,9 +36,9 @@ async def test_join_by_link_names_the_hub_and_send_prints_the_seq(hub, raw_agent
     assert joined.stdout.strip() == "joined team (channel)"
     sent = await run_cli(home, "send", "--hub", hub.url, "--room", "team", "hello from a script")
     assert sent.status == 0, sent.stderr
-    pulled = await peer.ok({"op": "pull", "room": "team", "since": 0}, "pulled")
-    assert [(m["seq"], m["parts"][0]["text"]) for m in pulled["messages"]] == [(int(sent.stdout), "hello from a script")]
-    assert pulled["messages"][0]["parts"][-1]["kind"] == "com.parler.sig"
+    history = await hub_history(peer)
+    assert [(m["seq"], m["parts"][0]["text"]) for m in history] == [(int(sent.stdout), "hello from a script")]
+    assert history[0]["parts"][-1]["kind"] == "com.parler.sig"
 
 
 async def test_send_with_a_client_id_never_posts_twice(hub, raw_agent, tmp_path):
