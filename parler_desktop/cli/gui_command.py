@@ -16,9 +16,13 @@ import logging
 import signal
 import sys
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from parler_desktop.paths import Home
 from parler_desktop.cli.help_text import description
+
+if TYPE_CHECKING:  # Qt is imported only once a window is wanted
+    from PySide6.QtWidgets import QApplication
 
 EXIT_RUNTIME = 1
 EXIT_ALREADY_RUNNING = 3
@@ -68,23 +72,29 @@ def run(args: argparse.Namespace) -> int:
         return _run_window(home, hub_url)
 
 
-def _show_refusal(text: str) -> None:
-    from PySide6.QtWidgets import QApplication, QMessageBox
+def _application() -> "QApplication":
+    """The process's QApplication (made on first use), named for the desktop."""
+    from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])  # kept alive while the box shows
+    app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Parler")
+    return app
+
+
+def _show_refusal(text: str) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    app = _application()  # kept alive while the box shows
     QMessageBox.information(None, "Parler", text)
 
 
 def _run_window(home: Home, hub_url: str | None) -> int:
     import qasync
     from PySide6.QtGui import QIcon
-    from PySide6.QtWidgets import QApplication
 
     from parler_desktop.ui.desktop import DesktopApp
 
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("Parler")
+    app = _application()
     app.setDesktopFileName("parler-desktop")
     app.setQuitOnLastWindowClosed(False)  # closing the window ends DesktopApp.run(), which shuts down in order
     icon = resources.files("parler_desktop") / "resources" / "parler-desktop-256.png"
