@@ -23,7 +23,7 @@ from parler_desktop.protocol.values import (
     ServiceTarget,
     StoredMessage,
     Target,
-    sanitize_name,
+    service_room,
     target_from_wire,
 )
 
@@ -100,7 +100,7 @@ def is_room_bound(target: Target, room: str, my_id: str) -> bool:
     if isinstance(target, RoomTarget):
         return target.room == room
     if isinstance(target, ServiceTarget):
-        return room == "svc." + sanitize_name(target.service)
+        return room == service_room(target.service)
     if isinstance(target, DmTarget):
         return target.agent == my_id and room.startswith("dm.")
     return False

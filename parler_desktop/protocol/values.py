@@ -80,6 +80,11 @@ def sanitize_name(name: str) -> str:
     return cleaned or "_"
 
 
+def service_room(service: str) -> str:
+    """The room of a service (§7.8): ``svc.`` and the sanitized service name."""
+    return "svc." + sanitize_name(service)
+
+
 # --- targets (§4.3) ---------------------------------------------------------------------------
 
 

@@ -7,7 +7,7 @@ import sqlite3
 from parler_desktop.hub.context import HubContext, OpError, SessionState
 from parler_desktop.hub.ids import invite_code, now_ms
 from parler_desktop.hub.ops.common import check_len, derived_status, not_member
-from parler_desktop.hub.ops.targets import fresh_room_name, service_room
+from parler_desktop.hub.ops.targets import fresh_room_name
 from parler_desktop.hub.sql import rooms
 from parler_desktop.protocol import errors
 from parler_desktop.protocol.frames import (
@@ -28,7 +28,7 @@ from parler_desktop.protocol.frames import (
     RosterList,
     Serve,
 )
-from parler_desktop.protocol.values import JoinRequest, RoomInfo, RosterEntry, sanitize_name
+from parler_desktop.protocol.values import JoinRequest, RoomInfo, RosterEntry, sanitize_name, service_room
 
 U32_MAX = 2**32 - 1
 
@@ -37,8 +37,7 @@ def _room_name(conn: sqlite3.Connection, invite: Invite) -> str:
     if invite.kind == "dm":
         return fresh_room_name(conn, "dm")
     if invite.room is not None:
-        name = sanitize_name(invite.room)
-        return "svc." + name if invite.kind == "service" else name
+        return service_room(invite.room) if invite.kind == "service" else sanitize_name(invite.room)
     return fresh_room_name(conn, "svc" if invite.kind == "service" else "room")
 
 

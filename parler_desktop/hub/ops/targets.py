@@ -13,11 +13,7 @@ from parler_desktop.hub.ids import room_suffix
 from parler_desktop.hub.ops.common import check_len, not_member
 from parler_desktop.hub.sql import directory, rooms
 from parler_desktop.protocol import errors
-from parler_desktop.protocol.values import DmTarget, RoomTarget, ServiceTarget, Target, sanitize_name
-
-
-def service_room(service: str) -> str:
-    return "svc." + sanitize_name(service)
+from parler_desktop.protocol.values import DmTarget, RoomTarget, ServiceTarget, Target, service_room
 
 
 def fresh_room_name(conn: sqlite3.Connection, prefix: str) -> str:
