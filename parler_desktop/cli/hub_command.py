@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import errno
 import logging
 import signal
@@ -60,18 +59,17 @@ def build_config(args: argparse.Namespace) -> HubConfig:
         hub_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         db = hub_dir / "hub.sqlite3"
     limits = HubLimits().relaxed() if args.relaxed_limits else HubLimits()
-    config = HubConfig(
+    secret_file = args.join_secret_file
+    return HubConfig(
         db_path=db,
         blob_dir=args.blob_dir,
         host=args.host,
         port=args.port,
+        join_secret=read_join_secret(secret_file) if secret_file is not None else None,
         public_url=args.public_url,
         name=args.name,
         limits=limits,
     )
-    if args.join_secret_file is not None:
-        config = dataclasses.replace(config, join_secret=read_join_secret(args.join_secret_file))
-    return config
 
 
 async def serve_until_signalled(config: HubConfig) -> None:
