@@ -14,7 +14,6 @@ from websockets.exceptions import ConnectionClosed
 from parler_desktop.hub.config import HubFaults
 
 
-
 class PushQueue:
     """The pending pushes of one connection."""
 

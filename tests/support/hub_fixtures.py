@@ -223,7 +223,6 @@ class HubProcess:
             self.process.stdout.close()
 
 
-
 def _read_line(process: subprocess.Popen[str], deadline: float) -> str:
     """The first stdout line, or '' if the process exits or the deadline passes first."""
     assert process.stdout is not None

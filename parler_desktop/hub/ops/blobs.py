@@ -15,6 +15,7 @@ from parler_desktop.protocol import errors
 from parler_desktop.protocol.frames import BlobIncoming, BlobReady, BlobStored, GetBlob, PutBlob
 from parler_desktop.protocol.values import Target
 
+
 def _prepare_upload(
     conn: sqlite3.Connection,
     ctx: HubContext,
