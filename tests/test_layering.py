@@ -52,7 +52,7 @@ ALLOWED = {
     "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file"},
     "store": {"store", "protocol"},
     "client": {"client", "protocol", "identity", "store", "paths", "settings"},
-    "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub"},
+    "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file"},
     "ui": {"ui", "app", "client", "protocol", "identity", "store", "paths", "settings", "hub"},
 }
 

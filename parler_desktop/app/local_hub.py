@@ -8,9 +8,9 @@ picks a free one and remembers it, in a small file beside the hub's data.
 from __future__ import annotations
 
 import dataclasses
-import os
 from pathlib import Path
 
+from parler_desktop.atomic_file import write_atomically
 from parler_desktop.hub import EmbeddedHub, HubConfig, HubLimits
 from parler_desktop.paths import Home
 
@@ -48,11 +48,12 @@ def start_local_hub(home: Home) -> EmbeddedHub:
 
 
 def save_join_secret(home: Home, secret: str) -> Path:
-    """Write the join secret to the home's secret file, private (0600) from its first byte."""
+    """Write the join secret to the home's secret file, private (0600) from its first byte.
+
+    ``write_atomically`` writes a fresh 0600 file and renames it over the old one, so an older
+    file's looser rights do not survive.
+    """
     path = home.join_secret_file
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.fchmod(descriptor, 0o600)  # an older file may have been created with looser rights
-    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-        handle.write(secret)
+    write_atomically(path, secret.encode("utf-8"))
     return path
