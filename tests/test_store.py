@@ -295,6 +295,18 @@ def test_replace_rooms_upserts_and_forgets_unlisted_rooms_with_their_data(store:
     assert seqs(store.insert_messages([make_message(1, "gone")])) == [1]
 
 
+def test_room_heads_change_with_new_messages_and_moved_marks_only(store: LocalStore):
+    store.insert_messages([make_message(1, "a"), make_message(3, "a"), make_message(2, "b")])
+    before = store.room_heads()
+    assert before == {"a": (0, 2), "b": (0, 1)}
+    store.set_cursor("a", 3)  # reading moves no head
+    store.insert_messages([make_message(3, "a")])  # a repeat is not new
+    assert store.room_heads() == before
+    store.insert_messages([make_message(4, "a")])
+    store.set_sync_mark("b", 2)
+    assert store.room_heads() == {"a": (0, 3), "b": (2, 1)}
+
+
 def test_forget_room(store: LocalStore):
     store.insert_messages([make_message(1, "a"), make_message(2, "b")])
     store.forget_room("a")

@@ -5,7 +5,8 @@ and a message the window (or another ``listen``) stored first is never announced
 So the feed reads the store itself. Per room it remembers, in the store's meta, how far it has fed
 without gaps (never beyond the room's sync mark, below which the store is complete); messages
 above that (pushes not yet reconciled) are fed at once and remembered in memory, so a message
-that fills a gap later is still fed, once.
+that fills a gap later is still fed, once. ``listen`` drains every second; a room whose sync mark
+and message count did not change since its last drain is skipped without reading its messages.
 """
 
 from __future__ import annotations
@@ -26,18 +27,22 @@ class StoreFeed:
         self._deliver = deliver
         self._fed: dict[str, int] = {}
         self._ahead: dict[str, set[int]] = {}  # fed seqs above the room's gap-free point
+        self._drained: dict[str, tuple[int, int]] = {}  # room -> its head (mark, count) when last drained
 
     async def drain(self, rooms: Iterable[str] | None = None) -> bool:
         """Feed what is new in ``rooms`` (default: every stored room); False once delivery stopped."""
-        names = list(rooms) if rooms is not None else await self._store.call(LocalStore.room_names)
-        for room in names:
-            if not await self._drain_room(room):
+        heads = await self._store.call(LocalStore.room_heads)
+        for room in list(rooms) if rooms is not None else list(heads):
+            head = heads.get(room)
+            if head is None or head == self._drained.get(room):
+                continue  # nothing stored for it, or nothing stored nor marked since its last drain
+            if not await self._drain_room(room, complete_to=head[0]):
                 return False
+            self._drained[room] = head
         return True
 
-    async def _drain_room(self, room: str) -> bool:
+    async def _drain_room(self, room: str, complete_to: int) -> bool:
         fed = await self._fed_mark(room)
-        complete_to = await self._store.call(LocalStore.sync_mark, room) or 0
         ahead = self._ahead.setdefault(room, set())
         after = fed
         while True:

@@ -105,6 +105,13 @@ class LocalStore(OutboxTables):
         return [name for (name,) in self._db.execute("SELECT name FROM rooms ORDER BY name")]
 
     @guarded("reading the room list")
+    def room_heads(self) -> dict[str, tuple[int, int]]:
+        """Every known room by name -> (sync mark or 0, stored message count): one cheap read that
+        changes whenever a room gains messages or its mark moves (the ``listen`` feed polls it)."""
+        rows = self._db.execute("SELECT name, coalesce(sync_mark, 0), message_count FROM rooms ORDER BY name")
+        return {name: (mark, count) for name, mark, count in rows}
+
+    @guarded("reading the room list")
     def room_summaries(self) -> list[RoomSummary]:
         """Every known room by name, with local unread/mention counts and the newest message."""
         rooms = self._db.execute(
