@@ -27,6 +27,9 @@ from parler_desktop.store import LocalStore, StoreWorker
 
 
 TRANSIENT_RETRY_SECS = 5.0
+# Sent and discarded items are kept this long (the timeline matches a fresh post to its message),
+# then dropped when a session opens the store; pending and failed items are never dropped.
+FINISHED_ITEM_KEEP_SECS = 30 * 24 * 3600.0
 
 
 def build_item(

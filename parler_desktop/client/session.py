@@ -21,7 +21,7 @@ from parler_desktop.client.commit import Committer
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, StateChanged
 from parler_desktop.client.lifecycle import ConnectionLifecycle
-from parler_desktop.client.outbox import Outbox, build_item
+from parler_desktop.client.outbox import FINISHED_ITEM_KEEP_SECS, Outbox, build_item
 from parler_desktop.client.pacing import RequestPacer
 from parler_desktop.client.read_markers import ReadMarkers
 from parler_desktop.client.roster import RosterWatcher
@@ -45,7 +45,7 @@ from parler_desktop.protocol.frames import (
 from parler_desktop.protocol.parts import Handoff
 from parler_desktop.protocol.values import JoinRequest, Part, RoomInfo, StoredMessage
 from parler_desktop.settings import load_settings, read_join_secret
-from parler_desktop.store import StoreWorker
+from parler_desktop.store import LocalStore, StoreWorker
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +115,7 @@ class HubSession:
         await store.open()
         session = cls(url, identity, store, **kwargs)
         session._owns_store = True
+        await store.call(LocalStore.outbox_prune, session._clock.time() - FINISHED_ITEM_KEEP_SECS)
         if loaded.problem:
             session._pending_notices.append(Notice(loaded.problem))
         return session
