@@ -13,12 +13,13 @@ import os
 import re
 import shlex
 import stat
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from nacl.exceptions import CryptoError
 from nacl.signing import SigningKey, VerifyKey
+
+from parler_desktop.atomic_file import write_private_temp
 
 USER_KEY_PREFIX = 0xA0  # 20 << 3, renders as a leading "U"
 SEED_PREFIX = 0x90  # 18 << 3, renders as a leading "S"
@@ -272,23 +273,13 @@ def _write_new_key_file(path: Path, identity: Identity) -> None:
 
 def _write_temp_file(path: Path, content: str) -> Path:
     """A durable 0600 file holding ``content`` next to ``path`` (in a 0700 folder if new)."""
-    temp_path = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        # mkstemp opens with O_CREAT | O_EXCL and mode 0600.
-        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        temp_path = Path(name)
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(content)
-            file.flush()
-            os.fsync(file.fileno())
+        return write_private_temp(path, content.encode("utf-8"))
     except OSError as error:
-        if temp_path is not None:
-            temp_path.unlink(missing_ok=True)
         raise KeyFileError(
             path, f"cannot be created ({error.strerror})", "check that its folder is writable"
         ) from None
-    return temp_path
 
 
 def _fsync_directory(directory: Path) -> None:

@@ -43,7 +43,7 @@ def test_qt_stays_in_app_and_ui(path: Path):
 # What each layer may import from the package (design.md §2: imports point down the list).
 ALLOWED = {
     "protocol": {"protocol"},
-    "identity.py": {"protocol"},
+    "identity.py": {"protocol", "atomic_file"},
     "paths.py": set(),
     "file_lock.py": set(),
     "atomic_file.py": set(),
