@@ -36,7 +36,7 @@ class ExclusiveFileLock:
     @classmethod
     def acquire(cls, path: Path) -> "ExclusiveFileLock":
         """Take the lock now or raise ``LockHeld``; OSError if the file cannot be opened."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             if sys.platform == "win32":

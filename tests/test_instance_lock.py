@@ -108,3 +108,13 @@ def test_a_hub_that_fails_to_bind_releases_its_database(tmp_path: Path):
         await hub.stop()
 
     asyncio.run(start_and_stop())
+
+
+def test_a_lock_in_a_new_folder_makes_it_owner_only(tmp_path):
+    """The lock may be the first thing created beside a hub database: its folder is private."""
+    import stat
+
+    from parler_desktop.file_lock import ExclusiveFileLock
+
+    with ExclusiveFileLock.acquire(tmp_path / "new" / "hub.sqlite3.lock"):
+        assert stat.S_IMODE((tmp_path / "new").stat().st_mode) == 0o700
