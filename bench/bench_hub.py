@@ -1,32 +1,39 @@
-"""Benchmark the embedded hub: send throughput, fan-out latency, against a ping baseline.
+"""Benchmark the embedded hub: send throughput and fan-out latency, against a no-database floor.
 
-Run: /work/venv/bin/python bench/bench_hub.py [--seconds 3] [--agents 10]
+Run: /work/venv/bin/python bench/bench_hub.py [--seconds 3] [--agents 10] [--subscribers 100]
 
 The hub runs in its own process (as it does for real clients) with rate limits relaxed; the
-agents are plain WebSocket clients speaking raw JSON in this process. Figures:
+agents are plain WebSocket clients speaking raw JSON in this process. The same measurements run
+first against a *floor*: a websockets server in its own process that answers the same frames and
+fans deliveries out with websockets' ``broadcast``, but checks nothing and stores nothing. The
+hub's figures are given as a ratio to it. Figures:
 
 - baseline: protocol ``ping`` round trips per second on one connection (each one is also a
   committed presence write, so it measures socket + frame + database-thread overhead);
 - sends per second with N agents sending concurrently, each waiting for ``sent`` before its next
   message (durable: every ``sent`` follows a commit);
 - fan-out latency, send → ``delivery`` at a subscriber, p50/p99 in ms, both idle (one message at
-  a time) and under that full send load.
+  a time) and under that full send load;
+- the same send load and idle fan-out with ``--subscribers`` more subscribed members.
 
-Targets: ≥ 2,000 sends/s on a 2-core machine; fan-out in the low milliseconds.
+Targets: sends/s ≥ 0.6× the floor; fan-out in the low milliseconds.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import multiprocessing
 import statistics
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.asyncio.server import ServerConnection, broadcast, serve
 
 from parler_desktop.identity import Identity
 
@@ -43,6 +50,46 @@ def run_hub(db_dir: str, url_pipe, stop_event) -> None:  # type: ignore[no-untyp
         await hub.stop()
 
     asyncio.run(serve())
+
+
+def run_floor(_db_dir: str, url_pipe, stop_event) -> None:  # type: ignore[no-untyped-def]
+    """Child process: the floor — the hub's replies and fan-out over websockets, nothing else."""
+    subscribed: set[ServerConnection] = set()
+    seqs = itertools.count(1)
+
+    def answer(ws: ServerConnection, frame: dict) -> dict:
+        op = frame["op"]
+        if op == "hello":
+            return {"type": "welcome", "id": frame["id"]} if "nonce" in frame else {"type": "challenge", "nonce": uuid.uuid4().hex}
+        if op == "invite":
+            return {"type": "invited", "code": uuid.uuid4().hex, "room": frame["room"]}
+        if op == "redeem":
+            return {"type": "joined", "room": "bench"}
+        if op == "subscribe":
+            subscribed.add(ws)
+            return {"type": "subscribed"}
+        if op == "send":
+            seq = next(seqs)
+            message = {"seq": seq, "id": str(uuid.uuid4()), "room": frame["target"]["room"],
+                       "from": {"id": "U", "name": "agent"}, "parts": frame["parts"], "ts": int(time.time() * 1000)}
+            broadcast([other for other in subscribed if other is not ws], json.dumps({"type": "delivery", "message": message}))
+            return {"type": "sent", "id": message["id"], "seq": seq, "room": message["room"]}
+        return {"type": "pong"}
+
+    async def handle(ws: ServerConnection) -> None:
+        try:
+            async for text in ws:
+                await ws.send(json.dumps(answer(ws, json.loads(text))))
+        finally:
+            subscribed.discard(ws)
+
+    async def main() -> None:
+        async with serve(handle, "127.0.0.1", 0, ping_interval=None, compression=None, max_queue=64) as server:
+            port = server.sockets[0].getsockname()[1]
+            url_pipe.send(f"ws://127.0.0.1:{port}/ws")
+            await asyncio.to_thread(stop_event.wait)
+
+    asyncio.run(main())
 
 
 class Agent:
@@ -145,7 +192,7 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-async def measure(url: str, agents: int, seconds: float) -> None:
+async def measure(url: str, agents: int, seconds: float, crowd_size: int) -> dict[str, float]:
     owner = await Agent.connect(url, "owner")
     invited = await owner.request({"op": "invite", "kind": "channel", "room": "bench", "maxUses": 1000})
     senders = [await Agent.connect(url, f"sender-{i}") for i in range(agents)]
@@ -155,43 +202,60 @@ async def measure(url: str, agents: int, seconds: float) -> None:
     await subscriber.request({"op": "subscribe"})
 
     await ping_rate(owner, 0.5)  # warm up
-    pings = await ping_rate(owner, seconds)
+    figures = {"ping round trips/s": await ping_rate(owner, seconds)}
     idle = await idle_fanout(senders[0], subscriber, "bench", 300)
     subscriber.delivery_latencies.clear()
-    sends, total = await send_rate(senders, "bench", seconds)
+    figures["sends/s"], _ = await send_rate(senders, "bench", seconds)
     loaded = list(subscriber.delivery_latencies)
+    figures |= {"fan-out idle p50 ms": percentile(idle, 0.5) * 1000, "fan-out idle p99 ms": percentile(idle, 0.99) * 1000,
+                "fan-out loaded p50 ms": percentile(loaded, 0.5) * 1000, "fan-out loaded p99 ms": percentile(loaded, 0.99) * 1000}
 
-    ms = 1000.0
-    print(f"baseline: {pings:,.0f} ping round trips/s on one connection")
-    print(f"sends: {sends:,.0f}/s with {agents} agents ({total:,} durable sends in {seconds:.0f} s)"
-          f" = {sends / pings:.2f} x the ping baseline")
-    print(f"fan-out idle:    p50 {percentile(idle, 0.5) * ms:.2f} ms, p99 {percentile(idle, 0.99) * ms:.2f} ms"
-          f" ({len(idle)} messages); p50 = {percentile(idle, 0.5) * pings:.2f} x a ping round trip")
-    if loaded:
-        print(f"fan-out loaded:  p50 {percentile(loaded, 0.5) * ms:.2f} ms, p99 {percentile(loaded, 0.99) * ms:.2f} ms"
-              f" ({len(loaded)} deliveries during the send run; mean {statistics.mean(loaded) * ms:.2f} ms)")
-    for agent in (owner, *senders, subscriber):
+    crowd = [await Agent.connect(url, f"watcher-{i}") for i in range(crowd_size)]
+    for agent in crowd:
+        await agent.request({"op": "redeem", "code": invited["code"]})
+        await agent.request({"op": "subscribe"})
+    if crowd:
+        idle = await idle_fanout(senders[0], crowd[-1], "bench", 100)
+        figures[f"sends/s, {crowd_size} more subscribers"], _ = await send_rate(senders, "bench", seconds)
+        figures[f"fan-out idle p50 ms, {crowd_size} more subscribers"] = percentile(idle, 0.5) * 1000
+    for agent in (owner, *senders, subscriber, *crowd):
         await agent.close()
+    return figures
+
+
+def run_in_child(target, db_dir: str, measuring) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """Start ``target`` (the hub or the floor) in a process, measure it, stop it."""
+    context = multiprocessing.get_context("spawn")
+    receiver, sender = context.Pipe(duplex=False)
+    stop = context.Event()
+    child = context.Process(target=target, args=(db_dir, sender, stop), daemon=True)
+    child.start()
+    try:
+        if not receiver.poll(30):
+            raise SystemExit("the server did not start")
+        return asyncio.run(measuring(receiver.recv()))
+    finally:
+        stop.set()
+        child.join(15)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--agents", type=int, default=10)
+    parser.add_argument("--subscribers", type=int, default=100)
     args = parser.parse_args()
-    context = multiprocessing.get_context("spawn")
+
+    def measuring(url: str):  # type: ignore[no-untyped-def]
+        return measure(url, args.agents, args.seconds, args.subscribers)
+
     with tempfile.TemporaryDirectory() as db_dir:
-        receiver, sender = context.Pipe(duplex=False)
-        stop = context.Event()
-        hub = context.Process(target=run_hub, args=(db_dir, sender, stop), daemon=True)
-        hub.start()
-        try:
-            if not receiver.poll(30):
-                raise SystemExit("hub did not start")
-            asyncio.run(measure(receiver.recv(), args.agents, args.seconds))
-        finally:
-            stop.set()
-            hub.join(15)
+        floor = run_in_child(run_floor, db_dir, measuring)
+        hub = run_in_child(run_hub, db_dir, measuring)
+    print(f"{args.agents} sending agents, 1 subscriber (then {args.subscribers} more); {args.seconds:g} s per rate")
+    print(f"{'':44} {'floor':>9} {'hub':>9} {'hub/floor':>9}")
+    for name, value in hub.items():
+        print(f"{name:44} {floor[name]:9,.2f} {value:9,.2f} {value / floor[name]:9.2f}")
 
 
 if __name__ == "__main__":
