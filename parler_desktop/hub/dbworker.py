@@ -2,8 +2,8 @@
 
 Jobs that arrive while the thread is busy are run together in one transaction, each inside its
 own savepoint (a failing job rolls back only itself), and committed once.  Callers are answered
-only after that commit, so everything a reply acknowledges is durable, while concurrent senders
-share one fsync.  This is what lets the hub stay responsive and fast without giving up durability.
+only after that commit, so everything a reply acknowledges survives the hub being killed (see
+``db.py``), while concurrent senders share one commit.  This is what lets the hub stay responsive and fast without giving up durability.
 """
 
 from __future__ import annotations
