@@ -28,9 +28,9 @@ from parler_desktop.client.headless import EXIT_FAILED, EXIT_OK, EXIT_USAGE, cho
 from parler_desktop.client.session import HubSession
 from parler_desktop.identity import verify_signature
 from parler_desktop.paths import Home
-from parler_desktop.protocol.canonical import SignatureState, verify_message
+from parler_desktop.protocol.canonical import verify_message
 from parler_desktop.protocol.parts import SIG_KIND
-from parler_desktop.protocol.values import StoredMessage
+from parler_desktop.protocol.values import SignatureState, StoredMessage
 from parler_desktop.cli.help_text import description
 
 COMMAND = "listen"
@@ -101,7 +101,7 @@ class MessagePrinter:
         self._my_id = my_id
 
     def write(self, message: StoredMessage) -> bool:
-        signature = verify_message(message, verify_signature, self._my_id)
+        signature = message.signature or verify_message(message, verify_signature, self._my_id)  # the store checked it
         if self._as_json:
             line = json.dumps(message_object(message, signature), ensure_ascii=True, separators=(",", ":"))
         else:

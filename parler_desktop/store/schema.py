@@ -80,8 +80,14 @@ def _room_settled_unread(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE rooms ADD COLUMN settled_unread INTEGER")
 
 
+def _message_signatures(db: sqlite3.Connection) -> None:
+    """Per-message signature verdict ('verified' / 'unsigned' / 'invalid'; NULL: not checked yet),
+    checked once on the store's thread instead of on every reader's (``signatures.py``)."""
+    db.execute("ALTER TABLE messages ADD COLUMN signature TEXT")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _initial_schema, _room_sync_marks, _room_settled_unread,
+    _initial_schema, _room_sync_marks, _room_settled_unread, _message_signatures,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -197,7 +197,7 @@ class MessageDelegate(QStyledItemDelegate):
         seq = f"#{entry.seq}" if entry.mine and entry.seq is not None else ""  # the human's post, as stored
         details = " · ".join(p for p in (entry.sender_role or "", layout.time_text, seq) if p)
         painter.drawText(QPoint(x, y + metrics.ascent()), details)
-        state = entry.signature(self.my_id)
+        state = entry.signature
         if state is not None and not entry.mine:
             label, colour = SIGNATURE_LOOK[state]
             painter.setPen(colour)
