@@ -130,7 +130,10 @@ async def listen(
     def on_event(event: SessionEvent) -> None:
         nonlocal caught_up
         if isinstance(event, MessagesStored):
-            wake.set()
+            if not feed.feed_new(event.messages, rooms):
+                finish(EXIT_OK)  # the reader went away
+            elif feed.behind:
+                wake.set()
         elif isinstance(event, StateChanged):
             if event.state is ConnectionState.AUTH_FAILED:
                 finish(EXIT_FAILED)
@@ -142,8 +145,8 @@ async def listen(
                 caught_up = True
                 wake.set()
 
-    session.add_listener(on_event)
     feed = StoreFeed(session.store, printer.write)
+    session.add_listener(on_event)
     clock = SystemClock()
     while not finished.done():
         await wait_or_timeout(wake, clock, STORE_POLL_SECS)  # also notices other processes' writes
