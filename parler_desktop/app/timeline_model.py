@@ -7,7 +7,9 @@ not yet stored). New messages are buffered for one frame and appended in one ins
 the reader follows the bottom the window is trimmed from the top so it never grows without end.
 
 ``read_marker`` is the hub cursor when the room was opened: the "new messages" divider sits
-above the first row with a higher seq.
+above the first row with a higher seq written by someone else (the human's own posts are never
+unread). A post of the human's joins the stored rows at its seq as soon as the hub has given it
+one, so it never sits below messages that came after it.
 
 Which long messages the reader expanded is kept here by entry key (not persisted), so it
 survives scrolling, paging and switching rooms until the session changes.
@@ -39,7 +41,7 @@ Index = QModelIndex | QPersistentModelIndex
 class TimelineModel(QAbstractListModel):
     roomLoaded = Signal(str)  # the newest page of the room is in
     olderLoaded = Signal(int)  # that many rows were inserted at the top
-    appended = Signal(int)  # that many stored messages were appended at the bottom
+    appended = Signal(int)  # that many stored messages from others were appended at the bottom
 
     def __init__(self, bridge: SessionBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -116,22 +118,23 @@ class TimelineModel(QAbstractListModel):
             self._first_unread_known = True
         return self._first_unread
 
+    @property
+    def first_unread_outside(self) -> bool:
+        """The first unread message is older than the loaded window (it has to be paged in)."""
+        return bool(self._stored) and (self._stored[0].seq or 0) > self.read_marker and self._offset > 0
+
     def _forget_first_unread(self, *_change: object) -> None:
         self._first_unread_known = False
 
     def _find_first_unread(self) -> int | None:
         if not self._stored or self.newest_seq <= self.read_marker:
             return None
-        if (self._stored[0].seq or 0) > self.read_marker and self._offset > 0:
-            return None  # the first unread message is older than the loaded window
-        low, high = 0, len(self._stored)
-        while low < high:
-            mid = (low + high) // 2
-            if (self._stored[mid].seq or 0) <= self.read_marker:
-                low = mid + 1
-            else:
-                high = mid
-        return low if low < len(self._stored) else None
+        if self.first_unread_outside:
+            return None
+        row = bisect.bisect_right(self._stored, self.read_marker, key=lambda e: e.seq or 0)
+        while row < len(self._stored) and self._stored[row].mine:
+            row += 1
+        return row if row < len(self._stored) else None
 
     def is_expanded(self, key: str) -> bool:
         return key in self._expanded
@@ -263,14 +266,17 @@ class TimelineModel(QAbstractListModel):
         self.beginInsertRows(QModelIndex(), first, first + len(later) - 1)
         self._stored.extend(later)
         self.endInsertRows()
-        self.appended.emit(len(later))
+        self.appended.emit(sum(1 for e in later if not e.mine))
         self._trim_if_following()
 
     def _fill_gap(self, entry: TimelineEntry) -> None:
         seq = entry.seq or 0
         row = bisect.bisect_left(self._stored, seq, key=lambda e: e.seq or 0)
         if row < len(self._stored) and self._stored[row].seq == seq:
-            return  # already shown
+            if self._stored[row].message is None:  # the human's post, shown from the outbox until now
+                self._stored[row] = entry
+                self.dataChanged.emit(self.index(row), self.index(row))
+            return
         if row == 0 and self._offset > 0:
             self._offset += 1  # it belongs before the loaded window: one more row to page back to
             return
@@ -300,6 +306,11 @@ class TimelineModel(QAbstractListModel):
                 self._remove_outbox_row(row)
             return
         entry = TimelineEntry.from_outbox(item, self._bridge.agent_id, self._bridge.name)
+        if item.seq is not None:
+            if row is not None:
+                self._remove_outbox_row(row)
+            self._place_sent(entry)
+            return
         if row is None:
             at = self.rowCount()
             self.beginInsertRows(QModelIndex(), at, at)
@@ -309,6 +320,16 @@ class TimelineModel(QAbstractListModel):
             self._outbox[row] = entry
             index = self.index(len(self._stored) + row)
             self.dataChanged.emit(index, index)
+
+    def _place_sent(self, entry: TimelineEntry) -> None:
+        """A post the hub has numbered goes where its seq belongs among the stored rows."""
+        if (entry.seq or 0) > self.newest_seq:
+            at = len(self._stored)
+            self.beginInsertRows(QModelIndex(), at, at)
+            self._stored.append(entry)
+            self.endInsertRows()
+        else:
+            self._fill_gap(entry)
 
     def _remove_outbox_row(self, row: int) -> None:
         at = len(self._stored) + row

@@ -1,4 +1,10 @@
-"""The timeline list: follows new messages only while the reader is at the bottom.
+"""The timeline list: opens a room at its read cursor and follows new messages only while the
+reader is at the bottom.
+
+A room with unread messages opens with the first of them (under the "New messages" divider) at
+the top; one with none opens at the bottom. ``seenChanged`` tells the newest seq that is on
+screen right now (a row cut off by the bottom edge is not seen yet), which is all the read
+tracker may mark read.
 
 Not at the bottom, new messages raise an "N new messages" pill instead of moving the text under
 the reader. Scrolling near the top asks the model for older history and keeps the reader's place
@@ -17,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QDesktopServices,
     QGuiApplication,
@@ -43,7 +49,7 @@ LOAD_OLDER_PX = 300
 
 
 class TimelineView(QListView):
-    atBottomChanged = Signal(bool)
+    seenChanged = Signal(int)  # the newest stored seq on screen (0: none)
     replyRequested = Signal(object)  # TimelineEntry
     linkRefused = Signal(str)  # the address of a link that was not opened
 
@@ -74,6 +80,9 @@ class TimelineView(QListView):
         self.unseen = 0
         self.placeholder = ""  # said in the middle when there are no rows
         self._anchor_from_bottom: int | None = None
+        self.seen_seq = 0
+        self._seen_timer = QTimer(self, singleShot=True, interval=0)  # started by each paint
+        self._seen_timer.timeout.connect(self._update_seen)
         self._pill = QPushButton(self, objectName="newMessagesPill")
         self._pill.setCursor(Qt.CursorShape.PointingHandCursor)
         self._pill.clicked.connect(self.scroll_to_newest)
@@ -109,17 +118,40 @@ class TimelineView(QListView):
             self._model.load_older()
         self._update_jump()
 
+    # -- what has been on screen ------------------------------------------------------------
+    def newest_seen_row(self) -> int | None:
+        """The lowest row shown whole (or filling the view from its top); None before layout."""
+        count = self._model.rowCount()
+        height = self.viewport().height()
+        if count == 0 or self._model.loading:
+            return None
+        index = self.indexAt(QPoint(BOTTOM_SLACK_PX, height - 1))
+        if not index.isValid():
+            last = self.visualRect(self._model.index(count - 1))
+            return count - 1 if last.isValid() and 0 <= last.bottom() < height else None
+        rect = self.visualRect(index)
+        cut_off = rect.bottom() > height + BOTTOM_SLACK_PX and rect.top() > 0
+        return index.row() - 1 if cut_off else index.row()
+
+    def _update_seen(self) -> None:
+        row = self.newest_seen_row()
+        seq = 0
+        while row is not None and row >= 0 and not seq:
+            entry = self._model.entry(row)
+            seq, row = (entry.seq or 0) if entry is not None else 0, row - 1
+        if seq > self.seen_seq:
+            self.seen_seq = seq
+            self.seenChanged.emit(seq)
+
     def _set_at_bottom(self, at_bottom: bool) -> None:
         if at_bottom:
             self.unseen = 0
             self._pill.hide()
         self._model.following = at_bottom
-        if at_bottom != self.at_bottom:
-            self.at_bottom = at_bottom
-            self.atBottomChanged.emit(at_bottom)
+        self.at_bottom = at_bottom
 
     def _appended(self, count: int) -> None:
-        if self.at_bottom:
+        if self.at_bottom or not count:
             return  # _range_changed keeps the bottom in view once the new rows are laid out
         self.unseen += count
         self._pill.setText(f"{self.unseen} new message{'s' if self.unseen != 1 else ''} ↓")
@@ -137,17 +169,33 @@ class TimelineView(QListView):
         self._pill.hide()
         self._anchor_from_bottom = None
         self._set_at_bottom(True)
+        self.seen_seq = 0
+        self.seenChanged.emit(0)
 
     def _room_loaded(self) -> None:
-        self.scroll_to_newest()
+        """Open at the read cursor: the first unread message at the top, or else the bottom."""
+        row = self._model.first_unread_row()
+        if row is not None:
+            self._show_at_top(row)
+        elif self._model.first_unread_outside:
+            self._set_at_bottom(False)
+            self.jump_to_first_unread()
+        else:
+            self.scroll_to_newest()
         self._update_jump()
+
+    def _show_at_top(self, row: int) -> None:
+        """Put ``row`` (with its divider) at the top of the view; the bottom if all fits below."""
+        self._set_at_bottom(False)
+        self.doItemsLayout()
+        self.scrollTo(self._model.index(row), QAbstractItemView.ScrollHint.PositionAtTop)
+        self._scrolled(self.verticalScrollBar().value())
 
     # -- first unread -----------------------------------------------------------------------
     def _update_jump(self) -> None:
-        unread_exists = self._model.newest_seq > self._model.read_marker and not self._model.loading
         row = self._model.first_unread_row()
         above = row is not None and self.visualRect(self._model.index(row)).bottom() < 0
-        show = unread_exists and (row is None or above)
+        show = not self._model.loading and (above or self._model.first_unread_outside)
         if show != self._jump.isVisible():
             self._jump.setVisible(show)
             self._place_overlays()
@@ -159,7 +207,7 @@ class TimelineView(QListView):
         await self._model.load_back_to(self._model.read_marker)
         row = self._model.first_unread_row()
         if row is not None:
-            self.scrollTo(self._model.index(row), QAbstractItemView.ScrollHint.PositionAtTop)
+            self._show_at_top(row)
         self._update_jump()
 
     # -- long messages ----------------------------------------------------------------------
@@ -205,7 +253,24 @@ class TimelineView(QListView):
         if toggles and index.isValid() and self.toggle_link(index) is not None:
             self.toggle_expanded(index)
             return
+        if self._scroll_by_key(event.key()):
+            return
         super().keyPressEvent(event)
+
+    def _scroll_by_key(self, key: int) -> bool:
+        """Home / End / Page Up / Page Down scroll the conversation, as in any chat app (they
+        would otherwise move the current row, starting from the first one)."""
+        bar = self.verticalScrollBar()
+        if key == Qt.Key.Key_End:
+            self.scroll_to_newest()
+        elif key == Qt.Key.Key_Home:
+            bar.setValue(0)
+        elif key in (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown):
+            step = bar.pageStep() if key == Qt.Key.Key_PageDown else -bar.pageStep()
+            bar.setValue(bar.value() + step)
+        else:
+            return False
+        return True
 
     # -- links ------------------------------------------------------------------------------
     def link_at(self, point: QPoint) -> str | None:
@@ -257,6 +322,7 @@ class TimelineView(QListView):
     # -- overlays and menu ------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
+        self._seen_timer.start()  # what was just painted is on screen
         if self._model.rowCount() == 0 and self.placeholder and not self._model.loading:
             painter = QPainter(self.viewport())
             painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
