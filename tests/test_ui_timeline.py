@@ -99,7 +99,7 @@ def test_failed_post_offers_retry_and_discard(qtbot, qloop, session, bridge):
     session.emit(OutboxChanged(failed))
     model = view.model()
     assert model.rowCount() == 1
-    layout = view.message_delegate.layouts.get(model.entry(0), view.message_delegate.row_width(), False, view.font())
+    layout = view.row_layout(model.index(0))
     assert layout.status_text == "Not sent: not a member of this room"
     top_left = view.visualRect(model.index(0)).topLeft()
     with qtbot.waitSignal(view.message_delegate.retryRequested) as retry:
@@ -115,10 +115,9 @@ def test_a_post_that_fails_after_being_shown_gets_its_buttons(qtbot, qloop, sess
     model = view.model()
     pending = OutboxItem("c2", "empty", ({"kind": "text", "text": "hi"},), 1_700_000_000.0)
     session.emit(OutboxChanged(pending))
-    width = view.message_delegate.row_width()
-    assert view.message_delegate.layouts.get(model.entry(0), width, False, view.font()).status_text == "Sending…"
+    assert view.row_layout(model.index(0)).status_text == "Sending…"
     session.emit(OutboxChanged(OutboxItem("c2", "empty", pending.parts, pending.created_at, OutboxStatus.FAILED, error="too large")))
-    layout = view.message_delegate.layouts.get(model.entry(0), width, False, view.font())
+    layout = view.row_layout(model.index(0))
     assert layout.status_text == "Not sent: too large" and set(layout.buttons) == {"retry", "discard"}
 
 

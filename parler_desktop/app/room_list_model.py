@@ -108,7 +108,8 @@ class RoomListModel(QAbstractListModel):
             return name
         label = self._label(room)
         real = f"{room.name}  ·  " if label != room.name else ""
-        return f"{label}  ·  {real}{room.kind}  ·  {room.members} members"
+        members = f"{room.members} member{'' if room.members == 1 else 's'}"
+        return f"{label}  ·  {real}{room.kind}  ·  {members}"
 
     def _label(self, room: Any) -> str:
         return room_label(room.name, room.kind, self._partners.get(room.name))

@@ -11,8 +11,8 @@ above the first row with a higher seq written by someone else (the human's own p
 unread). A post of the human's joins the stored rows at its seq as soon as the hub has given it
 one, so it never sits below messages that came after it.
 
-Which long messages the reader expanded is kept here by entry key (not persisted), so it
-survives scrolling, paging and switching rooms until the session changes.
+Which long (or suspect) messages and which cards the reader expanded is kept here by entry key
+(not persisted), so it survives scrolling, paging and switching rooms until the session changes.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from parler_desktop.app import roles
 from parler_desktop.app.bridge import SessionBridge
-from parler_desktop.app.timeline_entry import TimelineEntry
+from parler_desktop.app.timeline_entry import RowContext, TimelineEntry, row_context
 from parler_desktop.client.events import OutboxItem, OutboxStatus
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.store import LocalStore
@@ -63,6 +63,7 @@ class TimelineModel(QAbstractListModel):
         self._first_unread: int | None = None
         self._first_unread_known = False
         self._expanded: set[str] = set()  # keys of the long messages shown whole
+        self._open_cards: dict[str, frozenset[int]] = {}  # key -> the cards shown with all details
         for change in (self.modelReset, self.rowsInserted, self.rowsRemoved):
             change.connect(self._forget_first_unread)  # connected first: runs before any view's slot
         bridge.messagesStored.connect(self._messages_stored)
@@ -90,6 +91,16 @@ class TimelineModel(QAbstractListModel):
         if 0 <= row - len(self._stored) < len(self._outbox):
             return self._outbox[row - len(self._stored)]
         return None
+
+    def row_context(self, row: int) -> RowContext:
+        """Divider, grouping and date separator of ``row`` (they depend on the row above)."""
+        entry = self.entry(row)
+        assert entry is not None
+        return row_context(self.entry(row - 1) if row > 0 else None, entry, row == self.first_unread_row())
+
+    def row_of_id(self, message_id: str) -> int | None:
+        """The loaded row of a stored message by hub id (a reply's original), if loaded."""
+        return next((row for row in reversed(range(len(self._stored))) if self._stored[row].message_id == message_id), None)
 
     @property
     def tasks(self) -> TaskSupervisor:
@@ -151,9 +162,31 @@ class TimelineModel(QAbstractListModel):
         index = self.index(row)
         self.dataChanged.emit(index, index)
 
+    def open_cards(self, key: str) -> frozenset[int]:
+        return self._open_cards.get(key, frozenset())
+
+    def toggle_card(self, row: int, number: int) -> None:
+        """Show a card of the row with every detail, or fold it back to one line."""
+        entry = self.entry(row)
+        if entry is None:
+            return
+        self._open_cards[entry.key] = self.open_cards(entry.key) ^ {number}
+        index = self.index(row)
+        self.dataChanged.emit(index, index)
+
     def entry_by_id(self, message_id: str) -> TimelineEntry | None:
         """A loaded message by hub id (reply previews); None when it is outside the window."""
-        return next((e for e in reversed(self._stored) if e.message_id == message_id), None)
+        row = self.row_of_id(message_id)
+        return None if row is None else self._stored[row]
+
+    async def load_back_to_id(self, message_id: str) -> int | None:
+        """Page back until the message ``message_id`` is loaded; its row, or None if never found."""
+        generation = self._generation
+        while generation == self._generation and self.row_of_id(message_id) is None and self._offset > 0:
+            if not self.load_older() or self._older_task is None:
+                return None
+            await asyncio.shield(self._older_task)
+        return self.row_of_id(message_id) if generation == self._generation else None
 
     # -- loading ----------------------------------------------------------------------------
     def open_room(self, room: str | None) -> None:
@@ -235,6 +268,7 @@ class TimelineModel(QAbstractListModel):
     # -- live changes -----------------------------------------------------------------------
     def _session_changed(self) -> None:
         self._expanded.clear()
+        self._open_cards.clear()
         self.open_room(None)
 
     def _messages_stored(self, room: str, messages: Sequence[Any], live: bool) -> None:

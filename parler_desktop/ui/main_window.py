@@ -127,6 +127,7 @@ class MainWindow(QMainWindow):
         self.timeline.linkRefused.connect(
             lambda href: self.statusBar().showMessage(f"Not opened: {href} (only http, https and mailto links open)", 10_000)
         )
+        self.timeline.statusMessage.connect(lambda text: self.statusBar().showMessage(text, 10_000))
         delegate = self.timeline.message_delegate
         delegate.retryRequested.connect(bridge.retry_outbox)
         delegate.discardRequested.connect(bridge.discard_outbox)

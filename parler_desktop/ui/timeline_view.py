@@ -29,11 +29,13 @@ from PySide6.QtGui import (
     QGuiApplication,
     QHelpEvent,
     QKeyEvent,
+    QKeySequence,
     QMouseEvent,
     QPainter,
     QPaintEvent,
     QPalette,
     QResizeEvent,
+    QTextCursor,
 )
 from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QPushButton, QStyleOptionViewItem, QToolTip, QWidget
 
@@ -52,6 +54,7 @@ class TimelineView(QListView):
     seenChanged = Signal(int)  # the newest stored seq on screen (0: none)
     replyRequested = Signal(object)  # TimelineEntry
     linkRefused = Signal(str)  # the address of a link that was not opened
+    statusMessage = Signal(str)  # a sentence for the status bar
 
     def __init__(
         self,
@@ -63,11 +66,14 @@ class TimelineView(QListView):
         self.setObjectName("timeline")
         self.open_url = open_url
         self._pressed_link: str | None = None
+        self._selecting: str | None = None  # the key of the row whose text the mouse is selecting
         self._model = model
         self.setModel(model)
         self.message_delegate = MessageDelegate(self)
         self.setItemDelegate(self.message_delegate)
         self.message_delegate.toggleRequested.connect(self.toggle_expanded)
+        self.message_delegate.cardToggled.connect(self._toggle_card)
+        self.message_delegate.replyClicked.connect(self.go_to_original)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setResizeMode(QListView.ResizeMode.Adjust)
@@ -253,9 +259,19 @@ class TimelineView(QListView):
         if toggles and index.isValid() and self.toggle_link(index) is not None:
             self.toggle_expanded(index)
             return
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy()
+            return
         if self._scroll_by_key(event.key()):
             return
         super().keyPressEvent(event)
+
+    def copy(self) -> None:
+        """Ctrl+C: the selected part of a message, else the whole current message."""
+        entry = self._model.entry(self.currentIndex().row()) if self.currentIndex().isValid() else None
+        text = self.selected_text() or (entry.text if entry is not None else "")
+        if text:
+            QGuiApplication.clipboard().setText(text)
 
     def _scroll_by_key(self, key: int) -> bool:
         """Home / End / Page Up / Page Down scroll the conversation, as in any chat app (they
@@ -292,20 +308,66 @@ class TimelineView(QListView):
         else:
             self.open_url(url)
 
+    # -- selecting text with the mouse -------------------------------------------------------
+    def _text_at(self, point: QPoint, clamp: bool) -> tuple[str, int] | None:
+        """(row key, character) of the body text under ``point``; ``clamp`` keeps to the row of
+        the selection being made even when the pointer leaves its body."""
+        selecting = self._selecting
+        index = self.indexAt(point) if not clamp or selecting is None else self._row_of_key(selecting)
+        entry = self._model.entry(index.row()) if index is not None and index.isValid() else None
+        if entry is None:
+            return None
+        position = self.message_delegate.text_position(self._row_option(index), index, point, clamp)
+        return None if position is None else (entry.key, position)
+
+    def _row_of_key(self, key: str) -> QModelIndex | None:
+        current = self.currentIndex()
+        entry = self._model.entry(current.row()) if current.isValid() else None
+        return current if entry is not None and entry.key == key else None
+
+    def selected_text(self) -> str:
+        """The part of a message the reader selected with the mouse ("" when none)."""
+        chosen = self.message_delegate.selection
+        index = self._row_of_key(chosen[0]) if chosen is not None else None
+        layout = self.row_layout(index) if index is not None else None
+        if chosen is None or layout is None or layout.body is None or chosen[1] == chosen[2]:
+            return ""
+        cursor = QTextCursor(layout.body)
+        cursor.setPosition(chosen[1])
+        cursor.setPosition(chosen[2], QTextCursor.MoveMode.KeepAnchor)
+        return cursor.selectedText().replace("\u2029", "\n").replace("\u2028", "\n")
+
+    def _set_selection(self, selection: tuple[str, int, int] | None) -> None:
+        if selection != self.message_delegate.selection:
+            self.message_delegate.selection = selection
+            self.viewport().update()
+
     def mousePressEvent(self, event: QMouseEvent) -> None:
         left = event.button() == Qt.MouseButton.LeftButton
-        self._pressed_link = self.link_at(event.position().toPoint()) if left else None
+        point = event.position().toPoint()
+        self._pressed_link = self.link_at(point) if left else None
         super().mousePressEvent(event)
+        if left:
+            found = self._text_at(point, clamp=False) if self._pressed_link is None else None
+            self._selecting = found[0] if found is not None else None
+            self._set_selection((found[0], found[1], found[1]) if found is not None else None)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        self._selecting = None
         pressed, self._pressed_link = self._pressed_link, None
         super().mouseReleaseEvent(event)
         if pressed is not None and event.button() == Qt.MouseButton.LeftButton and self.link_at(event.position().toPoint()) == pressed:
             self.open_link(pressed)  # pressed and released on the same link: a click
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        super().mouseMoveEvent(event)
         point = event.position().toPoint()
+        chosen = self.message_delegate.selection
+        if self._selecting is not None and chosen is not None and event.buttons() & Qt.MouseButton.LeftButton:
+            found = self._text_at(point, clamp=True)
+            if found is not None:
+                self._set_selection((chosen[0], chosen[1], found[1]))
+            return  # dragging over text selects it; it does not move the current row
+        super().mouseMoveEvent(event)
         if self.link_at(point) is not None or self._on_toggle_link(point):
             self.viewport().setCursor(Qt.CursorShape.PointingHandCursor)
         else:
@@ -313,11 +375,38 @@ class TimelineView(QListView):
 
     def viewportEvent(self, event: QEvent) -> bool:
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            href = self.link_at(event.pos())
-            if href is not None:
-                QToolTip.showText(event.globalPos(), plain_tooltip(link_tooltip(href)), self.viewport())
+            tip = self.tooltip_at(event.pos())
+            if tip is not None:
+                QToolTip.showText(event.globalPos(), plain_tooltip(tip), self.viewport())
                 return True
         return super().viewportEvent(event)
+
+    def tooltip_at(self, point: QPoint) -> str | None:
+        """A link's full address, a time's full date, or what a signature icon means."""
+        href = self.link_at(point)
+        if href is not None:
+            return link_tooltip(href)
+        index = self.indexAt(point)
+        return self.message_delegate.tooltip_at(self._row_option(index), index, point) if index.isValid() else None
+
+    # -- cards and replies ------------------------------------------------------------------
+    def _toggle_card(self, index: QModelIndex, number: int) -> None:
+        self._model.toggle_card(index.row(), number)
+        self.message_delegate.sizeHintChanged.emit(index)
+
+    def go_to_original(self, index: QModelIndex) -> None:
+        """Show the message a reply answers (paging back to it if needed), selected, at the top."""
+        entry = self._model.entry(index.row())
+        if entry is not None and entry.reply_to:
+            self._model.tasks.spawn("go to original", self._go_to(entry.reply_to))
+
+    async def _go_to(self, message_id: str) -> None:
+        row = await self._model.load_back_to_id(message_id)
+        if row is None:
+            self.statusMessage.emit("The original message is no longer in this room's history.")
+            return
+        self._show_at_top(row)
+        self.setCurrentIndex(self._model.index(row))
 
     # -- overlays and menu ------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -348,6 +437,8 @@ class TimelineView(QListView):
         menu = QMenu(self)
         reply = menu.addAction("Reply")
         reply.setEnabled(entry.message_id is not None)
+        selected = self.selected_text() if self._row_of_key(entry.key) == index else ""
+        copy_selection = menu.addAction("Copy") if selected else None
         copy = menu.addAction("Copy text")
         toggle = None
         if self.toggle_link(index) is not None:
@@ -359,3 +450,5 @@ class TimelineView(QListView):
             self.replyRequested.emit(entry)
         elif chosen is copy:
             QGuiApplication.clipboard().setText(entry.text)
+        elif chosen is not None and chosen is copy_selection:
+            QGuiApplication.clipboard().setText(selected)
