@@ -44,7 +44,7 @@ from parler_desktop.protocol.frames import (
     ResolveJoin,
 )
 from parler_desktop.protocol.canonical import verify_message
-from parler_desktop.protocol.parts import Handoff
+from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.protocol.values import JoinRequest, Part, RoomInfo, StoredMessage
 from parler_desktop.settings import load_settings, read_join_secret
 from parler_desktop.store import LocalStore, StoreWorker
@@ -285,15 +285,6 @@ class HubSession:
             self._sync.mark_dirty(item.room)  # fetch our own message with its seq into the store
 
     def _mentions_me(self, message: StoredMessage) -> bool:
-        """Badge-worthy: a mention of my name or role, or a handoff addressed to me by name."""
-        if message.sender.id == self.agent_id:
-            return False
-        mine = {self.name.strip().lower()} | ({self.role.strip().lower()} if self.role else set())
-        if any(mention.strip().lower() in mine for mention in message.mentions or ()):
-            return True
-        for part in message.parts:
-            handoff = Handoff.from_part(part)
-            if handoff is not None and handoff.to is not None and handoff.is_addressed_to(self.name, self.role):
-                return True
-        return False
+        """Badge-worthy: ``protocol.mentions`` decides (the timeline highlights by the same rule)."""
+        return mentions_human(message.sender.id, message.parts, message.mentions or (), self.agent_id, self.name, self.role)
 
