@@ -196,6 +196,7 @@ async def bench_open(root: Path, meter: StallMeter) -> dict[str, tuple[float, fl
     for room in ("small", "big") * 3:
         window.show_room("nothing")
         window.timeline.message_delegate.layouts.clear()  # a cold open: nothing parsed or laid out yet
+        window.timeline.message_delegate.sizes.clear()
         await asyncio.sleep(0.2)
         loaded: list[float] = []
         window.timeline_model.roomLoaded.connect(lambda _room: loaded.append(time.perf_counter()))

@@ -7,7 +7,7 @@ the stored message (checked on the store's thread when it was stored), so painti
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from parler_desktop.client.events import OutboxItem, OutboxStatus
@@ -18,9 +18,13 @@ from parler_desktop.protocol.values import SignatureState, StoredMessage
 GROUP_SECS = 300  # one author's messages this close together share one header
 
 
+def local_day(ts_ms: int) -> str:
+    return time.strftime("%Y-%m-%d", time.localtime(ts_ms / 1000))
+
+
 def day_label(ts_ms: int, now: float | None = None) -> str:
     """The date separator's words: "Today", "Yesterday", or the weekday and date."""
-    day = time.strftime("%Y-%m-%d", time.localtime(ts_ms / 1000))
+    day = local_day(ts_ms)
     today = now if now is not None else time.time()
     if day == time.strftime("%Y-%m-%d", time.localtime(today)):
         return "Today"
@@ -39,9 +43,10 @@ class RowContext:
 
 
 def row_context(previous: "TimelineEntry | None", entry: "TimelineEntry", divider: bool) -> RowContext:
-    day = day_label(entry.ts_ms)
-    if previous is not None and day == day_label(previous.ts_ms):
-        day = ""
+    """Asked for every row Qt lays out, so the common case (same day as the row above) compares
+    the entries' remembered days and formats nothing."""
+    same_day = previous is not None and previous.day == entry.day
+    day = "" if same_day else day_label(entry.ts_ms)
     grouped = (
         previous is not None
         and not divider
@@ -69,6 +74,10 @@ class TimelineEntry:
     message: StoredMessage | None = None
     outbox: OutboxItem | None = None
     signature: SignatureState | None = None  # None: the human's own outbox row, or not checked
+    day: str = field(init=False, repr=False, compare=False)  # its local date, for date separators
+
+    def __post_init__(self) -> None:
+        self.day = local_day(self.ts_ms)
 
     @classmethod
     def from_message(cls, message: StoredMessage, my_id: str) -> "TimelineEntry":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import logging
 
 from PySide6.QtWidgets import QDialog, QSystemTrayIcon
@@ -44,6 +45,9 @@ class DesktopApp:
         self._closed = asyncio.get_event_loop().create_future()
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
         self.window.connectRequested.connect(self.choose_hub)
+        # What exists now (modules, classes, the widgets) lives as long as the app: keep it out of
+        # the full collections, which otherwise walk all of it and hold the window for ~50 ms.
+        gc.freeze()
 
     async def run(self) -> None:
         """Show the window, connect, and return once the window is closed and all is shut down."""

@@ -16,6 +16,7 @@ from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.protocol.canonical import SignatureState
 from parler_desktop.ui.markdown import markdown_document
 from parler_desktop.ui.message_layout import CARD_PAD, DATE_HEIGHT, DIVIDER_HEIGHT, PAD, WARNING, CardLayout, LayoutCache, RowLayout, body_width, shows_role
+from parler_desktop.ui.row_sizes import RowSizes
 from parler_desktop.ui.row_text import full_date
 
 MINE_TINT = QColor(66, 133, 244, 28)
@@ -58,6 +59,7 @@ class MessageDelegate(QStyledItemDelegate):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.layouts = LayoutCache()
+        self.sizes = RowSizes()
         self.selection: tuple[str, int, int] | None = None  # entry key, start, end in its body
 
     def set_identity(self, agent_id: str, name: str, role: str | None) -> None:
@@ -65,6 +67,7 @@ class MessageDelegate(QStyledItemDelegate):
         self.layouts.my_name = name
         self.layouts.my_role = role
         self.layouts.clear()
+        self.sizes.clear()
 
     def _layout(self, option: QStyleOptionViewItem, index: QModelIndex) -> tuple[TimelineEntry, RowLayout] | None:
         # Straight from the model, not through QVariant data roles: Qt asks for every row's size.
@@ -87,8 +90,16 @@ class MessageDelegate(QStyledItemDelegate):
         return max(200, view.viewport().width()) if view is not None else 400
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
-        found = self._layout(option, index)
-        return QSize(self.row_width(), found[1].height if found else 0)
+        model, row, width = index.model(), index.row(), self.row_width()
+        entry = model.entry(row)
+        if entry is None:
+            return QSize(width, 0)
+
+        def laid_out() -> int:
+            found = self._layout(option, index)
+            return found[1].height if found else 0
+
+        return QSize(width, self.sizes.height(model, row, entry, width, laid_out))
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         found = self._layout(option, index)
