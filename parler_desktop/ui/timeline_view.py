@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QPoint, QRect, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import (
     QDesktopServices,
     QGuiApplication,
@@ -157,8 +157,13 @@ class TimelineView(QListView):
         self.at_bottom = at_bottom
 
     def _appended(self, count: int) -> None:
+        if self.at_bottom:
+            # Lay the new rows out and paint them in this loop turn, not one or two turns later
+            # (Qt's deferred layout, then the posted repaint): that was a third of push to pixels.
+            self.executeDelayedItemsLayout()  # _range_changed keeps the bottom in view
+            QCoreApplication.sendPostedEvents(self.window(), QEvent.Type.UpdateRequest)
         if self.at_bottom or not count:
-            return  # _range_changed keeps the bottom in view once the new rows are laid out
+            return
         self.unseen += count
         self._pill.setText(f"{self.unseen} new message{'s' if self.unseen != 1 else ''} ↓")
         self._pill.adjustSize()
