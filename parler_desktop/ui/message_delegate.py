@@ -90,16 +90,23 @@ class MessageDelegate(QStyledItemDelegate):
         return max(200, view.viewport().width()) if view is not None else 400
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
-        model, row, width = index.model(), index.row(), self.row_width()
+        return QSize(self.row_width(), self._height(option, index, exact=False))
+
+    def exact_height(self, option: QStyleOptionViewItem, index: QModelIndex) -> int:
+        """The row's height laid out at the current width, even when it is off screen."""
+        return self._height(option, index, exact=True)
+
+    def _height(self, option: QStyleOptionViewItem, index: QModelIndex, exact: bool) -> int:
+        model, row = index.model(), index.row()
         entry = model.entry(row)
         if entry is None:
-            return QSize(width, 0)
+            return 0
 
         def laid_out() -> int:
             found = self._layout(option, index)
             return found[1].height if found else 0
 
-        return QSize(width, self.sizes.height(model, row, entry, width, laid_out))
+        return self.sizes.height(model, row, entry, self.row_width(), laid_out, exact)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         found = self._layout(option, index)

@@ -6,6 +6,10 @@ and cache key each time: about 15–25 µs a row, so 600 loaded rows cost 10–1
 Here a row's height is kept under its key with everything else that decides it (the width, the
 row above, the "New messages" divider, what the reader expanded, the send status), checked in a
 couple of microseconds; only a new row, or one whose neighbourhood changed, is laid out.
+
+When only the width changed, a row outside ``exact_rows`` (what is on screen, see
+``width_relayout``) keeps its last height for the moment and is noted ``stale``, to be laid out
+at the new width a little later.
 """
 
 from __future__ import annotations
@@ -21,12 +25,18 @@ LIMIT = 20_000  # rows remembered before starting over (far more than a view hol
 class RowSizes:
     def __init__(self) -> None:
         self._known: dict[str, tuple[tuple[object, ...], int]] = {}
+        self.exact_rows: range | None = None  # None: every row is laid out when asked
+        self.stale: set[str] = set()  # keys of rows whose height is still the one of another width
 
     def clear(self) -> None:
         self._known.clear()
+        self.stale.clear()
 
-    def height(self, model: TimelineModel, row: int, entry: TimelineEntry, width: int, compute: Callable[[], int]) -> int:
-        """The row's height at ``width``; ``compute`` lays it out when nothing known still holds."""
+    def height(
+        self, model: TimelineModel, row: int, entry: TimelineEntry, width: int, compute: Callable[[], int], exact: bool = False
+    ) -> int:
+        """The row's height at ``width``; ``compute`` lays it out when nothing known still holds
+        (or only the width changed and the row is outside ``exact_rows``: then the old height)."""
         above = model.entry(row - 1) if row else None
         token = (
             width,
@@ -38,10 +48,16 @@ class RowSizes:
             entry.seq,
         )
         known = self._known.get(entry.key)
-        if known is not None and known[0] == token:
-            return known[1]
+        if known is not None:
+            if known[0] == token:
+                return known[1]
+            lazy = not exact and self.exact_rows is not None and row not in self.exact_rows
+            if lazy and known[0][1:] == token[1:]:
+                self.stale.add(entry.key)
+                return known[1]
         if len(self._known) >= LIMIT:
             self._known.clear()
         height = compute()
         self._known[entry.key] = (token, height)
+        self.stale.discard(entry.key)
         return height

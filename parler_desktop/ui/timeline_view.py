@@ -44,6 +44,7 @@ from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.ui.links import link_tooltip, openable_url
 from parler_desktop.ui.message_delegate import MessageDelegate
+from parler_desktop.ui.width_relayout import WidthRelayout
 from parler_desktop.ui.message_layout import RowLayout
 
 BOTTOM_SLACK_PX = 4
@@ -71,6 +72,7 @@ class TimelineView(QListView):
         self.setModel(model)
         self.message_delegate = MessageDelegate(self)
         self.setItemDelegate(self.message_delegate)
+        self._width_relayout = WidthRelayout(self, model, self.message_delegate)
         self.message_delegate.toggleRequested.connect(self.toggle_expanded)
         self.message_delegate.cardToggled.connect(self._toggle_card)
         self.message_delegate.replyClicked.connect(self.go_to_original)
@@ -424,6 +426,8 @@ class TimelineView(QListView):
             painter.drawText(area, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.placeholder)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
+        if event.size().width() != event.oldSize().width():
+            self._width_relayout.width_changing(self.at_bottom)
         super().resizeEvent(event)
         self._place_overlays()
 
