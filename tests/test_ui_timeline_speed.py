@@ -9,7 +9,7 @@ from PySide6.QtCore import QPoint
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
-from parler_desktop.app.append_pacer import ROWS_PER_APPEND
+from parler_desktop.app.append_pacer import FIRST_ROWS, MAX_ROWS, MIN_ROWS
 from parler_desktop.store import LocalStore
 from parler_desktop.ui import message_layout
 from test_ui_timeline import at_bottom, make_view
@@ -55,11 +55,12 @@ def test_a_burst_goes_in_a_frame_at_a_time_and_all_of_it_arrives(qtbot, qloop, s
     model = view.model()
     inserts: list[int] = []
     model.rowsInserted.connect(lambda _parent, first, last: inserts.append(last - first + 1))
-    add_messages(qtbot, qloop, session, [message(100 + n, "team") for n in range(5 * ROWS_PER_APPEND + 3)])
-    assert inserts == [ROWS_PER_APPEND]  # the first slice at once, the rest in later frames
-    qtbot.waitUntil(lambda: model.newest_seq == 100 + 5 * ROWS_PER_APPEND + 2, timeout=5000)
-    assert inserts == [ROWS_PER_APPEND] * 5 + [3]
-    assert [model.entry(row).seq for row in range(model.rowCount())] == [*range(1, 31), *range(100, 100 + 5 * ROWS_PER_APPEND + 3)]
+    burst = 8 * MAX_ROWS
+    add_messages(qtbot, qloop, session, [message(1000 + n, "team") for n in range(burst)])
+    assert inserts == [FIRST_ROWS]  # the first slice at once, the rest in later frames
+    qtbot.waitUntil(lambda: model.newest_seq == 1000 + burst - 1, timeout=10_000)
+    assert sum(inserts) == burst and len(inserts) > 1 and all(MIN_ROWS <= n <= MAX_ROWS for n in inserts[:-1])
+    assert [model.entry(row).seq for row in range(model.rowCount())][-burst:] == list(range(1000, 1000 + burst))
     qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
 
 

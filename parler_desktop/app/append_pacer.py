@@ -2,11 +2,14 @@
 
 A message that arrives in a quiet room is appended immediately (no fixed delay: that was most of
 the time from push to paint). Only while messages arrive faster than frames are they coalesced:
-the next append waits for the rest of the frame since the last one, so a burst costs one insert
-and one layout per frame instead of one per message. At most ``ROWS_PER_APPEND`` rows go in per
-frame (each new row is laid out, its Markdown parsed, when the view next lays out: ~0.2–1 ms);
-the rest wait for the next frame, so a backlog of thousands is laid out over many frames, never
-in one long stall, and input and painting go on in between.
+the next append waits for the rest of the frame since the last one, so a burst costs one insert,
+one layout and one paint per frame instead of one per message.
+
+How many rows go in per frame adapts to what a frame costs on this machine: each new row is laid
+out (its Markdown parsed) and painted as it goes in, so the pacer aims each append at
+``TARGET_MS`` and scales the next one by how long the last took, between ``MIN_ROWS`` and
+``MAX_ROWS``. A backlog of thousands is then shown over many short frames, never in one long
+stall, with input and painting going on in between, whatever else the machine is doing.
 """
 
 from __future__ import annotations
@@ -16,16 +19,18 @@ from collections.abc import Callable
 from PySide6.QtCore import QElapsedTimer, QObject, QTimer
 
 FRAME_MS = 16
-ROWS_PER_APPEND = 12
+TARGET_MS = 12  # of a frame, what an append (insert, layout, paint) may take
+MIN_ROWS, FIRST_ROWS, MAX_ROWS = 4, 16, 64
 
 
 class AppendPacer(QObject):
-    """Calls ``append`` (which appends up to ROWS_PER_APPEND rows and says whether more are
-    waiting) now or at the end of the current frame, and again each frame while more wait."""
+    """Calls ``append(rows)`` (which appends up to that many waiting rows and says whether more
+    are waiting) now or at the end of the current frame, and again each frame while more wait."""
 
-    def __init__(self, append: Callable[[], bool], parent: QObject | None = None) -> None:
+    def __init__(self, append: Callable[[int], bool], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._append = append
+        self.rows = FIRST_ROWS
         self._since_last = QElapsedTimer()
         self._timer = QTimer(self, singleShot=True)
         self._timer.timeout.connect(self._run)
@@ -40,10 +45,13 @@ class AppendPacer(QObject):
         else:
             self._timer.start(FRAME_MS - elapsed)
 
-    def cancel(self) -> None:
-        self._timer.stop()
-
     def _run(self) -> None:
         self._since_last.start()
-        if self._append():
-            self._timer.start(FRAME_MS)
+        rows = self.rows
+        more = self._append(rows)
+        spent = self._since_last.elapsed()
+        if more:  # a burst: size the next append by what this one cost
+            self.rows = max(MIN_ROWS, min(MAX_ROWS, rows * TARGET_MS // max(1, spent)))
+            self._timer.start(max(0, FRAME_MS - spent))
+        else:
+            self.rows = FIRST_ROWS

@@ -26,7 +26,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from parler_desktop.app import roles
-from parler_desktop.app.append_pacer import ROWS_PER_APPEND, AppendPacer
+from parler_desktop.app.append_pacer import AppendPacer
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.timeline_entry import RowContext, TimelineEntry, row_context
 from parler_desktop.client.events import OutboxItem, OutboxStatus
@@ -278,14 +278,14 @@ class TimelineModel(QAbstractListModel):
         if not self._loading:
             self._pacer.request()
 
-    def _flush_incoming(self) -> bool:
-        """Append the oldest ROWS_PER_APPEND waiting messages that are newer than the window; put
-        gap fills (a lost push fetched later, our own post stored after a newer push) where their
-        seq belongs. True while more are waiting."""
+    def _flush_incoming(self, rows: int) -> bool:
+        """Append the oldest ``rows`` waiting messages that are newer than the window; put gap
+        fills (a lost push fetched later, our own post stored after a newer push) where their seq
+        belongs. True while more are waiting."""
         if self._loading:
             return False  # the room's newest page comes first; it asks again once it is in
         waiting = sorted({m.seq: m for m in self._incoming}.values(), key=lambda m: m.seq)
-        fresh, self._incoming = waiting[:ROWS_PER_APPEND], waiting[ROWS_PER_APPEND:]
+        fresh, self._incoming = waiting[:rows], waiting[rows:]
         self._append(fresh)
         return bool(self._incoming)
 
