@@ -12,6 +12,8 @@ import argparse
 import importlib
 from collections.abc import Sequence
 
+from parler_desktop import __version__
+
 # Module names under parler_desktop.cli, in the order they appear in --help.
 COMMAND_MODULES = ("gui_command", "hub_command", "listen_command", "send_command", "join_command")
 
@@ -27,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep identity, settings and data under DIR (default: $PARLER_DESKTOP_HOME "
         "or the platform's config and data dirs)",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"parler_desktop.cli.{name}").register(subparsers, parser)

@@ -15,9 +15,9 @@ import asyncio
 import logging
 import signal
 import sys
-from importlib import resources
 from typing import TYPE_CHECKING
 
+from parler_desktop.assets import APP_ID, ICON_SIZES, icon_png
 from parler_desktop.paths import Home
 from parler_desktop.cli.help_text import description
 
@@ -95,10 +95,12 @@ def _run_window(home: Home, hub_url: str | None) -> int:
     from parler_desktop.ui.desktop import DesktopApp
 
     app = _application()
-    app.setDesktopFileName("parler-desktop")
+    app.setDesktopFileName(APP_ID)
     app.setQuitOnLastWindowClosed(False)  # closing the window ends DesktopApp.run(), which shuts down in order
-    icon = resources.files("parler_desktop") / "resources" / "parler-desktop-256.png"
-    app.setWindowIcon(QIcon(str(icon)))
+    icon = QIcon()
+    for size in ICON_SIZES:
+        icon.addFile(str(icon_png(size)))
+    app.setWindowIcon(icon)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
