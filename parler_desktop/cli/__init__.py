@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         "or the platform's config and data dirs)",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--verbose", "-v", action="store_true", help="log DEBUG detail (the window's log file and stderr)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"parler_desktop.cli.{name}").register(subparsers, parser)

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
 import signal
 import sys
 from typing import TYPE_CHECKING
 
 from parler_desktop.assets import APP_ID, ICON_SIZES, icon_png
+from parler_desktop.logs import log_unhandled_exceptions, setup_logging
 from parler_desktop.paths import Home
 from parler_desktop.cli.help_text import description
 
@@ -49,7 +49,6 @@ def run(args: argparse.Namespace) -> int:
     from parler_desktop.client.address import normalize_hub_url
     from parler_desktop.instance_lock import AlreadyRunning, lock_home
 
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     hub_url = args.hub
     if hub_url:
         try:
@@ -58,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"parler-desktop: {error}", file=sys.stderr)
             return 2
     home = Home.resolve(args.home)
+    setup_logging(home.log_dir, getattr(args, "verbose", False))
     try:
         home_lock = lock_home(home.ensure())
     except AlreadyRunning as refusal:
@@ -104,6 +104,7 @@ def _run_window(home: Home, hub_url: str | None) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
+        log_unhandled_exceptions(loop)
         desktop = DesktopApp(home, hub_url)
         for stop_signal in (signal.SIGINT, signal.SIGTERM):  # close as if by the window's button
             signal.signal(stop_signal, lambda *_: desktop.window.close())

@@ -24,6 +24,7 @@ from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, save_settings
 from parler_desktop.store import StoreError
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
+from parler_desktop.ui.error_report import ErrorReport, open_folder
 from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.tray import Tray
 
@@ -44,6 +45,9 @@ class DesktopApp:
         self._closed = asyncio.get_event_loop().create_future()
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
         self.window.connectRequested.connect(self.choose_hub)
+        self.window.openLogFolderRequested.connect(lambda: open_folder(self.home.log_dir))
+        self.errors = ErrorReport(self.window, self.home.log_dir)
+        self.errors.install()
 
     async def run(self) -> None:
         """Show the window, connect, and return once the window is closed and all is shut down."""
@@ -107,6 +111,7 @@ class DesktopApp:
             await session.stop()
 
     async def shutdown(self) -> None:
+        self.errors.uninstall()
         await self._drop_session()
         await self.bridge.tasks.cancel_all()
         if self.local_hub is not None:

@@ -44,6 +44,7 @@ def _column(*widgets: QWidget, stretch: QWidget) -> QWidget:
 
 class MainWindow(QMainWindow):
     connectRequested = Signal()
+    openLogFolderRequested = Signal()
     closing = Signal()
 
     def __init__(self, bridge: SessionBridge, parent: QWidget | None = None) -> None:
@@ -105,6 +106,8 @@ class MainWindow(QMainWindow):
         view_menu = menu.addMenu("&View")
         for existing in self.actions():
             view_menu.addAction(existing)
+        help_menu = menu.addMenu("&Help")
+        help_menu.addAction("Open log folder", self.openLogFolderRequested.emit)
 
     def _wire(self) -> None:
         bridge = self.bridge
