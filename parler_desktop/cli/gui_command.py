@@ -16,6 +16,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
+from parler_desktop import system_libs
 from parler_desktop.assets import APP_ID, ICON_SIZES, icon_png
 from parler_desktop.logs import log_unhandled_exceptions, setup_logging
 from parler_desktop.paths import Home
@@ -56,6 +57,12 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as error:
             print(f"parler-desktop: {error}", file=sys.stderr)
             return 2
+    problem = system_libs.check()
+    if problem is not None:  # Qt would abort while loading its platform plugin
+        print(problem, file=sys.stderr)
+        if not sys.stderr.isatty():  # started from a launcher: nobody reads stderr
+            system_libs.tell_desktop(problem)
+        return system_libs.EXIT_MISSING_LIBRARIES
     home = Home.resolve(args.home)
     setup_logging(home.log_dir, getattr(args, "verbose", False))
     try:
