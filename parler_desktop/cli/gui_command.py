@@ -25,6 +25,8 @@ from parler_desktop.cli.help_text import description
 if TYPE_CHECKING:  # Qt is imported only once a window is wanted
     from PySide6.QtWidgets import QApplication
 
+    from parler_desktop.demo.plan import DemoPlan
+
 EXIT_RUNTIME = 1
 EXIT_ALREADY_RUNNING = 3
 
@@ -76,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"parler-desktop: cannot lock the home {home.data_dir}: {error.strerror or error}", file=sys.stderr)
         return EXIT_RUNTIME
     with home_lock:
-        return _run_window(home, hub_url)
+        return _run_window(home, hub_url, getattr(args, "demo", None))
 
 
 def _application() -> "QApplication":
@@ -95,7 +97,7 @@ def _show_refusal(text: str) -> None:
     QMessageBox.information(None, "Parler", text)
 
 
-def _run_window(home: Home, hub_url: str | None) -> int:
+def _run_window(home: Home, hub_url: str | None, demo: "DemoPlan | None") -> int:
     import qasync
     from PySide6.QtGui import QIcon
 
@@ -112,7 +114,7 @@ def _run_window(home: Home, hub_url: str | None) -> int:
     asyncio.set_event_loop(loop)
     with loop:
         log_unhandled_exceptions(loop)
-        desktop = DesktopApp(home, hub_url)
+        desktop = DesktopApp(home, hub_url, demo)
         for stop_signal in (signal.SIGINT, signal.SIGTERM):  # close as if by the window's button
             signal.signal(stop_signal, lambda *_: desktop.window.close())
         loop.run_until_complete(desktop.run())
