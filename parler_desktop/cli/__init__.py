@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Sequence
 
 from parler_desktop import __version__
@@ -37,7 +38,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def with_link_option(argv: Sequence[str]) -> list[str]:
+    """``parler-desktop [OPTIONS] parler://…`` (how a desktop opens an invite link) means
+    ``--link parler://…`` for the window; ``join parler://…`` and the like stay as they are."""
+    arguments = list(argv)
+    commands = {name.removesuffix("_command") for name in COMMAND_MODULES} - {"gui"}
+    if arguments and arguments[-1].lower().startswith("parler://") and not commands & set(arguments[:-1]):
+        arguments[-1:] = ["--link", arguments[-1]]
+    return arguments
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(with_link_option(sys.argv[1:] if argv is None else argv))
     return int(args.run(args) or 0)

@@ -4,14 +4,18 @@ With no hub configured the embedded hub runs in-process on 127.0.0.1 and the win
 it, so the first launch needs no setup; ``--hub`` (or Connect… in the window) picks another hub
 and is remembered. The window runs on a qasync loop: asyncio and Qt share the main thread.
 
-One window per home: a second launch on the same home finds the home locked, says so and exits
-with EXIT_ALREADY_RUNNING before it starts a hub or a session.
+One window per home: a later launch on the same home finds the home locked and hands its request
+to the running window over the single-instance channel: raise yourself, or open this invite
+link (``parler-desktop parler://HOST:PORT/join/CODE``, which asks first). It exits at once, with
+no display needed; only if the window cannot be reached does it say so and exit with
+EXIT_ALREADY_RUNNING, before it starts a hub or a session.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import signal
 import sys
 from typing import TYPE_CHECKING
@@ -38,6 +42,10 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         help="connect to this hub (ws://, wss://, parler:// or HOST:PORT) and remember it; "
         "an empty value goes back to the embedded local hub",
     )
+    parser.add_argument(
+        "--link", metavar="LINK", help="open an invite link (parler://HOST:PORT/join/CODE): asks, then joins; "
+        "a bare link as the only argument means the same",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
@@ -49,36 +57,53 @@ def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentPa
 
 
 def run(args: argparse.Namespace) -> int:
-    from parler_desktop.client.address import normalize_hub_url
+    from parler_desktop.client.address import normalize_hub_url, parse_invite
     from parler_desktop.instance_lock import AlreadyRunning, lock_home
 
-    hub_url = args.hub
-    if hub_url:
-        try:
-            hub_url = normalize_hub_url(hub_url)
-        except ValueError as error:
-            print(f"parler-desktop: {error}", file=sys.stderr)
-            return 2
-    problem = system_libs.check()
-    if problem is not None:  # Qt would abort while loading its platform plugin
-        print(problem, file=sys.stderr)
-        if not sys.stderr.isatty():  # started from a launcher: nobody reads stderr
-            system_libs.tell_desktop(problem)
-        return system_libs.EXIT_MISSING_LIBRARIES
+    hub_url, link = args.hub, getattr(args, "link", None)
+    try:
+        hub_url = normalize_hub_url(hub_url) if hub_url else hub_url
+        if link is not None:
+            parse_invite(link)
+    except ValueError as error:
+        print(f"parler-desktop: {error}", file=sys.stderr)
+        return 2
     home = Home.resolve(args.home)
     setup_logging(home.log_dir, getattr(args, "verbose", False))
     try:
         home_lock = lock_home(home.ensure())
     except AlreadyRunning as refusal:
-        print(refusal, file=sys.stderr)  # the sentence names the program itself
-        if not sys.stderr.isatty():  # started from a launcher: nobody reads stderr
-            _show_refusal(str(refusal))
-        return EXIT_ALREADY_RUNNING
+        return _hand_over(home, link, refusal)
     except OSError as error:
         print(f"parler-desktop: cannot lock the home {home.data_dir}: {error.strerror or error}", file=sys.stderr)
         return EXIT_RUNTIME
     with home_lock:
-        return _run_window(home, hub_url, getattr(args, "demo", None))
+        problem = system_libs.check()
+        if problem is not None:  # Qt would abort while loading its platform plugin
+            print(problem, file=sys.stderr)
+            if not sys.stderr.isatty():  # started from a launcher: nobody reads stderr
+                system_libs.tell_desktop(problem)
+            return system_libs.EXIT_MISSING_LIBRARIES
+        return _run_window(home, hub_url, getattr(args, "demo", None), link)
+
+
+def _hand_over(home: Home, link: str | None, refusal: Exception) -> int:
+    """The home's window runs already: pass it our request and exit, or say why not."""
+    from parler_desktop.app.instance_channel import channel_name, hand_over
+
+    if hand_over(channel_name(home), link):
+        return 0
+    print(refusal, file=sys.stderr)  # the sentence names the program itself
+    if not sys.stderr.isatty() and _display_available():  # started from a launcher: nobody reads stderr
+        _show_refusal(str(refusal))
+    return EXIT_ALREADY_RUNNING
+
+
+def _display_available() -> bool:
+    """Whether Qt can show a window here; without a display it would abort instead."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return any(os.environ.get(name) for name in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"))
 
 
 def _application() -> "QApplication":
@@ -97,7 +122,7 @@ def _show_refusal(text: str) -> None:
     QMessageBox.information(None, "Parler", text)
 
 
-def _run_window(home: Home, hub_url: str | None, demo: "DemoPlan | None") -> int:
+def _run_window(home: Home, hub_url: str | None, demo: "DemoPlan | None", link: str | None) -> int:
     import qasync
     from PySide6.QtGui import QIcon
 
@@ -114,7 +139,7 @@ def _run_window(home: Home, hub_url: str | None, demo: "DemoPlan | None") -> int
     asyncio.set_event_loop(loop)
     with loop:
         log_unhandled_exceptions(loop)
-        desktop = DesktopApp(home, hub_url, demo)
+        desktop = DesktopApp(home, hub_url, demo, link)
         for stop_signal in (signal.SIGINT, signal.SIGTERM):  # close as if by the window's button
             signal.signal(stop_signal, lambda *_: desktop.window.close())
         loop.run_until_complete(desktop.run())
