@@ -59,6 +59,7 @@ def test_a_link_opened_later_asks_naming_the_host_then_joins(qtbot, qloop, deskt
         assert code == 0, err
         box = question(qtbot)
         assert f"Join a room on 127.0.0.1:{hub.port} as boss?" in box.text()
+        assert box.windowModality() == Qt.WindowModality.NonModal  # the window stays usable meanwhile
         assert "ops" not in desktop.window.rooms.room_names()  # nothing joined before the answer
         join = next(b for b in box.buttons() if b.text() == "Join")
         qtbot.mouseClick(join, Qt.MouseButton.LeftButton)

@@ -137,9 +137,9 @@ class DesktopApp:
             self._tell(f"Could not join: {error}")
             return
         if isinstance(joined, Joined):
-            self._tell(f"You joined {joined.room}.")
+            self._tell(f"You joined {joined.room}.", logging.INFO)
         else:
-            self._tell(f"Asked to join {joined.room}; its owner has to approve you first.")
+            self._tell(f"Asked to join {joined.room}; its owner has to approve you first.", logging.INFO)
 
     def start_demo(self, plan: DemoPlan) -> None:
         """Scripted agents (or a load generator) on the hub this window is connected to; they
@@ -156,7 +156,7 @@ class DesktopApp:
         except DEMO_FAILURES as error:
             self._tell(f"The demo stopped: {error}")
             return
-        self._tell(f"Demo finished: {summary}")
+        self._tell(f"Demo finished: {summary}", logging.INFO)
 
     def choose_hub(self) -> None:
         settings = load_settings(self.home.settings_file).settings
@@ -197,6 +197,6 @@ class DesktopApp:
             hub, self.local_hub = self.local_hub, None
             await asyncio.to_thread(hub.stop)
 
-    def _tell(self, text: str) -> None:
-        log.warning("%s", text)
+    def _tell(self, text: str, level: int = logging.WARNING) -> None:
+        log.log(level, "%s", text)
         self.bridge.notice.emit(text, "")

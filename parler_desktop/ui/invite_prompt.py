@@ -2,7 +2,7 @@
 
 A ``parler://`` link can come from any web page or message and point to any hub, so nothing is
 joined until the person has read where it leads and said yes. The question is a non-modal box
-(``open()``, never ``exec()``): the window keeps working while it waits.
+(shown, never ``exec()``'d): the window keeps working while it waits.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ def ask_to_join(parent: QWidget, host: str, name: str, current_host: str | None,
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(join)
     box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.setWindowModality(Qt.WindowModality.NonModal)
     box.buttonClicked.connect(lambda button: on_join() if button is join else None)
-    box.open()
+    box.show()
     return box
