@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from parler_desktop import __version__
 
 # Module names under parler_desktop.cli, in the order they appear in --help.
-COMMAND_MODULES = ("gui_command", "hub_command", "listen_command", "send_command", "join_command", "demo_command")
+COMMAND_MODULES = ("gui_command", "hub_command", "listen_command", "send_command", "join_command", "demo_command", "self_test_command")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,7 +42,7 @@ def with_link_option(argv: Sequence[str]) -> list[str]:
     """``parler-desktop [OPTIONS] parler://…`` (how a desktop opens an invite link) means
     ``--link parler://…`` for the window; ``join parler://…`` and the like stay as they are."""
     arguments = list(argv)
-    commands = {name.removesuffix("_command") for name in COMMAND_MODULES} - {"gui"}
+    commands = {name.removesuffix("_command").replace("_", "-") for name in COMMAND_MODULES} - {"gui"}
     if arguments and arguments[-1].lower().startswith("parler://") and not commands & set(arguments[:-1]):
         arguments[-1:] = ["--link", arguments[-1]]
     return arguments

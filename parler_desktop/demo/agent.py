@@ -15,7 +15,10 @@ from collections.abc import Sequence
 from parler_desktop.client.connection import HubConnection, expect
 from parler_desktop.identity import Identity
 from parler_desktop.protocol import canonical
-from parler_desktop.protocol.frames import Invite, Invited, Joined, JoinPending, Presence, PresenceOk, PutBlob, Redeem, Send, Sent
+from parler_desktop.protocol import StoredMessage
+from parler_desktop.protocol.frames import (
+    Invite, Invited, Joined, JoinPending, Presence, PresenceOk, PutBlob, Redeem, Send, Sent, Subscribe, Subscribed,
+)
 from parler_desktop.protocol.parts import FileRef, Handoff, TaskStatus
 from parler_desktop.protocol.values import Part, RoomTarget, normalize_parts
 
@@ -78,3 +81,11 @@ class DemoAgent:
 
     async def presence(self, status: str, activity: str | None = None) -> None:
         await self._ask(Presence(status=status, activity=activity), PresenceOk, "presence")
+
+    async def subscribe(self) -> None:
+        """Have the hub push every new message in this agent's rooms (``delivery`` frames)."""
+        await self._ask(Subscribe(), Subscribed, "subscribe")
+
+    async def messages(self) -> list[StoredMessage]:
+        """The next pushed messages (waits for at least one; needs ``subscribe`` first)."""
+        return await self._connection.deliveries.wait()
