@@ -78,8 +78,10 @@ def install_wheel(epoch: str) -> Path:
 
 
 def build_bundle() -> Path:
+    """Run from outside the checkout: its parler_desktop must not shadow the installed wheel's."""
+    WORK.mkdir(parents=True, exist_ok=True)
     run(sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level", "WARN",
-        "--distpath", DIST, "--workpath", WORK, SPEC)
+        "--distpath", DIST, "--workpath", WORK, SPEC, cwd=WORK)
     return DIST / APP
 
 

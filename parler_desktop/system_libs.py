@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -86,8 +87,11 @@ def chosen_platforms(environ: os._Environ[str] | dict[str, str]) -> list[str]:
 
 
 def missing_for(platform: str) -> list[Missing]:
+    bundled = Path(getattr(sys, "_MEIPASS", "")) if getattr(sys, "frozen", False) else None
     missing = []
     for library in (*GUI_LIBRARIES, *PLATFORM_LIBRARIES.get(platform, ())):
+        if bundled is not None and (bundled / library.soname).exists():
+            continue  # a PyInstaller bundle carries its own copy
         try:
             ctypes.CDLL(library.soname)
         except OSError as error:

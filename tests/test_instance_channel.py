@@ -100,3 +100,14 @@ def test_with_no_window_to_reach_and_no_display_it_says_so_and_exits_at_once(qtb
     with lock_home(home):  # a window that cannot be reached (it has no channel)
         code, err = finished(qtbot, later_launch(tmp_path / "home", "parler://127.0.0.1:9/join/ABC"))
     assert code == EXIT_ALREADY_RUNNING and "already running for this home" in err  # not Qt's abort
+
+
+def test_a_link_the_os_opens_in_the_running_app_is_asked_about_too(qtbot, desktop, hub):  # noqa: F811
+    """macOS delivers clicked links as an "open URL" event to the running app."""
+    from PySide6.QtCore import QUrl
+    from PySide6.QtGui import QFileOpenEvent
+
+    QApplication.sendEvent(QApplication.instance(), QFileOpenEvent(QUrl(f"parler://127.0.0.1:{hub.port}/join/K7QW2MZP")))
+    box = question(qtbot)
+    assert f"Join a room on 127.0.0.1:{hub.port} as boss?" in box.text()
+    box.button(QMessageBox.StandardButton.Cancel).click()

@@ -17,6 +17,7 @@ import tempfile
 import time
 
 from parler_desktop import system_libs
+from parler_desktop.assets import ICON_SIZES, desktop_entry, icon_png, metainfo
 from parler_desktop.cli.help_text import description
 from parler_desktop.paths import Home
 
@@ -60,6 +61,9 @@ async def exercise(home: Home) -> dict[str, float]:
 
     started = time.perf_counter()
     timings: dict[str, float] = {}
+    assets = [icon_png(size) for size in ICON_SIZES] + [desktop_entry(), metainfo()]
+    if missing := [str(path) for path in assets if not path.is_file()]:
+        raise RuntimeError(f"the app's assets are missing: {', '.join(missing)}")
     desktop = DesktopApp(home, "")
     agent: DemoAgent | None = None
     try:

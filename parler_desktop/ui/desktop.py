@@ -12,7 +12,7 @@ import dataclasses
 import logging
 from urllib.parse import urlsplit
 
-from PySide6.QtWidgets import QDialog, QSystemTrayIcon
+from PySide6.QtWidgets import QApplication, QDialog, QSystemTrayIcon
 
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.instance_channel import InstanceServer, channel_name
@@ -30,7 +30,7 @@ from parler_desktop.settings import Settings, load_settings, read_join_secret, s
 from parler_desktop.store import StoreError
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
 from parler_desktop.ui.error_report import ErrorReport, open_folder
-from parler_desktop.ui.invite_prompt import ask_to_join
+from parler_desktop.ui.invite_prompt import OpenUrlEvents, ask_to_join
 from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.room_actions import FAILURES as JOIN_FAILURES
 from parler_desktop.ui.tray import Tray
@@ -63,6 +63,9 @@ class DesktopApp:
         self.instances = InstanceServer(channel_name(self.home), self.window)
         self.instances.raiseRequested.connect(self.raise_window)
         self.instances.linkRequested.connect(self.open_invite)
+        self.url_events = OpenUrlEvents(self.window)
+        self.url_events.linkOpened.connect(self.open_invite)
+        QApplication.instance().installEventFilter(self.url_events)
 
     async def run(self) -> None:
         """Show the window, connect, and return once the window is closed and all is shut down."""
@@ -191,6 +194,7 @@ class DesktopApp:
     async def shutdown(self) -> None:
         self.errors.uninstall()
         self.instances.close()
+        QApplication.instance().removeEventFilter(self.url_events)
         await self._drop_session()
         await self.bridge.tasks.cancel_all()
         if self.local_hub is not None:

@@ -9,8 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QFileOpenEvent
 from PySide6.QtWidgets import QMessageBox, QWidget
+
+
+class OpenUrlEvents(QObject):
+    """macOS hands a clicked ``parler://`` link to the running app as an "open URL" event (not
+    on the command line); install this on the QApplication to hear of them."""
+
+    linkOpened = Signal(str)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.FileOpen and isinstance(event, QFileOpenEvent) and event.url().scheme() == "parler":
+            self.linkOpened.emit(event.url().toString())
+            return True
+        return False
 
 
 def ask_to_join(parent: QWidget, host: str, name: str, current_host: str | None, on_join: Callable[[], None]) -> QMessageBox:
