@@ -37,6 +37,7 @@ class Settings:
     role: str | None = DEFAULT_ROLE  # None: send no role in hello
     hub_url: str = ""  # "" = run and use the embedded hub
     join_secret_file: str = ""  # "" = the home's default join-secret file
+    start_at_login: bool = False  # XDG autostart entry (Linux), kept in step by autostart.py
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ _FIELD_TYPES = {
     "role": (str, type(None)),
     "hub_url": (str,),
     "join_secret_file": (str,),
+    "start_at_login": (bool,),
 }
 
 

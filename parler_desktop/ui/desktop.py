@@ -19,6 +19,7 @@ from parler_desktop.app.instance_channel import InstanceServer, channel_name
 from parler_desktop.app.local_hub import save_join_secret, start_local_hub
 from parler_desktop.app.network_watch import NetworkWatch
 from parler_desktop.app.sleep_watch import SleepWatch
+from parler_desktop.autostart import sync_autostart
 from parler_desktop.client.address import parse_invite
 from parler_desktop.client.session import HubSession
 from parler_desktop.demo.plan import DEMO_FAILURES, DemoPlan
@@ -75,6 +76,10 @@ class DesktopApp:
         loaded = load_settings(self.home.settings_file)
         if loaded.problem:
             self._tell(loaded.problem)
+        try:
+            await asyncio.to_thread(sync_autostart, loaded.settings.start_at_login)
+        except OSError as error:
+            self._tell(f"Could not update the start-at-login entry: {error}")
         url = self.hub_override if self.hub_override is not None else loaded.settings.hub_url
         if self.hub_override is not None and self.hub_override != loaded.settings.hub_url:
             await asyncio.to_thread(
