@@ -7,6 +7,7 @@ import signal
 
 import pytest
 
+from parler_desktop.cli import build_parser
 from parler_desktop.client.events import OutboxStatus
 from parler_desktop.identity import load_or_create_identity
 from parler_desktop.paths import Home
@@ -101,3 +102,25 @@ def pending_items(path) -> int:
         return len(store.outbox_items([OutboxStatus.PENDING]))
     finally:
         store.close()
+
+
+async def test_home_and_hub_work_after_the_subcommand_too(hub, raw_agent, tmp_path):
+    peer, link = await team(raw_agent, hub)
+    home = tmp_path / "home"
+    joined = await run_cli(None, "join", "--home", str(home), link)  # used to take DIR as the code
+    assert joined.status == 0, joined.stderr
+    sent = await run_cli(None, "send", "--room", "team", "--home", str(home), "--hub", hub.url, "after")
+    assert sent.status == 0, sent.stderr
+    author = load_or_create_identity(Home.resolve(home).key_file).agent_id
+    assert [(m["from"]["id"], m["parts"][0]["text"]) for m in await hub_history(peer)] == [(author, "after")]
+
+
+@pytest.mark.parametrize("argv", [
+    ["--home", "H", "--hub", "ws://h:1/ws", "gui"], ["gui", "--home", "H", "--hub", "ws://h:1/ws"],
+    ["--hub", "ws://h:1/ws", "listen", "--home", "H"], ["listen", "--hub", "ws://h:1/ws", "--home", "H"],
+    ["hub", "--home", "H"],
+])
+def test_global_options_parse_the_same_before_and_after_the_command(argv):
+    args = build_parser().parse_args(argv)
+    assert args.home == "H"
+    assert args.hub == ("ws://h:1/ws" if "--hub" in argv else None)
