@@ -43,6 +43,7 @@ from parler_desktop.protocol.frames import (
     ResolveJoin,
 )
 from parler_desktop.protocol.parts import Handoff
+from parler_desktop.protocol.trim import trim
 from parler_desktop.protocol.values import JoinRequest, Part, RoomInfo, StoredMessage
 from parler_desktop.settings import load_settings, read_join_secret
 from parler_desktop.store import LocalStore, StoreWorker
@@ -284,8 +285,8 @@ class HubSession:
         """Badge-worthy: a mention of my name or role, or a handoff addressed to me by name."""
         if message.sender.id == self.agent_id:
             return False
-        mine = {self.name.strip().lower()} | ({self.role.strip().lower()} if self.role else set())
-        if any(mention.strip().lower() in mine for mention in message.mentions or ()):
+        mine = {trim(self.name).lower()} | ({trim(self.role).lower()} if self.role else set())
+        if any(trim(mention).lower() in mine for mention in message.mentions or ()):
             return True
         for part in message.parts:
             handoff = Handoff.from_part(part)
