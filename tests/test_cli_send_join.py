@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import signal
 
 import pytest
@@ -11,10 +12,12 @@ from parler_desktop.cli import build_parser
 from parler_desktop.client.events import OutboxStatus
 from parler_desktop.identity import load_or_create_identity
 from parler_desktop.paths import Home
+from parler_desktop.settings import load_settings, save_settings
 from parler_desktop.store import LocalStore
 from support.cli_runner import run_cli, started_cli
 from support.fault_proxy import FaultProxy
 from support.peer_ops import hub_history
+from support.private_ca import make_private_ca
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -124,3 +127,23 @@ def test_global_options_parse_the_same_before_and_after_the_command(argv):
     args = build_parser().parse_args(argv)
     assert args.home == "H"
     assert args.hub == ("ws://h:1/ws" if "--hub" in argv else None)
+
+
+async def test_a_wss_hub_with_a_private_ca_is_trusted_with_ca_file_or_the_settings(hub, raw_agent, tmp_path):
+    ca = make_private_ca(tmp_path)
+    proxy = await FaultProxy("127.0.0.1", hub.port, tls=ca.server_context).start()
+    try:
+        peer, link = await team(raw_agent, hub)
+        code = link.rsplit("/", 1)[1]
+        home = tmp_path / "home"
+        untrusted = await run_cli(home, "join", "--hub", proxy.url, "--ca-file", str(tmp_path / "missing.pem"), code)
+        assert untrusted.status == 2 and "missing.pem does not exist" in untrusted.stderr
+        joined = await run_cli(home, "join", "--hub", proxy.url, "--ca-file", str(ca.ca_file), code)
+        assert joined.status == 0, joined.stderr
+        settings = load_settings(Home.resolve(home).settings_file).settings
+        save_settings(Home.resolve(home).settings_file, dataclasses.replace(settings, hub_ca_files={proxy.url: str(ca.ca_file)}))
+        sent = await run_cli(home, "send", "--hub", proxy.url, "--room", "team", "over wss")  # the settings' CA
+        assert sent.status == 0, sent.stderr
+        assert await texts(peer) == ["over wss"]
+    finally:
+        await proxy.close()
