@@ -1,9 +1,10 @@
 """User settings shared by the window and the command line: one small JSON file per home.
 
 Holds who the human appears as (display name, role), which hub to use (``""`` = the embedded
-hub), where the join secret lives and which CA file to trust for a ``wss://`` hub. A corrupt or unreadable file never stops the app: loading
-reports the problem as a message and falls back to defaults, and the file is left untouched so
-nothing the user wrote is lost; saving over it moves it aside first.
+hub), where the join secret lives and which CA file to trust for a ``wss://`` hub. A corrupt or
+unreadable file never stops the app: loading reports the problem as a message and falls back to
+defaults, and the file is left untouched so nothing the user wrote is lost; saving over it moves it
+aside first.
 """
 
 from __future__ import annotations

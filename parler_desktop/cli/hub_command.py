@@ -34,7 +34,9 @@ def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentPa
     sub.add_argument("--db", type=Path, help="hub database file (default: under the data dir of --home)")
     sub.add_argument("--blob-dir", type=Path, help="where blob bytes are kept (default: beside the database)")
     sub.add_argument(
-        "--join-secret-file", type=Path, help="require agents to present the secret in this file (created with a new secret if missing or empty)",
+        "--join-secret-file",
+        type=Path,
+        help="require agents to present the secret in this file (created with a new secret if missing or empty)",
     )
     sub.add_argument("--public-url", help="base of invite links (default parler://HOST:PORT)")
     sub.add_argument("--name", default=HubConfig.name, help="hub display name")

@@ -28,7 +28,9 @@ class ConnectDialog(QDialog):
         self.secret = QLineEdit(placeholderText="only if the hub asks for one", objectName="joinSecret")
         self.secret.setEchoMode(QLineEdit.EchoMode.Password)
         self.name = QLineEdit(display_name, objectName="displayName")
-        self.ca_file = QLineEdit(ca_file, placeholderText="wss:// hubs with a private CA: its PEM file", objectName="caFile")
+        self.ca_file = QLineEdit(
+            ca_file, placeholderText="wss:// hubs with a private CA: its PEM file", objectName="caFile"
+        )
         self.problem = QLabel(objectName="connectProblem", textFormat=Qt.TextFormat.PlainText)
         self.problem.setStyleSheet("color: #b71c1c;")
         self.problem.setWordWrap(True)
