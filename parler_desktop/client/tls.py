@@ -12,10 +12,7 @@ from pathlib import Path
 
 HOSTNAME_MISMATCH = 62  # X509_V_ERR_HOSTNAME_MISMATCH
 IP_MISMATCH = 64  # X509_V_ERR_IP_ADDRESS_MISMATCH
-TRUST_ADVICE = (
-    "if the hub uses a private certificate authority, trust its CA file for this hub "
-    "with --ca-file FILE or in Hub ▸ Connect…"
-)
+TRUST_ADVICE = "if it uses a private CA, trust that CA file for the hub (Hub ▸ Connect…, or --ca-file FILE)"
 
 
 def client_context(ca_file: str | None) -> ssl.SSLContext:
