@@ -33,10 +33,8 @@ def _finite(value: float, text: str) -> float:
 
 def _parse_int(text: str) -> int | float:
     value = int(text)
-    if value == 0 and text.startswith("-"):
-        return -0.0
     if INT_LOW <= value < INT_END:
-        return value
+        return value if value or text[0] != "-" else -0.0  # on every integer of every frame: keep it short
     try:
         return float(value)
     except OverflowError:
