@@ -77,8 +77,9 @@ def test_every_layer_has_its_rules():
     """A new top-level module or package must be placed in the lists above."""
     layers = {layer_of(path) for path in SOURCES}
     assert len(SOURCES) > 5
-    assert layers == set(QT_FORBIDDEN) | {"ui", "cli"}
-    assert layers == set(ALLOWED) | {"cli"}
+    unplaced = sorted(layers - set(QT_FORBIDDEN) - {"ui", "cli"}) + sorted(layers - set(ALLOWED) - {"cli"})
+    assert not unplaced, f"list {sorted(set(unplaced))} in BELOW_THE_QT_SEAM (or QT_FORBIDDEN) and in ALLOWED"
+    assert set(QT_FORBIDDEN) | {"ui", "cli"} == layers == set(ALLOWED) | {"cli"}  # and nothing listed is gone
 
 
 @pytest.mark.parametrize("path", cases(QT_FORBIDDEN), ids=case_id)
