@@ -54,3 +54,18 @@ async def test_a_dm_to_yourself_is_refused_and_never_lands_in_another_dm(hub, ra
     dm = next(r["name"] for r in rooms if r["kind"] == "dm")
     texts = [m["parts"][0]["text"] for m in (await bob.ok({"op": "pull", "room": dm, "since": 0}))["messages"]]
     assert texts == ["hi"]
+
+
+async def test_pushes_still_arrive_while_a_long_poll_is_parked(hub, raw_agent):
+    """Unlike the reference, a parked long-poll holds only replies back, not pushes (§12)."""
+    alice = await raw_agent(hub.url, name="alice")
+    bob = await raw_agent(hub.url, name="bob")
+    quiet = await make_room(alice, "quiet", bob)
+    busy = await make_room(alice, "busy", bob)
+    await bob.ok({"op": "subscribe"}, "subscribed")
+    await bob.ok({"op": "pull", "room": quiet}, "pulled")
+    await bob.send_text(f'{{"op":"pull","room":"{quiet}","waitSecs":30}}')
+    await hub.wait_parked()
+    await alice.ok({"op": "send", "target": {"kind": "room", "room": busy}, "parts": [{"kind": "text", "text": "now"}]}, "sent")
+    pushed = await bob.recv_delivery(timeout=5)
+    assert pushed["room"] == busy and hub.parked_polls == 1
