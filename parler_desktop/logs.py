@@ -14,10 +14,11 @@ logged trace once (``ui/error_report.py``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import Any
@@ -42,26 +43,41 @@ class PrivateRotatingFileHandler(RotatingFileHandler):
         return open(self.baseFilename, self.mode, encoding=self.encoding, errors=self.errors, opener=_private)  # noqa: SIM115
 
 
-def setup_logging(log_dir: Path, verbose: bool = False) -> Path | None:
-    """Log to stderr and to ``log_dir/parler-desktop.log``; the file's path, or None (said on
-    stderr) when the folder cannot be used, in which case the app runs on with stderr only."""
+@contextlib.contextmanager
+def logging_to(log_dir: Path, verbose: bool = False) -> Iterator[Path | None]:
+    """Log to stderr and to ``log_dir/parler-desktop.log`` while inside; yields the file's path,
+    or None (said on stderr) when the folder cannot be used: the app then runs on with stderr
+    only. On leaving, the handlers are closed and the root logger is as it was."""
     root = logging.getLogger()
+    previous = root.level, {name: logging.getLogger(name).level for name in QUIET_LOGGERS}
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
     for name in QUIET_LOGGERS:
         logging.getLogger(name).setLevel(logging.INFO)
     stderr = logging.StreamHandler()
     stderr.setLevel(logging.DEBUG if verbose else logging.WARNING)
     stderr.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    added: list[logging.Handler] = [stderr]
     root.addHandler(stderr)
+    path: Path | None = None
     try:
         log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         handler = PrivateRotatingFileHandler(log_dir / LOG_FILE, maxBytes=MAX_BYTES, backupCount=BACKUP_COUNT, encoding="utf-8")
     except OSError as error:
         log.warning("not writing a log file in %s: %s", log_dir, error.strerror or error)
-        return None
-    handler.setFormatter(logging.Formatter(FORMAT))
-    root.addHandler(handler)
-    return Path(handler.baseFilename)
+    else:
+        handler.setFormatter(logging.Formatter(FORMAT))
+        root.addHandler(handler)
+        added.append(handler)
+        path = Path(handler.baseFilename)
+    try:
+        yield path
+    finally:
+        for each in added:
+            root.removeHandler(each)
+            each.close()
+        root.setLevel(previous[0])
+        for name, level in previous[1].items():
+            logging.getLogger(name).setLevel(level)
 
 
 def log_unhandled_exceptions(loop: asyncio.AbstractEventLoop) -> Callable[[], None]:

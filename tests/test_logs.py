@@ -15,41 +15,25 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
-from parler_desktop.logs import LOG_FILE, log_unhandled_exceptions, setup_logging
+from parler_desktop.logs import LOG_FILE, log_unhandled_exceptions, logging_to
 from parler_desktop.paths import Home
 from parler_desktop.ui.desktop import DesktopApp
 from parler_desktop.ui.error_report import TITLE
 
 
 @pytest.fixture
-def root_logging():
-    """setup_logging configures the root logger; put it back as it was after each test."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    quiet = {name: logging.getLogger(name).level for name in ("websockets",)}
-    yield
-    for handler in root.handlers[:]:
-        if handler not in handlers:
-            root.removeHandler(handler)
-            handler.close()
-    root.setLevel(level)
-    for name, old in quiet.items():
-        logging.getLogger(name).setLevel(old)
-
-
-@pytest.fixture
-def desktop(qtbot, qloop, tmp_path: Path, hub, root_logging):
+def desktop(qtbot, qloop, tmp_path: Path, hub):
     """The window, not connected (the menus and the error box need no session)."""
     home = Home.resolve(tmp_path / "home")
-    setup_logging(home.log_dir)
-    undo = log_unhandled_exceptions(qloop)
-    app = DesktopApp(home, hub.url)
-    app.window.show()
-    yield app
-    undo()
-    run_coroutine(qtbot, qloop, app.shutdown())
-    app.window.close()
-    app.window.deleteLater()
+    with logging_to(home.log_dir):
+        undo = log_unhandled_exceptions(qloop)
+        app = DesktopApp(home, hub.url)
+        app.window.show()
+        yield app
+        undo()
+        run_coroutine(qtbot, qloop, app.shutdown())
+        app.window.close()
+        app.window.deleteLater()
 
 
 def log_text(home: Home) -> str:
@@ -58,25 +42,31 @@ def log_text(home: Home) -> str:
     return (home.log_dir / LOG_FILE).read_text(encoding="utf-8")
 
 
-def test_log_file_is_private_info_by_default_and_debug_when_verbose(tmp_path: Path, root_logging):
-    path = setup_logging(tmp_path / "logs")
-    assert path == tmp_path / "logs" / LOG_FILE and stat.S_IMODE(path.stat().st_mode) == 0o600
-    logging.getLogger("parler_desktop.test").info("an info line")
-    logging.getLogger("parler_desktop.test").debug("a debug line")
-    logging.getLogger("websockets.client").debug("> TEXT '{\"op\":\"hello\",\"joinSecret\":\"s3cret\"}'")
+HELLO_FRAME = "> TEXT '{\"op\":\"hello\",\"joinSecret\":\"s3cret\"}'"
+
+
+def test_log_file_is_private_info_by_default_and_debug_when_verbose(tmp_path: Path):
+    with logging_to(tmp_path / "logs") as path:
+        assert path == tmp_path / "logs" / LOG_FILE and stat.S_IMODE(path.stat().st_mode) == 0o600
+        logging.getLogger("parler_desktop.test").info("an info line")
+        logging.getLogger("parler_desktop.test").debug("a debug line")
+        logging.getLogger("websockets.client").debug(HELLO_FRAME)
     text = path.read_text()
     assert "an info line" in text and "a debug line" not in text
 
-    setup_logging(tmp_path / "verbose", verbose=True)
-    logging.getLogger("parler_desktop.test").debug("a debug line")
-    logging.getLogger("websockets.client").debug("> TEXT '{\"op\":\"hello\",\"joinSecret\":\"s3cret\"}'")
+    with logging_to(tmp_path / "verbose", verbose=True):
+        logging.getLogger("parler_desktop.test").debug("a debug line")
+        logging.getLogger("websockets.client").debug(HELLO_FRAME)
     verbose = (tmp_path / "verbose" / LOG_FILE).read_text()
     assert "a debug line" in verbose and "s3cret" not in verbose  # frames never reach the log
+    logging.getLogger("parler_desktop.test").info("after leaving")
+    assert "after leaving" not in (tmp_path / "logs" / LOG_FILE).read_text()  # handlers are gone
 
 
-def test_an_unusable_log_folder_is_said_and_the_app_goes_on(tmp_path: Path, root_logging, capsys):
+def test_an_unusable_log_folder_is_said_and_the_app_goes_on(tmp_path: Path, capsys):
     (tmp_path / "file").write_text("not a folder")
-    assert setup_logging(tmp_path / "file" / "logs") is None
+    with logging_to(tmp_path / "file" / "logs") as path:
+        assert path is None
     assert "not writing a log file in" in capsys.readouterr().err
 
 

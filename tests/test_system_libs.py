@@ -55,7 +55,8 @@ def test_a_missing_xcb_library_is_named_with_its_packages_instead_of_an_abort(tm
     assert re.search(r"Fedora: +sudo dnf install .*\bxcb-util-cursor\b", done.stderr)
     shown = (tmp_path / "notified").read_text()  # stderr is a pipe here, as from a launcher
     assert "Parler cannot start" in shown and "libxcb-cursor0" in shown
-    assert not (tmp_path / "home").exists()  # it stopped before touching the home
+    home_data = tmp_path / "home" / "data"
+    assert not (home_data / "embedded-hub").exists() and not (home_data / "stores").exists()  # stopped before Qt
 
 
 def test_a_fallback_platform_that_loads_means_no_complaint(tmp_path: Path, monkeypatch):

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from parler_desktop import system_libs
 from parler_desktop.assets import APP_ID, ICON_SIZES, icon_png
-from parler_desktop.logs import log_unhandled_exceptions, setup_logging
+from parler_desktop.logs import log_unhandled_exceptions, logging_to
 from parler_desktop.paths import Home
 from parler_desktop.cli.help_text import description
 
@@ -35,10 +35,11 @@ EXIT_RUNTIME = 1
 EXIT_ALREADY_RUNNING = 3
 
 
-def _add_options(parser: argparse.ArgumentParser) -> None:
+def _add_options(parser: argparse.ArgumentParser, default: object = None) -> None:
     parser.add_argument(
         "--hub",
         metavar="URL",
+        default=default,
         help="connect to this hub (ws://, wss://, parler:// or HOST:PORT) and remember it; "
         "an empty value goes back to the embedded local hub",
     )
@@ -50,7 +51,7 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
 
 def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
     sub = subparsers.add_parser("gui", help="open the desktop window (the default)", description=description(__doc__))
-    _add_options(sub)
+    _add_options(sub, argparse.SUPPRESS)  # `--hub URL gui` keeps URL
     sub.set_defaults(run=run)
     _add_options(parser)
     parser.set_defaults(run=run)
@@ -58,7 +59,6 @@ def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentPa
 
 def run(args: argparse.Namespace) -> int:
     from parler_desktop.client.address import normalize_hub_url, parse_invite
-    from parler_desktop.instance_lock import AlreadyRunning, lock_home
 
     hub_url, link = args.hub, getattr(args, "link", None)
     try:
@@ -69,7 +69,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"parler-desktop: {error}", file=sys.stderr)
         return 2
     home = Home.resolve(args.home)
-    setup_logging(home.log_dir, getattr(args, "verbose", False))
+    with logging_to(home.log_dir, getattr(args, "verbose", False)):
+        return _run_home(home, hub_url, link, getattr(args, "demo", None))
+
+
+def _run_home(home: Home, hub_url: str | None, link: str | None, demo: "DemoPlan | None") -> int:
+    from parler_desktop.instance_lock import AlreadyRunning, lock_home
+
     try:
         home_lock = lock_home(home.ensure())
     except AlreadyRunning as refusal:
@@ -84,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             if not sys.stderr.isatty():  # started from a launcher: nobody reads stderr
                 system_libs.tell_desktop(problem)
             return system_libs.EXIT_MISSING_LIBRARIES
-        return _run_window(home, hub_url, getattr(args, "demo", None), link)
+        return _run_window(home, hub_url, demo, link)
 
 
 def _hand_over(home: Home, link: str | None, refusal: Exception) -> int:
