@@ -11,7 +11,7 @@
    exchange a message; it must exit 0) and ``--version``, and prints the bundle's size and start
    times;
 4. packs it: Linux a tarball with ``install-linux.sh`` and the glibc floor it needs (read from the
-   bundle's own binaries); Windows the Inno Setup installer when ``iscc`` is on PATH; macOS a zip
+   bundle's own binaries), then installs it for a throw-away user, runs it and uninstalls; Windows the Inno Setup installer when ``iscc`` is on PATH; macOS a zip
    of the app (sign and notarise it as packaging/README.md says).
 
 Everything lands in ``dist/``; ``build/`` holds PyInstaller's work files.
@@ -27,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from importlib import metadata
 from pathlib import Path
@@ -164,6 +165,26 @@ def pack_linux(bundle: Path, version: str) -> Path:
     return target
 
 
+def check_linux_install(tarball: Path) -> str:
+    """Unpack the tarball, install it for a throw-away user, run the installed command, check the
+    menu entry (with desktop-file-validate where installed) and uninstall again."""
+    with tempfile.TemporaryDirectory(prefix="parler-install-") as scratch:
+        home = Path(scratch) / "home"
+        with tarfile.open(tarball) as archive:
+            archive.extractall(scratch, filter="tar")
+        unpacked = Path(scratch) / tarball.name.removesuffix(".tar.gz")
+        env = {"HOME": str(home), "PATH": os.environ.get("PATH", "/usr/bin:/bin")}
+        run("bash", unpacked / "install-linux.sh", "--bundle", unpacked / APP, env=env, stdout=subprocess.DEVNULL)
+        entry = home / ".local" / "share" / "applications" / f"{APP}.desktop"
+        if shutil.which("desktop-file-validate"):
+            run("desktop-file-validate", entry)
+        _, version = timed(home / ".local" / "bin" / APP, "--version")
+        run("bash", unpacked / "install-linux.sh", "--uninstall", env=env, stdout=subprocess.DEVNULL)
+        if entry.exists() or (home / ".local" / "bin" / APP).exists():
+            raise SystemExit("build.py: install-linux.sh --uninstall left the app behind")
+    return f"installed, ran ({version}) and uninstalled"
+
+
 def pack_windows(version: str) -> Path | None:
     iscc = shutil.which("iscc") or shutil.which("ISCC")
     if iscc is None:
@@ -195,6 +216,7 @@ def main() -> int:
     facts["bundle size"] = f"{folder_size(bundle) / 1e6:.1f} MB in {sum(1 for _ in bundle.rglob('*'))} files"
     if sys.platform.startswith("linux"):
         package = pack_linux(bundle, version)
+        facts["tarball install"] = check_linux_install(package)
     elif sys.platform == "win32":
         package = pack_windows(version)
     else:

@@ -85,6 +85,17 @@ def test_wheel_is_reproducible_and_carries_license_assets_and_every_module(sdist
     }
     assert assets <= names, f"missing from the wheel: {sorted(assets - names)}"
 
+    # installed from the wheel (not this checkout), the app finds them at run time
+    target = tmp_path / "installed"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target", str(target), str(wheels[0])], check=True, timeout=120)
+    probe = (
+        "import parler_desktop.assets as a, sys; "
+        "paths = [a.icon_png(n) for n in a.ICON_SIZES] + [a.desktop_entry(), a.metainfo()]; "
+        "print(a.resources_dir()); sys.exit(0 if all(p.is_file() for p in paths) else 1)"
+    )
+    found = subprocess.run([sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(target)!r}); {probe}"], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert found.returncode == 0 and found.stdout.strip() == str(target / "parler_desktop" / "resources"), found.stderr
+
 
 def test_sdist_runs_its_own_tests(sdist: Path, tmp_path: Path):
     source = unpack(sdist, tmp_path)
