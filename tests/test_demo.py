@@ -4,6 +4,7 @@ human on the wire (a raw agent), and the headless command end to end."""
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 import pytest
@@ -78,7 +79,10 @@ async def test_the_load_generator_keeps_its_rate_across_rooms_and_agents(hub_fac
     assert len(report.latencies) == report.sent and "send→sent median" in report.summary()
     rooms = await human.ok({"op": "rooms"}, "rooms")
     counts = {room["name"]: room["unread"] for room in rooms["rooms"]}
-    assert set(counts) == {"load-1", "load-2", "load-3", "load-4"} and sum(counts.values()) == report.sent
+    assert len(counts) == 4 and all(re.fullmatch(r"load-[0-9a-f]{4}-[1-4]", name) for name in counts)
+    assert sum(counts.values()) == report.sent
+    again = await run_load(hub.url, admit, rooms=2, agents=1, rate=20, duration=0.2)  # new agents, new rooms
+    assert again.sent >= 3
 
 
 @pytest.mark.timeout(60)

@@ -10,6 +10,7 @@ Markdown with code and every seventh a task status, like real agent traffic.
 from __future__ import annotations
 
 import asyncio
+import secrets
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -78,7 +79,8 @@ async def run_load(
     if rooms < 1 or agents < 1 or rate <= 0 or duration <= 0:
         raise ValueError("--rooms, --agents, --rate and --duration must be positive")
     cast = tuple((f"load-agent-{n}", "worker") for n in range(1, agents + 1))
-    room_names = [f"load-{n}" for n in range(1, rooms + 1)]
+    run = secrets.token_hex(2)  # fresh agents each run: rooms of an earlier run are not theirs
+    room_names = [f"load-{run}-{n}" for n in range(1, rooms + 1)]
     connected = await connect_all(url, cast, lambda _name: Identity.generate(), join_secret)
     try:
         everyone = tuple(name for name, _ in cast)
