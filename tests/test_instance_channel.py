@@ -53,7 +53,7 @@ def test_a_link_opened_later_asks_naming_the_host_then_joins(qtbot, qloop, deskt
     peer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
     invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": "ops"}, "invited"))
     assert invited["url"].startswith("parler://")
-    assert desktop.instances.listen()
+    assert desktop.links.instances.listen()
     with lock_home(desktop.home):  # as the first window holds it
         code, err = finished(qtbot, later_launch(home_of(desktop), invited["url"]))
         assert code == 0, err
@@ -70,7 +70,7 @@ def test_a_link_opened_later_asks_naming_the_host_then_joins(qtbot, qloop, deskt
 
 
 def test_a_link_to_another_hub_says_so_and_cancel_joins_nothing(qtbot, qloop, desktop, hub):  # noqa: F811
-    assert desktop.instances.listen()
+    assert desktop.links.instances.listen()
     with lock_home(desktop.home):
         code, err = finished(qtbot, later_launch(home_of(desktop), "parler://evil.example:7070/join/K7QW2MZP"))
         assert code == 0, err
@@ -83,7 +83,7 @@ def test_a_link_to_another_hub_says_so_and_cancel_joins_nothing(qtbot, qloop, de
 
 
 def test_a_later_launch_without_a_link_raises_the_window_and_exits(qtbot, desktop):  # noqa: F811
-    assert desktop.instances.listen()
+    assert desktop.links.instances.listen()
     desktop.window.showMinimized()
     qtbot.waitUntil(desktop.window.isMinimized, timeout=5000)
     with lock_home(desktop.home):

@@ -100,7 +100,7 @@ def _hand_over(home: Home, link: str | None, refusal: Exception) -> int:
     if hand_over(channel_name(home), link):
         return 0
     print(refusal, file=sys.stderr)  # the sentence names the program itself
-    if not sys.stderr.isatty() and _display_available():  # started from a launcher: nobody reads stderr
+    if not sys.stderr.isatty() and _display_available() and system_libs.check() is None:  # from a launcher
         _show_refusal(str(refusal))
     return EXIT_ALREADY_RUNNING
 

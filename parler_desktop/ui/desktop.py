@@ -10,30 +10,25 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from urllib.parse import urlsplit
 
-from PySide6.QtWidgets import QApplication, QDialog, QSystemTrayIcon
+from PySide6.QtWidgets import QDialog, QSystemTrayIcon
 
 from parler_desktop.app.bridge import SessionBridge
-from parler_desktop.app.instance_channel import InstanceServer, channel_name
 from parler_desktop.app.local_hub import save_join_secret, start_local_hub
 from parler_desktop.app.network_watch import NetworkWatch
 from parler_desktop.app.sleep_watch import SleepWatch
 from parler_desktop.autostart import sync_autostart
-from parler_desktop.client.address import parse_invite
 from parler_desktop.client.session import HubSession
 from parler_desktop.demo.plan import DEMO_FAILURES, DemoPlan
 from parler_desktop.hub import EmbeddedHub
 from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
-from parler_desktop.protocol.frames import Joined
 from parler_desktop.settings import Settings, load_settings, read_join_secret, save_settings
 from parler_desktop.store import StoreError
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
 from parler_desktop.ui.error_report import ErrorReport, open_folder
-from parler_desktop.ui.invite_prompt import OpenUrlEvents, ask_to_join
+from parler_desktop.ui.invite_links import InviteLinks
 from parler_desktop.ui.main_window import MainWindow
-from parler_desktop.ui.room_actions import FAILURES as JOIN_FAILURES
 from parler_desktop.ui.tray import Tray
 
 log = logging.getLogger(__name__)
@@ -61,17 +56,11 @@ class DesktopApp:
         self.window.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
         self.errors = ErrorReport(self.window, self.home.log_dir)
         self.errors.install()
-        self.instances = InstanceServer(channel_name(self.home), self.window)
-        self.instances.raiseRequested.connect(self.raise_window)
-        self.instances.linkRequested.connect(self.open_invite)
-        self.url_events = OpenUrlEvents(self.window)
-        self.url_events.linkOpened.connect(self.open_invite)
-        QApplication.instance().installEventFilter(self.url_events)
+        self.links = InviteLinks(self.window, self.bridge, self.home, self._switch_hub)
 
     async def run(self) -> None:
         """Show the window, connect, and return once the window is closed and all is shut down."""
-        if not self.instances.listen():
-            log.warning("later launches cannot reach this window: no single-instance channel")
+        self.links.listen()
         self.window.show()
         loaded = load_settings(self.home.settings_file)
         if loaded.problem:
@@ -88,7 +77,7 @@ class DesktopApp:
         if await self.connect(url) and self.demo is not None:
             self.start_demo(self.demo)
         if self.link is not None:
-            self.open_invite(self.link)
+            self.links.open(self.link)
         await self._closed
         await self.shutdown()
 
@@ -107,47 +96,6 @@ class DesktopApp:
         self.bridge.attach(session)
         session.start()
         return True
-
-    def raise_window(self) -> None:
-        """A later launch asked for the window: bring it to the front instead of a second one."""
-        if self.window.isMinimized():
-            self.window.showNormal()
-        self.window.show()
-        self.window.raise_()
-        self.window.activateWindow()
-
-    def open_invite(self, link: str) -> None:
-        """An invite link from outside (command line, a later launch): ask, naming the host, then join."""
-        self.raise_window()
-        try:
-            invite = parse_invite(link)
-        except ValueError as error:
-            self._tell(f"Not an invite link: {error}")
-            return
-        current = self.bridge.hub_url or None
-        target = invite.hub_url or current
-        if target is None:
-            self._tell("The invite link names no hub and the window is not connected to one.")
-            return
-        settings = load_settings(self.home.settings_file).settings
-        ask_to_join(
-            self.window, urlsplit(target).netloc, self.bridge.name or settings.display_name,
-            urlsplit(current).netloc if current else None,
-            lambda: self.bridge.tasks.spawn("join", self._join(settings, target, invite.code)),
-        )
-
-    async def _join(self, settings: Settings, hub_url: str, code: str) -> None:
-        if hub_url != self.bridge.hub_url:
-            await self._switch_hub(settings, ConnectChoice(hub_url=hub_url, display_name=settings.display_name, join_secret=None))
-        try:
-            joined = await self.bridge.redeem(code)
-        except JOIN_FAILURES as error:
-            self._tell(f"Could not join: {error}")
-            return
-        if isinstance(joined, Joined):
-            self._tell(f"You joined {joined.room}.", logging.INFO)
-        else:
-            self._tell(f"Asked to join {joined.room}; its owner has to approve you first.", logging.INFO)
 
     def start_demo(self, plan: DemoPlan) -> None:
         """Scripted agents (or a load generator) on the hub this window is connected to; they
@@ -205,8 +153,7 @@ class DesktopApp:
 
     async def shutdown(self) -> None:
         self.errors.uninstall()
-        self.instances.close()
-        QApplication.instance().removeEventFilter(self.url_events)
+        self.links.close()
         await self._drop_session()
         await self.bridge.tasks.cancel_all()
         if self.local_hub is not None:
