@@ -35,7 +35,11 @@ class DemoPlan:
             )
             return report.summary()
         identities = await asyncio.to_thread(cast_identities, cast_folder)
-        played = await run_script(url, human, admit, identities.__getitem__, pace=self.pace, rounds=self.rounds, join_secret=join_secret)
+        script = run_script(url, human, admit, identities.__getitem__, pace=self.pace, rounds=self.rounds, join_secret=join_secret)
+        try:
+            played = await asyncio.wait_for(script, self.duration)
+        except TimeoutError:
+            return "demo over"
         return f"played {played} beats"
 
 
