@@ -40,6 +40,11 @@ class Home:
         )
 
     @property
+    def is_platform_default(self) -> bool:
+        """True for the home used without --home or PARLER_DESKTOP_HOME."""
+        return self.config_dir == Path(platformdirs.user_config_dir(APP_NAME))
+
+    @property
     def log_dir(self) -> Path:
         return self.logs_dir if self.logs_dir is not None else self.data_dir / "logs"
 

@@ -111,3 +111,26 @@ def test_a_link_the_os_opens_in_the_running_app_is_asked_about_too(qtbot, deskto
     box = question(qtbot)
     assert f"Join a room on 127.0.0.1:{hub.port} as boss?" in box.text()
     box.button(QMessageBox.StandardButton.Cancel).click()
+
+
+def test_a_first_launch_with_a_link_asks_once_connected_then_joins(qtbot, qloop, tmp_path, hub):
+    """``parler-desktop parler://…`` with no window running: the window opens, connects, asks."""
+    from parler_desktop.paths import Home
+    from parler_desktop.settings import Settings, save_settings
+    from parler_desktop.ui.desktop import DesktopApp
+
+    peer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
+    invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": "first"}, "invited"))
+    home = Home.resolve(tmp_path / "home").ensure()
+    save_settings(home.settings_file, Settings(display_name="boss", hub_url=hub.url))
+    app = DesktopApp(home, None, None, invited["url"])
+    running = qloop.create_task(app.run())
+    try:
+        box = question(qtbot)
+        assert f"on 127.0.0.1:{hub.port} as boss?" in box.text() and "switches" not in box.text()
+        qtbot.mouseClick(next(b for b in box.buttons() if b.text() == "Join"), Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: "first" in app.window.rooms.room_names(), timeout=10_000)
+    finally:
+        app.window.close()
+        qtbot.waitUntil(running.done, timeout=10_000)
+        run_coroutine(qtbot, qloop, peer.close())

@@ -63,7 +63,7 @@ ALLOWED = {
     "assets.py": set(),
     "logs.py": set(),
     "system_libs.py": set(),
-    "autostart.py": {"assets", "atomic_file"},
+    "autostart.py": {"assets", "atomic_file", "instance_lock", "paths"},
     "file_lock.py": set(),
     "atomic_file.py": set(),
     "instance_lock.py": {"paths", "file_lock"},

@@ -34,12 +34,12 @@ def run(args: argparse.Namespace) -> int:
         try:
             home.ensure()
             save_settings(home.settings_file, settings)
-            sync_autostart(settings.start_at_login)
+            sync_autostart(settings.start_at_login, home)
         except OSError as error:
             print(f"parler-desktop autostart: {error}", file=sys.stderr)
             return 1
     if not sys.platform.startswith("linux"):
         print("start at login: only on Linux so far (use the system's login items)")
     else:
-        print(f"start at login: {'on' if settings.start_at_login else 'off'} ({autostart_file()})")
+        print(f"start at login: {'on' if settings.start_at_login else 'off'} ({autostart_file(home)})")
     return 0

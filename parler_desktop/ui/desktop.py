@@ -66,7 +66,7 @@ class DesktopApp:
         if loaded.problem:
             self._tell(loaded.problem)
         try:
-            await asyncio.to_thread(sync_autostart, loaded.settings.start_at_login)
+            await asyncio.to_thread(sync_autostart, loaded.settings.start_at_login, self.home)
         except OSError as error:
             self._tell(f"Could not update the start-at-login entry: {error}")
         url = self.hub_override if self.hub_override is not None else loaded.settings.hub_url
