@@ -11,13 +11,13 @@ import hashlib
 import logging
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
-from parler_desktop.client.connection import HubConnection, expect
+from parler_desktop.client.connection import HubConnection, ReplyKind, expect
 from parler_desktop.identity import Identity
-from parler_desktop.protocol import canonical
-from parler_desktop.protocol import StoredMessage
+from parler_desktop.protocol import StoredMessage, canonical
 from parler_desktop.protocol.frames import (
-    Invite, Invited, Joined, JoinPending, Presence, PresenceOk, PutBlob, Redeem, Send, Sent, Subscribe, Subscribed,
+    ClientFrame, Invite, Invited, Joined, JoinPending, Presence, PresenceOk, PutBlob, Redeem, Send, Sent, Subscribe, Subscribed,
 )
 from parler_desktop.protocol.parts import FileRef, Handoff, TaskStatus
 from parler_desktop.protocol.values import Part, RoomTarget, normalize_parts
@@ -48,7 +48,8 @@ class DemoAgent:
     async def close(self) -> None:
         await self._connection.close()
 
-    async def _ask(self, frame, kind, op: str):  # noqa: ANN001, ANN202 - a frame and its reply type
+    async def _ask(self, frame: ClientFrame, kind: ReplyKind, op: str) -> Any:
+        """The reply to ``frame`` if it is a ``kind``; an error reply raises HubRefused."""
         return expect(await self._connection.request(frame, timeout=TIMEOUT), kind, op)
 
     async def open_room(self, room: str) -> Invited:
