@@ -93,6 +93,16 @@ def test_a_later_launch_without_a_link_raises_the_window_and_exits(qtbot, deskto
     assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
 
 
+def test_a_later_demo_launch_starts_the_demo_in_the_running_window(qtbot, desktop):  # noqa: F811
+    from parler_desktop.demo.script import PLANNING
+
+    assert desktop.links.instances.listen()
+    with lock_home(desktop.home):
+        code, err = finished(qtbot, later_launch(home_of(desktop), "demo"))
+        assert code == 0, err
+        qtbot.waitUntil(lambda: PLANNING in desktop.window.rooms.room_names(), timeout=15_000)
+
+
 def test_with_no_window_to_reach_and_no_display_it_says_so_and_exits_at_once(qtbot, tmp_path):
     from parler_desktop.paths import Home
 

@@ -1,5 +1,5 @@
 """The single-instance channel: a later launch on the same home hands its request to the
-running window (raise yourself; open this invite link) instead of refusing.
+running window (raise yourself; open this invite link; start the demo) instead of refusing.
 
 The window listens on a local socket named after its home (a Unix socket in the user's private
 ``$XDG_RUNTIME_DIR`` where there is one, else Qt's per-user default; a named pipe on Windows),
@@ -40,6 +40,7 @@ class InstanceServer(QObject):
 
     raiseRequested = Signal()
     linkRequested = Signal(str)
+    demoRequested = Signal()
 
     def __init__(self, name: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -81,10 +82,13 @@ class InstanceServer(QObject):
             self.linkRequested.emit(link)
         else:
             self.raiseRequested.emit()
+            if request.get("demo") is True:
+                self.demoRequested.emit()
 
 
-def hand_over(name: str, link: str | None) -> bool:
-    """Ask the running window to raise itself or open ``link``; True once it has taken it.
+def hand_over(name: str, link: str | None, demo: bool = False) -> bool:
+    """Ask the running window to raise itself and open ``link`` or start the demo; True once it
+    has taken the request.
 
     Blocking, with a timeout: for the start of a second launch, before any event loop runs.
     """
@@ -92,7 +96,8 @@ def hand_over(name: str, link: str | None) -> bool:
     socket.connectToServer(name)
     if not socket.waitForConnected(SEND_TIMEOUT_MS):
         return False
-    socket.write(json.dumps({"link": link} if link else {"raise": True}).encode() + b"\n")
+    request = {"link": link} if link else {"raise": True, "demo": demo}
+    socket.write(json.dumps(request).encode() + b"\n")
     if not socket.waitForBytesWritten(SEND_TIMEOUT_MS):
         return False
     answer = b""

@@ -79,7 +79,7 @@ def _run_home(home: Home, hub_url: str | None, link: str | None, demo: "DemoPlan
     try:
         home_lock = lock_home(home.ensure())
     except AlreadyRunning as refusal:
-        return _hand_over(home, link, refusal)
+        return _hand_over(home, link, demo is not None, refusal)
     except OSError as error:
         print(f"parler-desktop: cannot lock the home {home.data_dir}: {error.strerror or error}", file=sys.stderr)
         return EXIT_RUNTIME
@@ -93,11 +93,11 @@ def _run_home(home: Home, hub_url: str | None, link: str | None, demo: "DemoPlan
         return _run_window(home, hub_url, demo, link)
 
 
-def _hand_over(home: Home, link: str | None, refusal: Exception) -> int:
+def _hand_over(home: Home, link: str | None, demo: bool, refusal: Exception) -> int:
     """The home's window runs already: pass it our request and exit, or say why not."""
     from parler_desktop.app.instance_channel import channel_name, hand_over
 
-    if hand_over(channel_name(home), link):
+    if hand_over(channel_name(home), link, demo):
         return 0
     print(refusal, file=sys.stderr)  # the sentence names the program itself
     if not sys.stderr.isatty() and _display_available() and system_libs.check() is None:  # from a launcher

@@ -57,6 +57,7 @@ class DesktopApp:
         self.errors = ErrorReport(self.window, self.home.log_dir)
         self.errors.install()
         self.links = InviteLinks(self.window, self.bridge, self.home, self._switch_hub)
+        self.links.instances.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
 
     async def run(self) -> None:
         """Show the window, connect, and return once the window is closed and all is shut down."""
