@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMenu
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.logs import LOG_FILE, log_unhandled_exceptions, logging_to
@@ -128,7 +128,7 @@ def test_help_open_log_folder_opens_the_homes_log_folder(qtbot, desktop):
     QDesktopServices.setUrlHandler("file", handler, "open")
     try:
         bar = desktop.window.menuBar()
-        help_menu = next(a.menu() for a in bar.actions() if a.text() == "&Help")
+        help_menu = next(m for m in desktop.window.findChildren(QMenu) if m.title() == "&Help")
         QTest.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.actionGeometry(help_menu.menuAction()).center())
         qtbot.waitUntil(help_menu.isVisible, timeout=3000)
         item = next(a for a in help_menu.actions() if a.text() == "Open log folder")
