@@ -120,7 +120,8 @@ install_app() {
     --force-reinstall --no-deps "$wheel"
 
   local resources
-  resources="$("$venv/bin/python" -c 'from parler_desktop.assets import resources_dir; print(resources_dir())')"
+  # -I: not the checkout's package (the current folder) but the one just installed
+  resources="$("$venv/bin/python" -I -c 'from parler_desktop.assets import resources_dir; print(resources_dir())')"
   remove_bundle
   integrate "$venv/bin/parler-desktop" "$resources"
 }
