@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import logging
 import random
+import ssl
 import time
 from collections.abc import Awaitable, Callable
 
@@ -24,10 +25,13 @@ from parler_desktop.client.clock import Clock
 from parler_desktop.client.errors import BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable
 from parler_desktop.client.inbox import DEFAULT_CAPACITY, BoundedInbox
 from parler_desktop.client.tasks import TaskSupervisor
+from parler_desktop.client.tls import client_context, explain_certificate_error
 from parler_desktop.identity import Identity
 from parler_desktop.protocol import PROTOCOL_VERSION, StoredMessage
 from parler_desktop.protocol.frames import (
     BlobIncoming,
+    BlobReady,
+    BlobStored,
     Challenge,
     ClientFrame,
     Delivery,
@@ -38,6 +42,7 @@ from parler_desktop.protocol.frames import (
     Malformed,
     Ping,
     Pong,
+    PutBlob,
     UnknownFrame,
     Welcome,
     decode_hub_frame,
@@ -99,9 +104,20 @@ class HubConnection:
 
     @classmethod
     async def open(
-        cls, url: str, *, open_timeout: float, on_notice: NoticeSink, inbox_capacity: int = DEFAULT_CAPACITY
+        cls,
+        url: str,
+        *,
+        open_timeout: float,
+        on_notice: NoticeSink,
+        inbox_capacity: int = DEFAULT_CAPACITY,
+        ca_file: str | None = None,
     ) -> "HubConnection":
-        """Dial ``url``; raises HubUnreachable (OS-level failure) or ConnectionLost."""
+        """Dial ``url`` (over TLS for ``wss://``, trusting only ``ca_file`` when given); raises
+        HubUnreachable (OS-level failure) or ConnectionLost (a certificate problem included)."""
+        try:
+            tls = {"ssl": client_context(ca_file)} if url.startswith("wss://") else {}
+        except ValueError as error:
+            raise ConnectionLost(str(error)) from None
         try:
             websocket = await connect(
                 url,
@@ -110,9 +126,12 @@ class HubConnection:
                 compression=None,
                 open_timeout=open_timeout,
                 close_timeout=CLOSE_TIMEOUT_SECS,
+                **tls,
             )
         except TimeoutError as error:  # (a subclass of OSError: test it first)
             raise ConnectionLost("the hub did not accept the connection in time") from error
+        except ssl.SSLCertVerificationError as error:  # (an OSError too)
+            raise ConnectionLost(explain_certificate_error(error, url)) from error
         except OSError as error:
             raise HubUnreachable(f"cannot reach the hub: {error.strerror or error}") from error
         except (InvalidHandshake, ConnectionClosed) as error:
@@ -209,13 +228,14 @@ class HubConnection:
         async with self._lock:
             return await self._exchange(encode(frame), timeout)
 
-    async def _exchange(self, text: str, timeout: float) -> Reply:
+    async def _exchange(self, data: str | bytes, timeout: float) -> Reply:
+        """One frame out (text, or a blob's bytes as a binary frame) and its one reply."""
         if self.is_closed:
             raise ConnectionLost(self.close_reason)
         self._replies_due += 1
         try:
             async with asyncio.timeout(timeout):
-                await self._ws.send(text)
+                await self._ws.send(data)
                 return await self._next_reply()
         except TimeoutError:
             self.abort(f"no reply within {timeout:g} s")
@@ -295,6 +315,15 @@ class HubConnection:
         if len(body) != header.size or hashlib.sha256(body).hexdigest() != blob_id.lower():
             raise BadReply(f"blob {blob_id[:12]}… arrived damaged (size or SHA-256 mismatch)")
         return body
+
+    async def put_blob(self, frame: PutBlob, data: bytes, *, timeout: float) -> BlobStored:
+        """Upload a blob: ``put_blob`` → ``blob_ready``, then the bytes as one binary frame →
+        ``blob_stored`` (§7.13). Raises HubRefused for an error reply."""
+        async with self._lock:
+            expect(await self._exchange(encode(frame), timeout), BlobReady, "put_blob")
+            stored = expect(await self._exchange(data, timeout), BlobStored, "put_blob")
+        assert isinstance(stored, BlobStored)
+        return stored
 
 
 def _describe(frame: HubFrame | Malformed | UnknownFrame) -> str:
