@@ -69,15 +69,21 @@ class MessageDelegate(QStyledItemDelegate):
         self.layouts.clear()
         self.sizes.clear()
 
-    def _layout(self, option: QStyleOptionViewItem, index: QModelIndex) -> tuple[TimelineEntry, RowLayout] | None:
+    def _layout(
+        self, option: QStyleOptionViewItem, index: QModelIndex, exact: bool = True
+    ) -> tuple[TimelineEntry, RowLayout] | None:
         # Straight from the model, not through QVariant data roles: Qt asks for every row's size.
-        model = index.model()
-        entry = model.entry(index.row())
+        model, row = index.model(), index.row()
+        entry = model.entry(row)
         if entry is None:
             return None
-        context = model.row_context(index.row())
-        layout = self.layouts.get(entry, self.row_width(), context, option.font, model.is_expanded(entry.key), model.open_cards(entry.key))
-        return entry, layout
+
+        def laid_out() -> RowLayout:
+            return self.layouts.get(
+                entry, self.row_width(), model.row_context(row), option.font, model.is_expanded(entry.key), model.open_cards(entry.key)
+            )
+
+        return entry, self.sizes.layout(model, row, entry, self.row_width(), laid_out, exact)
 
     def row_layout(self, option: QStyleOptionViewItem, index: QModelIndex) -> RowLayout | None:
         """The row's layout (row coordinates), as painted."""
@@ -90,23 +96,13 @@ class MessageDelegate(QStyledItemDelegate):
         return max(200, view.viewport().width()) if view is not None else 400
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
-        return QSize(self.row_width(), self._height(option, index, exact=False))
+        found = self._layout(option, index, exact=False)
+        return QSize(self.row_width(), found[1].height if found else 0)
 
     def exact_height(self, option: QStyleOptionViewItem, index: QModelIndex) -> int:
         """The row's height laid out at the current width, even when it is off screen."""
-        return self._height(option, index, exact=True)
-
-    def _height(self, option: QStyleOptionViewItem, index: QModelIndex, exact: bool) -> int:
-        model, row = index.model(), index.row()
-        entry = model.entry(row)
-        if entry is None:
-            return 0
-
-        def laid_out() -> int:
-            found = self._layout(option, index)
-            return found[1].height if found else 0
-
-        return self.sizes.height(model, row, entry, self.row_width(), laid_out, exact)
+        found = self._layout(option, index)
+        return found[1].height if found else 0
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         found = self._layout(option, index)
