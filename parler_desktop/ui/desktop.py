@@ -102,6 +102,8 @@ class DesktopApp:
         )
 
     async def _drop_session(self) -> None:
+        if self.bridge.session is not None:
+            await self.window.drafts.flush()  # before the store closes
         session = self.bridge.detach() if self.bridge.session is not None else None
         if session is not None:
             await session.stop()

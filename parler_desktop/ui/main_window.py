@@ -14,12 +14,14 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QVBox
 
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.connection_status import ConnectionStatus
+from parler_desktop.app.drafts import DraftKeeper
 from parler_desktop.app.read_tracker import ReadTracker
 from parler_desktop.app.room_list_model import RoomListModel
 from parler_desktop.app.roster_model import RosterModel
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.app.unseen_tally import UnseenTally
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.store.drafts import Draft
 from parler_desktop.ui.cards import Card
 from parler_desktop.ui.composer import Composer
 from parler_desktop.ui.connection_bar import ConnectionBar
@@ -56,6 +58,7 @@ class MainWindow(QMainWindow):
         self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
         self.unseen = UnseenTally(bridge, self)
         self.room_actions = RoomActions(bridge, self)
+        self.drafts = DraftKeeper(bridge, self)
 
         self.room_panel = RoomListPanel(self.rooms)
         self.timeline = TimelineView(self.timeline_model)
@@ -133,16 +136,30 @@ class MainWindow(QMainWindow):
         delegate.discardRequested.connect(bridge.discard_outbox)
         delegate.saveRequested.connect(self._save_blob)
         self.composer.submitted.connect(self._post)
+        self.composer.draftChanged.connect(self._remember_draft)
 
     # -- rooms ------------------------------------------------------------------------------
     def show_room(self, room: str) -> None:
         if room == self.timeline_model.room:
             return
-        self.composer.set_reply(None)
+        self.composer.restore("", None, "")  # the last room's draft is kept by self.drafts
         self.composer.setEnabled(True)
         self.timeline_model.open_room(room)
         self.roster.set_room(room)
         self._update_room_title()
+        self.bridge.tasks.spawn("draft", self._restore_draft(room))
+
+    async def _restore_draft(self, room: str) -> None:
+        draft = await self.drafts.recall(room)
+        untouched = not self.composer.edit.toPlainText() and self.composer.reply_to is None
+        if draft is not None and room == self.timeline_model.room and untouched:
+            self.composer.restore(draft.text, draft.reply_to, draft.reply_label)
+
+    def _remember_draft(self) -> None:
+        room = self.timeline_model.room
+        if room is not None:
+            composer = self.composer
+            self.drafts.remember(Draft(room, composer.edit.toPlainText(), composer.reply_to, composer.reply_label))
 
     def _update_room_title(self, *_changed: object) -> None:
         """The shown room's label, with the hub's room name, kind and size beside it."""
