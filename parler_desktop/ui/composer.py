@@ -13,7 +13,6 @@ from PySide6.QtCore import QSignalBlocker, QStringListModel, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (
     QCompleter,
-    QDialog,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
@@ -184,10 +183,13 @@ class Composer(QWidget):
         self.edit.clear()
         self.set_reply(None)
 
-    def hand_off(self) -> None:
+    def hand_off(self) -> HandoffDialog:
+        """Open the hand-off dialog (no nested event loop); Hand off sends it."""
         dialog = HandoffDialog(self.edit.names.stringList(), self)
-        if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.send_handoff(dialog.handoff())
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.send_handoff(dialog.handoff()))
+        dialog.open()
+        return dialog
 
     def send_handoff(self, handoff: Handoff) -> None:
         self.send(extra_parts=[handoff.to_part()], extra_mentions=[handoff.to] if handoff.to else [])

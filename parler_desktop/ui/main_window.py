@@ -78,6 +78,7 @@ class MainWindow(QMainWindow):
         self.splitter.setCollapsible(1, False)
         self.setCentralWidget(_column(self.connection_bar, self.splitter, stretch=self.splitter))
         self.resize(1250, 800)
+        self._pending_room: str | None = None
         self._add_actions()
         self._wire()
         self._update_title(0)
@@ -100,11 +101,16 @@ class MainWindow(QMainWindow):
         menu = self.menuBar()
         hub_menu = menu.addMenu("&Hub")
         hub_menu.addAction("New room…", self.room_actions.new_room)
-        hub_menu.addAction("Invite agents to this room…", lambda: self.room_actions.invite_to(self.timeline_model.room))
+        self.invite_action = hub_menu.addAction("Invite agents to this room…", lambda: self.room_actions.invite_to(self.timeline_model.room))
+        self.invite_action.setEnabled(False)  # until a room is open
         hub_menu.addAction("Join with a code…", self.room_actions.join_with_code)
         hub_menu.addSeparator()
         hub_menu.addAction("Connect…", self.connectRequested.emit)
         hub_menu.addAction("Retry now", self.bridge.reconnect_now)
+        hub_menu.addSeparator()
+        self.quit_action = hub_menu.addAction("Quit", self.close)
+        self.quit_action.setShortcuts([QKeySequence("Ctrl+Q"), QKeySequence(QKeySequence.StandardKey.Quit)])
+        self.quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         view_menu = menu.addMenu("&View")
         for existing in self.actions():
             view_menu.addAction(existing)
@@ -137,6 +143,8 @@ class MainWindow(QMainWindow):
         delegate.saveRequested.connect(self._save_blob)
         self.composer.submitted.connect(self._post)
         self.composer.draftChanged.connect(self._remember_draft)
+        self.room_actions.roomReady.connect(self._open_when_listed)
+        self.rooms.reloaded.connect(self._open_pending_room)
 
     # -- rooms ------------------------------------------------------------------------------
     def show_room(self, room: str) -> None:
@@ -144,6 +152,7 @@ class MainWindow(QMainWindow):
             return
         self.composer.restore("", None, "")  # the last room's draft is kept by self.drafts
         self.composer.setEnabled(True)
+        self.invite_action.setEnabled(True)
         self.timeline_model.open_room(room)
         self.roster.set_room(room)
         self._update_room_title()
@@ -160,6 +169,15 @@ class MainWindow(QMainWindow):
         if room is not None:
             composer = self.composer
             self.drafts.remember(Draft(room, composer.edit.toPlainText(), composer.reply_to, composer.reply_label))
+
+    def _open_when_listed(self, room: str) -> None:
+        """A room just created or joined opens as soon as the room list has it."""
+        self._pending_room = room
+        self._open_pending_room()
+
+    def _open_pending_room(self) -> None:
+        if self._pending_room is not None and self.room_panel.select_room(self._pending_room):
+            self._pending_room = None
 
     def _update_room_title(self, *_changed: object) -> None:
         """The shown room's label, with the hub's room name, kind and size beside it."""
@@ -191,6 +209,8 @@ class MainWindow(QMainWindow):
         self.timeline.message_delegate.set_identity(self.bridge.agent_id, self.bridge.name, self.bridge.role)
         self.room_title.clear()
         self.composer.setEnabled(False)
+        self.invite_action.setEnabled(False)
+        self.room_panel.forget_shown()  # the new session's first room opens, even if named alike
 
     def _post(self, text: str, mentions: list, reply_to: object, extra_parts: list) -> None:
         room = self.timeline_model.room
@@ -198,10 +218,15 @@ class MainWindow(QMainWindow):
             self.timeline.scroll_to_newest()  # the post shows at the bottom, in view
             self.bridge.post(room, text, mentions, reply_to if isinstance(reply_to, str) else None, extra_parts)
 
-    def _save_blob(self, card: Card) -> None:
-        target, _ = QFileDialog.getSaveFileName(self, "Save file", card.file_name)
-        if target:
-            self.bridge.tasks.spawn("save file", self.save_blob(card, Path(target)))
+    def _save_blob(self, card: Card) -> QFileDialog:
+        """Ask where to save (no nested event loop), then fetch and write the file."""
+        dialog = QFileDialog(self, "Save file", card.file_name)
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.selectFile(card.file_name)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda target: self.bridge.tasks.spawn("save file", self.save_blob(card, Path(target))))
+        dialog.open()
+        return dialog
 
     async def save_blob(self, card: Card, target: Path) -> None:
         """The session checks the bytes against the blob id (SHA-256) before we write them."""
