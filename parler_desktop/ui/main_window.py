@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         bridge = self.bridge
         bridge.stateChanged.connect(self.status.on_state)
+        bridge.stateChanged.connect(lambda _state: self.timeline.set_online(bridge.is_live))
         bridge.sessionChanged.connect(self._session_changed)
         bridge.notice.connect(self._show_notice)
         self.status.changed.connect(self.connection_bar.show_status)

@@ -13,19 +13,13 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 
 from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.app.wording import sentence
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.protocol.frames import Invited, Joined
 from parler_desktop.protocol.values import sanitize_name
 
 FAILURES = (HubRefused, ConnectionLost, BadReply, SessionClosed, ValueError)
 NEW_ROOM_HINT = "Room name (letters, digits, - and _):"
-
-
-def sentence(text: str) -> str:
-    """A hub's or library's lower-case message as a sentence: capital first, full stop last."""
-    text = " ".join(str(text).split()) or "Something went wrong"
-    text = text[0].upper() + text[1:]
-    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 def stored_name_hint(typed: str) -> str:

@@ -197,6 +197,12 @@ class TimelineView(QListView):
         self.scrollTo(self._model.index(row), QAbstractItemView.ScrollHint.PositionAtTop)
         self._scrolled(self.verticalScrollBar().value())
 
+    def set_online(self, online: bool) -> None:
+        """Whether the session is live: unsent posts say "Sending…" or "Waiting for connection"."""
+        if self.message_delegate.layouts.online != online:
+            self.message_delegate.layouts.online = online
+            self.viewport().update()
+
     # -- first unread -----------------------------------------------------------------------
     def _update_jump(self) -> None:
         row = self._model.first_unread_row()
