@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QWidget
 
 from parler_desktop.client.address import normalize_hub_url
+from parler_desktop.settings import default_display_name
 
 
 @dataclass(frozen=True)
@@ -21,10 +22,13 @@ class ConnectDialog(QDialog):
     def __init__(self, hub_url: str, display_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Connect to a Parler hub")
+        self.setObjectName("connectDialog")
+        self.setMinimumWidth(520)  # room for a full wss:// address
         self.url = QLineEdit(hub_url, placeholderText="empty: the local hub on this computer", objectName="hubUrl")
         self.secret = QLineEdit(placeholderText="only if the hub asks for one", objectName="joinSecret")
         self.secret.setEchoMode(QLineEdit.EchoMode.Password)
-        self.name = QLineEdit(display_name, objectName="displayName")
+        self.name = QLineEdit(display_name or default_display_name(), objectName="displayName")
+        self.name.setPlaceholderText("the name the agents see")
         self.problem = QLabel(objectName="connectProblem", textFormat=Qt.TextFormat.PlainText)
         self.problem.setStyleSheet("color: #b71c1c;")
         self.problem.setWordWrap(True)

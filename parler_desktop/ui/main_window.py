@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from parler_desktop.app.bridge import SessionBridge
@@ -25,14 +25,17 @@ from parler_desktop.store.drafts import Draft
 from parler_desktop.ui.cards import Card
 from parler_desktop.ui.composer import Composer
 from parler_desktop.ui.connection_bar import ConnectionBar
+from parler_desktop.ui.keyboard import FOCUS_OUTLINE, TypingToComposer
 from parler_desktop.ui.room_actions import RoomActions
 from parler_desktop.ui.room_list_view import RoomListPanel
 from parler_desktop.ui.roster_panel import RosterPanel
 from parler_desktop.ui.timeline_view import TimelineView
 
 APP_TITLE = "Parler"
-
-
+DEFAULT_SIZE = QSize(1250, 800)
+NARROW_PX = 1000
+MIN_TIMELINE_PX = 480
+MIN_ROOMS_PX = 150
 def _column(*widgets: QWidget, stretch: QWidget) -> QWidget:
     """The widgets stacked edge to edge, ``stretch`` taking the spare height."""
     column = QWidget()
@@ -76,8 +79,13 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([260, 760, 230])
         self.splitter.setCollapsible(1, False)
+        self._roster_wanted = True  # the human's choice; a narrow window hides it anyway
         self.setCentralWidget(_column(self.connection_bar, self.splitter, stretch=self.splitter))
-        self.resize(1250, 800)
+        self.setStyleSheet(FOCUS_OUTLINE)
+        self.typing = TypingToComposer(self.composer.edit, self)
+        for view in (self.timeline, self.room_panel.view):
+            view.installEventFilter(self.typing)
+        self._fit_screen()
         self._pending_room: str | None = None
         self._add_actions()
         self._wire()
@@ -93,7 +101,7 @@ class MainWindow(QMainWindow):
             return made
 
         action("Find room", ["Ctrl+K"], self.room_panel.focus_filter)
-        action("Next unread room", ["Alt+Down", "Ctrl+Shift+U"], self.room_panel.next_unread)
+        action("Next unread room", ["Alt+Down", "Ctrl+Shift+U"], lambda: self.room_panel.next_unread() or self._focus_composer())
         action("Jump to first unread", ["Ctrl+J"], self.timeline.jump_to_first_unread)
         self.toggle_roster = action("Show members", ["Ctrl+Shift+M"], self._toggle_roster)
         self.toggle_roster.setCheckable(True)
@@ -131,7 +139,10 @@ class MainWindow(QMainWindow):
         self.rooms.dataChanged.connect(self._update_room_title)  # e.g. a DM learns its member's name
         self.timeline_model.modelReset.connect(self._update_placeholder)
         self.room_panel.roomChosen.connect(self.show_room)
+        self.room_panel.view.clicked.connect(self._focus_composer)  # after switching rooms, type at once
+        self.room_panel.filter.returnPressed.connect(self._focus_composer)
         self.roster.modelReset.connect(lambda: self.composer.set_names(self.roster.names()))
+        self.roster.modelReset.connect(self._update_room_title)
         self.timeline.seenChanged.connect(self.read_tracker.set_seen)
         self.timeline.replyRequested.connect(self.composer.set_reply)
         self.timeline.linkRefused.connect(
@@ -159,6 +170,10 @@ class MainWindow(QMainWindow):
         self._update_room_title()
         self.bridge.tasks.spawn("draft", self._restore_draft(room))
 
+    def _focus_composer(self, *_index: object) -> None:
+        if self.composer.isEnabled():
+            self.composer.edit.setFocus()
+
     async def _restore_draft(self, room: str) -> None:
         draft = await self.drafts.recall(room)
         untouched = not self.composer.edit.toPlainText() and self.composer.reply_to is None
@@ -184,7 +199,8 @@ class MainWindow(QMainWindow):
         """The shown room's label, with the hub's room name, kind and size beside it."""
         room = self.timeline_model.room
         if room is not None:
-            self.room_title.setText(self.rooms.description(room))
+            shown = self.roster.rowCount() if self.roster.room == room and self.roster.rowCount() else None
+            self.room_title.setText(self.rooms.description(room, shown))  # the count the members panel shows
             self.room_title.setToolTip(room)
 
     def _select_first_room(self) -> None:
@@ -246,9 +262,26 @@ class MainWindow(QMainWindow):
     def _update_title(self, unread: int) -> None:
         self.setWindowTitle(f"{APP_TITLE} — {unread} unread" if unread else APP_TITLE)
 
+    def _fit_screen(self) -> None:
+        """A default size that fits the screen's free area (1280×800, 1366×768, at 1× or 2×)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        free = screen.availableGeometry() if screen is not None else QRect(0, 0, 1280, 800)
+        self.resize(min(DEFAULT_SIZE.width(), free.width() - 40), min(DEFAULT_SIZE.height(), free.height() - 60))
+
     def _toggle_roster(self) -> None:
-        self.roster_panel.setVisible(not self.roster_panel.isVisible())
-        self.toggle_roster.setChecked(self.roster_panel.isVisible())
+        self._roster_wanted = not self.roster_panel.isVisible()
+        self.roster_panel.setVisible(self._roster_wanted)
+        self.toggle_roster.setChecked(self._roster_wanted)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Below NARROW_PX the members collapse and the room list narrows: the timeline keeps
+        at least MIN_TIMELINE_PX."""
+        super().resizeEvent(event)
+        narrow = self.width() < NARROW_PX
+        self.roster_panel.setVisible(self._roster_wanted and not narrow)
+        if narrow:
+            rooms = max(MIN_ROOMS_PX, min(self.splitter.sizes()[0], self.width() - MIN_TIMELINE_PX - 24))
+            self.splitter.setSizes([rooms, self.width() - rooms, 0])
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
