@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton, QToolTip
 from support.desktop_window import click_room, join_room, post_as, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
@@ -112,3 +113,33 @@ def test_after_connect_the_highlighted_room_is_open(qtbot, qloop, desktop, peer,
     qtbot.waitUntil(lambda: window.timeline_model.room == team, timeout=10_000)
     assert window.room_panel.current_room() == team and window.composer.isEnabled()
     assert window.room_title.text().startswith("team")
+
+
+def test_a_members_tooltip_shows_the_whole_activity(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    activity = "migrating the orders table to the new schema, then re-running the nightly import with the fixed parser"
+    run_coroutine(qtbot, qloop, peer.ok({"op": "presence", "status": "working", "activity": activity}, "presence_ok"))
+    click_room(qtbot, desktop, team)
+    run_coroutine(qtbot, qloop, desktop.bridge.refresh_roster(team))
+    view = window.roster_panel.view
+    qtbot.waitUntil(lambda: any(window.roster.index(r).data() == "alice" for r in range(window.roster.rowCount())), timeout=5000)
+    row = next(r for r in range(window.roster.rowCount()) if window.roster.index(r).data() == "alice")
+    point = view.visualRect(window.roster.index(row)).center()
+    QApplication.sendEvent(view.viewport(), QHelpEvent(QEvent.Type.ToolTip, point, view.viewport().mapToGlobal(point)))
+    tip = QToolTip.text()
+    QToolTip.hideText()
+    assert "re-running the nightly import with the fixed parser" in tip and "working" in tip
+    assert peer.id not in tip  # the agent id says nothing to a person
+
+
+def test_author_names_stay_readable_on_a_dark_theme(qapp):
+    from PySide6.QtGui import QColor, QPalette
+
+    from parler_desktop.ui.message_delegate import name_colour
+
+    dark = QPalette()
+    dark.setColor(QPalette.ColorRole.Base, QColor(30, 30, 30))
+    light = QPalette()
+    light.setColor(QPalette.ColorRole.Base, QColor(255, 255, 255))
+    assert name_colour("UALICE", dark).lightness() > 128 > name_colour("UALICE", light).lightness()
