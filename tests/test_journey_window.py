@@ -68,7 +68,7 @@ def test_the_window_fits_the_screen_and_a_narrow_one_keeps_the_timeline_readable
     qtbot.waitUntil(lambda: not window.roster_panel.isVisible(), timeout=5000)
     assert window.timeline.width() >= MIN_TIMELINE_PX
     window.resize(1250, 700)
-    qtbot.waitUntil(window.roster_panel.isVisible, timeout=5000)
+    qtbot.waitUntil(lambda: window.roster_panel.isVisible() and window.roster_panel.width() > 100, timeout=5000)
 
 
 class ShownTray(Tray):
