@@ -143,3 +143,18 @@ def test_author_names_stay_readable_on_a_dark_theme(qapp):
     light = QPalette()
     light.setColor(QPalette.ColorRole.Base, QColor(255, 255, 255))
     assert name_colour("UALICE", dark).lightness() > 128 > name_colour("UALICE", light).lightness()
+
+
+def test_the_connection_line_follows_a_dark_theme(qtbot):
+    from PySide6.QtGui import QColor, QPalette
+
+    from parler_desktop.app.connection_status import StatusView, Tone
+    from parler_desktop.ui.connection_bar import ConnectionBar
+
+    bar = ConnectionBar()
+    qtbot.addWidget(bar)
+    dark = QPalette()
+    dark.setColor(QPalette.ColorRole.Window, QColor(40, 40, 40))
+    bar.setPalette(dark)
+    bar.show_status(StatusView(Tone.WARN, "Offline"))
+    assert "#3e3100" in bar.styleSheet()  # a dark ground with light text, not the light theme's
