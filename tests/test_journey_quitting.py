@@ -100,6 +100,8 @@ def test_closing_the_window_ends_the_app(qtbot, running_app):
 
 def test_ctrl_q_ends_the_app(qtbot, running_app):
     app, task, port = running_app
+    keys = [key.toString() for key in app.window.quit_action.shortcuts()]
+    assert "Ctrl+Q" in keys and len(set(keys)) == len(keys)  # one key bound twice is ambiguous: it would do nothing
     QTest.keyClick(app.window.composer.edit, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
     ends(qtbot, task, port)
 

@@ -118,7 +118,8 @@ class MainWindow(QMainWindow):
         hub_menu.addAction("Retry now", self.bridge.reconnect_now)
         hub_menu.addSeparator()
         self.quit_action = hub_menu.addAction("Quit", self.close)
-        self.quit_action.setShortcuts([QKeySequence("Ctrl+Q"), QKeySequence(QKeySequence.StandardKey.Quit)])
+        quit_keys = [QKeySequence("Ctrl+Q"), *QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)]
+        self.quit_action.setShortcuts(list({key.toString(): key for key in quit_keys}.values()))  # twice is ambiguous
         self.quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         view_menu = menu.addMenu("&View")
         for existing in self.actions():
