@@ -80,6 +80,13 @@ def _room_settled_unread(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE rooms ADD COLUMN settled_unread INTEGER")
 
 
+def _drafts(db: sqlite3.Connection) -> None:
+    """Per-room composer drafts (text and reply target), kept across room switches and restarts."""
+    db.execute(
+        "CREATE TABLE drafts (room TEXT PRIMARY KEY, text TEXT NOT NULL, reply_to TEXT, reply_label TEXT NOT NULL DEFAULT '')"
+    )
+
+
 def _message_signatures(db: sqlite3.Connection) -> None:
     """Per-message signature verdict ('verified' / 'unsigned' / 'invalid'; NULL: not checked yet),
     checked once on the store's thread instead of on every reader's (``signatures.py``)."""
@@ -87,7 +94,7 @@ def _message_signatures(db: sqlite3.Connection) -> None:
 
 
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _initial_schema, _room_sync_marks, _room_settled_unread, _message_signatures,
+    _initial_schema, _room_sync_marks, _room_settled_unread, _drafts, _message_signatures,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

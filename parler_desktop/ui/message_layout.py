@@ -96,6 +96,7 @@ class LayoutCache:
         self.my_id = ""
         self.my_name = ""
         self.my_role: str | None = None
+        self.online = True  # the session is live (an unsent post says "Sending…", not "Waiting…")
 
     def clear(self) -> None:
         self._rows.clear()
@@ -124,7 +125,8 @@ class LayoutCache:
         """The row's layout; ``expanded`` shows a long (or a suspect) body whole instead of
         folded, ``open_cards`` are the cards shown with every detail."""
         status = entry.outbox.status if entry.outbox is not None else None
-        cache_key = (entry.key, status, entry.seq, width, context, expanded, open_cards)
+        online = self.online if status is not None else None
+        cache_key = (entry.key, status, online, entry.seq, width, context, expanded, open_cards)
         layout = self._rows.get(cache_key)
         if layout is None:
             layout = self._compute(entry, width, context, font, expanded, open_cards)
@@ -204,7 +206,7 @@ class LayoutCache:
                 save = QRect(box.right() - save_width - CARD_PAD, box.top() + CARD_PAD, save_width, line)
             cards.append(CardLayout(card, box, save, opened, lines))
             top += box.height() + GAP
-        status = status_text(entry)
+        status = status_text(entry, self.online)
         status_top = top
         buttons: dict[str, QRect] = {}
         if status:
