@@ -32,7 +32,7 @@ def test_qt_stays_in_app_and_ui(path: Path):
     modules = imported_modules(path)
     uses_qt = any(m.startswith("PySide6") or m == "qasync" for m in modules)
     uses_widgets = any(m.startswith("PySide6.QtWidgets") for m in modules)
-    if layer in ("protocol", "hub", "client", "store", "identity.py", "paths.py", "file_lock.py", "instance_lock.py", "atomic_file.py"):
+    if layer in ("protocol", "hub", "client", "store", "identity.py", "paths.py", "file_lock.py", "instance_lock.py", "atomic_file.py", "disk_errors.py"):
         assert not uses_qt, f"{path} is below the Qt seam but imports Qt"
     if layer == "app":
         assert not uses_widgets, f"{path} is in app/ but imports QtWidgets"
@@ -47,13 +47,14 @@ ALLOWED = {
     "paths.py": set(),
     "file_lock.py": set(),
     "atomic_file.py": set(),
+    "disk_errors.py": set(),
     "instance_lock.py": {"paths", "file_lock"},
-    "settings.py": {"paths", "atomic_file"},
+    "settings.py": {"paths", "atomic_file", "disk_errors"},
     "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file"},
-    "store": {"store", "protocol"},
-    "client": {"client", "protocol", "identity", "store", "paths", "settings"},
-    "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file"},
-    "ui": {"ui", "app", "client", "protocol", "identity", "store", "paths", "settings", "hub"},
+    "store": {"store", "protocol", "disk_errors"},
+    "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors"},
+    "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file", "disk_errors"},
+    "ui": {"ui", "app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "disk_errors"},
 }
 
 

@@ -10,6 +10,10 @@ from PySide6.QtWidgets import QLabel, QPushButton
 from support.desktop_fixtures import join_room, open_room
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
+from parler_desktop.paths import Home
+from parler_desktop.settings import Settings, save_settings
+from parler_desktop.ui.desktop import DesktopApp
+
 pytestmark = pytest.mark.timeout(60)
 
 
@@ -39,3 +43,30 @@ def test_a_message_typed_on_a_full_disk_stays_in_the_composer_until_it_is_saved(
     qtbot.waitUntil(lambda: composer.edit.toPlainText() == "" and not problem.isVisible(), timeout=5000)
     pulled = run_coroutine(qtbot, qloop, peer.ok({"op": "pull", "room": team, "since": 0}, "pulled"))
     assert [m["seq"] for m in pulled["messages"]] == [delivered["seq"]]
+
+
+def test_the_window_starts_on_a_full_disk_and_says_so(qtbot, qloop, small_disk, hub, peer):
+    home = Home.resolve(small_disk.path / "home")
+    home.ensure()
+    save_settings(home.settings_file, Settings(display_name="boss"))  # the embedded hub: --hub differs
+    earlier = DesktopApp(home, hub.url)
+    assert run_coroutine(qtbot, qloop, earlier.connect(hub.url))
+    qtbot.waitUntil(lambda: earlier.bridge.is_live, timeout=15_000)
+    team = join_room(qtbot, qloop, earlier, peer, "team")
+    run_coroutine(qtbot, qloop, earlier.shutdown())
+    earlier.window.close()
+    small_disk.fill()
+
+    app = DesktopApp(home, hub.url)
+    running = qloop.create_task(app.run())
+    bar = app.window.connection_bar
+    qtbot.waitUntil(lambda: "Could not connect" in bar.text, timeout=10_000)
+    assert app.window.isVisible() and "is full" in bar.text and bar.retry.isVisible()
+    assert "Could not save the settings (the disk is full — free some space)" in app.window.statusBar().currentMessage()
+
+    small_disk.free()
+    QTest.mouseClick(bar.retry, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: app.bridge.is_live and team in app.window.rooms.room_names(), timeout=15_000)
+    app.window.close()
+    qtbot.waitUntil(running.done, timeout=10_000)
+    running.result()

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from parler_desktop.store.errors import StoreProblem, from_sqlite, store_error
+from parler_desktop.store.errors import StoreProblem, from_os_error, from_sqlite, store_error
 from parler_desktop.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 P = ParamSpec("P")
@@ -67,7 +67,7 @@ class StoreDatabase:
         except FileExistsError:
             pass
         except OSError as exc:
-            raise store_error(self.path, StoreProblem.UNWRITABLE, exc.strerror or str(exc), "creating it") from exc
+            raise from_os_error(self.path, exc, "creating it") from exc
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
@@ -148,7 +148,7 @@ class StoreDatabase:
                 if sidecar.exists():
                     sidecar.rename(target.with_name(target.name + suffix))
         except OSError as exc:
-            raise store_error(path, StoreProblem.UNWRITABLE, exc.strerror or str(exc), "moving it aside") from exc
+            raise from_os_error(path, exc, "moving it aside") from exc
         return target
 
     @contextmanager

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+from pathlib import Path
 
 from PySide6.QtWidgets import QDialog, QSystemTrayIcon
 
@@ -18,11 +19,12 @@ from parler_desktop.app.local_hub import save_join_secret, start_local_hub
 from parler_desktop.app.network_watch import NetworkWatch
 from parler_desktop.app.sleep_watch import SleepWatch
 from parler_desktop.client.session import HubSession
+from parler_desktop.disk_errors import os_error_text
 from parler_desktop.hub import EmbeddedHub
 from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, save_settings
-from parler_desktop.store import StoreError
+from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
 from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.tray import Tray
@@ -44,6 +46,12 @@ class DesktopApp:
         self._closed = asyncio.get_event_loop().create_future()
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
         self.window.connectRequested.connect(self.choose_hub)
+        self.window.connection_bar.retryRequested.connect(self._retry_connect)
+        self.window.connection_bar.freshCacheRequested.connect(
+            lambda: self.bridge.tasks.spawn("fresh cache", self.start_fresh_cache())
+        )
+        self._hub_url: str | None = None  # what connect() was last asked for ("" = embedded)
+        self._damaged_store: Path | None = None  # the cache "Start with a fresh cache" replaces
 
     async def run(self) -> None:
         """Show the window, connect, and return once the window is closed and all is shut down."""
@@ -53,9 +61,12 @@ class DesktopApp:
             self._tell(loaded.problem)
         url = self.hub_override if self.hub_override is not None else loaded.settings.hub_url
         if self.hub_override is not None and self.hub_override != loaded.settings.hub_url:
-            await asyncio.to_thread(
-                save_settings, self.home.settings_file, dataclasses.replace(loaded.settings, hub_url=self.hub_override)
-            )
+            try:
+                await asyncio.to_thread(
+                    save_settings, self.home.settings_file, dataclasses.replace(loaded.settings, hub_url=self.hub_override)
+                )
+            except OSError as error:  # e.g. a full disk: the window still starts, saying so
+                self._tell(f"Could not save the settings ({os_error_text(error)}); this hub is used for this run only.")
         await self.connect(url)
         await self._closed
         await self.shutdown()
@@ -63,18 +74,51 @@ class DesktopApp:
     async def connect(self, hub_url: str) -> bool:
         """Attach a session for ``hub_url`` ("" = the embedded hub); False (and a message) on failure."""
         await self._drop_session()
+        self._hub_url, self._damaged_store = hub_url, None
+        self.window.connection_bar.offer_fresh_cache(False)
         try:
             if not hub_url:
                 if self.local_hub is None:
                     self.local_hub = await asyncio.to_thread(start_local_hub, self.home)
                 hub_url = self.local_hub.url
             session = await HubSession.open(self.home, hub_url)
-        except (KeyFileError, StoreError, OSError, ValueError) as error:
-            self.window.status.show_problem(f"Could not connect: {error}")
+        except StoreError as error:
+            self.window.status.show_problem(f"Could not connect: {error}", can_retry=True)
+            if error.fresh_cache_fixes:
+                self._damaged_store = error.path
+                self.window.connection_bar.offer_fresh_cache(True)
+            return False
+        except OSError as error:
+            self.window.status.show_problem(f"Could not connect: {os_error_text(error)}", can_retry=True)
+            return False
+        except (KeyFileError, ValueError) as error:
+            self.window.status.show_problem(f"Could not connect: {error}", can_retry=True)
             return False
         self.bridge.attach(session)
         session.start()
         return True
+
+    def _retry_connect(self) -> None:
+        """Retry now with no session: try to open it again (e.g. once disk space was freed)."""
+        if self.bridge.session is None and self._hub_url is not None:
+            self.bridge.tasks.spawn("connect", self.connect(self._hub_url))
+
+    async def start_fresh_cache(self) -> None:
+        """Set the damaged cache aside (kept, named in the message), keep its unsent messages,
+        and connect again: the cache refills from the hub and the kept messages are sent."""
+        damaged, hub_url = self._damaged_store, self._hub_url
+        if damaged is None or hub_url is None:
+            return
+        try:
+            fresh = await asyncio.to_thread(LocalStore.start_fresh, damaged)
+        except StoreError as error:
+            self.window.status.show_problem(f"Could not start a fresh cache: {error}", can_retry=True)
+            return
+        if await self.connect(hub_url):
+            self._tell(
+                f"Started with a fresh cache; the damaged one is kept as {fresh.moved_to}. "
+                f"{fresh.kept_unsent} unsent message(s) from it will be sent."
+            )
 
     def choose_hub(self) -> None:
         settings = load_settings(self.home.settings_file).settings
@@ -88,7 +132,7 @@ class DesktopApp:
         try:
             await asyncio.to_thread(self._save_choice, settings, choice)
         except OSError as error:
-            self._tell(f"Could not save the settings: {error}")
+            self._tell(f"Could not save the settings: {os_error_text(error)}")
             return
         self.hub_override = None
         await self.connect(choice.hub_url)
