@@ -23,6 +23,7 @@ from parler_desktop.client.events import (
     RosterChanged,
     SessionEvent,
     StateChanged,
+    StoreFailed,
 )
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.tasks import TaskSupervisor
@@ -46,6 +47,7 @@ class SessionBridge(QObject):
     rosterChanged = Signal(str, object)  # room, tuple[RosterEntry, ...]
     outboxChanged = Signal(object)  # OutboxItem
     notice = Signal(str, str)  # text, room ("" when not about one room)
+    storeFailed = Signal(object)  # StoreError: the session is OFFLINE until "retry now"
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -111,6 +113,8 @@ class SessionBridge(QObject):
             self.outboxChanged.emit(event.item)
         elif isinstance(event, Notice):
             self.notice.emit(event.text, event.room or "")
+        elif isinstance(event, StoreFailed):
+            self.storeFailed.emit(event.error)
 
     @property
     def is_live(self) -> bool:

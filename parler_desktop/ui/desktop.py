@@ -50,6 +50,7 @@ class DesktopApp:
         self.window.connection_bar.freshCacheRequested.connect(
             lambda: self.bridge.tasks.spawn("fresh cache", self.start_fresh_cache())
         )
+        self.bridge.storeFailed.connect(self._store_failed)
         self._hub_url: str | None = None  # what connect() was last asked for ("" = embedded)
         self._damaged_store: Path | None = None  # the cache "Start with a fresh cache" replaces
 
@@ -84,9 +85,7 @@ class DesktopApp:
             session = await HubSession.open(self.home, hub_url)
         except StoreError as error:
             self.window.status.show_problem(f"Could not connect: {error}", can_retry=True)
-            if error.fresh_cache_fixes:
-                self._damaged_store = error.path
-                self.window.connection_bar.offer_fresh_cache(True)
+            self._offer_fresh_cache(error)
             return False
         except OSError as error:
             self.window.status.show_problem(f"Could not connect: {os_error_text(error)}", can_retry=True)
@@ -97,6 +96,16 @@ class DesktopApp:
         self.bridge.attach(session)
         session.start()
         return True
+
+    def _store_failed(self, error: StoreError) -> None:
+        """The session stopped on its store (it waits for Retry now): say why, offer the way out."""
+        self._tell(str(error))
+        self._offer_fresh_cache(error)
+
+    def _offer_fresh_cache(self, error: StoreError) -> None:
+        if error.fresh_cache_fixes:
+            self._damaged_store = error.path
+            self.window.connection_bar.offer_fresh_cache(True)
 
     def _retry_connect(self) -> None:
         """Retry now with no session: try to open it again (e.g. once disk space was freed)."""
@@ -109,6 +118,7 @@ class DesktopApp:
         damaged, hub_url = self._damaged_store, self._hub_url
         if damaged is None or hub_url is None:
             return
+        await self._drop_session()  # the session's store must be closed before its file moves
         try:
             fresh = await asyncio.to_thread(LocalStore.start_fresh, damaged)
         except StoreError as error:
