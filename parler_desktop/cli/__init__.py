@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Sequence
 
 # Module names under parler_desktop.cli, in the order they appear in --help.
-COMMAND_MODULES = ("gui_command", "hub_command", "listen_command", "send_command", "join_command")
+COMMAND_MODULES = ("gui_command", "hub_command", "listen_command", "send_command", "join_command", "fresh_cache_command")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -34,11 +34,12 @@ from parler_desktop.client.events import CursorChanged, MessagesStored, Notice, 
 from parler_desktop.protocol import errors as codes
 from parler_desktop.protocol.frames import Pull, Pulled, RoomList, Rooms
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
-from parler_desktop.store import LocalStore, StoreWorker
+from parler_desktop.store import LocalStore, StoreError, StoreProblem, StoreWorker
 
 Emit = Callable[[SessionEvent], None]
 
 DEFAULT_PAGE_SIZE = 500  # the hub caps a page at 1000
+MESSAGES_PER_WRITE = 50  # one transaction of catch-up: up to ~50 MiB with 1 MiB messages, usually far less
 
 
 def group_by_room(messages: Sequence[StoredMessage]) -> dict[str, list[StoredMessage]]:
@@ -163,11 +164,9 @@ class RoomSync:
         while True:
             reply = await request(Pull(room=room, since=since, limit=self.page_size), Pulled)
             assert isinstance(reply, Pulled)
-            stored_any |= bool(await self.store_messages(reply.messages))
-            if reply.messages:
-                since = max(since, max(m.seq for m in reply.messages))
-                await self._set_mark(room, since)
-            elif mark is None:
+            since, stored = await self._store_page(room, reply.messages, since)
+            stored_any |= stored
+            if not reply.messages and mark is None:
                 await self._set_mark(room, since)
             if len(reply.messages) < self.page_size:
                 break
@@ -181,6 +180,28 @@ class RoomSync:
                 await self.learn_cursor(request, room)
         if room not in self._cursor_unknown:  # else once the cursor is learned (_pull_rooms)
             await self._store.call(LocalStore.settle, room, hub_unread, since)
+
+    async def _store_page(self, room: str, messages: Sequence[StoredMessage], since: int) -> tuple[int, bool]:
+        """Store a pulled page in transactions of at most ``MESSAGES_PER_WRITE`` messages, halved
+        while the disk refuses them, moving the sync mark after each: a tight disk still makes
+        progress, and a full one stops at the first message that does not fit (``StoreError``).
+        Returns the new mark and whether anything was new."""
+        stored_any = False
+        size = MESSAGES_PER_WRITE
+        rest = list(messages)
+        while rest:
+            chunk = rest[:size]
+            try:
+                stored_any |= bool(await self.store_messages(chunk))
+            except StoreError as error:
+                if error.problem is not StoreProblem.DISK_FULL or size == 1:
+                    raise
+                size //= 2
+                continue
+            rest = rest[size:]
+            since = max(since, max(m.seq for m in chunk))
+            await self._set_mark(room, since)
+        return since, stored_any
 
     async def refresh_rooms(self, request: Requester) -> tuple[RoomInfo, ...]:
         reply = await request(Rooms(), RoomList)

@@ -24,9 +24,13 @@ class SmallDisk:
         self.path = path
         self._filler = path / ".filler"
 
-    def fill(self) -> None:
-        """Write a filler file until the filesystem refuses another byte."""
+    def fill(self, leave: int = 0) -> None:
+        """Write a filler file until only ``leave`` bytes are free (0: the filesystem refuses
+        another byte)."""
         with open(self._filler, "ab", buffering=0) as filler:
+            if leave:
+                filler.write(b"\0" * (self.free_bytes() - leave))
+                return
             for size in (_CHUNK, 4096, 512, 1):
                 try:
                     while True:
