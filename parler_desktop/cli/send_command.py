@@ -71,7 +71,8 @@ async def send(
         report(COMMAND, f"not delivered within {timeout:g} s: {QUEUED}")
         return EXIT_QUEUED
     except asyncio.CancelledError:
-        report(COMMAND, f"interrupted: {QUEUED}")
+        report(COMMAND, "interrupted: the message stays in the outbox and goes out with the next "
+               "send, listen or window on this home")
         raise
     if outcome is None:
         return EXIT_FAILED  # the state line on stderr said why
