@@ -277,8 +277,8 @@ class HubSession:
     # ---- glue --------------------------------------------------------------------------------
 
     def _on_sent(self, item: OutboxItem) -> None:
-        if self.sync_messages:
-            self._sync.mark_dirty(item.room)  # fetch our own message with its seq into the store
+        if self.sync_messages and item.seq is not None:
+            self._sync.fetch_sent(item.room, item.seq)  # our own message with its seq, into the store
 
     def _mentions_me(self, message: StoredMessage) -> bool:
         """Badge-worthy: a mention of my name or role, or a handoff addressed to me by name."""
