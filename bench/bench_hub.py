@@ -31,12 +31,13 @@ from websockets.asyncio.client import ClientConnection, connect
 from parler_desktop.identity import Identity
 
 
-def run_hub(db_dir: str, url_pipe, stop_event) -> None:  # type: ignore[no-untyped-def]
-    """Child process: serve until told to stop."""
+def run_hub(db_dir: str, url_pipe, stop_event, relaxed: bool = True) -> None:  # type: ignore[no-untyped-def]
+    """Child process: serve until told to stop (``relaxed``: rate budgets too large to matter)."""
     from parler_desktop.hub import Hub, HubConfig, HubLimits
 
     async def serve() -> None:
-        hub = Hub(HubConfig(db_path=Path(db_dir) / "hub.sqlite3", port=0, limits=HubLimits().relaxed()))
+        limits = HubLimits().relaxed() if relaxed else HubLimits()
+        hub = Hub(HubConfig(db_path=Path(db_dir) / "hub.sqlite3", port=0, limits=limits))
         await hub.start()
         url_pipe.send(hub.url)
         await asyncio.to_thread(stop_event.wait)
@@ -54,6 +55,7 @@ class Agent:
         self.replies: asyncio.Queue[dict] = asyncio.Queue()
         self.delivery_latencies: list[float] = []
         self.arrivals: asyncio.Queue[tuple[str, float]] | None = None  # set while measuring idle fan-out
+        self.pushed: asyncio.Queue[dict] = asyncio.Queue()  # every delivered message
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
@@ -74,7 +76,10 @@ class Agent:
             arrived = time.perf_counter()
             frame = json.loads(text)
             if frame["type"] == "delivery":
-                body = frame["message"]["parts"][0]["text"]
+                self.pushed.put_nowait(frame["message"])
+                body = frame["message"]["parts"][0].get("text", "")
+                if "@" not in body:
+                    continue  # not one of ours: nothing to time
                 sent_at = float(body.split("@", 1)[1])
                 self.delivery_latencies.append(arrived - sent_at)
                 if self.arrivals is not None:
@@ -82,9 +87,13 @@ class Agent:
             else:
                 self.replies.put_nowait(frame)
 
-    async def request(self, frame: dict) -> dict:
+    async def answer(self, frame: dict) -> dict:
+        """The hub's reply, an error frame included."""
         await self.ws.send(json.dumps(frame))
-        reply = await self.replies.get()
+        return await self.replies.get()
+
+    async def request(self, frame: dict) -> dict:
+        reply = await self.answer(frame)
         if reply["type"] == "error":
             raise RuntimeError(f"{frame['op']}: {reply}")
         return reply
