@@ -1,11 +1,12 @@
 """Raw-socket attacks on the hub (reference limits, in its own process), with legitimate agents
 served throughout; prints what each attack got and what the agents saw meanwhile.
 
-Run: .venv/bin/python bench/bench_hub_attacks.py [--sockets 1100] [--seconds 20]
+Run: .venv/bin/python bench/bench_hub_attacks.py [--sockets 1100] [--seconds 135]
 (``PYTHONPATH=/path/to/other/checkout`` runs the same attacks against another version.)
 
-1. Handshake holders: ``--sockets`` WebSockets from one address (127.0.0.2) that never
-   authenticate and send a junk frame every 8 s. Figures: how many the hub served, how many it
+1. Handshake holders: ``--sockets`` WebSockets from one address (127.0.0.2), opened 540 a
+   minute (under the hub's per-address HTTP budget), that never authenticate and send a junk
+   frame every 8 s, for ``--seconds`` in all. Figures: how many the hub served, how many it
    refused at the door, how long the served ones lived; meanwhile, from 127.0.0.1, a new agent
    connects and authenticates every 0.25 s (joined / refused) and a sender→subscriber pair
    exchanges messages (sent, delivered, p50/p99 send→delivery latency).
@@ -29,6 +30,7 @@ from bench_hub import Agent, percentile, run_hub
 
 ATTACKER = "127.0.0.2"
 TRY_AGAIN_LATER = 1013  # the close code of a hub at capacity
+ATTACKS_PER_MINUTE = 540  # the hub answers HTTP 429 beyond 600 upgrades a minute from one address
 JUNK_EVERY_SECS = 8.0
 
 
@@ -64,9 +66,13 @@ async def hold_unauthenticated(url: str, until: float, outcome: dict[str, list[f
         await ws.close()
 
 
-async def newcomers(url: str, until: float) -> tuple[int, int, list[float]]:
+async def newcomers(url: str, until: float) -> tuple[int, int, list[float], float | None]:
+    """A new agent every 0.25 s: how many got in, how many were refused, handshake times, and
+    how far into the run the first refusal came."""
     joined = refused = 0
     latencies: list[float] = []
+    start = time.monotonic()
+    first_refusal: float | None = None
     while time.monotonic() < until:
         started = time.monotonic()
         try:
@@ -76,8 +82,10 @@ async def newcomers(url: str, until: float) -> tuple[int, int, list[float]]:
             await agent.close()
         except Exception:
             refused += 1
+            if first_refusal is None:
+                first_refusal = started - start
         await asyncio.sleep(0.25)
-    return joined, refused, latencies
+    return joined, refused, latencies, first_refusal
 
 
 async def conversation(sender: Agent, subscriber: Agent, room: str, until: float) -> tuple[int, int, list[float]]:
@@ -105,17 +113,23 @@ async def handshake_holders(url: str, sockets: int, seconds: float) -> None:
         "refused at the door": [], "served, then closed by the hub after": [], "served, still open at the end": [],
         "failed to open": [],
     }
-    attack = [asyncio.create_task(hold_unauthenticated(url, until, outcome)) for _ in range(sockets)]
     talk = asyncio.create_task(conversation(alice, bob, invited["room"], until))
-    joined, refused, joins = await newcomers(url, until)
+    arrivals = asyncio.create_task(newcomers(url, until))
+    attack = []
+    for _ in range(sockets):  # paced under the per-address HTTP budget (600 upgrades a minute)
+        attack.append(asyncio.create_task(hold_unauthenticated(url, until, outcome)))
+        await asyncio.sleep(60 / ATTACKS_PER_MINUTE)
+    joined, refused, joins, first_refusal = await arrivals
     sent, failed, latencies = await talk
     await asyncio.gather(*attack)
     ms = 1000
-    print(f"1. {sockets} unauthenticated sockets from {ATTACKER}, a junk frame every {JUNK_EVERY_SECS:g} s, for {seconds:g} s:")
+    print(f"1. {sockets} unauthenticated sockets from {ATTACKER} ({ATTACKS_PER_MINUTE} a minute), a junk frame every "
+          f"{JUNK_EVERY_SECS:g} s, for {seconds:g} s:")
     for label, times in outcome.items():
         extra = f" (mean {sum(times) / len(times):.1f} s, max {max(times):.1f} s)" if times and label.startswith("served") else ""
         print(f"   {label}: {len(times)}{extra}")
     print(f"   meanwhile from 127.0.0.1: {joined} new agents authenticated, {refused} refused"
+          + (f" (the first {first_refusal:.0f} s into the run)" if first_refusal is not None else "")
           + (f"; handshake p50 {percentile(joins, 0.5) * ms:.1f} ms, p99 {percentile(joins, 0.99) * ms:.1f} ms" if joins else ""))
     print(f"   meanwhile a conversation: {sent} sent, {len(latencies)} delivered, {failed} refused"
           + (f"; send→delivery p50 {percentile(latencies, 0.5) * ms:.1f} ms, p99 {percentile(latencies, 0.99) * ms:.1f} ms" if latencies else ""))
@@ -160,7 +174,7 @@ async def attack(url: str, sockets: int, seconds: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sockets", type=int, default=1100)
-    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--seconds", type=float, default=135.0)
     args = parser.parse_args()
     context = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory() as db_dir:
