@@ -126,3 +126,16 @@ def test_brackets_inside_strings_do_not_count_as_nesting():
     text = json.dumps({"op": "ping", "note": "[{" * 300, "deep": nested_data(120)})
     assert not nesting_exceeds(text) and not nesting_exceeds(text.encode())
     assert nesting_exceeds(json.dumps({"op": "ping", "deep": nested_data(127)}))
+
+
+async def test_a_hub_on_a_full_disk_answers_storage_full_and_recovers(hub_factory, raw_agent, small_disk):
+    hub = hub_factory(db_path=small_disk.path / "hub.sqlite3", blob_dir=small_disk.path / "blobs")
+    alice = await raw_agent(hub.url, name="alice")
+    room = await make_room(alice, "team")
+    small_disk.fill()
+    reply = await alice.request(send_frame(room, [{"kind": "text", "text": "no room for me"}]))
+    assert reply == {"type": "error", "message": "the hub's disk is full — try again later", "code": "storage_full"}
+    small_disk.free()
+    sent = await alice.ok(send_frame(room, [{"kind": "text", "text": "now there is"}]), "sent")
+    history = (await alice.ok({"op": "pull", "room": room, "since": 0}, "pulled"))["messages"]
+    assert [m["seq"] for m in history] == [sent["seq"]]

@@ -50,7 +50,7 @@ ALLOWED = {
     "disk_errors.py": set(),
     "instance_lock.py": {"paths", "file_lock"},
     "settings.py": {"paths", "atomic_file", "disk_errors"},
-    "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file"},
+    "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file", "disk_errors"},
     "store": {"store", "protocol", "disk_errors"},
     "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors"},
     "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file", "disk_errors"},

@@ -15,6 +15,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 
+from parler_desktop.disk_errors import is_disk_full
 from parler_desktop.hub.context import HubContext, OpError, SessionState
 from parler_desktop.hub.handshake import handle_hello
 from parler_desktop.hub.ops.blobs import receive_blob_bytes, release_upload
@@ -113,7 +114,10 @@ class ClientConnection:
             return await work
         except OpError as refusal:
             return ErrorFrame(message=refusal.message, code=refusal.code)
-        except Exception:
+        except Exception as error:
+            if is_disk_full(error):  # transient for clients: they back off and retry
+                log.warning("hub operation failed: the disk is full")
+                return ErrorFrame(message="the hub's disk is full — try again later", code=errors.STORAGE_FULL)
             log.exception("hub operation failed")
             return ErrorFrame(message="internal hub error", code=errors.INTERNAL)
 
