@@ -24,7 +24,9 @@ import multiprocessing
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -188,16 +190,22 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--agents", type=int, default=10)
     args = parser.parse_args()
+    with_hub_process(lambda url: measure(url, args.agents, args.seconds))
+
+
+def with_hub_process(work: Callable[[str], Coroutine[Any, Any, None]], relaxed: bool = True) -> None:
+    """Run a hub in a child process (``relaxed`` rate budgets, or the reference ones) and
+    ``asyncio.run(work(url))`` against it; the hub stops afterwards."""
     context = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory() as db_dir:
         receiver, sender = context.Pipe(duplex=False)
         stop = context.Event()
-        hub = context.Process(target=run_hub, args=(db_dir, sender, stop), daemon=True)
+        hub = context.Process(target=run_hub, args=(db_dir, sender, stop, relaxed), daemon=True)
         hub.start()
         try:
             if not receiver.poll(30):
                 raise SystemExit("hub did not start")
-            asyncio.run(measure(receiver.recv(), args.agents, args.seconds))
+            asyncio.run(work(receiver.recv()))
         finally:
             stop.set()
             hub.join(15)
