@@ -43,6 +43,7 @@ from parler_desktop.protocol.frames import (
     ResolveJoin,
 )
 from parler_desktop.protocol.parts import Handoff
+from parler_desktop.protocol.trim import trim
 from parler_desktop.protocol.values import JoinRequest, Part, RoomInfo, StoredMessage
 from parler_desktop.settings import load_settings, read_join_secret
 from parler_desktop.store import LocalStore, StoreWorker
@@ -62,12 +63,14 @@ class HubSession:
         name: str,
         role: str | None = "supervisor",
         join_secret: str | None = None,
+        ca_file: str | None = None,
         clock: Clock | None = None,
         rng: random.Random | None = None,
         tuning: SessionTuning | None = None,
         sync_messages: bool = True,
     ) -> None:
-        """``sync_messages=False`` keeps only the connection and the outbox (one-shot ``send``)."""
+        """``sync_messages=False`` keeps only the connection and the outbox (one-shot ``send``);
+        ``ca_file`` is the only CA trusted for a ``wss://`` hub (None: the system's)."""
         self.hub_url = normalize_hub_url(hub_url)
         self.identity = identity
         self.agent_id = identity.agent_id
@@ -89,7 +92,7 @@ class HubSession:
         self._read_markers = ReadMarkers(store, self._commit, self._emit, self._sync.mark)
         self._rosters = RosterWatcher(self._commit, self._clock, interval=self.tuning.roster_secs)
         self._lifecycle = ConnectionLifecycle(
-            self.hub_url, identity, name=name, role=role, join_secret=join_secret, tuning=self.tuning,
+            self.hub_url, identity, name=name, role=role, join_secret=join_secret, ca_file=ca_file, tuning=self.tuning,
             clock=self._clock, rng=rng or random.Random(), pacer=self._pacer, emit=self._emit,
             commit=self._commit, sync=self._sync, outbox=self._outbox, read_markers=self._read_markers,
             rosters=self._rosters, sync_messages=sync_messages,
@@ -100,7 +103,7 @@ class HubSession:
     async def open(cls, home: Home, hub_url: str, **kwargs: Any) -> "HubSession":
         """A session for the identity, settings and store of ``home``; the session owns the store.
 
-        ``name``, ``role`` and ``join_secret`` default to the home's settings. Raises
+        ``name``, ``role``, ``join_secret`` and ``ca_file`` default to the home's settings. Raises
         ``KeyFileError``, ``StoreError``, ``OSError`` (join secret file) or ``ValueError`` (address).
         """
         home.ensure()
@@ -111,6 +114,7 @@ class HubSession:
         if "join_secret" not in kwargs:
             kwargs["join_secret"] = read_join_secret(home, loaded.settings)
         url = normalize_hub_url(hub_url)
+        kwargs.setdefault("ca_file", loaded.settings.hub_ca_files.get(url))
         store = StoreWorker(home.store_path(url, identity.agent_id))
         await store.open()
         session = cls(url, identity, store, **kwargs)
@@ -284,8 +288,8 @@ class HubSession:
         """Badge-worthy: a mention of my name or role, or a handoff addressed to me by name."""
         if message.sender.id == self.agent_id:
             return False
-        mine = {self.name.strip().lower()} | ({self.role.strip().lower()} if self.role else set())
-        if any(mention.strip().lower() in mine for mention in message.mentions or ()):
+        mine = {trim(self.name).lower()} | ({trim(self.role).lower()} if self.role else set())
+        if any(trim(mention).lower() in mine for mention in message.mentions or ()):
             return True
         for part in message.parts:
             handoff = Handoff.from_part(part)
