@@ -16,11 +16,8 @@ from typing import Any
 from parler_desktop.client.address import normalize_hub_url
 from parler_desktop.client.events import ConnectionState, Notice, SessionEvent, StateChanged, StoreFailed
 from parler_desktop.client.session import HubSession
-<<<<<<< HEAD
-from parler_desktop.disk_errors import os_error_text
-=======
 from parler_desktop.client.tls import check_ca_file
->>>>>>> main
+from parler_desktop.disk_errors import os_error_text
 from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
 from parler_desktop.settings import load_settings
