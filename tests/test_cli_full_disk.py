@@ -64,3 +64,10 @@ async def test_sends_queued_while_the_hub_is_down_go_out_before_listen_once_exit
     assert [m["parts"][0]["text"] for m in await hub_history(peer)] == [f"queued {n}" for n in range(10)]
     await say(peer, "team", "still served")
     await peer.close()
+
+
+async def test_a_new_home_on_a_full_disk_says_the_disk_is_full(hub, small_disk):
+    small_disk.fill()
+    result = await run_cli(small_disk.path / "home", "listen", "--hub", hub.url, "--once")
+    assert result.status == 1 and "disk is full" in result.stderr
+    assert "No space left on device" not in result.stderr and "Traceback" not in result.stderr

@@ -57,7 +57,7 @@ QT_FORBIDDEN = {**{layer: QT for layer in BELOW_THE_QT_SEAM}, "app": ("PySide6.Q
 # composition root and may import every layer, so it has no case here.
 ALLOWED = {
     "protocol": {"protocol"},
-    "identity.py": {"protocol", "atomic_file"},
+    "identity.py": {"protocol", "atomic_file", "disk_errors"},
     "paths.py": set(),
     "file_lock.py": set(),
     "atomic_file.py": set(),
