@@ -70,3 +70,27 @@ def test_the_window_starts_on_a_full_disk_and_says_so(qtbot, qloop, small_disk, 
     app.window.close()
     qtbot.waitUntil(running.done, timeout=10_000)
     running.result()
+
+
+def test_the_window_with_its_local_hub_starts_on_a_full_disk_and_says_so(qtbot, qloop, small_disk):
+    home = Home.resolve(small_disk.path / "home")
+    home.ensure()
+    save_settings(home.settings_file, Settings(display_name="boss"))  # no hub: the embedded one
+    earlier = DesktopApp(home)
+    assert run_coroutine(qtbot, qloop, earlier.connect(""))
+    qtbot.waitUntil(lambda: earlier.bridge.is_live, timeout=15_000)
+    run_coroutine(qtbot, qloop, earlier.shutdown())
+    earlier.window.close()
+    small_disk.fill()
+
+    app = DesktopApp(home)
+    running = qloop.create_task(app.run())
+    bar = app.window.connection_bar
+    qtbot.waitUntil(lambda: "Could not start the local hub" in bar.text, timeout=10_000)
+    assert "the disk is full — free some space" in bar.text and bar.retry.isVisible()
+    small_disk.free()
+    QTest.mouseClick(bar.retry, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: app.bridge.is_live, timeout=15_000)
+    app.window.close()
+    qtbot.waitUntil(running.done, timeout=10_000)
+    running.result()

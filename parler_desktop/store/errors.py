@@ -7,7 +7,6 @@ space", "fix permissions" or "move the file away and let the app rebuild it from
 from __future__ import annotations
 
 import enum
-import shutil
 import sqlite3
 from pathlib import Path
 
@@ -44,21 +43,8 @@ class StoreError(Exception):
 
 
 # Primary SQLite result codes (the low byte of the extended code).
-_SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY, _SQLITE_IOERR = 3, 5, 6, 8, 10
-_SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 11, 13, 14, 26
-
-
-# Below this many free bytes, an I/O error is the disk being full (SQLite reports a write that
-# failed with ENOSPC as SQLITE_IOERR, e.g. creating the WAL index, not always as SQLITE_FULL).
-_NEARLY_FULL_BYTES = 1024 * 1024
-
-
-def _no_room_beside(path: Path) -> bool:
-    folder = next((p for p in (path.parent, *path.parents) if p.exists()), None)
-    try:
-        return folder is not None and shutil.disk_usage(folder).free < _NEARLY_FULL_BYTES
-    except OSError:
-        return False
+_SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
+_SQLITE_CORRUPT, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 11, 14, 26
 
 
 def problem_of(exc: sqlite3.Error, path: Path) -> StoreProblem:
@@ -66,7 +52,7 @@ def problem_of(exc: sqlite3.Error, path: Path) -> StoreProblem:
     primary = code & 0xFF if isinstance(code, int) else None
     if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
         return StoreProblem.CORRUPT
-    if primary == _SQLITE_FULL or (primary == _SQLITE_IOERR and _no_room_beside(path)):
+    if is_disk_full(exc, path):
         return StoreProblem.DISK_FULL
     if primary in (_SQLITE_READONLY, _SQLITE_PERM, _SQLITE_CANTOPEN):
         return StoreProblem.UNWRITABLE

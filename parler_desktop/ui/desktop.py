@@ -20,7 +20,7 @@ from parler_desktop.app.network_watch import NetworkWatch
 from parler_desktop.app.sleep_watch import SleepWatch
 from parler_desktop.client.session import HubSession
 from parler_desktop.disk_errors import os_error_text
-from parler_desktop.hub import EmbeddedHub
+from parler_desktop.hub import EmbeddedHub, HubDatabaseError
 from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, save_settings
@@ -89,6 +89,9 @@ class DesktopApp:
             return False
         except OSError as error:
             self.window.status.show_problem(f"Could not connect: {os_error_text(error)}", can_retry=True)
+            return False
+        except HubDatabaseError as error:  # the embedded hub's database: a full disk, another hub
+            self.window.status.show_problem(f"Could not start the local hub: {error}", can_retry=True)
             return False
         except (KeyFileError, ValueError) as error:
             self.window.status.show_problem(f"Could not connect: {error}", can_retry=True)
