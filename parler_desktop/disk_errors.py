@@ -31,11 +31,23 @@ def is_disk_full(error: BaseException, near: Path | None = None) -> bool:
 
 
 def _no_room_near(path: Path) -> bool:
+    free = free_bytes_near(path)
+    return free is not None and free < _NEARLY_FULL_BYTES
+
+
+def free_bytes_near(path: Path) -> int | None:
+    """Free bytes on the disk that holds (or would hold) ``path``; None if that cannot be told."""
     folder = next((p for p in (path.parent, *path.parents) if p.exists()), None)
     try:
-        return folder is not None and shutil.disk_usage(folder).free < _NEARLY_FULL_BYTES
+        return None if folder is None else shutil.disk_usage(folder).free
     except OSError:
-        return False
+        return None
+
+
+def has_room_near(path: Path) -> bool:
+    """The disk holding ``path`` has more than next to nothing free again."""
+    free = free_bytes_near(path)
+    return free is not None and free >= _NEARLY_FULL_BYTES
 
 
 def os_error_text(error: OSError) -> str:

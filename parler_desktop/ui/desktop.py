@@ -19,7 +19,7 @@ from parler_desktop.app.local_hub import save_join_secret, start_local_hub
 from parler_desktop.app.network_watch import NetworkWatch
 from parler_desktop.app.sleep_watch import SleepWatch
 from parler_desktop.client.session import HubSession
-from parler_desktop.disk_errors import os_error_text
+from parler_desktop.disk_errors import has_room_near, os_error_text
 from parler_desktop.hub import EmbeddedHub, HubDatabaseError
 from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
@@ -30,6 +30,8 @@ from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.tray import Tray
 
 log = logging.getLogger(__name__)
+
+REOPEN_CHECK_SECS = 2.0  # how often a read-only window checks whether the disk has room again
 
 
 class DesktopApp:
@@ -101,9 +103,22 @@ class DesktopApp:
         return True
 
     def _store_failed(self, error: StoreError) -> None:
-        """The session stopped on its store (it waits for Retry now): say why, offer the way out."""
+        """The session stopped on its store (it waits for Retry now): say why, offer the way out.
+        A session whose store is read-only (a full disk) shows the cache and reopens by itself
+        once the disk has room again."""
         self._tell(str(error))
         self._offer_fresh_cache(error)
+        session = self.bridge.session
+        if session is not None and session.read_only is not None:
+            self.window.status.show_problem(f"Read-only: {error}", can_retry=True)
+            self.bridge.tasks.spawn("reopen", self._reopen_when_there_is_room(session))
+
+    async def _reopen_when_there_is_room(self, session: HubSession) -> None:
+        while self.bridge.session is session and self._hub_url is not None:
+            await asyncio.sleep(REOPEN_CHECK_SECS)
+            if self.bridge.session is session and has_room_near(session.store.path):
+                await self.connect(self._hub_url)
+                return
 
     def _offer_fresh_cache(self, error: StoreError) -> None:
         if error.fresh_cache_fixes:
@@ -111,8 +126,10 @@ class DesktopApp:
             self.window.connection_bar.offer_fresh_cache(True)
 
     def _retry_connect(self) -> None:
-        """Retry now with no session: try to open it again (e.g. once disk space was freed)."""
-        if self.bridge.session is None and self._hub_url is not None:
+        """Retry now with no session, or a read-only one: open it again (e.g. once disk space was
+        freed)."""
+        session = self.bridge.session
+        if (session is None or session.read_only is not None) and self._hub_url is not None:
             self.bridge.tasks.spawn("connect", self.connect(self._hub_url))
 
     async def start_fresh_cache(self) -> None:

@@ -174,6 +174,7 @@ class MainWindow(QMainWindow):
         self.timeline.message_delegate.set_identity(self.bridge.agent_id, self.bridge.name, self.bridge.role)
         self.room_title.clear()
         self.composer.setEnabled(False)
+        self.room_panel.shown_room = None  # the new session's timeline opens afresh, even the same room
 
     def _post(self, text: str, mentions: list, reply_to: object, extra_parts: list) -> None:
         room = self.timeline_model.room
