@@ -18,14 +18,18 @@ from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.local_hub import save_join_secret, start_local_hub
 from parler_desktop.app.network_watch import NetworkWatch
 from parler_desktop.app.sleep_watch import SleepWatch
+from parler_desktop.autostart import sync_autostart
 from parler_desktop.client.session import HubSession
+from parler_desktop.demo.plan import DEMO_FAILURES, DemoPlan
 from parler_desktop.disk_errors import has_room_near, os_error_text
 from parler_desktop.hub import EmbeddedHub, HubDatabaseError
 from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
-from parler_desktop.settings import Settings, load_settings, save_settings
+from parler_desktop.settings import Settings, load_settings, read_join_secret, save_settings
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
+from parler_desktop.ui.error_report import ErrorReport, open_folder
+from parler_desktop.ui.invite_links import InviteLinks
 from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.tray import Tray
 
@@ -35,9 +39,11 @@ REOPEN_CHECK_SECS = 2.0  # how often a read-only window checks whether the disk 
 
 
 class DesktopApp:
-    def __init__(self, home: Home, hub_url: str | None = None) -> None:
+    def __init__(self, home: Home, hub_url: str | None = None, demo: DemoPlan | None = None, link: str | None = None) -> None:
         self.home = home.ensure()
         self.hub_override = hub_url
+        self.demo = demo  # started once connected (parler-desktop demo)
+        self.link = link  # an invite link from the command line, asked about once connected
         self.bridge = SessionBridge()
         self.window = MainWindow(self.bridge)
         self.network = NetworkWatch(self.bridge, self.window)
@@ -45,9 +51,16 @@ class DesktopApp:
         if QSystemTrayIcon.isSystemTrayAvailable():
             Tray(self.window, self.window.rooms, self.window.unseen).show()
         self.local_hub: EmbeddedHub | None = None
+        self._demo_tasks: set[asyncio.Task] = set()
         self._closed = asyncio.get_event_loop().create_future()
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
         self.window.connectRequested.connect(self.choose_hub)
+        self.window.openLogFolderRequested.connect(lambda: open_folder(self.home.log_dir))
+        self.window.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
+        self.errors = ErrorReport(self.window, self.home.log_dir)
+        self.errors.install()
+        self.links = InviteLinks(self.window, self.bridge, self.home, self._switch_hub)
+        self.links.instances.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
         self.window.connection_bar.retryRequested.connect(self._retry_connect)
         self.window.connection_bar.freshCacheRequested.connect(
             lambda: self.bridge.tasks.spawn("fresh cache", self.start_fresh_cache())
@@ -58,10 +71,15 @@ class DesktopApp:
 
     async def run(self) -> None:
         """Show the window, connect, and return once the window is closed and all is shut down."""
+        self.links.listen()
         self.window.show()
         loaded = load_settings(self.home.settings_file)
         if loaded.problem:
             self._tell(loaded.problem)
+        try:
+            await asyncio.to_thread(sync_autostart, loaded.settings.start_at_login, self.home)
+        except OSError as error:
+            self._tell(f"Could not update the start-at-login entry: {error}")
         url = self.hub_override if self.hub_override is not None else loaded.settings.hub_url
         if self.hub_override is not None and self.hub_override != loaded.settings.hub_url:
             try:
@@ -70,7 +88,10 @@ class DesktopApp:
                 )
             except OSError as error:  # e.g. a full disk: the window still starts, saying so
                 self._tell(f"Could not save the settings ({os_error_text(error)}); this hub is used for this run only.")
-        await self.connect(url)
+        if await self.connect(url) and self.demo is not None:
+            self.start_demo(self.demo)
+        if self.link is not None:
+            self.links.open(self.link)
         await self._closed
         await self.shutdown()
 
@@ -150,6 +171,23 @@ class DesktopApp:
                 f"{fresh.kept_unsent} unsent message(s) from it will be sent."
             )
 
+    def start_demo(self, plan: DemoPlan) -> None:
+        """Scripted agents (or a load generator) on the hub this window is connected to; they
+        invite the human into their rooms through this session."""
+        if self.bridge.session is not None and not self.bridge.tasks.tasks & self._demo_tasks:
+            self._demo_tasks = {self.bridge.tasks.spawn("demo", self._play_demo(plan))}
+
+    async def _play_demo(self, plan: DemoPlan) -> None:
+        self.window.demo_offer.offer(False)
+        try:
+            settings = load_settings(self.home.settings_file).settings
+            secret = await asyncio.to_thread(read_join_secret, self.home, settings)
+            summary = await plan.run(self.bridge.hub_url, self.bridge.name, self.bridge.redeem, self.home.data_dir / "demo", secret)
+        except DEMO_FAILURES as error:
+            self._tell(f"The demo stopped: {error}")
+            return
+        self._tell(f"Demo finished: {summary}", logging.INFO)
+
     def choose_hub(self) -> None:
         settings = load_settings(self.home.settings_file).settings
         dialog = ConnectDialog(
@@ -188,12 +226,14 @@ class DesktopApp:
             await session.stop()
 
     async def shutdown(self) -> None:
+        self.errors.uninstall()
+        self.links.close()
         await self._drop_session()
         await self.bridge.tasks.cancel_all()
         if self.local_hub is not None:
             hub, self.local_hub = self.local_hub, None
             await asyncio.to_thread(hub.stop)
 
-    def _tell(self, text: str) -> None:
-        log.warning("%s", text)
+    def _tell(self, text: str, level: int = logging.WARNING) -> None:
+        log.log(level, "%s", text)
         self.bridge.notice.emit(text, "")
