@@ -15,7 +15,6 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
-from test_ui_window import desktop  # noqa: F401 - fixture: a window connected to a fresh hub
 
 from parler_desktop.cli.gui_command import EXIT_ALREADY_RUNNING
 from parler_desktop.instance_lock import lock_home

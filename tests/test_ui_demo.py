@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
-from test_ui_window import desktop  # noqa: F401 - fixture: a window connected to a fresh hub
 
 from parler_desktop.demo.script import BUILD, PLANNING, REVIEW
 
