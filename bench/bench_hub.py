@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import itertools
 import json
 import multiprocessing
@@ -30,7 +31,9 @@ import statistics
 import tempfile
 import time
 import uuid
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, broadcast, serve
@@ -38,12 +41,13 @@ from websockets.asyncio.server import ServerConnection, broadcast, serve
 from parler_desktop.identity import Identity
 
 
-def run_hub(db_dir: str, url_pipe, stop_event) -> None:  # type: ignore[no-untyped-def]
-    """Child process: serve until told to stop."""
+def run_hub(db_dir: str, url_pipe, stop_event, relaxed: bool = True) -> None:  # type: ignore[no-untyped-def]
+    """Child process: serve until told to stop (``relaxed``: rate budgets too large to matter)."""
     from parler_desktop.hub import Hub, HubConfig, HubLimits
 
     async def serve() -> None:
-        hub = Hub(HubConfig(db_path=Path(db_dir) / "hub.sqlite3", port=0, limits=HubLimits().relaxed()))
+        limits = HubLimits().relaxed() if relaxed else HubLimits()
+        hub = Hub(HubConfig(db_path=Path(db_dir) / "hub.sqlite3", port=0, limits=limits))
         await hub.start()
         url_pipe.send(hub.url)
         await asyncio.to_thread(stop_event.wait)
@@ -101,6 +105,7 @@ class Agent:
         self.replies: asyncio.Queue[dict] = asyncio.Queue()
         self.delivery_latencies: list[float] = []
         self.arrivals: asyncio.Queue[tuple[str, float]] | None = None  # set while measuring idle fan-out
+        self.pushed: asyncio.Queue[dict] = asyncio.Queue()  # every delivered message
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
@@ -121,7 +126,10 @@ class Agent:
             arrived = time.perf_counter()
             frame = json.loads(text)
             if frame["type"] == "delivery":
-                body = frame["message"]["parts"][0]["text"]
+                self.pushed.put_nowait(frame["message"])
+                body = frame["message"]["parts"][0].get("text", "")
+                if "@" not in body:
+                    continue  # not one of ours: nothing to time
                 sent_at = float(body.split("@", 1)[1])
                 self.delivery_latencies.append(arrived - sent_at)
                 if self.arrivals is not None:
@@ -139,9 +147,13 @@ class Agent:
 
         self._reader = asyncio.create_task(discard())
 
-    async def request(self, frame: dict) -> dict:
+    async def answer(self, frame: dict) -> dict:
+        """The hub's reply, an error frame included."""
         await self.ws.send(json.dumps(frame))
-        reply = await self.replies.get()
+        return await self.replies.get()
+
+    async def request(self, frame: dict) -> dict:
+        reply = await self.answer(frame)
         if reply["type"] == "error":
             raise RuntimeError(f"{frame['op']}: {reply}")
         return reply
@@ -315,6 +327,18 @@ def main() -> None:
     print(f"{'':44} {'floor':>9} {'hub':>9} {'hub/floor':>9}")
     for name, value in hub.items():
         print(f"{name:44} {floor[name]:9,.2f} {value:9,.2f} {value / floor[name]:9.2f}")
+
+
+def with_hub_process(work: Callable[[str], Coroutine[Any, Any, None]], relaxed: bool = True) -> None:
+    """Run a hub in a child process (``relaxed`` rate budgets, or the reference ones) and
+    ``asyncio.run(work(url))`` against it; the hub stops afterwards."""
+    with tempfile.TemporaryDirectory() as db_dir:
+        child, stop, url = start_child(functools.partial(run_hub, relaxed=relaxed), db_dir, multiprocessing.get_context("spawn"))
+        try:
+            asyncio.run(work(url))
+        finally:
+            stop.set()
+            child.join(15)
 
 
 if __name__ == "__main__":

@@ -70,7 +70,7 @@ def test_composer_post_reaches_the_peer_exactly_once(qtbot, qloop, desktop, peer
     qtbot.keyClick(composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     assert composer.edit.toPlainText() == "ship it @alice \n"
     qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
-    assert composer.edit.toPlainText() == ""
+    qtbot.waitUntil(lambda: composer.edit.toPlainText() == "", timeout=5000)  # once it is in the outbox
     delivered = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
     assert delivered["room"] == team and delivered["parts"][0] == {"kind": "text", "text": "ship it @alice"}
     assert delivered["mentions"] == ["alice"] and delivered["from"]["id"] == desktop.bridge.agent_id

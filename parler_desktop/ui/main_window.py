@@ -12,7 +12,7 @@ from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
-from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.app.bridge import SessionBridge, why_not_posted
 from parler_desktop.app.connection_status import ConnectionStatus
 from parler_desktop.app.drafts import DraftKeeper
 from parler_desktop.app.read_tracker import ReadTracker
@@ -21,6 +21,7 @@ from parler_desktop.app.roster_model import RosterModel
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.app.unseen_tally import UnseenTally
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.store import StoreError
 from parler_desktop.store.drafts import Draft
 from parler_desktop.ui.cards import Card
 from parler_desktop.ui.composer import Composer
@@ -243,9 +244,23 @@ class MainWindow(QMainWindow):
 
     def _post(self, text: str, mentions: list, reply_to: object, extra_parts: list) -> None:
         room = self.timeline_model.room
-        if room is not None:
-            self.timeline.scroll_to_newest()  # the post shows at the bottom, in view
-            self.bridge.post(room, text, mentions, reply_to if isinstance(reply_to, str) else None, extra_parts)
+        if room is None:
+            self.composer.refused("Not sent: open a room first.")
+            return
+        self.timeline.scroll_to_newest()  # the post shows at the bottom, in view
+        reply = reply_to if isinstance(reply_to, str) else None
+        self.bridge.tasks.spawn("post", self._post_durably(room, text, mentions, reply, extra_parts))
+
+    async def _post_durably(self, room: str, text: str, mentions: list, reply_to: str | None, extra_parts: list) -> None:
+        """The composer lets go of the text only once it is in the outbox on disk."""
+        try:
+            await self.bridge.post(room, text, mentions, reply_to, extra_parts)
+        except Exception as error:
+            self.composer.refused(why_not_posted(error))
+            if not isinstance(error, (StoreError, ValueError, SessionClosed)):
+                raise  # unexpected: the task supervisor reports it as well
+            return
+        self.composer.accepted()
 
     def _save_blob(self, card: Card) -> QFileDialog:
         """Ask where to save (no nested event loop), then fetch and write the file."""

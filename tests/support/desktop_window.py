@@ -1,6 +1,6 @@
 """The real window on a real hub, driven the way a person does (listed in tests/conftest.py).
 
-Fixtures: ``desktop`` — a ``DesktopApp`` (its ``MainWindow`` shown) connected to the ``hub``
+Fixtures: ``desktop_home`` — where its home lives (override it, e.g. on a small disk); ``desktop`` — a ``DesktopApp`` (its ``MainWindow`` shown) connected to the ``hub``
 fixture as "boss", live; ``peer`` — a raw-wire agent "alice" (planner), subscribed. Helpers put
 the two in rooms, post as the peer, and click and type in the window.
 """
@@ -40,8 +40,14 @@ def stop_desktop(qtbot, qloop, app: DesktopApp) -> None:
 
 
 @pytest.fixture
-def desktop(qtbot, qloop, tmp_path: Path, hub):
-    app = start_desktop(qtbot, qloop, tmp_path / "home", hub.url)
+def desktop_home(tmp_path: Path) -> Path:
+    """The folder the ``desktop`` window's home lives in (override it, e.g. on a small disk)."""
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def desktop(qtbot, qloop, desktop_home: Path, hub):
+    app = start_desktop(qtbot, qloop, desktop_home, hub.url)
     yield app
     stop_desktop(qtbot, qloop, app)
 
