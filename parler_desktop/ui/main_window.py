@@ -12,7 +12,7 @@ from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
-from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.app.bridge import SessionBridge, why_not_posted
 from parler_desktop.app.connection_status import ConnectionStatus
 from parler_desktop.app.drafts import DraftKeeper
 from parler_desktop.app.read_tracker import ReadTracker
@@ -21,10 +21,12 @@ from parler_desktop.app.roster_model import RosterModel
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.app.unseen_tally import UnseenTally
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.store import StoreError
 from parler_desktop.store.drafts import Draft
 from parler_desktop.ui.cards import Card
 from parler_desktop.ui.composer import Composer
 from parler_desktop.ui.connection_bar import ConnectionBar
+from parler_desktop.ui.demo_offer import DemoOffer
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE, TypingToComposer
 from parler_desktop.ui.room_actions import RoomActions
 from parler_desktop.ui.room_list_view import RoomListPanel
@@ -49,6 +51,8 @@ def _column(*widgets: QWidget, stretch: QWidget) -> QWidget:
 
 class MainWindow(QMainWindow):
     connectRequested = Signal()
+    openLogFolderRequested = Signal()
+    demoRequested = Signal()
     closing = Signal()
 
     def __init__(self, bridge: SessionBridge, parent: QWidget | None = None) -> None:
@@ -68,6 +72,7 @@ class MainWindow(QMainWindow):
         self.composer = Composer()
         self.roster_panel = RosterPanel(self.roster)
         self.connection_bar = ConnectionBar()
+        self.demo_offer = DemoOffer(self.timeline)
         self.room_title = QLabel(objectName="roomTitle")
         self.room_title.setTextFormat(Qt.TextFormat.PlainText)  # room and member names come off the wire
         self.room_title.setStyleSheet("font-weight: bold; font-size: 14px; padding: 4px 8px;")
@@ -88,6 +93,7 @@ class MainWindow(QMainWindow):
             view.installEventFilter(self.typing)
         self._fit_screen()
         self._pending_room: str | None = None
+        self._composing_for: tuple[str, str] | None = None  # (hub, room) the composer's text belongs to
         self._add_actions()
         self._wire()
         self._update_title(0)
@@ -124,6 +130,8 @@ class MainWindow(QMainWindow):
         view_menu = menu.addMenu("&View")
         for existing in self.actions():
             view_menu.addAction(existing)
+        help_menu = menu.addMenu("&Help")
+        help_menu.addAction("Open log folder", self.openLogFolderRequested.emit)
 
     def _wire(self) -> None:
         bridge = self.bridge
@@ -159,18 +167,22 @@ class MainWindow(QMainWindow):
         self.composer.draftChanged.connect(self._remember_draft)
         self.room_actions.roomReady.connect(self._open_when_listed)
         self.rooms.reloaded.connect(self._open_pending_room)
+        self.demo_offer.clicked.connect(self.demoRequested)
 
     # -- rooms ------------------------------------------------------------------------------
     def show_room(self, room: str) -> None:
         if room == self.timeline_model.room:
             return
-        self.composer.restore("", None, "")  # the last room's draft is kept by self.drafts
+        composing_for = (self.bridge.hub_url, room)
+        if composing_for != self._composing_for:  # the same room again (a session reopened) keeps its text
+            self._composing_for = composing_for
+            self.composer.restore("", None, "")  # the last room's draft is kept by self.drafts
+            self.bridge.tasks.spawn("draft", self._restore_draft(room))
         self.composer.setEnabled(True)
         self.invite_action.setEnabled(True)
         self.timeline_model.open_room(room)
         self.roster.set_room(room)
         self._update_room_title()
-        self.bridge.tasks.spawn("draft", self._restore_draft(room))
 
     def _focus_composer(self, *_index: object) -> None:
         if self.composer.isEnabled():
@@ -210,15 +222,18 @@ class MainWindow(QMainWindow):
             self.room_panel.view.setCurrentIndex(self.room_panel.proxy.index(0, 0))
 
     def _update_placeholder(self) -> None:
+        no_rooms = self.timeline_model.room is None and self.rooms.rowCount() == 0 and self.bridge.session is not None
         if self.timeline_model.room is not None:
             text = "No messages here yet."
-        elif self.rooms.rowCount() == 0 and self.bridge.session is not None:
+        elif no_rooms:
             text = (
                 "No rooms yet.\n\nHub → New room… creates one and gives you a code your agents join with;\n"
-                "Hub → Join with a code… takes you into a room an agent invited you to."
+                "Hub → Join with a code… takes you into a room an agent invited you to.\n\n"
+                "Or first watch scripted agents at work in three rooms:"
             )
         else:
             text = ""
+        self.demo_offer.offer(no_rooms)
         self.timeline.placeholder = text
         self.timeline.viewport().update()
 
@@ -229,13 +244,27 @@ class MainWindow(QMainWindow):
         self.room_title.clear()
         self.composer.setEnabled(False)
         self.invite_action.setEnabled(False)
-        self.room_panel.forget_shown()  # the new session's first room opens, even if named alike
+        self.room_panel.shown_room = None  # the new session's timeline opens afresh, even the same room
 
     def _post(self, text: str, mentions: list, reply_to: object, extra_parts: list) -> None:
         room = self.timeline_model.room
-        if room is not None:
-            self.timeline.scroll_to_newest()  # the post shows at the bottom, in view
-            self.bridge.post(room, text, mentions, reply_to if isinstance(reply_to, str) else None, extra_parts)
+        if room is None:
+            self.composer.refused("Not sent: open a room first.")
+            return
+        reply = reply_to if isinstance(reply_to, str) else None
+        self.timeline.scroll_to_newest()  # the post shows at the bottom, in view
+        self.bridge.tasks.spawn("post", self._post_durably(room, text, mentions, reply, extra_parts))
+
+    async def _post_durably(self, room: str, text: str, mentions: list, reply_to: str | None, extra_parts: list) -> None:
+        """The composer lets go of the text only once it is in the outbox on disk."""
+        try:
+            await self.bridge.post(room, text, mentions, reply_to, extra_parts)
+        except Exception as error:
+            self.composer.refused(why_not_posted(error))
+            if not isinstance(error, (StoreError, ValueError, SessionClosed)):
+                raise  # unexpected: the task supervisor reports it as well
+            return
+        self.composer.accepted()
 
     def _save_blob(self, card: Card) -> QFileDialog:
         """Ask where to save (no nested event loop), then fetch and write the file."""
