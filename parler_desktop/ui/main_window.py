@@ -256,15 +256,24 @@ class MainWindow(QMainWindow):
         self.bridge.tasks.spawn("post", self._post_durably(room, text, mentions, reply, extra_parts))
 
     async def _post_durably(self, room: str, text: str, mentions: list, reply_to: str | None, extra_parts: list) -> None:
-        """The composer lets go of the text only once it is in the outbox on disk."""
+        """The composer lets go of the text only once it is in the outbox on disk. If the human
+        switched rooms meanwhile, the composer shows that room's draft: it is left alone, and a
+        post that could not be saved goes back to its own room's draft."""
+        composing_for = self._composing_for
         try:
             await self.bridge.post(room, text, mentions, reply_to, extra_parts)
         except Exception as error:
-            self.composer.refused(why_not_posted(error))
+            if self._composing_for == composing_for:
+                self.composer.refused(why_not_posted(error))
+            else:
+                self.drafts.remember(Draft(room, text, reply_to, ""))
             if not isinstance(error, (StoreError, ValueError, SessionClosed)):
                 raise  # unexpected: the task supervisor reports it as well
             return
-        self.composer.accepted()
+        if self._composing_for == composing_for:
+            self.composer.accepted()
+        else:
+            self.drafts.remember(Draft(room, "", None, ""))  # sent: the room's draft is spent
 
     def _save_blob(self, card: Card) -> QFileDialog:
         """Ask where to save (no nested event loop), then fetch and write the file."""
