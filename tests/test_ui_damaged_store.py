@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from support.damaged_store import fill_and_damage, set_aside
-from support.desktop_window import join_room, post_as
+from support.desktop_fixtures import join_room, post_as
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.client.outbox import build_item

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLabel, QPushButton
-from support.desktop_window import join_room, open_room, post_as
+from support.desktop_fixtures import join_room, open_room, post_as
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.paths import Home

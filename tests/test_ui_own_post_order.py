@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 from PySide6.QtCore import Qt
-from support.desktop_window import join_room, open_room
+from support.desktop_fixtures import join_room, open_room
 from support.peer_ops import say
 from support.qt_loop import qloop  # noqa: F401 - fixture
 

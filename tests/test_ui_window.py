@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QListView, QMessageBox, QToolTip, QW
 from support.fault_proxy import FaultProxy
 from support.private_ca import make_private_ca
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
-from support.desktop_window import join_room, open_room, post_as, unread
+from support.desktop_fixtures import join_room, open_room, post_as, unread
 from support.raw_agent import RawAgent
 
 from parler_desktop.app import roles

@@ -23,7 +23,6 @@ class DraftKeeper(QObject):
         self._bridge = bridge
         self._known: dict[str, Draft] = {}
         self._unsaved: dict[str, Draft] = {}
-        self._refused: dict[str, Draft] = {}  # drafts the store could not write (a full disk)
         self._timer = QTimer(self, singleShot=True, interval=SAVE_DELAY_MS)
         self._timer.timeout.connect(lambda: bridge.tasks.spawn("save drafts", self.flush()))
         bridge.sessionChanged.connect(self._session_changed)
@@ -53,18 +52,9 @@ class DraftKeeper(QObject):
             try:
                 await store.call(LocalStore.save_draft, draft)
             except StoreError as error:
-                self._refused[draft.room] = draft
                 self._bridge.notice.emit(f"Could not save the draft for {draft.room}: {error}", draft.room)
-            else:
-                self._refused.pop(draft.room, None)
 
     def _session_changed(self) -> None:
-        """Drafts are per store; only those no store took yet (not written yet, or refused by a
-        full disk: the store reopened once there is room) carry over, to be written to the new one."""
-        carried = {**self._refused, **self._unsaved}
-        self._known = dict(carried)
-        self._unsaved = carried
-        self._refused.clear()
+        self._known.clear()
+        self._unsaved.clear()
         self._timer.stop()
-        if self._unsaved:
-            self._timer.start()
