@@ -41,9 +41,10 @@ class RowContext:
 
 
 def row_context(previous: "TimelineEntry | None", entry: "TimelineEntry", divider: bool) -> RowContext:
-    day = day_label(entry.ts_ms)
-    if previous is not None and day == day_label(previous.ts_ms):
-        day = ""
+    """Asked for every row the view lays out: the day is compared as each entry's remembered
+    date, and worded only for the (few) rows that start a day."""
+    new_day = previous is None or previous.day != entry.day
+    day = day_label(entry.ts_ms) if new_day else ""
     grouped = (
         previous is not None
         and not divider
@@ -71,6 +72,7 @@ class TimelineEntry:
     message: StoredMessage | None = None
     outbox: OutboxItem | None = None
     _signature: SignatureState | None = field(default=None, repr=False)
+    _day: str = field(default="", repr=False)
 
     @classmethod
     def from_message(cls, message: StoredMessage, my_id: str) -> "TimelineEntry":
@@ -107,6 +109,13 @@ class TimelineEntry:
             mine=True,
             outbox=item,
         )
+
+    @property
+    def day(self) -> str:
+        """The local date of the message ("2026-12-01"), worked out once."""
+        if not self._day:
+            self._day = time.strftime("%Y-%m-%d", time.localtime(self.ts_ms / 1000))
+        return self._day
 
     @property
     def text(self) -> str:
