@@ -13,7 +13,7 @@ def test_one_summary_per_room_after_the_burst(qtbot, qloop, session, bridge):
     # batches always land in one burst.
     tally = UnseenTally(bridge, quiet_ms=1500)
     summaries = []
-    tally.summary.connect(lambda room, count: summaries.append((room, count)))
+    tally.summary.connect(lambda room, count, _for_me: summaries.append((room, count)))
     add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 6)])
     add_messages(qtbot, qloop, session, [message(10, "ops"), message(11, "team"), message(12, "team", sender=ME)])
     qtbot.waitUntil(lambda: len(summaries) == 2, timeout=10000)
@@ -23,7 +23,7 @@ def test_one_summary_per_room_after_the_burst(qtbot, qloop, session, bridge):
 def test_nothing_is_tallied_while_the_window_is_active(qtbot, qloop, session, bridge):
     tally = UnseenTally(bridge, quiet_ms=100)
     summaries = []
-    tally.summary.connect(lambda room, count: summaries.append((room, count)))
+    tally.summary.connect(lambda room, count, _for_me: summaries.append((room, count)))
     add_messages(qtbot, qloop, session, [message(1, "team")])
     tally.set_window_active(True)  # came back before the summary: it is dropped
     add_messages(qtbot, qloop, session, [message(2, "team")])

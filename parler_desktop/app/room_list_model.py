@@ -1,6 +1,6 @@
 """The room list: one row per room from the local store, kept in step with session events.
 
-Rows come from ``LocalStore.room_summaries`` (unread = stored seq above the cursor, mention
+Rows come from ``LocalStore.room_summaries`` (unread = others' stored seq above the cursor, mention
 count, last activity). Events only schedule a reload; reloads are coalesced so a burst of
 thousands of messages costs a handful of store queries. The proxy orders by recency and filters.
 
@@ -101,14 +101,17 @@ class RoomListModel(QAbstractListModel):
         room = self.summary(name)
         return self._label(room) if room is not None else name
 
-    def description(self, name: str) -> str:
-        """The label with the hub's room name, kind and size: for tooltips and the header."""
+    def description(self, name: str, members: int | None = None) -> str:
+        """The label with the hub's room name, kind and size: for tooltips and the header.
+        ``members`` (the roster the window shows) counts instead of the room list's number."""
         room = self.summary(name)
         if room is None:
             return name
         label = self._label(room)
         real = f"{room.name}  ·  " if label != room.name else ""
-        return f"{label}  ·  {real}{room.kind}  ·  {room.members} members"
+        count = room.members if members is None else members
+        members_text = f"{count} member{'' if count == 1 else 's'}"
+        return f"{label}  ·  {real}{room.kind}  ·  {members_text}"
 
     def _label(self, room: Any) -> str:
         return room_label(room.name, room.kind, self._partners.get(room.name))
@@ -130,7 +133,7 @@ class RoomListModel(QAbstractListModel):
     async def _reload(self) -> None:
         store = self._bridge.store
         try:
-            summaries = await store.call(LocalStore.room_summaries)
+            summaries = await store.call(LocalStore.room_summaries, self._bridge.agent_id)
             for room in summaries:
                 if room.kind == "dm" and room.name not in self._partners:
                     await self._learn_partner(store, room.name)

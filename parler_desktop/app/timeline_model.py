@@ -1,16 +1,18 @@
 """TimelineModel: a window onto one room's stored messages, plus the human's unsent posts.
 
-Opening a room reads only the newest page from the store (so a room of 100,000 messages opens
-as fast as one of 200); older pages are read when the view asks (scrolling up). Rows are the
+Opening a room reads one page from the store (so a room of 100,000 messages opens as fast as
+one of 200): the newest page, or — when more than a page is unread — the page that starts at
+the first unread message, so the reader starts where they left off without the whole backlog
+being read in. Older pages are read when the view asks (scrolling up), newer ones likewise
+(scrolling down, ``has_newer``); ``load_latest`` goes back to the newest page. Rows are the
 loaded stored messages, ascending by seq, followed by outbox rows (pending / failed / sent but
 not yet stored). New messages are buffered for one frame and appended in one insert, and while
 the reader follows the bottom the window is trimmed from the top so it never grows without end.
 
 ``read_marker`` is the hub cursor when the room was opened: the "new messages" divider sits
-above the first row with a higher seq.
-
-Which long messages the reader expanded is kept here by entry key (not persisted), so it
-survives scrolling, paging and switching rooms until the session changes.
+above the first row with a higher seq written by someone else (the human's own posts are never
+unread). A post of the human's joins the stored rows at its seq as soon as the hub has given it
+one, so it never sits below messages that came after it. What the rows say is ``TimelineRows``.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ import bisect
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QObject, QTimer, Signal
 
-from parler_desktop.app import roles
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.timeline_entry import TimelineEntry
+from parler_desktop.app.timeline_rows import TimelineRows
 from parler_desktop.client.events import OutboxItem, OutboxStatus
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.store import LocalStore
@@ -32,62 +34,32 @@ from parler_desktop.store import LocalStore
 PAGE_SIZE = 200
 FOLLOW_WINDOW = 600  # rows kept while following the bottom; older ones are re-read on scroll-up
 APPEND_DELAY_MS = 16
+CONTEXT_ROWS = 20  # read messages kept above the first unread when a room opens there
 
-Index = QModelIndex | QPersistentModelIndex
 
-
-class TimelineModel(QAbstractListModel):
+class TimelineModel(TimelineRows):
     roomLoaded = Signal(str)  # the newest page of the room is in
     olderLoaded = Signal(int)  # that many rows were inserted at the top
-    appended = Signal(int)  # that many stored messages were appended at the bottom
+    appended = Signal(int)  # that many stored messages from others were appended at the bottom
 
     def __init__(self, bridge: SessionBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._bridge = bridge
         self.room: str | None = None
-        self.read_marker = 0
-        self._stored: list[TimelineEntry] = []
-        self._outbox: list[TimelineEntry] = []
-        self._offset = 0  # store offset of self._stored[0]
         self._generation = 0
         self._loading = False
         self._loading_older = False
         self._older_task: asyncio.Task | None = None
+        self.has_newer = False  # stored messages after the loaded window (it opened at the first unread)
+        self.landing = "unread"  # where the view goes once loaded: "unread" (the read cursor) or "newest"
         self._incoming: list[Any] = []
         self._outbox_during_load: dict[str, OutboxItem] = {}  # newest state per post, applied after the load
         self.following = True  # the view is pinned to the bottom (set by the view)
         self._flush_timer = QTimer(self, singleShot=True, interval=APPEND_DELAY_MS)
         self._flush_timer.timeout.connect(self._flush_incoming)
-        self._first_unread: int | None = None
-        self._first_unread_known = False
-        self._expanded: set[str] = set()  # keys of the long messages shown whole
-        for change in (self.modelReset, self.rowsInserted, self.rowsRemoved):
-            change.connect(self._forget_first_unread)  # connected first: runs before any view's slot
         bridge.messagesStored.connect(self._messages_stored)
         bridge.outboxChanged.connect(self._outbox_changed)
         bridge.sessionChanged.connect(self._session_changed)
-
-    # -- Qt model ---------------------------------------------------------------------------
-    def rowCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._stored) + len(self._outbox)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        entry = self.entry(index.row()) if index.isValid() else None
-        if entry is None:
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return f"{entry.sender_name}: {entry.text}"
-        if role == roles.FIRST_UNREAD:
-            return index.row() == self.first_unread_row()
-        return None
-
-    # -- queries ----------------------------------------------------------------------------
-    def entry(self, row: int) -> TimelineEntry | None:
-        if 0 <= row < len(self._stored):
-            return self._stored[row]
-        if 0 <= row - len(self._stored) < len(self._outbox):
-            return self._outbox[row - len(self._stored)]
-        return None
 
     @property
     def tasks(self) -> TaskSupervisor:
@@ -95,69 +67,16 @@ class TimelineModel(QAbstractListModel):
         return self._bridge.tasks
 
     @property
-    def has_older(self) -> bool:
-        return self._offset > 0
-
-    @property
     def loading(self) -> bool:
         return self._loading
 
-    @property
-    def newest_seq(self) -> int:
-        return self._stored[-1].seq or 0 if self._stored else 0
-
-    def first_unread_row(self) -> int | None:
-        """Row of the first loaded message above the read marker, if there is one and it is loaded.
-
-        Asked for every row the view lays out, so it is remembered until the rows change.
-        """
-        if not self._first_unread_known:
-            self._first_unread = self._find_first_unread()
-            self._first_unread_known = True
-        return self._first_unread
-
-    def _forget_first_unread(self, *_change: object) -> None:
-        self._first_unread_known = False
-
-    def _find_first_unread(self) -> int | None:
-        if not self._stored or self.newest_seq <= self.read_marker:
-            return None
-        if (self._stored[0].seq or 0) > self.read_marker and self._offset > 0:
-            return None  # the first unread message is older than the loaded window
-        low, high = 0, len(self._stored)
-        while low < high:
-            mid = (low + high) // 2
-            if (self._stored[mid].seq or 0) <= self.read_marker:
-                low = mid + 1
-            else:
-                high = mid
-        return low if low < len(self._stored) else None
-
-    def is_expanded(self, key: str) -> bool:
-        return key in self._expanded
-
-    def set_expanded(self, row: int, expanded: bool) -> None:
-        """Show the row's long body whole (or folded again); the row's data changes."""
-        entry = self.entry(row)
-        if entry is None or (entry.key in self._expanded) == expanded:
-            return
-        if expanded:
-            self._expanded.add(entry.key)
-        else:
-            self._expanded.discard(entry.key)
-        index = self.index(row)
-        self.dataChanged.emit(index, index)
-
-    def entry_by_id(self, message_id: str) -> TimelineEntry | None:
-        """A loaded message by hub id (reply previews); None when it is outside the window."""
-        return next((e for e in reversed(self._stored) if e.message_id == message_id), None)
-
     # -- loading ----------------------------------------------------------------------------
-    def open_room(self, room: str | None) -> None:
-        """Show ``room`` (or nothing): reset, then read its newest page in the background."""
+    def open_room(self, room: str | None, landing: str = "unread") -> None:
+        """Show ``room`` (or nothing): reset, then read its page in the background; ``landing``
+        "newest" reads the newest page whatever is unread."""
         self._generation += 1
         self.beginResetModel()
-        self.room = room
+        self.room, self.landing, self.has_newer = room, landing, False
         self._stored, self._outbox, self._offset, self.read_marker = [], [], 0, 0
         self._incoming.clear()
         self._outbox_during_load.clear()
@@ -167,18 +86,25 @@ class TimelineModel(QAbstractListModel):
         if self._loading:
             self._bridge.tasks.spawn(f"open {room}", self._load_newest(room, self._generation))
 
+    def load_latest(self) -> None:
+        """Back to the newest page (the reader went to the bottom of a window opened further up)."""
+        self.open_room(self.room, landing="newest")
+
     async def _load_newest(self, room: str, generation: int) -> None:
         store = self._bridge.store
         total = await store.call(LocalStore.message_count, room)
-        offset = max(0, total - PAGE_SIZE)
-        messages = await store.call(LocalStore.messages_slice, room, offset, PAGE_SIZE)
         cursor = await store.call(LocalStore.cursor, room)
+        first_unread = await store.call(LocalStore.row_of_seq, room, cursor)
+        at_unread = self.landing == "unread" and total - first_unread > PAGE_SIZE
+        offset = max(0, first_unread - CONTEXT_ROWS) if at_unread else max(0, total - PAGE_SIZE)
+        messages = await store.call(LocalStore.messages_slice, room, offset, PAGE_SIZE)
         outbox = await store.call(LocalStore.outbox_items, (OutboxStatus.PENDING, OutboxStatus.FAILED), room)
         if generation != self._generation:
             return
         my_id, my_name = self._bridge.agent_id, self._bridge.name
         self.beginResetModel()
         self._offset = offset
+        self.has_newer = offset + len(messages) < total
         self._stored = [TimelineEntry.from_message(m, my_id) for m in messages]
         self._outbox = [TimelineEntry.from_outbox(item, my_id, my_name) for item in outbox]
         self.read_marker = int(cursor or 0)
@@ -221,17 +147,45 @@ class TimelineModel(QAbstractListModel):
         self.endInsertRows()
         self.olderLoaded.emit(len(entries))
 
-    async def load_back_to(self, seq: int) -> None:
-        """Load older pages until the message after ``seq`` (the first unread one) is in the window."""
+    def load_newer(self) -> bool:
+        """Read the page after the loaded window; False when there is none or one is on its way."""
+        if self._loading or self._loading_older or not self.has_newer or self.room is None or not self._stored:
+            return False
+        self._loading_older = True  # one page load at a time, either way
+        self._bridge.tasks.spawn("newer history", self._load_newer(self.room, self._generation))
+        return True
+
+    async def _load_newer(self, room: str, generation: int) -> None:
+        store = self._bridge.store
+        try:
+            messages = await store.call(LocalStore.messages_after, room, self.newest_seq, PAGE_SIZE)
+        finally:
+            if generation == self._generation:
+                self._loading_older = False
+        if generation != self._generation:
+            return
+        self.has_newer = len(messages) == PAGE_SIZE
+        my_id = self._bridge.agent_id
+        entries = [TimelineEntry.from_message(m, my_id) for m in messages if m.seq > self.newest_seq]
+        if entries:
+            at = len(self._stored)
+            self.beginInsertRows(QModelIndex(), at, at + len(entries) - 1)
+            self._stored.extend(entries)
+            self.endInsertRows()
+
+    async def load_back_to_id(self, message_id: str) -> int | None:
+        """Page back until the message ``message_id`` is loaded; its row, or None if never found."""
         generation = self._generation
-        while generation == self._generation and self._offset > 0 and self._stored and (self._stored[0].seq or 0) > seq:
+        while generation == self._generation and self.row_of_id(message_id) is None and self._offset > 0:
             if not self.load_older() or self._older_task is None:
-                return
+                return None
             await asyncio.shield(self._older_task)
+        return self.row_of_id(message_id) if generation == self._generation else None
 
     # -- live changes -----------------------------------------------------------------------
     def _session_changed(self) -> None:
         self._expanded.clear()
+        self._open_cards.clear()
         self.open_room(None)
 
     def _messages_stored(self, room: str, messages: Sequence[Any], live: bool) -> None:
@@ -259,18 +213,24 @@ class TimelineModel(QAbstractListModel):
         later = [e for e in entries if (e.seq or 0) > newest]
         if not later:
             return
+        if self.has_newer:  # past the loaded window: read in when the reader gets there
+            self.appended.emit(sum(1 for e in later if not e.mine))
+            return
         first = len(self._stored)
         self.beginInsertRows(QModelIndex(), first, first + len(later) - 1)
         self._stored.extend(later)
         self.endInsertRows()
-        self.appended.emit(len(later))
+        self.appended.emit(sum(1 for e in later if not e.mine))
         self._trim_if_following()
 
     def _fill_gap(self, entry: TimelineEntry) -> None:
         seq = entry.seq or 0
         row = bisect.bisect_left(self._stored, seq, key=lambda e: e.seq or 0)
         if row < len(self._stored) and self._stored[row].seq == seq:
-            return  # already shown
+            if self._stored[row].message is None:  # the human's post, shown from the outbox until now
+                self._stored[row] = entry
+                self.dataChanged.emit(self.index(row), self.index(row))
+            return
         if row == 0 and self._offset > 0:
             self._offset += 1  # it belongs before the loaded window: one more row to page back to
             return
@@ -300,6 +260,11 @@ class TimelineModel(QAbstractListModel):
                 self._remove_outbox_row(row)
             return
         entry = TimelineEntry.from_outbox(item, self._bridge.agent_id, self._bridge.name)
+        if item.seq is not None:
+            if row is not None:
+                self._remove_outbox_row(row)
+            self._place_sent(entry)
+            return
         if row is None:
             at = self.rowCount()
             self.beginInsertRows(QModelIndex(), at, at)
@@ -309,6 +274,18 @@ class TimelineModel(QAbstractListModel):
             self._outbox[row] = entry
             index = self.index(len(self._stored) + row)
             self.dataChanged.emit(index, index)
+
+    def _place_sent(self, entry: TimelineEntry) -> None:
+        """A post the hub has numbered goes where its seq belongs among the stored rows."""
+        if (entry.seq or 0) > self.newest_seq and self.has_newer:
+            return  # past the loaded window
+        if (entry.seq or 0) > self.newest_seq:
+            at = len(self._stored)
+            self.beginInsertRows(QModelIndex(), at, at)
+            self._stored.append(entry)
+            self.endInsertRows()
+        else:
+            self._fill_gap(entry)
 
     def _remove_outbox_row(self, row: int) -> None:
         at = len(self._stored) + row

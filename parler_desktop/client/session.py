@@ -42,8 +42,7 @@ from parler_desktop.protocol.frames import (
     Redeem,
     ResolveJoin,
 )
-from parler_desktop.protocol.parts import Handoff
-from parler_desktop.protocol.trim import trim
+from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.protocol.values import JoinRequest, Part, RoomInfo, StoredMessage
 from parler_desktop.settings import load_settings, read_join_secret
 from parler_desktop.store import LocalStore, StoreError, StoreWorker, open_for_session
@@ -292,17 +291,10 @@ class HubSession:
     def _on_sent(self, item: OutboxItem) -> None:
         if self.sync_messages and item.seq is not None:
             self._sync.fetch_sent(item.room, item.seq)  # our own message with its seq, into the store
+            self._sync.mark_dirty(item.room)  # and, once the room is quiet, the history up to it: the
+            # sync mark reaches the post, so the human's having seen it can be acknowledged
 
     def _mentions_me(self, message: StoredMessage) -> bool:
-        """Badge-worthy: a mention of my name or role, or a handoff addressed to me by name."""
-        if message.sender.id == self.agent_id:
-            return False
-        mine = {trim(self.name).lower()} | ({trim(self.role).lower()} if self.role else set())
-        if any(trim(mention).lower() in mine for mention in message.mentions or ()):
-            return True
-        for part in message.parts:
-            handoff = Handoff.from_part(part)
-            if handoff is not None and handoff.to is not None and handoff.is_addressed_to(self.name, self.role):
-                return True
-        return False
+        """Badge-worthy: ``protocol.mentions`` decides (the timeline highlights by the same rule)."""
+        return mentions_human(message.sender.id, message.parts, message.mentions or (), self.agent_id, self.name, self.role)
 

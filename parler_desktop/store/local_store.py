@@ -2,7 +2,8 @@
 
 Synchronous by design and used from ONE thread only (``StoreWorker``); every public method is
 one short transaction. Rooms, messages, cursors, sync marks, roster and meta live here; the
-outbox methods come from ``OutboxTables`` and the file handling from ``StoreDatabase``.
+outbox methods come from ``OutboxTables``, the drafts from ``DraftTables`` and the file handling
+from ``StoreDatabase``.
 
 A room's *settled unread* is the hub's unread count recorded when a complete pull left the store
 agreeing with it; every write that changes the room's messages, cursor, sync mark or kind drops
@@ -19,6 +20,7 @@ from parler_desktop.protocol.values import RoomInfo, RosterEntry, StoredMessage
 from parler_desktop.store import codec
 from parler_desktop.store.database import guarded
 from parler_desktop.store.errors import StoreProblem, store_error
+from parler_desktop.store.drafts import DraftTables
 from parler_desktop.store.outbox import OutboxTables, salvage_unsent
 
 _MESSAGE_WIRE = "SELECT wire FROM messages WHERE room = ?"
@@ -35,7 +37,7 @@ class RoomSummary:
     cursor: int  # the hub cursor as last learned
     max_seq: int  # highest stored seq (0 when none)
     last_ts: int  # hub time of the newest stored message (0 when none)
-    unread: int  # stored messages with seq > cursor
+    unread: int  # stored messages from others with seq > cursor
     mentions_unread: int  # of those, the ones that mention the user
     last_preview: str  # one line of plain text of the newest stored message
     last_sender: str  # display name of its sender
@@ -49,7 +51,7 @@ class FreshStart:
     kept_unsent: int
 
 
-class LocalStore(OutboxTables):
+class LocalStore(OutboxTables, DraftTables):
     """The store of one (hub, identity); see the module docstring."""
 
     @classmethod
@@ -112,15 +114,21 @@ class LocalStore(OutboxTables):
         return {name: (mark, count) for name, mark, count in rows}
 
     @guarded("reading the room list")
-    def room_summaries(self) -> list[RoomSummary]:
-        """Every known room by name, with local unread/mention counts and the newest message."""
+    def room_summaries(self, me: str = "") -> list[RoomSummary]:
+        """Every known room by name, with local unread/mention counts and the newest message.
+
+        ``me`` (the identity's agent id) is never unread: the human's own posts are not counted,
+        though the hub counts them until the cursor passes them."""
         rooms = self._db.execute(
             "SELECT name, kind, members, hub_unread, cursor FROM rooms ORDER BY name"
         ).fetchall()
-        return [self._summary(*room) for room in rooms]
+        return [self._summary(me, *room) for room in rooms]
 
-    def _summary(self, name: str, kind: str, members: int, hub_unread: int, cursor: int) -> RoomSummary:
-        unread = self._count("SELECT count(*) FROM messages WHERE room = ? AND seq > ?", name, cursor)
+    def _summary(self, me: str, name: str, kind: str, members: int, hub_unread: int, cursor: int) -> RoomSummary:
+        unread = self._count(
+            "SELECT count(*) FROM messages WHERE room = ? AND seq > ? AND json_extract(wire, '$.from.id') IS NOT ?",
+            name, cursor, me,
+        )
         mentions = self._count(
             "SELECT count(*) FROM messages WHERE room = ? AND seq > ? AND mentions_me = 1", name, cursor
         )

@@ -80,8 +80,15 @@ def _room_settled_unread(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE rooms ADD COLUMN settled_unread INTEGER")
 
 
+def _drafts(db: sqlite3.Connection) -> None:
+    """Per-room composer drafts (text and reply target), kept across room switches and restarts."""
+    db.execute(
+        "CREATE TABLE drafts (room TEXT PRIMARY KEY, text TEXT NOT NULL, reply_to TEXT, reply_label TEXT NOT NULL DEFAULT '')"
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _initial_schema, _room_sync_marks, _room_settled_unread,
+    _initial_schema, _room_sync_marks, _room_settled_unread, _drafts,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

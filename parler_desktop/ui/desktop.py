@@ -12,7 +12,8 @@ import dataclasses
 import logging
 from pathlib import Path
 
-from PySide6.QtWidgets import QDialog, QSystemTrayIcon
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QSystemTrayIcon
 
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.local_hub import save_join_secret, start_local_hub
@@ -34,6 +35,7 @@ from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.tray import Tray
 
 log = logging.getLogger(__name__)
+SHUTDOWN_SECS = 5.0  # closing the window ends the process within this, whatever is in flight
 
 REOPEN_CHECK_SECS = 2.0  # how often a read-only window checks whether the disk has room again
 
@@ -93,7 +95,10 @@ class DesktopApp:
         if self.link is not None:
             self.links.open(self.link)
         await self._closed
-        await self.shutdown()
+        try:
+            await asyncio.wait_for(self.shutdown(), SHUTDOWN_SECS)
+        except TimeoutError:  # the process ends anyway: the embedded hub runs on a daemon thread
+            log.warning("shutting down took longer than %s s; quitting anyway", SHUTDOWN_SECS)
 
     async def connect(self, hub_url: str) -> bool:
         """Attach a session for ``hub_url`` ("" = the embedded hub); False (and a message) on failure."""
@@ -188,14 +193,16 @@ class DesktopApp:
             return
         self._tell(f"Demo finished: {summary}", logging.INFO)
 
-    def choose_hub(self) -> None:
+    def choose_hub(self) -> ConnectDialog:
+        """Open the Connect dialog (no nested event loop); Connect switches to the chosen hub."""
         settings = load_settings(self.home.settings_file).settings
         dialog = ConnectDialog(
             settings.hub_url, settings.display_name, self.window, ca_file=settings.hub_ca_files.get(settings.hub_url, "")
         )
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return
-        self.bridge.tasks.spawn("connect", self._switch_hub(settings, dialog.choice()))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.bridge.tasks.spawn("connect", self._switch_hub(settings, dialog.choice())))
+        dialog.open()
+        return dialog
 
     async def _switch_hub(self, settings: Settings, choice: ConnectChoice) -> None:
         """Save the choice (off the UI thread: each file is fsynced), then connect to it."""
@@ -221,6 +228,8 @@ class DesktopApp:
         )
 
     async def _drop_session(self) -> None:
+        if self.bridge.session is not None:
+            await self.window.drafts.flush()  # before the store closes
         session = self.bridge.detach() if self.bridge.session is not None else None
         if session is not None:
             await session.stop()

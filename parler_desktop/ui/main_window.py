@@ -9,10 +9,10 @@ import asyncio
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
-from parler_desktop.app.bridge import SessionBridge, why_not_posted
+from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.connection_status import ConnectionStatus
 from parler_desktop.app.read_tracker import ReadTracker
 from parler_desktop.app.room_list_model import RoomListModel
@@ -20,12 +20,14 @@ from parler_desktop.app.roster_model import RosterModel
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.app.unseen_tally import UnseenTally
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
-from parler_desktop.store import StoreError
 from parler_desktop.ui.cards import Card
 from parler_desktop.ui.composer import Composer
 from parler_desktop.ui.connection_bar import ConnectionBar
 from parler_desktop.ui.demo_offer import DemoOffer
+from parler_desktop.ui.keyboard import FOCUS_OUTLINE, TypingToComposer
+from parler_desktop.ui.panel_layout import PanelLayout
 from parler_desktop.ui.room_actions import RoomActions
+from parler_desktop.ui.room_composer import RoomComposer
 from parler_desktop.ui.room_list_view import RoomListPanel
 from parler_desktop.ui.roster_panel import RosterPanel
 from parler_desktop.ui.timeline_view import TimelineView
@@ -78,8 +80,16 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([260, 760, 230])
         self.splitter.setCollapsible(1, False)
+        self.panels = PanelLayout(self, self.splitter, self.roster_panel)
+        self.room_composer = RoomComposer(bridge, self.composer, self.timeline, self)
+        self.drafts = self.room_composer.drafts
         self.setCentralWidget(_column(self.connection_bar, self.splitter, stretch=self.splitter))
-        self.resize(1250, 800)
+        self.setStyleSheet(FOCUS_OUTLINE)
+        self.typing = TypingToComposer(self.composer.edit, self)
+        for view in (self.timeline, self.room_panel.view):
+            view.installEventFilter(self.typing)
+        self.panels.fit_screen()
+        self._pending_room: str | None = None
         self._add_actions()
         self._wire()
         self._update_title(0)
@@ -94,7 +104,7 @@ class MainWindow(QMainWindow):
             return made
 
         action("Find room", ["Ctrl+K"], self.room_panel.focus_filter)
-        action("Next unread room", ["Alt+Down", "Ctrl+Shift+U"], self.room_panel.next_unread)
+        action("Next unread room", ["Alt+Down", "Ctrl+Shift+U"], lambda: self.room_panel.next_unread() or self._focus_composer())
         action("Jump to first unread", ["Ctrl+J"], self.timeline.jump_to_first_unread)
         self.toggle_roster = action("Show members", ["Ctrl+Shift+M"], self._toggle_roster)
         self.toggle_roster.setCheckable(True)
@@ -102,11 +112,17 @@ class MainWindow(QMainWindow):
         menu = self.menuBar()
         hub_menu = menu.addMenu("&Hub")
         hub_menu.addAction("New room…", self.room_actions.new_room)
-        hub_menu.addAction("Invite agents to this room…", lambda: self.room_actions.invite_to(self.timeline_model.room))
+        self.invite_action = hub_menu.addAction("Invite agents to this room…", lambda: self.room_actions.invite_to(self.timeline_model.room))
+        self.invite_action.setEnabled(False)  # until a room is open
         hub_menu.addAction("Join with a code…", self.room_actions.join_with_code)
         hub_menu.addSeparator()
         hub_menu.addAction("Connect…", self.connectRequested.emit)
         hub_menu.addAction("Retry now", self.bridge.reconnect_now)
+        hub_menu.addSeparator()
+        self.quit_action = hub_menu.addAction("Quit", self.close)
+        quit_keys = [QKeySequence("Ctrl+Q"), *QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)]
+        self.quit_action.setShortcuts(list({key.toString(): key for key in quit_keys}.values()))  # twice is ambiguous
+        self.quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         view_menu = menu.addMenu("&View")
         for existing in self.actions():
             view_menu.addAction(existing)
@@ -116,6 +132,7 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         bridge = self.bridge
         bridge.stateChanged.connect(self.status.on_state)
+        bridge.stateChanged.connect(lambda _state: self.timeline.set_online(bridge.is_live))
         bridge.sessionChanged.connect(self._session_changed)
         bridge.notice.connect(self._show_notice)
         self.status.changed.connect(self.connection_bar.show_status)
@@ -128,34 +145,54 @@ class MainWindow(QMainWindow):
         self.rooms.dataChanged.connect(self._update_room_title)  # e.g. a DM learns its member's name
         self.timeline_model.modelReset.connect(self._update_placeholder)
         self.room_panel.roomChosen.connect(self.show_room)
+        self.room_panel.view.clicked.connect(self._focus_composer)  # after switching rooms, type at once
+        self.room_panel.filter.returnPressed.connect(self._focus_composer)
         self.roster.modelReset.connect(lambda: self.composer.set_names(self.roster.names()))
-        self.timeline.atBottomChanged.connect(self.read_tracker.set_at_bottom)
+        self.roster.modelReset.connect(self._update_room_title)
+        self.timeline.seenChanged.connect(self.read_tracker.set_seen)
         self.timeline.replyRequested.connect(self.composer.set_reply)
         self.timeline.linkRefused.connect(
             lambda href: self.statusBar().showMessage(f"Not opened: {href} (only http, https and mailto links open)", 10_000)
         )
+        self.timeline.statusMessage.connect(lambda text: self.statusBar().showMessage(text, 10_000))
         delegate = self.timeline.message_delegate
         delegate.retryRequested.connect(bridge.retry_outbox)
         delegate.discardRequested.connect(bridge.discard_outbox)
         delegate.saveRequested.connect(self._save_blob)
-        self.composer.submitted.connect(self._post)
+        self.room_actions.roomReady.connect(self._open_when_listed)
+        self.rooms.reloaded.connect(self._open_pending_room)
         self.demo_offer.clicked.connect(self.demoRequested)
 
     # -- rooms ------------------------------------------------------------------------------
     def show_room(self, room: str) -> None:
         if room == self.timeline_model.room:
             return
-        self.composer.set_reply(None)
+        self.room_composer.switch_to(room)
         self.composer.setEnabled(True)
+        self.invite_action.setEnabled(True)
         self.timeline_model.open_room(room)
         self.roster.set_room(room)
         self._update_room_title()
+
+    def _focus_composer(self, *_index: object) -> None:
+        if self.composer.isEnabled():
+            self.composer.edit.setFocus()
+
+    def _open_when_listed(self, room: str) -> None:
+        """A room just created or joined opens as soon as the room list has it."""
+        self._pending_room = room
+        self._open_pending_room()
+
+    def _open_pending_room(self) -> None:
+        if self._pending_room is not None and self.room_panel.select_room(self._pending_room):
+            self._pending_room = None
 
     def _update_room_title(self, *_changed: object) -> None:
         """The shown room's label, with the hub's room name, kind and size beside it."""
         room = self.timeline_model.room
         if room is not None:
-            self.room_title.setText(self.rooms.description(room))
+            shown = self.roster.rowCount() if self.roster.room == room and self.roster.rowCount() else None
+            self.room_title.setText(self.rooms.description(room, shown))  # the count the members panel shows
             self.room_title.setToolTip(room)
 
     def _select_first_room(self) -> None:
@@ -184,31 +221,18 @@ class MainWindow(QMainWindow):
         self.timeline.message_delegate.set_identity(self.bridge.agent_id, self.bridge.name, self.bridge.role)
         self.room_title.clear()
         self.composer.setEnabled(False)
+        self.invite_action.setEnabled(False)
         self.room_panel.shown_room = None  # the new session's timeline opens afresh, even the same room
 
-    def _post(self, text: str, mentions: list, reply_to: object, extra_parts: list) -> None:
-        room = self.timeline_model.room
-        if room is None:
-            self.composer.refused("Not sent: open a room first.")
-            return
-        reply = reply_to if isinstance(reply_to, str) else None
-        self.bridge.tasks.spawn("post", self._post_durably(room, text, mentions, reply, extra_parts))
-
-    async def _post_durably(self, room: str, text: str, mentions: list, reply_to: str | None, extra_parts: list) -> None:
-        """The composer lets go of the text only once it is in the outbox on disk."""
-        try:
-            await self.bridge.post(room, text, mentions, reply_to, extra_parts)
-        except Exception as error:
-            self.composer.refused(why_not_posted(error))
-            if not isinstance(error, (StoreError, ValueError, SessionClosed)):
-                raise  # unexpected: the task supervisor reports it as well
-            return
-        self.composer.accepted()
-
-    def _save_blob(self, card: Card) -> None:
-        target, _ = QFileDialog.getSaveFileName(self, "Save file", card.file_name)
-        if target:
-            self.bridge.tasks.spawn("save file", self.save_blob(card, Path(target)))
+    def _save_blob(self, card: Card) -> QFileDialog:
+        """Ask where to save (no nested event loop), then fetch and write the file."""
+        dialog = QFileDialog(self, "Save file", card.file_name)
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.selectFile(card.file_name)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda target: self.bridge.tasks.spawn("save file", self.save_blob(card, Path(target))))
+        dialog.open()
+        return dialog
 
     async def save_blob(self, card: Card, target: Path) -> None:
         """The session checks the bytes against the blob id (SHA-256) before we write them."""
@@ -228,8 +252,11 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{APP_TITLE} — {unread} unread" if unread else APP_TITLE)
 
     def _toggle_roster(self) -> None:
-        self.roster_panel.setVisible(not self.roster_panel.isVisible())
-        self.toggle_roster.setChecked(self.roster_panel.isVisible())
+        self.toggle_roster.setChecked(self.panels.toggle_members())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.panels.resized(self.width())
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

@@ -7,8 +7,8 @@ badge when unread messages mention the human. Rows are identified by the hub's r
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPalette
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import QLineEdit, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget
 
 from parler_desktop.app import roles
@@ -21,7 +21,7 @@ MENTION_BADGE = QColor(211, 47, 47)
 
 class RoomBadgeDelegate(QStyledItemDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
-        return QSize(200, option.fontMetrics.height() * 2 + 12)
+        return QSize(120, option.fontMetrics.height() * 2 + 12)  # as narrow as a row can be: it elides
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         painter.save()
@@ -86,14 +86,23 @@ class RoomListPanel(QWidget):
         self._filtering = False
         self.shown_room: str | None = None
         self.filter.returnPressed.connect(self._choose_first)
+        self.filter.installEventFilter(self)  # Esc clears it
         self.view = QListView(objectName="roomList")
         self.view.setModel(self.proxy)
         self.view.setItemDelegate(RoomBadgeDelegate(self.view))
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # rows elide to any width
         self.view.selectionModel().currentChanged.connect(self._current_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter)
         layout.addWidget(self.view)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        escape = isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape
+        if watched is self.filter and escape and self.filter.text():
+            self.filter.clear()
+            return True
+        return super().eventFilter(watched, event)
 
     def current_room(self) -> str | None:
         index = self.view.currentIndex()

@@ -1,51 +1,38 @@
-"""The timeline list: follows new messages only while the reader is at the bottom.
+"""The timeline list: opens a room at its read cursor and follows new messages only while the
+reader is at the bottom.
+
+A room with unread messages opens with the first of them (under the "New messages" divider) at
+the top; one with none opens at the bottom. ``seenChanged`` tells the newest seq that is on
+screen right now (a row cut off by the bottom edge is not seen yet), which is all the read
+tracker may mark read.
 
 Not at the bottom, new messages raise an "N new messages" pill instead of moving the text under
 the reader. Scrolling near the top asks the model for older history and keeps the reader's place
 when it arrives. A "Jump to first unread" button loads back to the read marker and goes there.
 
-Links in messages are clickable: the pointer turns into a hand over one, its tooltip shows the
-full address, and a click hands it to ``open_url`` (the desktop's opener) only when ``links.py``
-allows it; any other link is refused with ``linkRefused``.
-
-A long message is folded (``message_layout``); its "Show more" link, Enter or Space on the
-current row, or the context menu expand it, and "Show less" folds it again. Only that row is
-laid out anew, and folding keeps the link where it was on screen.
+Home, End, Page Up and Page Down scroll the conversation. A click on "in reply to" goes to the
+original (paging back to it), a click on a card shows all of it. What the pointer does over a
+row's text (links, folding, selecting) is ``MessageRowsView``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, Qt, QUrl, Signal
-from PySide6.QtGui import (
-    QDesktopServices,
-    QGuiApplication,
-    QHelpEvent,
-    QKeyEvent,
-    QMouseEvent,
-    QPainter,
-    QPaintEvent,
-    QPalette,
-    QResizeEvent,
-)
-from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QPushButton, QStyleOptionViewItem, QToolTip, QWidget
+from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QKeyEvent, QPainter, QPaintEvent, QPalette, QResizeEvent
+from PySide6.QtWidgets import QAbstractItemView, QListView, QPushButton, QWidget
 
-from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline_model import TimelineModel
-from parler_desktop.app.tooltips import plain_tooltip
-from parler_desktop.ui.links import link_tooltip, openable_url
-from parler_desktop.ui.message_delegate import MessageDelegate
-from parler_desktop.ui.message_layout import RowLayout
+from parler_desktop.ui.message_rows_view import MessageRowsView
 
 BOTTOM_SLACK_PX = 4
 LOAD_OLDER_PX = 300
 
 
-class TimelineView(QListView):
-    atBottomChanged = Signal(bool)
-    replyRequested = Signal(object)  # TimelineEntry
-    linkRefused = Signal(str)  # the address of a link that was not opened
+class TimelineView(MessageRowsView):
+    seenChanged = Signal(int)  # the newest stored seq on screen (0: none)
+    statusMessage = Signal(str)  # a sentence for the status bar
 
     def __init__(
         self,
@@ -53,27 +40,22 @@ class TimelineView(QListView):
         parent: QWidget | None = None,
         open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl,
     ) -> None:
-        super().__init__(parent)
+        super().__init__(model, parent, open_url)
         self.setObjectName("timeline")
-        self.open_url = open_url
-        self._pressed_link: str | None = None
-        self._model = model
-        self.setModel(model)
-        self.message_delegate = MessageDelegate(self)
-        self.setItemDelegate(self.message_delegate)
-        self.message_delegate.toggleRequested.connect(self.toggle_expanded)
+        self.message_delegate.cardToggled.connect(self._toggle_card)
+        self.message_delegate.replyClicked.connect(self.go_to_original)
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setResizeMode(QListView.ResizeMode.Adjust)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.setMouseTracking(True)
         self.verticalScrollBar().setSingleStep(24)
-        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.customContextMenuRequested.connect(self._context_menu)
         self.at_bottom = True
         self.unseen = 0
         self.placeholder = ""  # said in the middle when there are no rows
         self._anchor_from_bottom: int | None = None
+        self.seen_seq = 0
+        self._seen_timer = QTimer(self, singleShot=True, interval=0)  # started by each paint
+        self._seen_timer.timeout.connect(self._update_seen)
         self._pill = QPushButton(self, objectName="newMessagesPill")
         self._pill.setCursor(Qt.CursorShape.PointingHandCursor)
         self._pill.clicked.connect(self.scroll_to_newest)
@@ -91,6 +73,9 @@ class TimelineView(QListView):
 
     # -- following the bottom ---------------------------------------------------------------
     def scroll_to_newest(self) -> None:
+        if self._model.has_newer:
+            self._model.load_latest()  # the window opened further up: read the newest page in
+            return
         self.scrollToBottom()
         self._set_at_bottom(True)
 
@@ -104,22 +89,47 @@ class TimelineView(QListView):
 
     def _scrolled(self, value: int) -> None:
         bar = self.verticalScrollBar()
-        self._set_at_bottom(value >= bar.maximum() - BOTTOM_SLACK_PX)
+        self._set_at_bottom(value >= bar.maximum() - BOTTOM_SLACK_PX and not self._model.has_newer)
         if value <= LOAD_OLDER_PX and self._model.has_older and self._anchor_from_bottom is None:
             self._model.load_older()
+        elif value >= bar.maximum() - LOAD_OLDER_PX and self._model.has_newer:
+            self._model.load_newer()
         self._update_jump()
+
+    # -- what has been on screen ------------------------------------------------------------
+    def newest_seen_row(self) -> int | None:
+        """The lowest row shown whole (or filling the view from its top); None before layout."""
+        count = self._model.rowCount()
+        height = self.viewport().height()
+        if count == 0 or self._model.loading:
+            return None
+        index = self.indexAt(QPoint(BOTTOM_SLACK_PX, height - 1))
+        if not index.isValid():
+            last = self.visualRect(self._model.index(count - 1))
+            return count - 1 if last.isValid() and 0 <= last.bottom() < height else None
+        rect = self.visualRect(index)
+        cut_off = rect.bottom() > height + BOTTOM_SLACK_PX and rect.top() > 0
+        return index.row() - 1 if cut_off else index.row()
+
+    def _update_seen(self) -> None:
+        row = self.newest_seen_row()
+        seq = 0
+        while row is not None and row >= 0 and not seq:
+            entry = self._model.entry(row)
+            seq, row = (entry.seq or 0) if entry is not None else 0, row - 1
+        if seq > self.seen_seq:
+            self.seen_seq = seq
+            self.seenChanged.emit(seq)
 
     def _set_at_bottom(self, at_bottom: bool) -> None:
         if at_bottom:
             self.unseen = 0
             self._pill.hide()
         self._model.following = at_bottom
-        if at_bottom != self.at_bottom:
-            self.at_bottom = at_bottom
-            self.atBottomChanged.emit(at_bottom)
+        self.at_bottom = at_bottom
 
     def _appended(self, count: int) -> None:
-        if self.at_bottom:
+        if self.at_bottom or not count:
             return  # _range_changed keeps the bottom in view once the new rows are laid out
         self.unseen += count
         self._pill.setText(f"{self.unseen} new message{'s' if self.unseen != 1 else ''} ↓")
@@ -137,126 +147,92 @@ class TimelineView(QListView):
         self._pill.hide()
         self._anchor_from_bottom = None
         self._set_at_bottom(True)
+        self.seen_seq = 0
+        self.seenChanged.emit(0)
 
     def _room_loaded(self) -> None:
-        self.scroll_to_newest()
+        """Open at the read cursor: the first unread message at the top, or else the bottom."""
+        row = self._model.first_unread_row()
+        if row is not None and self._model.landing == "unread":
+            self._show_at_top(row)
+        else:
+            self.scroll_to_newest()
         self._update_jump()
+
+    def _show_at_top(self, row: int) -> None:
+        """Put ``row`` (with its divider) at the top of the view; the bottom if all fits below."""
+        self._set_at_bottom(False)
+        self.doItemsLayout()
+        self.scrollTo(self._model.index(row), QAbstractItemView.ScrollHint.PositionAtTop)
+        self._scrolled(self.verticalScrollBar().value())
+
+    def set_online(self, online: bool) -> None:
+        """Whether the session is live: unsent posts say "Sending…" or "Waiting for connection"."""
+        if self.message_delegate.layouts.online != online:
+            self.message_delegate.layouts.online = online
+            self.viewport().update()
 
     # -- first unread -----------------------------------------------------------------------
     def _update_jump(self) -> None:
-        unread_exists = self._model.newest_seq > self._model.read_marker and not self._model.loading
         row = self._model.first_unread_row()
         above = row is not None and self.visualRect(self._model.index(row)).bottom() < 0
-        show = unread_exists and (row is None or above)
+        show = not self._model.loading and (above or self._model.first_unread_outside)
         if show != self._jump.isVisible():
             self._jump.setVisible(show)
             self._place_overlays()
 
     def jump_to_first_unread(self) -> None:
-        self._model.tasks.spawn("jump to first unread", self._jump_to_first_unread())
-
-    async def _jump_to_first_unread(self) -> None:
-        await self._model.load_back_to(self._model.read_marker)
+        """Show the first unread message at the top; from outside the window, the room opens
+        there again (one page read, however far back it is)."""
         row = self._model.first_unread_row()
         if row is not None:
-            self.scrollTo(self._model.index(row), QAbstractItemView.ScrollHint.PositionAtTop)
-        self._update_jump()
-
-    # -- long messages ----------------------------------------------------------------------
-    def row_layout(self, index: QModelIndex) -> RowLayout | None:
-        """Where the pieces of the row are, as painted (row coordinates)."""
-        return self.message_delegate.row_layout(self._row_option(index), index)
-
-    def _row_option(self, index: QModelIndex) -> QStyleOptionViewItem:
-        """The style option the delegate paints ``index`` with."""
-        option = QStyleOptionViewItem()
-        self.initViewItemOption(option)
-        option.rect = self.visualRect(index)
-        return option
-
-    def toggle_link(self, index: QModelIndex) -> QRect | None:
-        """The row's "Show more" / "Show less" link in viewport coordinates; None on a short row."""
-        layout = self.row_layout(index)
-        if layout is None or layout.toggle is None:
-            return None
-        return layout.toggle.translated(self.visualRect(index).topLeft())
-
-    def toggle_expanded(self, index: QModelIndex) -> None:
-        """Expand a folded long message or fold it again. Folding moves the view so the link
-        stays where it was: the reader is not left in the middle of the next messages."""
-        entry = self._model.entry(index.row()) if index.isValid() else None
-        before = self.toggle_link(index)
-        if entry is None or before is None:
-            return
-        expanding = not self._model.is_expanded(entry.key)
-        self._model.set_expanded(index.row(), expanding)
-        self.message_delegate.sizeHintChanged.emit(index)
-        if expanding:
-            return
-        self.doItemsLayout()  # settle the row's new height now, then put its link back
-        after = self.toggle_link(index)
-        if after is not None:
-            bar = self.verticalScrollBar()
-            bar.setValue(bar.value() + after.top() - before.top())
+            self._show_at_top(row)
+            self._update_jump()
+        elif self._model.first_unread_outside:
+            self._model.open_room(self._model.room)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        index = self.currentIndex()
-        toggles = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
-        if toggles and index.isValid() and self.toggle_link(index) is not None:
-            self.toggle_expanded(index)
+        if not self._scroll_by_key(event.key()):
+            super().keyPressEvent(event)
+
+    def _scroll_by_key(self, key: int) -> bool:
+        """Home / End / Page Up / Page Down scroll the conversation, as in any chat app (they
+        would otherwise move the current row, starting from the first one)."""
+        bar = self.verticalScrollBar()
+        if key == Qt.Key.Key_End:
+            self.scroll_to_newest()
+        elif key == Qt.Key.Key_Home:
+            bar.setValue(0)
+        elif key in (Qt.Key.Key_PageUp, Qt.Key.Key_PageDown):
+            step = bar.pageStep() if key == Qt.Key.Key_PageDown else -bar.pageStep()
+            bar.setValue(bar.value() + step)
+        else:
+            return False
+        return True
+
+    # -- cards and replies ------------------------------------------------------------------
+    def _toggle_card(self, index: QModelIndex, number: int) -> None:
+        self._model.toggle_card(index.row(), number)
+        self.message_delegate.sizeHintChanged.emit(index)
+
+    def go_to_original(self, index: QModelIndex) -> None:
+        """Show the message a reply answers (paging back to it if needed), selected, at the top."""
+        entry = self._model.entry(index.row())
+        if entry is not None and entry.reply_to:
+            self._model.tasks.spawn("go to original", self._go_to(entry.reply_to))
+
+    async def _go_to(self, message_id: str) -> None:
+        row = await self._model.load_back_to_id(message_id)
+        if row is None:
+            self.statusMessage.emit("The original message is no longer in this room's history.")
             return
-        super().keyPressEvent(event)
-
-    # -- links ------------------------------------------------------------------------------
-    def link_at(self, point: QPoint) -> str | None:
-        """The address of the link at ``point`` (viewport coordinates), if there is one."""
-        index = self.indexAt(point)
-        if not index.isValid():
-            return None
-        return self.message_delegate.link_at(self._row_option(index), index, point)
-
-    def _on_toggle_link(self, point: QPoint) -> bool:
-        index = self.indexAt(point)
-        link = self.toggle_link(index) if index.isValid() else None
-        return link is not None and link.contains(point)
-
-    def open_link(self, href: str) -> None:
-        url = openable_url(href)
-        if url is None:
-            self.linkRefused.emit(href)
-        else:
-            self.open_url(url)
-
-    def mousePressEvent(self, event: QMouseEvent) -> None:
-        left = event.button() == Qt.MouseButton.LeftButton
-        self._pressed_link = self.link_at(event.position().toPoint()) if left else None
-        super().mousePressEvent(event)
-
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        pressed, self._pressed_link = self._pressed_link, None
-        super().mouseReleaseEvent(event)
-        if pressed is not None and event.button() == Qt.MouseButton.LeftButton and self.link_at(event.position().toPoint()) == pressed:
-            self.open_link(pressed)  # pressed and released on the same link: a click
-
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        super().mouseMoveEvent(event)
-        point = event.position().toPoint()
-        if self.link_at(point) is not None or self._on_toggle_link(point):
-            self.viewport().setCursor(Qt.CursorShape.PointingHandCursor)
-        else:
-            self.viewport().unsetCursor()
-
-    def viewportEvent(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            href = self.link_at(event.pos())
-            if href is not None:
-                QToolTip.showText(event.globalPos(), plain_tooltip(link_tooltip(href)), self.viewport())
-                return True
-        return super().viewportEvent(event)
+        self._show_at_top(row)
+        self.setCurrentIndex(self._model.index(row))
 
     # -- overlays and menu ------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
+        self._seen_timer.start()  # what was just painted is on screen
         if self._model.rowCount() == 0 and self.placeholder and not self._model.loading:
             painter = QPainter(self.viewport())
             painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
@@ -273,23 +249,3 @@ class TimelineView(QListView):
         self._pill.move(area.center().x() - self._pill.width() // 2, area.bottom() - self._pill.height() - 12)
         self._jump.adjustSize()
         self._jump.move(area.center().x() - self._jump.width() // 2, area.top() + 8)
-
-    def _context_menu(self, point: QPoint) -> None:
-        index = self.indexAt(point)
-        entry: TimelineEntry | None = self._model.entry(index.row()) if index.isValid() else None
-        if entry is None:
-            return
-        menu = QMenu(self)
-        reply = menu.addAction("Reply")
-        reply.setEnabled(entry.message_id is not None)
-        copy = menu.addAction("Copy text")
-        toggle = None
-        if self.toggle_link(index) is not None:
-            toggle = menu.addAction("Show less" if self._model.is_expanded(entry.key) else "Show whole message")
-        chosen = menu.exec(self.viewport().mapToGlobal(point))
-        if chosen is not None and chosen is toggle:
-            self.toggle_expanded(index)
-        elif chosen is reply:
-            self.replyRequested.emit(entry)
-        elif chosen is copy:
-            QGuiApplication.clipboard().setText(entry.text)

@@ -22,9 +22,7 @@ class Tray(QSystemTrayIcon):
     def _unread_changed(self, unread: int) -> None:
         self.setToolTip(f"Parler — {unread} unread" if unread else "Parler")
 
-    def _summarize(self, room: str, count: int) -> None:
-        summary = self._rooms.summary(room)
-        mentions = summary.mentions_unread if summary is not None else 0
+    def _summarize(self, room: str, count: int, mentions: int) -> None:
         noun = "message" if count == 1 else "messages"
         extra = f", {mentions} for you" if mentions else ""
         self.showMessage(self._rooms.label(room), f"{count} new {noun}{extra}", QSystemTrayIcon.MessageIcon.Information, 8000)

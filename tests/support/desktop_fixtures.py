@@ -3,7 +3,9 @@
 - ``desktop_home`` → the folder the window's home lives in (override it, e.g. on a small disk).
 - ``desktop`` → a ``DesktopApp`` connected to ``hub`` and live, shut down at teardown.
 - ``peer`` → a subscribed raw agent "alice" (a planner) on ``hub``.
-- ``join_room``, ``open_room``, ``post_as``: what a test does with them.
+- ``join_room``, ``open_room``, ``post_as``: what a test does with them; ``click_room`` and
+  ``activate`` do it as a person does (a click on the row, the window focused); ``unread``;
+  ``start_desktop`` / ``stop_desktop`` for a test that restarts the app on one home.
 """
 
 from __future__ import annotations
@@ -22,23 +24,33 @@ def desktop_home(tmp_path: Path) -> Path:
     return tmp_path / "home"
 
 
-@pytest.fixture
-def desktop(qtbot, qloop, desktop_home: Path, hub) -> Any:
+def start_desktop(qtbot, qloop, home_dir: Path, hub_url: str, name: str = "boss") -> Any:
+    """A DesktopApp for a fresh (or existing) home, its window shown, connected and live."""
     from parler_desktop.paths import Home
     from parler_desktop.settings import Settings, save_settings
     from parler_desktop.ui.desktop import DesktopApp
 
-    home = Home.resolve(desktop_home)
+    home = Home.resolve(home_dir)
     home.ensure()
-    save_settings(home.settings_file, Settings(display_name="boss"))
-    app = DesktopApp(home, hub.url)
+    save_settings(home.settings_file, Settings(display_name=name))
+    app = DesktopApp(home, hub_url)
     app.window.show()
-    assert run_coroutine(qtbot, qloop, app.connect(hub.url))
+    assert run_coroutine(qtbot, qloop, app.connect(hub_url))
     qtbot.waitUntil(lambda: app.bridge.is_live, timeout=15_000)
-    yield app
+    return app
+
+
+def stop_desktop(qtbot, qloop, app: Any) -> None:
     run_coroutine(qtbot, qloop, app.shutdown())
     app.window.close()
     app.window.deleteLater()
+
+
+@pytest.fixture
+def desktop(qtbot, qloop, desktop_home: Path, hub) -> Any:
+    app = start_desktop(qtbot, qloop, desktop_home, hub.url)
+    yield app
+    stop_desktop(qtbot, qloop, app)
 
 
 @pytest.fixture
@@ -64,3 +76,32 @@ def post_as(qtbot, qloop, peer: RawAgent, room: str, text: str, **extra: Any) ->
 def open_room(qtbot, desktop: Any, room: str) -> None:
     assert desktop.window.room_panel.select_room(room)
     qtbot.waitUntil(lambda: desktop.window.timeline_model.room == room and not desktop.window.timeline_model.loading, timeout=5000)
+
+
+def unread(desktop: Any, room: str) -> int:
+    summary = desktop.window.rooms.summary(room)
+    return summary.unread if summary is not None else -1
+
+
+def click_room(qtbot, desktop: Any, room: str) -> None:
+    """Click the room's row in the room list, as a person does, and wait until it is on screen."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from parler_desktop.app import roles
+
+    window = desktop.window
+    panel = window.room_panel
+    row = next(r for r in range(panel.proxy.rowCount()) if panel.proxy.index(r, 0).data(roles.ROOM_NAME) == room)
+    rect = panel.view.visualRect(panel.proxy.index(row, 0))
+    QTest.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    model = window.timeline_model
+    qtbot.waitUntil(lambda: model.room == room and not model.loading, timeout=5000)
+    qtbot.waitUntil(lambda: model.rowCount() == 0 or window.timeline.seen_seq > 0, timeout=5000)
+
+
+def activate(qtbot, desktop: Any) -> None:
+    """Give the window the focus (the read tracker only reads in an active window)."""
+    desktop.window.activateWindow()
+    qtbot.waitUntil(desktop.window.isActiveWindow, timeout=5000)
+    qtbot.waitUntil(lambda: desktop.window.read_tracker.window_active, timeout=5000)
