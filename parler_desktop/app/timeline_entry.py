@@ -18,13 +18,9 @@ from parler_desktop.protocol.values import SignatureState, StoredMessage
 GROUP_SECS = 300  # one author's messages this close together share one header
 
 
-def local_day(ts_ms: int) -> str:
-    return time.strftime("%Y-%m-%d", time.localtime(ts_ms / 1000))
-
-
 def day_label(ts_ms: int, now: float | None = None) -> str:
     """The date separator's words: "Today", "Yesterday", or the weekday and date."""
-    day = local_day(ts_ms)
+    day = time.strftime("%Y-%m-%d", time.localtime(ts_ms / 1000))
     today = now if now is not None else time.time()
     if day == time.strftime("%Y-%m-%d", time.localtime(today)):
         return "Today"
@@ -43,10 +39,10 @@ class RowContext:
 
 
 def row_context(previous: "TimelineEntry | None", entry: "TimelineEntry", divider: bool) -> RowContext:
-    """Asked for every row Qt lays out, so the common case (same day as the row above) compares
-    the entries' remembered days and formats nothing."""
-    same_day = previous is not None and previous.day == entry.day
-    day = "" if same_day else day_label(entry.ts_ms)
+    """Asked for every row the view lays out: the day is compared as each entry's remembered
+    date, and worded only for the (few) rows that start a day."""
+    new_day = previous is None or previous.day != entry.day
+    day = day_label(entry.ts_ms) if new_day else ""
     grouped = (
         previous is not None
         and not divider
@@ -74,10 +70,7 @@ class TimelineEntry:
     message: StoredMessage | None = None
     outbox: OutboxItem | None = None
     signature: SignatureState | None = None  # None: the human's own outbox row, or not checked
-    day: str = field(init=False, repr=False, compare=False)  # its local date, for date separators
-
-    def __post_init__(self) -> None:
-        self.day = local_day(self.ts_ms)
+    _day: str = field(default="", repr=False)
 
     @classmethod
     def from_message(cls, message: StoredMessage, my_id: str) -> "TimelineEntry":
@@ -115,6 +108,13 @@ class TimelineEntry:
             mine=True,
             outbox=item,
         )
+
+    @property
+    def day(self) -> str:
+        """The local date of the message ("2026-12-01"), worked out once."""
+        if not self._day:
+            self._day = time.strftime("%Y-%m-%d", time.localtime(self.ts_ms / 1000))
+        return self._day
 
     @property
     def text(self) -> str:
