@@ -7,11 +7,18 @@ without gaps (never beyond the room's sync mark, below which the store is comple
 above that (pushes not yet reconciled) are fed at once and remembered in memory, so a message
 that fills a gap later is still fed, once. ``listen`` drains every second; a room whose sync mark
 and message count did not change since its last drain is skipped without reading its messages.
+
+What this process itself stores once live (pushes, mostly) is fed at once, from the session's
+event (``feed_new``), without reading it back: rows the store reports as newly stored were not stored before, so no feed on
+the home can have fed them yet. They are remembered like pushes above the mark, so the next drain
+skips them (and records how far the home has been fed). Only rooms drained once already are fed
+so (before that, older stored messages may be waiting to be fed first); the rest wait for the
+drain.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 from parler_desktop.protocol.values import StoredMessage
 from parler_desktop.store import LocalStore, StoreWorker
@@ -28,6 +35,19 @@ class StoreFeed:
         self._fed: dict[str, int] = {}
         self._ahead: dict[str, set[int]] = {}  # fed seqs above the room's gap-free point
         self._drained: dict[str, tuple[int, int]] = {}  # room -> its head (mark, count) when last drained
+
+    def feed_new(self, messages: Iterable[StoredMessage], rooms: Collection[str] | None = None) -> bool:
+        """Feed messages this process has just stored (in ``rooms``, default every room); False
+        once delivery stopped."""
+        for message in messages:
+            if rooms and message.room not in rooms:
+                continue
+            if message.room not in self._drained:
+                continue
+            if not self._deliver(message):
+                return False
+            self._ahead.setdefault(message.room, set()).add(message.seq)
+        return True
 
     async def drain(self, rooms: Iterable[str] | None = None) -> bool:
         """Feed what is new in ``rooms`` (default: every stored room); False once delivery stopped."""
