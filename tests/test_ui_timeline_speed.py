@@ -5,8 +5,10 @@ append lays out only the new row and paints only it (the rows above move as pixe
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect
 from PySide6.QtGui import QCursor, QImage, QRegion
+from PySide6.QtWidgets import QPushButton
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
@@ -19,11 +21,13 @@ from test_ui_timeline import at_bottom, make_view
 LONG = "\n\n".join(f"paragraph {n}: " + "words that wrap " * 12 for n in range(4))
 
 
-def opened(qtbot, qloop, session, bridge, count: int, text: str = "", style_sheet: str = ""):
+def opened(qtbot, qloop, session, bridge, count: int, text: str = "", style_sheet: str = "", read: int | None = None):
+    """A view of ``count`` messages, ``read`` of them read (default: all), scrolled to the bottom."""
     add_messages(qtbot, qloop, session, [message(seq, "team", text) for seq in range(1, count + 1)])
-    store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "team", count)
+    store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "team", count if read is None else read)
     view = make_view(qtbot, bridge)
     view.setStyleSheet(style_sheet)
+    view.scroll_to_newest()
     qtbot.waitUntil(lambda: at_bottom(view) and not view.message_delegate.sizes.stale, timeout=5000)
     view.doItemsLayout()  # settled at the width the scroll bar leaves, and painted
     view.viewport().repaint()
@@ -120,8 +124,12 @@ def on_screen(view) -> QImage:  # noqa: ANN001
     return view.screen().grabWindow(view.window().winId(), corner.x(), corner.y(), viewport.width(), viewport.height()).toImage()
 
 
-def test_an_append_at_the_bottom_paints_only_the_new_row_and_looks_as_if_all_were_painted(qtbot, qloop, session, bridge):
-    view = opened(qtbot, qloop, session, bridge, 150, style_sheet=FOCUS_OUTLINE)  # styled as in the window
+@pytest.mark.parametrize("read", [150, 100], ids=["all read", "jump to first unread shown"])
+def test_an_append_at_the_bottom_paints_only_the_new_row_and_looks_as_if_all_were_painted(qtbot, qloop, session, bridge, read):
+    view = opened(qtbot, qloop, session, bridge, 150, style_sheet=FOCUS_OUTLINE, read=read)  # styled as in the window
+    jump = view.findChild(QPushButton, "jumpToUnread")
+    assert jump.isVisible() == (read < 150)
+    jump_at = jump.geometry()
     painted = PaintedAreas(view.viewport())
     add_messages(qtbot, qloop, session, [message(200, "team", "one more")])
     qtbot.waitUntil(lambda: view.model().newest_seq == 200 and bool(painted.areas), timeout=5000)
@@ -129,7 +137,9 @@ def test_an_append_at_the_bottom_paints_only_the_new_row_and_looks_as_if_all_wer
     assert at_bottom(view) and new_row.bottom() >= view.viewport().height() - 8
     pointed = view.indexAt(view.viewport().mapFromGlobal(QCursor.pos()))  # its hover look moved to another row
     allowed = QRegion(new_row) + QRegion(view.visualRect(pointed) if pointed.isValid() else QRect())
+    allowed += QRegion(jump.geometry().adjusted(0, -new_row.height(), 0, 0))  # where the scroll took it, and back
     assert all(allowed.intersected(area) == area for area in painted.areas), painted.areas  # the rows above were moved, not painted
     shown = on_screen(view)
     view.viewport().repaint()  # every row painted afresh
     assert shown == on_screen(view)
+    assert jump.geometry() == jump_at  # it stays put while the rows scroll under it

@@ -60,11 +60,13 @@ class TimelineView(MessageRowsView):
         self.seen_seq = 0
         self._seen_timer = QTimer(self, singleShot=True, interval=0)  # started by each paint
         self._seen_timer.timeout.connect(self._update_seen)
-        self._pill = QPushButton(self, objectName="newMessagesPill")
+        # The overlays sit on the viewport, not beside it: Qt scrolls a viewport that a sibling
+        # overlaps by painting all of it again instead of moving its pixels.
+        self._pill = QPushButton(self.viewport(), objectName="newMessagesPill")
         self._pill.setCursor(Qt.CursorShape.PointingHandCursor)
         self._pill.clicked.connect(self.scroll_to_newest)
         self._pill.hide()
-        self._jump = QPushButton("↑ Jump to first unread", self, objectName="jumpToUnread")
+        self._jump = QPushButton("↑ Jump to first unread", self.viewport(), objectName="jumpToUnread")
         self._jump.clicked.connect(self.jump_to_first_unread)
         self._jump.hide()
         bar = self.verticalScrollBar()
@@ -306,8 +308,12 @@ class TimelineView(MessageRowsView):
         super().resizeEvent(event)
         self._place_overlays()
 
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        super().scrollContentsBy(dx, dy)
+        self._place_overlays()  # the viewport's scroll moved them with the rows
+
     def _place_overlays(self) -> None:
-        area = self.viewport().geometry()
+        area = self.viewport().rect()
         self._pill.adjustSize()
         self._pill.move(area.center().x() - self._pill.width() // 2, area.bottom() - self._pill.height() - 12)
         self._jump.adjustSize()
