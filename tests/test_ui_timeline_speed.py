@@ -13,6 +13,7 @@ from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
 from parler_desktop.app.append_pacer import FIRST_ROWS, MAX_ROWS, MIN_ROWS
+from parler_desktop.client.events import OutboxChanged, OutboxItem
 from parler_desktop.store import LocalStore
 from parler_desktop.ui import message_layout
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE
@@ -143,3 +144,16 @@ def test_an_append_at_the_bottom_paints_only_the_new_row_and_looks_as_if_all_wer
     view.viewport().repaint()  # every row painted afresh
     assert shown == on_screen(view)
     assert jump.geometry() == jump_at  # it stays put while the rows scroll under it
+
+
+def test_a_message_arriving_above_a_pending_post_shows_both_where_they_now_are(qtbot, qloop, session, bridge):
+    view = opened(qtbot, qloop, session, bridge, 150, style_sheet=FOCUS_OUTLINE)
+    session.emit(OutboxChanged(OutboxItem("c1", "team", ({"kind": "text", "text": "my pending post"},), 1_700_000_000.0)))
+    qtbot.waitUntil(lambda: view.model().entry(view.model().rowCount() - 1).is_pending and at_bottom(view), timeout=5000)
+    view.viewport().repaint()
+    add_messages(qtbot, qloop, session, [message(200, "team", "one more")])
+    qtbot.waitUntil(lambda: view.model().entry(view.model().rowCount() - 2).seq == 200, timeout=5000)
+    qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
+    shown = on_screen(view)  # the post moved down under the new row: more than the bottom changed
+    view.viewport().repaint()
+    assert shown == on_screen(view)
