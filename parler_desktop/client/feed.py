@@ -2,22 +2,55 @@
 
 Printing MessagesStored events is not enough for a command: the store belongs to the whole home,
 and a message the window (or another ``listen``) stored first is never announced in this process.
-So the feed reads the store itself. Per room it remembers, in the store's meta, how far it has fed
-without gaps (never beyond the room's sync mark, below which the store is complete); messages
-above that (pushes not yet reconciled) are fed at once and remembered in memory, so a message
-that fills a gap later is still fed, once. ``listen`` drains every second; a room whose sync mark
-and message count did not change since its last drain is skipped without reading its messages.
+So the feed reads the store itself. Per room it keeps, in the store's meta, how far it has fed
+without gaps (never beyond the room's sync mark, below which the store is complete) and which
+messages above that it fed already (pushes not yet reconciled), so a message that fills a gap
+later is still fed, once — in this process or the next. ``listen`` drains every second; a room
+whose sync mark and message count did not change since its last drain is skipped without reading
+its messages.
+
+What is fed is written down *before* it is delivered, and once written it is delivered even if
+the drain is cancelled meanwhile: a write the disk refuses delivers nothing (the next ``listen``
+does), so a command that stops on a full disk has printed every message once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
+from parler_desktop.client.tasks import TaskSupervisor, log_failure
 from parler_desktop.protocol.values import StoredMessage
-from parler_desktop.store import LocalStore, StoreWorker
+from parler_desktop.store import LocalStore, StoreError, StoreWorker
 
-FED_KEY = "listen-fed:"  # + room: the seq up to which every message was fed
+FED_KEY = "listen-fed:"  # + room: "<seq up to which every message was fed> <fed seqs above it>..."
 PAGE = 500
+
+
+@dataclass(frozen=True)
+class FedState:
+    """How far one room was fed without gaps, and the seqs above that which were fed too."""
+
+    upto: int = 0
+    ahead: frozenset[int] = frozenset()
+
+    @classmethod
+    def parse(cls, value: str | None) -> FedState:
+        """The meta value as written by ``text`` (or an unreadable one: nothing fed)."""
+        numbers = (value or "").split()
+        if not numbers or not all(number.isdigit() for number in numbers):
+            return cls()
+        return cls(int(numbers[0]), frozenset(int(number) for number in numbers[1:]))
+
+    def text(self) -> str:
+        return " ".join(str(seq) for seq in (self.upto, *sorted(self.ahead)))
+
+    def feeding(self, messages: Sequence[StoredMessage], complete_to: int | None) -> FedState:
+        """This state after ``messages`` are fed and, with ``complete_to``, every message up to it."""
+        upto = max(self.upto, complete_to or 0)
+        ahead = self.ahead | {m.seq for m in messages}
+        return FedState(upto, frozenset(seq for seq in ahead if seq > upto))
 
 
 class StoreFeed:
@@ -25,12 +58,14 @@ class StoreFeed:
         """``deliver`` returns False when the consumer is gone (then the feed stops)."""
         self._store = store
         self._deliver = deliver
-        self._fed: dict[str, int] = {}
-        self._ahead: dict[str, set[int]] = {}  # fed seqs above the room's gap-free point
+        self._fed: dict[str, FedState] = {}
         self._drained: dict[str, tuple[int, int]] = {}  # room -> its head (mark, count) when last drained
+        self._recording = TaskSupervisor("listen-feed", log_failures=False)  # failures reach the drain
 
     async def drain(self, rooms: Iterable[str] | None = None) -> bool:
-        """Feed what is new in ``rooms`` (default: every stored room); False once delivery stopped."""
+        """Feed what is new in ``rooms`` (default: every stored room); False once delivery stopped.
+
+        Raises ``StoreError`` when the store refuses to record what is fed (nothing is delivered)."""
         heads = await self._store.call(LocalStore.room_heads)
         for room in list(rooms) if rooms is not None else list(heads):
             head = heads.get(room)
@@ -42,28 +77,42 @@ class StoreFeed:
         return True
 
     async def _drain_room(self, room: str, complete_to: int) -> bool:
-        fed = await self._fed_mark(room)
-        ahead = self._ahead.setdefault(room, set())
-        after = fed
+        fed = await self._fed_state(room)
+        after = fed.upto
         while True:
             page = await self._store.call(LocalStore.messages_after, room, after, PAGE)
-            for message in page:
-                if message.seq in ahead:
-                    continue
-                if not self._deliver(message):
-                    return False
-                ahead.add(message.seq)
-            if len(page) < PAGE:
-                break
+            last = len(page) < PAGE
+            fresh = [message for message in page if message.seq not in fed.ahead]
+            state = fed.feeding(fresh, complete_to if last else None)
+            if state != fed and not await self._record_then_deliver(room, state, fresh):
+                return False
+            fed = state
+            if last:
+                return True
             after = page[-1].seq
-        if complete_to > fed:
-            self._fed[room] = complete_to
-            await self._store.call(LocalStore.set_meta, FED_KEY + room, str(complete_to))
-            ahead.difference_update({seq for seq in ahead if seq <= complete_to})
-        return True
 
-    async def _fed_mark(self, room: str) -> int:
+    async def _record_then_deliver(self, room: str, state: FedState, messages: list[StoredMessage]) -> bool:
+        async def record_and_deliver() -> bool:
+            await self._store.call(LocalStore.set_meta, FED_KEY + room, state.text())
+            self._fed[room] = state
+            return all(self._deliver(message) for message in messages)  # stops at the first refusal
+
+        task = self._recording.spawn(room, record_and_deliver())
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:  # it still delivers once recorded; nobody awaits it now
+            task.add_done_callback(_log_unexpected_failure)
+            raise
+
+    async def _fed_state(self, room: str) -> FedState:
         if room not in self._fed:
-            value = await self._store.call(LocalStore.get_meta, FED_KEY + room)
-            self._fed[room] = int(value) if value and value.isdigit() else 0
+            self._fed[room] = FedState.parse(await self._store.call(LocalStore.get_meta, FED_KEY + room))
         return self._fed[room]
+
+
+def _log_unexpected_failure(task: asyncio.Task[bool]) -> None:
+    """A refused record after the drain was cancelled delivered nothing and needs no report: the
+    command was stopped by a store failure, which it reported; anything else is a bug to log."""
+    if task.cancelled() or isinstance(task.exception(), StoreError):
+        return
+    log_failure(task)
