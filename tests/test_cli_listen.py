@@ -202,5 +202,11 @@ async def test_the_feed_fills_gaps_once_and_resumes_after_a_restart(tmp_path):
         await store.call(LocalStore.insert_messages, [message(4)])
         await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # a new listen process
         assert fed == [1, 3, 2, 4]
+        await store.call(LocalStore.insert_messages, [message(6)])  # 5 was a dropped push too
+        await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()
+        await store.call(LocalStore.insert_messages, [message(5)])
+        await store.call(LocalStore.set_sync_mark, "team", 6)
+        await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # knows 6 was fed
+        assert fed == [1, 3, 2, 4, 6, 5]
     finally:
         await store.close()
