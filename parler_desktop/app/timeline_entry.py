@@ -1,7 +1,7 @@
 """TimelineEntry: one row of a timeline, from a stored message or from the human's outbox.
 
-An entry is what the delegate paints. It is built once per row; the signature check is costly
-(an Ed25519 verify) so it runs only when a row is first shown and is then remembered.
+An entry is what the delegate paints. It is built once per row; the signature verdict comes with
+the stored message (checked on the store's thread when it was stored), so painting never checks.
 """
 
 from __future__ import annotations
@@ -11,10 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from parler_desktop.client.events import OutboxItem, OutboxStatus
-from parler_desktop.identity import verify_signature
-from parler_desktop.protocol.canonical import SignatureState, verify_message
 from parler_desktop.protocol.parts import SIG_KIND
-from parler_desktop.protocol.values import StoredMessage
+from parler_desktop.protocol.values import SignatureState, StoredMessage
 
 
 GROUP_SECS = 300  # one author's messages this close together share one header
@@ -71,7 +69,7 @@ class TimelineEntry:
     mine: bool
     message: StoredMessage | None = None
     outbox: OutboxItem | None = None
-    _signature: SignatureState | None = field(default=None, repr=False)
+    signature: SignatureState | None = None  # None: the human's own outbox row, or not checked
     _day: str = field(default="", repr=False)
 
     @classmethod
@@ -90,6 +88,7 @@ class TimelineEntry:
             reply_to=message.reply_to,
             mine=message.sender.id == my_id,
             message=message,
+            signature=message.signature,
         )
 
     @classmethod
@@ -134,11 +133,3 @@ class TimelineEntry:
     @property
     def is_failed(self) -> bool:
         return self.outbox is not None and self.outbox.status is OutboxStatus.FAILED
-
-    def signature(self, my_id: str) -> SignatureState | None:
-        """VALID / UNSIGNED / INVALID for a stored message; None for the human's own outbox row."""
-        if self.message is None:
-            return None
-        if self._signature is None:
-            self._signature = verify_message(self.message, verify_signature, my_id)
-        return self._signature

@@ -9,15 +9,22 @@ later is still fed, once — in this process or the next. ``listen`` drains ever
 whose sync mark and message count did not change since its last drain is skipped without reading
 its messages.
 
-What is fed is written down *before* it is delivered, and once written it is delivered even if
-the drain is cancelled meanwhile: a write the disk refuses delivers nothing (the next ``listen``
-does), so a command that stops on a full disk has printed every message once.
+What a drain feeds is written down *before* it is delivered, and once written it is delivered
+even if the drain is cancelled meanwhile: a write the disk refuses delivers nothing (the next
+``listen`` does), so a command that stops on a full disk has printed every message once.
+
+What this process itself stores once live (pushes, mostly) is fed at once, from the session's
+event (``feed_new``), without reading it back: rows the store reports as newly stored were not
+stored before, so no feed on the home can have fed them yet. They are remembered like pushes
+above the mark, and the next drain skips them and records them. Only rooms drained once already
+are fed so (before that, older stored messages may be waiting to be fed first); the rest wait for
+the drain.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from parler_desktop.client.tasks import TaskSupervisor, log_failure
@@ -46,10 +53,11 @@ class FedState:
     def text(self) -> str:
         return " ".join(str(seq) for seq in (self.upto, *sorted(self.ahead)))
 
-    def feeding(self, messages: Sequence[StoredMessage], complete_to: int | None) -> FedState:
-        """This state after ``messages`` are fed and, with ``complete_to``, every message up to it."""
+    def feeding(self, seqs: Iterable[int], complete_to: int | None) -> FedState:
+        """This state after the messages ``seqs`` are fed and, with ``complete_to``, every
+        message up to it."""
         upto = max(self.upto, complete_to or 0)
-        ahead = self.ahead | {m.seq for m in messages}
+        ahead = self.ahead.union(seqs)
         return FedState(upto, frozenset(seq for seq in ahead if seq > upto))
 
 
@@ -58,9 +66,23 @@ class StoreFeed:
         """``deliver`` returns False when the consumer is gone (then the feed stops)."""
         self._store = store
         self._deliver = deliver
-        self._fed: dict[str, FedState] = {}
+        self._fed: dict[str, FedState] = {}  # what was delivered
+        self._recorded: dict[str, FedState] = {}  # what the store's meta says was delivered
         self._drained: dict[str, tuple[int, int]] = {}  # room -> its head (mark, count) when last drained
         self._recording = TaskSupervisor("listen-feed", log_failures=False)  # failures reach the drain
+
+    def feed_new(self, messages: Iterable[StoredMessage], rooms: Collection[str] | None = None) -> bool:
+        """Feed messages this process has just stored (in ``rooms``, default every room); False
+        once delivery stopped."""
+        for message in messages:
+            if rooms and message.room not in rooms:
+                continue
+            if message.room not in self._drained:
+                continue
+            if not self._deliver(message):
+                return False
+            self._fed[message.room] = self._fed[message.room].feeding([message.seq], None)
+        return True
 
     async def drain(self, rooms: Iterable[str] | None = None) -> bool:
         """Feed what is new in ``rooms`` (default: every stored room); False once delivery stopped.
@@ -77,16 +99,15 @@ class StoreFeed:
         return True
 
     async def _drain_room(self, room: str, complete_to: int) -> bool:
-        fed = await self._fed_state(room)
-        after = fed.upto
+        after = (await self._fed_state(room)).upto
         while True:
             page = await self._store.call(LocalStore.messages_after, room, after, PAGE)
             last = len(page) < PAGE
+            fed = self._fed[room]  # as of now: ``feed_new`` may have fed some of the page meanwhile
             fresh = [message for message in page if message.seq not in fed.ahead]
-            state = fed.feeding(fresh, complete_to if last else None)
-            if state != fed and not await self._record_then_deliver(room, state, fresh):
+            state = fed.feeding((message.seq for message in fresh), complete_to if last else None)
+            if state != self._recorded[room] and not await self._record_then_deliver(room, state, fresh):
                 return False
-            fed = state
             if last:
                 return True
             after = page[-1].seq
@@ -94,8 +115,11 @@ class StoreFeed:
     async def _record_then_deliver(self, room: str, state: FedState, messages: list[StoredMessage]) -> bool:
         async def record_and_deliver() -> bool:
             await self._store.call(LocalStore.set_meta, FED_KEY + room, state.text())
-            self._fed[room] = state
-            return all(self._deliver(message) for message in messages)  # stops at the first refusal
+            self._recorded[room] = state
+            fed_meanwhile = self._fed[room].ahead  # by ``feed_new``, while this was recorded
+            self._fed[room] = state.feeding(fed_meanwhile, None)
+            unfed = (message for message in messages if message.seq not in fed_meanwhile)
+            return all(self._deliver(message) for message in unfed)  # stops at the first refusal
 
         task = self._recording.spawn(room, record_and_deliver())
         try:
@@ -106,7 +130,8 @@ class StoreFeed:
 
     async def _fed_state(self, room: str) -> FedState:
         if room not in self._fed:
-            self._fed[room] = FedState.parse(await self._store.call(LocalStore.get_meta, FED_KEY + room))
+            recorded = FedState.parse(await self._store.call(LocalStore.get_meta, FED_KEY + room))
+            self._fed[room] = self._recorded[room] = recorded
         return self._fed[room]
 
 

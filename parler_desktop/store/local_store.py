@@ -22,8 +22,9 @@ from parler_desktop.store.database import guarded
 from parler_desktop.store.errors import StoreProblem, store_error
 from parler_desktop.store.drafts import DraftTables
 from parler_desktop.store.outbox import OutboxTables, salvage_unsent
+from parler_desktop.store.signatures import MESSAGE_COLUMNS, SignatureChecks
 
-_MESSAGE_WIRE = "SELECT wire FROM messages WHERE room = ?"
+_MESSAGE_WIRE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE room = ?"
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ class FreshStart:
     kept_unsent: int
 
 
-class LocalStore(OutboxTables, DraftTables):
+class LocalStore(OutboxTables, DraftTables, SignatureChecks):
     """The store of one (hub, identity); see the module docstring."""
 
     @classmethod
@@ -158,21 +159,25 @@ class LocalStore(OutboxTables, DraftTables):
 
         ``messages`` may span rooms and repeat; rooms the store has not heard of are created as
         ``channel`` until ``replace_rooms`` says otherwise. ``mentions_me`` flags messages for
-        the mention badge (it runs here, on the store's thread). A stored seq arriving with a
-        different message id means the hub's history was reset: ``StoreError`` (``DIVERGED``),
-        nothing of the batch is stored. ``room_mark`` (room, seq) sets that room's sync mark in
-        the same transaction: a pulled chunk and the mark covering it are kept or refused together
-        (a chunk kept above its mark would be fed by ``listen`` again after a restart).
+        the mention badge (it runs here, on the store's thread), and new messages get their
+        signature verdict here too. A stored seq arriving with a different message id means the
+        hub's history was reset: ``StoreError`` (``DIVERGED``), nothing of the batch is stored.
+        ``room_mark`` (room, seq) sets that room's sync mark in the same transaction: a pulled
+        chunk and the mark covering it are kept or refused together (a chunk kept above its mark
+        would be fed by ``listen`` again after a restart).
         """
         unique = sorted({m.seq: m for m in reversed(messages)}.values(), key=lambda m: m.seq)
+        stored = self._stored_seqs([m.seq for m in unique])
+        checked = {m.seq: m for m in self.verdicts(m for m in unique if m.seq not in stored)}
+        unique = [checked.get(m.seq, m) for m in unique]
         rows = [codec.message_row(m, bool(mentions_me and mentions_me(m))) for m in unique]
         inserted: list[StoredMessage] = []
         added: dict[str, int] = {}
         with self._write():
             for message, row in zip(unique, rows):
                 cursor = self._db.execute(
-                    "INSERT OR IGNORE INTO messages (seq, room, id, sender_name, ts, mentions_me, wire) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO messages (seq, room, id, sender_name, ts, mentions_me, wire, signature) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
                 if cursor.rowcount == 1:
@@ -189,6 +194,15 @@ class LocalStore(OutboxTables, DraftTables):
             if room_mark is not None:
                 self._set_sync_mark(*room_mark)
         return inserted
+
+    def _stored_seqs(self, seqs: list[int]) -> set[int]:
+        """Which of ``seqs`` are stored already (a pull repeats what pushes brought: no re-check)."""
+        found: set[int] = set()
+        for start in range(0, len(seqs), 500):
+            chunk = seqs[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(seq for (seq,) in self._db.execute(f"SELECT seq FROM messages WHERE seq IN ({marks})", chunk))
+        return found
 
     def _check_same_message(self, message: StoredMessage) -> None:
         """A seq already stored must hold the same message: seqs are never reused by a hub."""
@@ -230,7 +244,7 @@ class LocalStore(OutboxTables, DraftTables):
         rows = self._db.execute(
             _MESSAGE_WIRE + " AND seq >= ? ORDER BY seq LIMIT ?", (room, row[0], end - start)
         ).fetchall()
-        return [codec.message_from_wire_text(wire) for (wire,) in rows]
+        return self.messages_from_rows(rows)
 
     @guarded("reading messages")
     def messages_after(self, room: str, seq: int, limit: int) -> list[StoredMessage]:
@@ -238,7 +252,7 @@ class LocalStore(OutboxTables, DraftTables):
         rows = self._db.execute(
             _MESSAGE_WIRE + " AND seq > ? ORDER BY seq LIMIT ?", (room, seq, limit)
         ).fetchall()
-        return [codec.message_from_wire_text(wire) for (wire,) in rows]
+        return self.messages_from_rows(rows)
 
     @guarded("reading messages")
     def messages_before(self, room: str, seq: int, limit: int) -> list[StoredMessage]:
@@ -247,7 +261,7 @@ class LocalStore(OutboxTables, DraftTables):
             _MESSAGE_WIRE + " AND seq < ? ORDER BY seq DESC LIMIT ?", (room, seq, limit)
         ).fetchall()
         rows.reverse()
-        return [codec.message_from_wire_text(wire) for (wire,) in rows]
+        return self.messages_from_rows(rows)
 
     @guarded("reading messages")
     def count_after(self, room: str, seq: int) -> int:
@@ -261,7 +275,7 @@ class LocalStore(OutboxTables, DraftTables):
     @guarded("reading messages")
     def message_by_id(self, room: str, message_id: str) -> StoredMessage | None:
         row = self._db.execute(_MESSAGE_WIRE + " AND id = ?", (room, message_id)).fetchone()
-        return codec.message_from_wire_text(row[0]) if row else None
+        return self.messages_from_rows([row])[0] if row else None
 
     # ---- cursors and sync marks ---------------------------------------------------------
 

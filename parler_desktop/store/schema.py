@@ -87,8 +87,14 @@ def _drafts(db: sqlite3.Connection) -> None:
     )
 
 
+def _message_signatures(db: sqlite3.Connection) -> None:
+    """Per-message signature verdict ('verified' / 'unsigned' / 'invalid'; NULL: not checked yet),
+    checked once on the store's thread instead of on every reader's (``signatures.py``)."""
+    db.execute("ALTER TABLE messages ADD COLUMN signature TEXT")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _initial_schema, _room_sync_marks, _room_settled_unread, _drafts,
+    _initial_schema, _room_sync_marks, _room_settled_unread, _drafts, _message_signatures,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import logging
 from pathlib import Path
 
@@ -70,6 +71,9 @@ class DesktopApp:
         self.bridge.storeFailed.connect(self._store_failed)
         self._hub_url: str | None = None  # what connect() was last asked for ("" = embedded)
         self._damaged_store: Path | None = None  # the cache "Start with a fresh cache" replaces
+        # What exists now (modules, classes, the widgets) lives as long as the app: keep it out of
+        # the full collections, which otherwise walk all of it and hold the window for ~50 ms.
+        gc.freeze()
 
     async def run(self) -> None:
         """Show the window, connect, and return once the window is closed and all is shut down."""
