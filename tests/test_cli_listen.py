@@ -229,5 +229,7 @@ async def test_what_this_process_stores_is_fed_at_once_and_never_again(tmp_path)
         await feed.drain()
         await feed.drain()
         assert fed == [1, 2, 3]
+        await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # the drain recorded 2
+        assert fed == [1, 2, 3]
     finally:
         await store.close()
