@@ -27,9 +27,9 @@ import asyncio
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
-from parler_desktop.client.tasks import TaskSupervisor, log_failure
+from parler_desktop.client.tasks import TaskSupervisor, log_unheard_failure
 from parler_desktop.protocol.values import StoredMessage
-from parler_desktop.store import LocalStore, StoreError, StoreWorker
+from parler_desktop.store import LocalStore, StoreWorker
 
 FED_KEY = "listen-fed:"  # + room: "<seq up to which every message was fed> <fed seqs above it>..."
 PAGE = 500
@@ -125,7 +125,7 @@ class StoreFeed:
         try:
             return await asyncio.shield(task)
         except asyncio.CancelledError:  # it still delivers once recorded; nobody awaits it now
-            task.add_done_callback(_log_unexpected_failure)
+            task.add_done_callback(log_unheard_failure)
             raise
 
     async def _fed_state(self, room: str) -> FedState:
@@ -134,10 +134,3 @@ class StoreFeed:
             self._fed[room] = self._recorded[room] = recorded
         return self._fed[room]
 
-
-def _log_unexpected_failure(task: asyncio.Task[bool]) -> None:
-    """A refused record after the drain was cancelled delivered nothing and needs no report: the
-    command was stopped by a store failure, which it reported; anything else is a bug to log."""
-    if task.cancelled() or isinstance(task.exception(), StoreError):
-        return
-    log_failure(task)
