@@ -152,6 +152,8 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks):
         self,
         messages: Sequence[StoredMessage],
         mentions_me: Callable[[StoredMessage], bool] | None = None,
+        *,
+        room_mark: tuple[str, int] | None = None,
     ) -> list[StoredMessage]:
         """Store messages unique by seq; return the newly stored ones, ascending by seq.
 
@@ -160,6 +162,9 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks):
         the mention badge (it runs here, on the store's thread), and new messages get their
         signature verdict here too. A stored seq arriving with a different message id means the
         hub's history was reset: ``StoreError`` (``DIVERGED``), nothing of the batch is stored.
+        ``room_mark`` (room, seq) sets that room's sync mark in the same transaction: a pulled
+        chunk and the mark covering it are kept or refused together (a chunk kept above its mark
+        would be fed by ``listen`` again after a restart).
         """
         unique = sorted({m.seq: m for m in reversed(messages)}.values(), key=lambda m: m.seq)
         stored = self._stored_seqs([m.seq for m in unique])
@@ -186,6 +191,8 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks):
                     "DO UPDATE SET message_count = message_count + excluded.message_count, settled_unread = NULL",
                     (room, count),
                 )
+            if room_mark is not None:
+                self._set_sync_mark(*room_mark)
         return inserted
 
     def _stored_seqs(self, seqs: list[int]) -> set[int]:
@@ -299,12 +306,15 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks):
     def set_sync_mark(self, room: str, seq: int) -> None:
         """Record the sync mark as given (it may move back to re-read a gap); dropped with the room."""
         with self._write():
-            self._db.execute(
-                "INSERT INTO rooms (name, sync_mark) VALUES (?, ?) ON CONFLICT (name) "
-                "DO UPDATE SET sync_mark = excluded.sync_mark, "
-                "settled_unread = CASE WHEN sync_mark = excluded.sync_mark THEN settled_unread END",
-                (room, seq),
-            )
+            self._set_sync_mark(room, seq)
+
+    def _set_sync_mark(self, room: str, seq: int) -> None:
+        self._db.execute(
+            "INSERT INTO rooms (name, sync_mark) VALUES (?, ?) ON CONFLICT (name) "
+            "DO UPDATE SET sync_mark = excluded.sync_mark, "
+            "settled_unread = CASE WHEN sync_mark = excluded.sync_mark THEN settled_unread END",
+            (room, seq),
+        )
 
     # ---- settled unread counts -----------------------------------------------------------
 
