@@ -184,6 +184,8 @@ async def main(count: int) -> None:
             desktop = DesktopApp(home, hub.url)
             desktop.window.resize(1200, 800)
             desktop.window.show()
+            desktop.window.activateWindow()  # the supervisor is watching: what arrives is read at once
+            await wait_for(desktop.window.isActiveWindow, 10)
             await desktop.connect(hub.url)
             await wait_for(lambda: desktop.bridge.is_live, 15)
             await desktop.bridge.session.redeem(code)

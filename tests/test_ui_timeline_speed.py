@@ -1,26 +1,34 @@
 """How fast the timeline takes new messages and new widths: a message in a quiet room is in the
 model and laid out in the same turn it was stored; a burst goes in a frame's worth at a time; an
-append lays out only the new row; a new width lays out the rows on screen first, the rest later.
+append lays out only the new row and paints only it (the rows above move as pixels); a new width lays out the rows on screen first, the rest later.
 (Speed itself is measured by bench/bench_push.py and bench/bench_ui.py.)"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint
+import pytest
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect
+from PySide6.QtGui import QCursor, QImage, QRegion
+from PySide6.QtWidgets import QPushButton
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
 from parler_desktop.app.append_pacer import FIRST_ROWS, MAX_ROWS, MIN_ROWS
+from parler_desktop.client.events import OutboxChanged, OutboxItem
 from parler_desktop.store import LocalStore
 from parler_desktop.ui import message_layout
+from parler_desktop.ui.keyboard import FOCUS_OUTLINE
 from test_ui_timeline import at_bottom, make_view
 
 LONG = "\n\n".join(f"paragraph {n}: " + "words that wrap " * 12 for n in range(4))
 
 
-def opened(qtbot, qloop, session, bridge, count: int, text: str = ""):
+def opened(qtbot, qloop, session, bridge, count: int, text: str = "", style_sheet: str = "", read: int | None = None):
+    """A view of ``count`` messages, ``read`` of them read (default: all), scrolled to the bottom."""
     add_messages(qtbot, qloop, session, [message(seq, "team", text) for seq in range(1, count + 1)])
-    store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "team", count)
+    store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "team", count if read is None else read)
     view = make_view(qtbot, bridge)
+    view.setStyleSheet(style_sheet)
+    view.scroll_to_newest()
     qtbot.waitUntil(lambda: at_bottom(view) and not view.message_delegate.sizes.stale, timeout=5000)
     view.doItemsLayout()  # settled at the width the scroll bar leaves, and painted
     view.viewport().repaint()
@@ -94,3 +102,58 @@ def test_a_new_width_lays_out_the_rows_on_screen_first_and_the_rest_later(qtbot,
         exact = delegate.layouts.get(model.entry(row), width, model.row_context(row), view.font()).height
         assert view.visualRect(model.index(row)).height() == exact
     qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
+
+
+class PaintedAreas(QObject):
+    """The area of every paint pass of a widget from now on."""
+
+    def __init__(self, widget) -> None:  # noqa: ANN001
+        super().__init__(widget)
+        self.areas: list[QRegion] = []
+        widget.installEventFilter(self)
+
+    def eventFilter(self, _watched, event) -> bool:  # noqa: ANN001
+        if event.type() == QEvent.Type.Paint:
+            self.areas.append(QRegion(event.region()))
+        return False
+
+
+def on_screen(view) -> QImage:  # noqa: ANN001
+    """The viewport's pixels as the window shows them (the backing store, not a fresh render)."""
+    viewport = view.viewport()
+    corner = viewport.mapTo(view.window(), QPoint(0, 0))
+    return view.screen().grabWindow(view.window().winId(), corner.x(), corner.y(), viewport.width(), viewport.height()).toImage()
+
+
+@pytest.mark.parametrize("read", [150, 100], ids=["all read", "jump to first unread shown"])
+def test_an_append_at_the_bottom_paints_only_the_new_row_and_looks_as_if_all_were_painted(qtbot, qloop, session, bridge, read):
+    view = opened(qtbot, qloop, session, bridge, 150, style_sheet=FOCUS_OUTLINE, read=read)  # styled as in the window
+    jump = view.findChild(QPushButton, "jumpToUnread")
+    assert jump.isVisible() == (read < 150)
+    jump_at = jump.geometry()
+    painted = PaintedAreas(view.viewport())
+    add_messages(qtbot, qloop, session, [message(200, "team", "one more")])
+    qtbot.waitUntil(lambda: view.model().newest_seq == 200 and bool(painted.areas), timeout=5000)
+    new_row = view.visualRect(view.model().index(view.model().rowCount() - 1))
+    assert at_bottom(view) and new_row.bottom() >= view.viewport().height() - 8
+    pointed = view.indexAt(view.viewport().mapFromGlobal(QCursor.pos()))  # its hover look moved to another row
+    allowed = QRegion(new_row) + QRegion(view.visualRect(pointed) if pointed.isValid() else QRect())
+    allowed += QRegion(jump.geometry().adjusted(0, -new_row.height(), 0, 0))  # where the scroll took it, and back
+    assert all(allowed.intersected(area) == area for area in painted.areas), painted.areas  # the rows above were moved, not painted
+    shown = on_screen(view)
+    view.viewport().repaint()  # every row painted afresh
+    assert shown == on_screen(view)
+    assert jump.geometry() == jump_at  # it stays put while the rows scroll under it
+
+
+def test_a_message_arriving_above_a_pending_post_shows_both_where_they_now_are(qtbot, qloop, session, bridge):
+    view = opened(qtbot, qloop, session, bridge, 150, style_sheet=FOCUS_OUTLINE)
+    session.emit(OutboxChanged(OutboxItem("c1", "team", ({"kind": "text", "text": "my pending post"},), 1_700_000_000.0)))
+    qtbot.waitUntil(lambda: view.model().entry(view.model().rowCount() - 1).is_pending and at_bottom(view), timeout=5000)
+    view.viewport().repaint()
+    add_messages(qtbot, qloop, session, [message(200, "team", "one more")])
+    qtbot.waitUntil(lambda: view.model().entry(view.model().rowCount() - 2).seq == 200, timeout=5000)
+    qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
+    shown = on_screen(view)  # the post moved down under the new row: more than the bottom changed
+    view.viewport().repaint()
+    assert shown == on_screen(view)

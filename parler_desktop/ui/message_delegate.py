@@ -69,20 +69,21 @@ class MessageDelegate(QStyledItemDelegate):
         self.sizes.clear()
 
     def _layout(
-        self, option: QStyleOptionViewItem, index: QModelIndex, exact: bool = True
+        self, option: QStyleOptionViewItem, index: QModelIndex, exact: bool = True, width: int | None = None
     ) -> tuple[TimelineEntry, RowLayout] | None:
         # Straight from the model, not through QVariant data roles: Qt asks for every row's size.
         model, row = index.model(), index.row()
         entry = model.entry(row)
         if entry is None:
             return None
+        width = width or self.row_width()  # asking the viewport costs a good part of a row's size
 
         def laid_out() -> RowLayout:
             return self.layouts.get(
-                entry, self.row_width(), model.row_context(row), option.font, model.is_expanded(entry.key), model.open_cards(entry.key)
+                entry, width, model.row_context(row), option.font, model.is_expanded(entry.key), model.open_cards(entry.key)
             )
 
-        return entry, self.sizes.layout(model, row, entry, self.row_width(), laid_out, exact)
+        return entry, self.sizes.layout(model, row, entry, width, laid_out, exact)
 
     def row_layout(self, option: QStyleOptionViewItem, index: QModelIndex) -> RowLayout | None:
         """The row's layout (row coordinates), as painted."""
@@ -95,8 +96,9 @@ class MessageDelegate(QStyledItemDelegate):
         return max(200, view.viewport().width()) if view is not None else 400
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
-        found = self._layout(option, index, exact=False)
-        return QSize(self.row_width(), found[1].height if found else 0)
+        width = self.row_width()
+        found = self._layout(option, index, exact=False, width=width)
+        return QSize(width, found[1].height if found else 0)
 
     def exact_height(self, option: QStyleOptionViewItem, index: QModelIndex) -> int:
         """The row's height laid out at the current width, even when it is off screen."""

@@ -41,6 +41,8 @@ class TimelineView(MessageRowsView):
         parent: QWidget | None = None,
         open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl,
     ) -> None:
+        self._only_appended: bool | None = None  # since the last layout: rows added at the end only? (None: no change)
+        self._appending = False
         super().__init__(model, parent, open_url)
         self._width_relayout = WidthRelayout(self, model, self.message_delegate)
         self.setObjectName("timeline")
@@ -58,11 +60,13 @@ class TimelineView(MessageRowsView):
         self.seen_seq = 0
         self._seen_timer = QTimer(self, singleShot=True, interval=0)  # started by each paint
         self._seen_timer.timeout.connect(self._update_seen)
-        self._pill = QPushButton(self, objectName="newMessagesPill")
+        # The overlays sit on the viewport, not beside it: Qt scrolls a viewport that a sibling
+        # overlaps by painting all of it again instead of moving its pixels.
+        self._pill = QPushButton(self.viewport(), objectName="newMessagesPill")
         self._pill.setCursor(Qt.CursorShape.PointingHandCursor)
         self._pill.clicked.connect(self.scroll_to_newest)
         self._pill.hide()
-        self._jump = QPushButton("↑ Jump to first unread", self, objectName="jumpToUnread")
+        self._jump = QPushButton("↑ Jump to first unread", self.viewport(), objectName="jumpToUnread")
         self._jump.clicked.connect(self.jump_to_first_unread)
         self._jump.hide()
         bar = self.verticalScrollBar()
@@ -72,6 +76,9 @@ class TimelineView(MessageRowsView):
         model.roomLoaded.connect(lambda _room: self._room_loaded())
         model.olderLoaded.connect(self._older_loaded)
         model.appended.connect(self._appended)
+        model.rowsInserted.connect(self._rows_inserted)
+        for change in (model.rowsRemoved, model.rowsMoved, model.modelReset, model.layoutChanged, self.message_delegate.sizeHintChanged):
+            change.connect(self._rows_changed)
 
     # -- following the bottom ---------------------------------------------------------------
     def scroll_to_newest(self) -> None:
@@ -134,7 +141,7 @@ class TimelineView(MessageRowsView):
         if self.at_bottom:
             # Lay the new rows out and paint them in this loop turn, not one or two turns later
             # (Qt's deferred layout, then the posted repaint): that was a third of push to pixels.
-            self.executeDelayedItemsLayout()  # _range_changed keeps the bottom in view
+            self._lay_out_appended()
             QCoreApplication.sendPostedEvents(self.window(), QEvent.Type.UpdateRequest)
         if self.at_bottom or not count:
             return
@@ -143,6 +150,55 @@ class TimelineView(MessageRowsView):
         self._pill.adjustSize()
         self._place_overlays()
         self._pill.show()
+
+    def _rows_inserted(self, _parent: QModelIndex, _first: int, last: int) -> None:
+        if last != self._model.rowCount() - 1:
+            self._rows_changed()
+        elif self._only_appended is None:
+            self._only_appended = True
+
+    def _rows_changed(self) -> None:
+        self._only_appended = False
+
+    def doItemsLayout(self) -> None:
+        super().doItemsLayout()
+        self._only_appended = None
+
+    def _lay_out_appended(self) -> None:
+        """Lay out rows appended at the bottom and repaint only them: the rows above scroll up as
+        pixels (a blit) instead of being painted again, which was most of push to pixels.
+
+        Anything but rows added at the end, or a first scroll bar, paints the whole viewport."""
+        viewport = self.viewport()
+        if not self._only_appended or self.verticalScrollBar().maximum() == 0:
+            self.executeDelayedItemsLayout()
+            return
+        size = viewport.size()
+        self._appending = True
+        viewport.setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, True)
+        try:
+            self.executeDelayedItemsLayout()  # _range_changed scrolls to the bottom: a blit that
+            # leaves exactly the new rows to paint
+        finally:
+            self._appending = False
+            viewport.setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, False)
+        if viewport.size() != size:
+            viewport.update()
+
+    def updateGeometries(self) -> None:
+        if self._appending:
+            self.viewport().setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, False)
+        super().updateGeometries()
+        if self._appending:  # Qt's relayout would now mark the whole viewport for painting
+            self.viewport().setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, True)
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        handled = super().viewportEvent(event)
+        if event.type() in (QEvent.Type.Polish, QEvent.Type.StyleChange):
+            # A style sheet leaves the viewport's background to the list behind it, and then Qt
+            # repaints the whole viewport on every scroll instead of moving its pixels.
+            self.viewport().setAutoFillBackground(True)
+        return handled
 
     def _older_loaded(self, _count: int) -> None:
         bar = self.verticalScrollBar()
@@ -252,8 +308,12 @@ class TimelineView(MessageRowsView):
         super().resizeEvent(event)
         self._place_overlays()
 
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        super().scrollContentsBy(dx, dy)
+        self._place_overlays()  # the viewport's scroll moved them with the rows
+
     def _place_overlays(self) -> None:
-        area = self.viewport().geometry()
+        area = self.viewport().rect()
         self._pill.adjustSize()
         self._pill.move(area.center().x() - self._pill.width() // 2, area.bottom() - self._pill.height() - 12)
         self._jump.adjustSize()
