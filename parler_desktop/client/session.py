@@ -42,7 +42,7 @@ from parler_desktop.protocol.frames import (
     Redeem,
     ResolveJoin,
 )
-from parler_desktop.protocol.parts import Handoff
+from parler_desktop.protocol.addressing import is_for_me
 from parler_desktop.protocol.values import JoinRequest, Part, RoomInfo, StoredMessage
 from parler_desktop.settings import load_settings, read_join_secret
 from parler_desktop.store import LocalStore, StoreWorker
@@ -281,15 +281,6 @@ class HubSession:
             self._sync.mark_dirty(item.room)  # fetch our own message with its seq into the store
 
     def _mentions_me(self, message: StoredMessage) -> bool:
-        """Badge-worthy: a mention of my name or role, or a handoff addressed to me by name."""
-        if message.sender.id == self.agent_id:
-            return False
-        mine = {self.name.strip().lower()} | ({self.role.strip().lower()} if self.role else set())
-        if any(mention.strip().lower() in mine for mention in message.mentions or ()):
-            return True
-        for part in message.parts:
-            handoff = Handoff.from_part(part)
-            if handoff is not None and handoff.to is not None and handoff.is_addressed_to(self.name, self.role):
-                return True
-        return False
+        """Badge-worthy: addressed to me (protocol/addressing.py, shared with the notifications)."""
+        return is_for_me(message, self.agent_id, self.name, self.role)
 

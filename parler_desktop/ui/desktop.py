@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import logging
 
-from PySide6.QtWidgets import QDialog, QSystemTrayIcon
+from PySide6.QtWidgets import QDialog
 
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.local_hub import save_join_secret, start_local_hub
@@ -25,7 +25,7 @@ from parler_desktop.settings import Settings, load_settings, save_settings
 from parler_desktop.store import StoreError
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
 from parler_desktop.ui.main_window import MainWindow
-from parler_desktop.ui.tray import Tray
+from parler_desktop.ui.attention import Attention
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +38,7 @@ class DesktopApp:
         self.window = MainWindow(self.bridge)
         self.network = NetworkWatch(self.bridge, self.window)
         self.sleep = SleepWatch(self.bridge, self.window)
-        if QSystemTrayIcon.isSystemTrayAvailable():
-            Tray(self.window, self.window.rooms, self.window.unseen).show()
+        self.attention = Attention(self.home, self.bridge, self.window)
         self.local_hub: EmbeddedHub | None = None
         self._closed = asyncio.get_event_loop().create_future()
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
@@ -48,6 +47,7 @@ class DesktopApp:
     async def run(self) -> None:
         """Show the window, connect, and return once the window is closed and all is shut down."""
         self.window.show()
+        await self.attention.start()
         loaded = load_settings(self.home.settings_file)
         if loaded.problem:
             self._tell(loaded.problem)
@@ -107,6 +107,7 @@ class DesktopApp:
             await session.stop()
 
     async def shutdown(self) -> None:
+        await self.attention.stop()
         await self._drop_session()
         await self.bridge.tasks.cancel_all()
         if self.local_hub is not None:

@@ -1,0 +1,114 @@
+"""A private D-Bus session bus for one test (``bus_address`` fixture), and a fake freedesktop
+notification server on it that records what the human would see (``FakeNotificationServer``).
+
+The server runs on the test's qasync loop through jeepney, as the app's client does, and answers
+``Notify`` only with the exact signature every real server insists on (``susssasa{sv}i``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+import pytest
+from jeepney import DBusAddress, HeaderFields, new_error, new_method_return, new_signal
+from jeepney.bus_messages import MatchRule, message_bus
+from jeepney.io.asyncio import DBusRouter, open_dbus_connection
+
+needs_dbus = pytest.mark.skipif(shutil.which("dbus-daemon") is None, reason="needs dbus-daemon")
+NOTIFICATIONS_PATH = "/org/freedesktop/Notifications"
+NOTIFICATIONS = "org.freedesktop.Notifications"
+
+
+@pytest.fixture
+def bus_address():
+    daemon = subprocess.Popen(
+        ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+    )
+    try:
+        yield daemon.stdout.readline().strip()
+    finally:
+        daemon.terminate()
+        daemon.wait(timeout=10)
+
+
+@dataclass
+class Shown:
+    """One notification on screen: the latest Notify for its id."""
+
+    id: int
+    summary: str
+    body: str
+    actions: list[str]
+    calls: int = 1  # how many Notify calls showed or replaced it
+
+
+class FakeNotificationServer:
+    def __init__(self, capabilities: tuple[str, ...] = ("actions", "body")) -> None:
+        self.capabilities = list(capabilities)
+        self.shown: dict[int, Shown] = {}
+        self.notify_calls = 0
+        self._next_id = 0
+        self._router: DBusRouter | None = None
+        self._connection = None
+        self._task: asyncio.Task | None = None
+
+    async def start(self, address: str) -> "FakeNotificationServer":
+        self._connection = await open_dbus_connection(address)
+        self._router = DBusRouter(self._connection)
+        reply = await self._router.send_and_get_reply(message_bus.RequestName(NOTIFICATIONS))
+        assert reply.body == (1,), reply.body  # primary owner
+        self._task = asyncio.get_running_loop().create_task(self._serve())
+        return self
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        if self._router is not None:
+            await self._router.__aexit__(None, None, None)
+            await self._connection.close()
+
+    async def _serve(self) -> None:
+        rule = MatchRule(type="method_call", path=NOTIFICATIONS_PATH, interface=NOTIFICATIONS)
+        with self._router.filter(rule, bufsize=1000) as queue:
+            while True:
+                call = await queue.get()
+                await self._router.send(self._answer(call))
+
+    def _answer(self, call):
+        member = call.header.fields[HeaderFields.member]
+        signature = call.header.fields.get(HeaderFields.signature, "")
+        if member == "GetCapabilities":
+            return new_method_return(call, "as", (self.capabilities,))
+        if member == "Notify" and signature == "susssasa{sv}i":
+            _app, replaces, _icon, summary, body, actions, _hints, _timeout = call.body
+            self.notify_calls += 1
+            if replaces in self.shown:
+                previous = self.shown[replaces]
+                self.shown[replaces] = Shown(replaces, summary, body, list(actions), previous.calls + 1)
+                return new_method_return(call, "u", (replaces,))
+            self._next_id += 1
+            self.shown[self._next_id] = Shown(self._next_id, summary, body, list(actions))
+            return new_method_return(call, "u", (self._next_id,))
+        return new_error(call, "org.freedesktop.DBus.Error.InvalidArgs", "s", (f"{member} with {signature!r}",))
+
+    async def invoke(self, notification_id: int, action: str) -> None:
+        """The human clicks ``action`` on a notification (then it closes, as servers do)."""
+        emitter = DBusAddress(NOTIFICATIONS_PATH, interface=NOTIFICATIONS)
+        await self._router.send(new_signal(emitter, "ActionInvoked", "us", (notification_id, action)))
+        await self._router.send(new_signal(emitter, "NotificationClosed", "uu", (notification_id, 2)))
+        self.shown.pop(notification_id, None)
+
+
+async def forge_action(address: str, notification_id: int) -> None:
+    """An ActionInvoked from a program that does not own the notification service."""
+    connection = await open_dbus_connection(address)
+    try:
+        emitter = DBusAddress(NOTIFICATIONS_PATH, interface=NOTIFICATIONS)
+        await connection.send(new_signal(emitter, "ActionInvoked", "us", (notification_id, "open")))
+    finally:
+        await connection.close()
+
