@@ -112,3 +112,10 @@ async def forge_action(address: str, notification_id: int) -> None:
     finally:
         await connection.close()
 
+
+
+def notifications_settled(notifier, tasks) -> bool:
+    """Nothing waits in ``notifier`` to be announced and no Notify is on its way (``tasks``: the
+    window's TaskSupervisor, which runs both)."""
+    names = {task.get_name().split(":", 1)[-1] for task in tasks.tasks}
+    return not notifier.pending_rooms and not names & {"notify", "notifications"}
