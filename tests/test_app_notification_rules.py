@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 from support.private_bus import FakeNotificationServer, bus_address, needs_dbus, notifications_settled  # noqa: F401
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
-from support.stored_session import ALICE, ME, add_messages, bridge, message, session, store  # noqa: F401
+from support.stored_session import ALICE, ME, add_messages, bridge, message, session, store, store_call  # noqa: F401
 
 from parler_desktop.app.attention_notifier import AttentionNotifier
 from parler_desktop.app.attention_rules import RuleError, parse_rules
@@ -16,6 +16,7 @@ from parler_desktop.app.attention_settings import AttentionSettings, Level
 from parler_desktop.app.desktop_notifications import DesktopNotifications
 from parler_desktop.client.events import ConnectionState, RoomsChanged, StateChanged
 from parler_desktop.protocol.values import EndpointRef, RoomInfo
+from parler_desktop.store import LocalStore
 
 pytestmark = needs_dbus
 NOISY = EndpointRef(id="UNOISY", name="noisy", role="worker")
@@ -87,6 +88,28 @@ def test_the_default_rules_keep_mentions_handoffs_to_me_waiting_or_failed_tasks_
     assert harness.server.notify_calls == 7
 
 
+def test_a_slow_catch_up_waits_for_the_live_line_and_ends_in_one_summary_per_room(qtbot, harness):
+    harness.session.emit(StateChanged(ConnectionState.CATCHING_UP, harness.session.hub_url, ME.id))
+    for page in range(3):  # pages far apart: the quiet timer runs out between them
+        with qtbot.waitSignal(harness.notifier._quiet.timeout, timeout=2000):
+            for room in ("a", "b"):
+                harness.post(room, f"@boss page {page}" if page == 1 else f"page {page}")
+    assert harness.server.notify_calls == 0 and harness.notifier.pending_rooms == ["a", "b"]
+    harness.session.emit(StateChanged(ConnectionState.LIVE, harness.session.hub_url, ME.id))
+    qtbot.waitUntil(lambda: harness.server.notify_calls == 2, timeout=5000)
+    assert harness.notified() == ["a", "b"]
+    assert {shown.body for shown in harness.server.shown.values()} == {"alice: 3 new, 1 for you"}
+
+
+def test_messages_read_meanwhile_are_left_out(qtbot, qloop, harness):
+    harness.post("a", "@boss first")
+    harness.post("a", "@boss second")
+    store_call(qtbot, qloop, harness.session.store, LocalStore.set_cursor, "a", 1)
+    assert harness.notified() == ["a"]
+    (shown,) = harness.server.shown.values()
+    assert (shown.summary, shown.body) == ("alice in a", "@boss second")
+
+
 def test_room_levels_override_the_rules(harness):
     harness.settings = AttentionSettings(levels={"loud": Level.ALL, "muted": Level.NONE, "focused": Level.FOR_ME})
     harness.post("loud", "chatter")
@@ -105,7 +128,9 @@ def test_do_not_disturb_pause_and_the_room_on_screen_show_nothing(harness):
     harness.post("b", "@boss while paused", mentions=("boss",))
     harness.settings = AttentionSettings(quiet_until=1.0)  # a DND that ended long ago
     harness.shown_room = "c"
-    harness.post("c", "@boss on screen", mentions=("boss",))
+    harness.post("c", "@boss seen as it came in", mentions=("boss",))
+    harness.post("e", "@boss on screen by the time the burst ends", mentions=("boss",))
+    harness.shown_room = "e"
     harness.post("d", "@boss after dnd", mentions=("boss",))
     assert harness.notified() == ["d"]
 

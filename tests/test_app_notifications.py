@@ -102,7 +102,7 @@ def test_open_shows_the_window_at_that_message_and_only_the_service_can_ask(qtbo
     (shown,) = server.shown.values()
     opened = []
     watching.attention.desktop.opened.connect(lambda room, seq: opened.append((room, seq)))
-    run_coroutine(qtbot, qloop, forge_action(bus_address, shown.id))  # not the service: ignored
+    run_coroutine(qtbot, qloop, forge_action(bus_address, shown.id, watching.attention.desktop.bus_name))  # not the service: ignored
     run_coroutine(qtbot, qloop, server.invoke(shown.id, "default"))
     qtbot.waitUntil(lambda: window.timeline_model.room == wanted, timeout=5000)
 

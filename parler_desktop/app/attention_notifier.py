@@ -77,8 +77,8 @@ class AttentionNotifier(QObject):
         label: Callable[[str], str],
         on_screen: Callable[[str], bool],
         parent: QObject | None = None,
-        quiet_ms: int = QUIET_MS,
-        max_wait_ms: int = MAX_WAIT_MS,
+        quiet_ms: int | None = None,
+        max_wait_ms: int | None = None,
     ) -> None:
         super().__init__(parent)
         self._bridge = bridge
@@ -87,8 +87,8 @@ class AttentionNotifier(QObject):
         self._on_screen = on_screen
         self._batches: dict[str, RoomBatch] = {}
         self._kinds: dict[str, str] = {}
-        self._quiet = QTimer(self, singleShot=True, interval=quiet_ms)
-        self._deadline = QTimer(self, singleShot=True, interval=max_wait_ms)
+        self._quiet = QTimer(self, singleShot=True, interval=QUIET_MS if quiet_ms is None else quiet_ms)
+        self._deadline = QTimer(self, singleShot=True, interval=MAX_WAIT_MS if max_wait_ms is None else max_wait_ms)
         self._quiet.timeout.connect(self._flush_if_live)
         self._deadline.timeout.connect(self._flush_if_live)
         bridge.messagesStored.connect(self._stored)
@@ -135,6 +135,7 @@ class AttentionNotifier(QObject):
     def _state_changed(self, event: StateChanged) -> None:
         if event.state is ConnectionState.LIVE and self._batches:
             self._quiet.start()  # the catch-up is over once the line goes quiet
+            self._deadline.start()
 
     def _session_changed(self) -> None:
         self._batches.clear()
@@ -143,8 +144,8 @@ class AttentionNotifier(QObject):
         self._deadline.stop()
 
     def _flush_if_live(self) -> None:
-        if not self._bridge.is_live or self._quiet.isActive() and not self._deadline.isActive():
-            return  # still catching up (or a burst still running): wait for quiet on a live line
+        if not self._bridge.is_live:
+            return  # still catching up: the batch grows until the line is live and quiet
         self._quiet.stop()
         self._deadline.stop()
         batches, self._batches = self._batches, {}

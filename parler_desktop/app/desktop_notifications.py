@@ -56,6 +56,11 @@ class DesktopNotifications(QObject):
     def available(self) -> bool:
         return self._router is not None
 
+    @property
+    def bus_name(self) -> str:
+        """Our unique name on the bus ("" when not connected)."""
+        return "" if self._router is None else self._router.unique_name
+
     async def start(self) -> bool:
         """Connect and check that a notification service answers; False (quietly) if not."""
         try:

@@ -103,12 +103,15 @@ class FakeNotificationServer:
         self.shown.pop(notification_id, None)
 
 
-async def forge_action(address: str, notification_id: int) -> None:
-    """An ActionInvoked from a program that does not own the notification service."""
+async def forge_action(address: str, notification_id: int, destination: str) -> None:
+    """An ActionInvoked from a program that does not own the notification service, sent straight
+    to ``destination`` (a unicast signal passes any match rule)."""
     connection = await open_dbus_connection(address)
     try:
         emitter = DBusAddress(NOTIFICATIONS_PATH, interface=NOTIFICATIONS)
-        await connection.send(new_signal(emitter, "ActionInvoked", "us", (notification_id, "open")))
+        forged = new_signal(emitter, "ActionInvoked", "us", (notification_id, "open"))
+        forged.header.fields[HeaderFields.destination] = destination
+        await connection.send(forged)
     finally:
         await connection.close()
 
