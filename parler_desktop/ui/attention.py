@@ -16,6 +16,8 @@ from parler_desktop.paths import Home
 from parler_desktop.ui.close_to_tray import CloseToTray
 from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.message_jump import MessageJump
+from parler_desktop.ui.notifications_menu import NotificationsMenu
+from parler_desktop.ui.room_menu import RoomMenu
 from parler_desktop.ui.tray import Tray
 
 SESSION_BUS_ENV = "DBUS_SESSION_BUS_ADDRESS"
@@ -40,6 +42,9 @@ class Attention:
             self.tray.show()
         self.notifier.alert.connect(self._deliver)
         self.desktop.opened.connect(self.jump.open)
+        self.room_menu = RoomMenu(window.room_panel, window.rooms, bridge, self.preferences)
+        self.menu = NotificationsMenu(window, self.preferences)
+        window.menuBar().addMenu(self.menu)
 
     async def start(self) -> None:
         """Use the desktop's notification service when there is one (else the tray balloon)."""
