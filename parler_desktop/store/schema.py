@@ -80,8 +80,18 @@ def _room_settled_unread(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE rooms ADD COLUMN settled_unread INTEGER")
 
 
+SEARCH_BACKLOG_KEY = "search_backlog_below"  # meta: stored messages below this seq may be unindexed
+
+
+def _search_index(db: sqlite3.Connection) -> None:
+    """The full-text index (store/search.py), empty; every message stored so far is backlog."""
+    db.execute("CREATE VIRTUAL TABLE message_search USING fts5(body, kinds, tokenize = 'unicode61 remove_diacritics 2')")
+    (below,) = db.execute("SELECT coalesce(max(seq), 0) + 1 FROM messages").fetchone()
+    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (SEARCH_BACKLOG_KEY, str(below)))
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _initial_schema, _room_sync_marks, _room_settled_unread,
+    _initial_schema, _room_sync_marks, _room_settled_unread, _search_index,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
