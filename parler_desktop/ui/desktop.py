@@ -25,6 +25,7 @@ from parler_desktop.settings import Settings, load_settings, save_settings
 from parler_desktop.store import StoreError
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
 from parler_desktop.ui.main_window import MainWindow
+from parler_desktop.ui.search import Search
 from parler_desktop.ui.attention import Attention
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,7 @@ class DesktopApp:
         self.network = NetworkWatch(self.bridge, self.window)
         self.sleep = SleepWatch(self.bridge, self.window)
         self.attention = Attention(self.home, self.bridge, self.window)
+        self.search = Search(self.bridge, self.window, self.attention.jump)
         self.local_hub: EmbeddedHub | None = None
         self._closed = asyncio.get_event_loop().create_future()
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
