@@ -211,3 +211,21 @@ def test_a_late_gap_fill_lands_where_its_seq_belongs(qtbot, qloop, session, brid
         with qtbot.waitSignal(model.olderLoaded, timeout=5000):
             model.load_older()
     assert [model.entry(r).seq for r in range(3)] == [2, 3, 4] and model.rowCount() == 453
+
+
+def test_a_sent_post_takes_its_place_by_seq_before_newer_messages(qtbot, qloop, session, bridge, qtmodeltester):
+    add_messages(qtbot, qloop, session, [message(10, "team")])
+    model = TimelineModel(bridge)
+    qtmodeltester.check(model)
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.open_room("team")
+    item = OutboxItem("c1", "team", ({"kind": "text", "text": "mine"},), 1_700_000_000.0)
+    session.emit(OutboxChanged(item))
+    add_messages(qtbot, qloop, session, [message(13, "team", "after mine")])  # pushed before our reply came
+    qtbot.waitUntil(lambda: model.rowCount() == 3, timeout=5000)
+    assert [model.entry(r).seq for r in range(3)] == [10, 13, None]
+    session.emit(OutboxChanged(OutboxItem("c1", "team", item.parts, item.created_at, OutboxStatus.SENT, message_id="m12", seq=12)))
+    assert [model.entry(r).seq for r in range(3)] == [10, 12, 13] and model.entry(1).mine
+    add_messages(qtbot, qloop, session, [message(12, "team", "mine", sender=ME)])
+    qtbot.waitUntil(lambda: model.entry(1).message is not None, timeout=5000)
+    assert [model.entry(r).seq for r in range(model.rowCount())] == [10, 12, 13]

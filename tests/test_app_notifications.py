@@ -8,16 +8,9 @@ one shown for its room) and how many Notify calls reached the server.
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QWidget
-from support.private_bus import (  # noqa: F401 - fixture
-    FakeNotificationServer,
-    bus_address,
-    forge_action,
-    needs_dbus,
-    notifications_settled,
-)
+from support.private_bus import bus_address, forge_action, needs_dbus, server, settled, watching  # noqa: F401
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
-from test_ui_window import desktop, join_room, peer, post_as  # noqa: F401 - fixtures
+from support.desktop_window import join_room, post_as
 
 from parler_desktop.hub.config import HubLimits
 
@@ -27,31 +20,6 @@ pytestmark = [needs_dbus, pytest.mark.timeout(90)]
 @pytest.fixture
 def hub(hub_factory):
     return hub_factory(limits=HubLimits().relaxed())  # 500 messages from one peer
-
-
-@pytest.fixture
-def server(qtbot, qloop, bus_address, monkeypatch):
-    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus_address)
-    fake = run_coroutine(qtbot, qloop, FakeNotificationServer().start(bus_address))
-    yield fake
-    run_coroutine(qtbot, qloop, fake.stop())
-
-
-@pytest.fixture
-def watching(qtbot, qloop, server, desktop):
-    """The window, connected to the notification service and not the active window."""
-    assert run_coroutine(qtbot, qloop, desktop.attention.start()) is None
-    assert desktop.attention.desktop.available
-    other = QWidget()
-    qtbot.addWidget(other)
-    other.show()
-    other.activateWindow()
-    qtbot.waitUntil(lambda: not desktop.window.isActiveWindow(), timeout=5000)
-    return desktop
-
-
-def settled(desktop) -> bool:
-    return notifications_settled(desktop.attention.notifier, desktop.bridge.tasks)
 
 
 def test_a_launch_after_500_messages_in_5_rooms_shows_one_summary_per_room(qtbot, qloop, server, watching, peer, hub):

@@ -257,14 +257,14 @@ def test_mentions_are_flagged_only_when_a_predicate_is_given(store: LocalStore):
 
 def test_preview_labels_non_text_parts_skips_signatures_and_shortens(store: LocalStore):
     parts = (
-        {"kind": "com.parler.handoff", "to": "bob"},
+        {"kind": "com.parler.handoff", "to": "dana", "next": "review the login PR"},
         {"kind": "data", "data": {"x": 1}},
         {"kind": "text", "text": "word " * 60},
         {"kind": "com.parler.sig", "sig": "AAAA"},
     )
     store.insert_messages([make_message(1, parts=parts)])
     (summary,) = store.room_summaries()
-    assert summary.last_preview.startswith("[handoff] [data] word word")
+    assert summary.last_preview.startswith("🤝 handoff → dana: review the login PR [data] word word")
     assert len(summary.last_preview) <= 120 and summary.last_preview.endswith("…")
     assert "sig" not in summary.last_preview
 

@@ -11,17 +11,22 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QContextMenuEvent, QGuiApplication
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget
-from support.private_bus import bus_address, needs_dbus  # noqa: F401 - fixture
+from support.private_bus import bus_address, needs_dbus, server, settled, watching  # noqa: F401 - fixtures
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
-from test_app_notifications import hub, server, settled, watching  # noqa: F401 - fixtures
-from test_ui_window import desktop, join_room, peer, post_as, unread  # noqa: F401 - fixtures
+from support.desktop_window import join_room, post_as, unread
 
 from parler_desktop.app import roles
+from parler_desktop.hub.config import HubLimits
 from parler_desktop.app.attention_settings import Level, load_attention
 from parler_desktop.ui.close_to_tray import HINT
 from parler_desktop.ui.tray import Tray
 
 pytestmark = [needs_dbus, pytest.mark.timeout(60)]
+
+
+@pytest.fixture
+def hub(hub_factory):
+    return hub_factory(limits=HubLimits().relaxed())
 
 
 @pytest.fixture

@@ -5,11 +5,12 @@ from __future__ import annotations
 from PySide6.QtCore import QUrl
 from PySide6.QtGui import QFont, QFontMetrics, QTextDocument, QTextFormat
 
-from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.protocol.parts import BundleRef, Dispatch, FileRef, Handoff, TaskStatus
 from parler_desktop.ui.cards import card_for, human_size
 from parler_desktop.ui.markdown import markdown_document
-from parler_desktop.ui.message_layout import MAX_SHOWN_CHARS, fold, mentions_me, shown_text
+from parler_desktop.protocol.mentions import mentions_human
+from parler_desktop.ui.markdown import with_hard_breaks
+from parler_desktop.ui.row_text import MAX_SHOWN_CHARS, fold, shown_text
 
 
 def test_markdown_formats_but_raw_html_stays_literal_text(qapp):
@@ -60,16 +61,21 @@ def test_a_huge_message_is_shown_cut_short():
 
 
 def test_a_message_mentions_the_human_by_name_or_role():
-    def entry(text: str, mentions: tuple[str, ...] = (), mine: bool = False) -> TimelineEntry:
-        return TimelineEntry(
-            key="k", room="r", seq=1, message_id="k", sender_id="U", sender_name="alice", sender_role=None, ts_ms=0,
-            parts=({"kind": "text", "text": text},), mentions=mentions, reply_to=None, mine=mine,
-        )
+    def mentions(text: str, listed: tuple[str, ...] = (), sender: str = "UALICE") -> bool:
+        return mentions_human(sender, ({"kind": "text", "text": text},), listed, "UME", "boss", "supervisor")
 
-    assert mentions_me(entry("hey @Boss"), "boss", "supervisor")
-    assert mentions_me(entry("ping", ("supervisor",)), "boss", "supervisor")
-    assert not mentions_me(entry("hey boss"), "boss", "supervisor")
-    assert not mentions_me(entry("note to self @boss", mine=True), "boss", "supervisor")
+    assert mentions("hey @Boss") and mentions("@boss: ship it") and mentions("ping", ("supervisor",))
+    assert not mentions("hey boss") and not mentions("mail @bossman") and not mentions("a@boss.example")
+    assert not mentions("note to self @boss", sender="UME")
+    handoff = Handoff(next="review", to="Boss").to_part()
+    assert mentions_human("UALICE", (handoff,), (), "UME", "boss", None)
+
+
+def test_single_newlines_are_line_breaks_outside_code(qapp):
+    assert with_hard_breaks("one\ntwo\n\nthree") == "one  \ntwo\n\nthree"
+    assert with_hard_breaks("```\na\nb\n```\nx\ny") == "```\na\nb\n```\nx  \ny"
+    document = markdown_document("first line\nsecond line")
+    assert document.toPlainText().splitlines() == ["first line", "second line"]
 
 
 def test_headings_are_only_a_little_larger_than_the_body(qapp):

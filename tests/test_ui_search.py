@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.stored_session import StoreBackedSession, message
-from test_ui_window import desktop, join_room, open_room, peer, post_as  # noqa: F401 - fixtures
+from support.desktop_window import join_room, open_room, post_as
 
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.search_model import SearchIndexer

@@ -33,8 +33,14 @@ def at_bottom(view: TimelineView) -> bool:
     return bar.value() >= bar.maximum() - 4
 
 
+def read_up_to(qtbot, qloop, session, seq: int, room: str = "team") -> None:
+    """The human has read ``room`` up to ``seq`` (the room opens at the bottom when that is all)."""
+    store_call(qtbot, qloop, session.store, LocalStore.set_cursor, room, seq)
+
+
 def test_follows_new_messages_while_at_the_bottom(qtbot, qloop, session, bridge):
     add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 60)])
+    read_up_to(qtbot, qloop, session, 59)
     view = make_view(qtbot, bridge)
     qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
     add_messages(qtbot, qloop, session, [message(100, "team", "a new one")])
@@ -45,6 +51,7 @@ def test_follows_new_messages_while_at_the_bottom(qtbot, qloop, session, bridge)
 
 def test_scrolled_up_reader_gets_a_pill_instead_of_a_jump(qtbot, qloop, session, bridge):
     add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 60)])
+    read_up_to(qtbot, qloop, session, 59)
     view = make_view(qtbot, bridge)
     bar = view.verticalScrollBar()
     bar.setValue(bar.maximum() // 2)
@@ -59,6 +66,7 @@ def test_scrolled_up_reader_gets_a_pill_instead_of_a_jump(qtbot, qloop, session,
 
 def test_scrolling_to_the_top_loads_older_history_in_place(qtbot, qloop, session, bridge):
     add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 451)])
+    read_up_to(qtbot, qloop, session, 450)
     view = make_view(qtbot, bridge)
     model = view.model()
     assert model.rowCount() == 200
@@ -69,18 +77,20 @@ def test_scrolling_to_the_top_loads_older_history_in_place(qtbot, qloop, session
     assert 245 <= top_seq <= 252  # the message that was on top (seq 251) stays about where it was
 
 
-def test_jump_to_first_unread_loads_back_to_the_read_marker(qtbot, qloop, session, bridge):
+def test_a_room_opens_at_a_read_marker_pages_back_and_jump_returns_there(qtbot, qloop, session, bridge):
     add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 451)])
-    store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "team", 100)
+    read_up_to(qtbot, qloop, session, 100)
     view = make_view(qtbot, bridge)
+    model = view.model()
+    qtbot.waitUntil(lambda: model.first_unread_row() is not None, timeout=5000)  # paged back by itself
+    row = model.first_unread_row()
+    assert model.entry(row).seq == 101
+    qtbot.waitUntil(lambda: view.visualRect(model.index(row)).top() in range(0, 4), timeout=5000)
+    qtbot.keyClick(view, Qt.Key.Key_End)
     jump = view.findChild(object, "jumpToUnread")
     qtbot.waitUntil(jump.isVisible, timeout=5000)
     qtbot.mouseClick(jump, Qt.MouseButton.LeftButton)
-    model = view.model()
-    qtbot.waitUntil(lambda: model.first_unread_row() is not None, timeout=5000)
-    row = model.first_unread_row()
-    assert model.entry(row).seq == 101
-    qtbot.waitUntil(lambda: view.visualRect(model.index(row)).top() in range(0, 40), timeout=5000)
+    qtbot.waitUntil(lambda: view.visualRect(model.index(model.first_unread_row())).top() in range(0, 4), timeout=5000)
 
 
 def test_failed_post_offers_retry_and_discard(qtbot, qloop, session, bridge):
@@ -89,7 +99,7 @@ def test_failed_post_offers_retry_and_discard(qtbot, qloop, session, bridge):
     session.emit(OutboxChanged(failed))
     model = view.model()
     assert model.rowCount() == 1
-    layout = view.message_delegate.layouts.get(model.entry(0), view.message_delegate.row_width(), False, view.font())
+    layout = view.row_layout(model.index(0))
     assert layout.status_text == "Not sent: not a member of this room"
     top_left = view.visualRect(model.index(0)).topLeft()
     with qtbot.waitSignal(view.message_delegate.retryRequested) as retry:
@@ -105,10 +115,9 @@ def test_a_post_that_fails_after_being_shown_gets_its_buttons(qtbot, qloop, sess
     model = view.model()
     pending = OutboxItem("c2", "empty", ({"kind": "text", "text": "hi"},), 1_700_000_000.0)
     session.emit(OutboxChanged(pending))
-    width = view.message_delegate.row_width()
-    assert view.message_delegate.layouts.get(model.entry(0), width, False, view.font()).status_text == "Sending…"
+    assert view.row_layout(model.index(0)).status_text == "Sending…"
     session.emit(OutboxChanged(OutboxItem("c2", "empty", pending.parts, pending.created_at, OutboxStatus.FAILED, error="too large")))
-    layout = view.message_delegate.layouts.get(model.entry(0), width, False, view.font())
+    layout = view.row_layout(model.index(0))
     assert layout.status_text == "Not sent: too large" and set(layout.buttons) == {"retry", "discard"}
 
 

@@ -16,6 +16,7 @@ from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QListView, QMessageBox, QToolTip, QWidget
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.desktop_window import join_room, open_room, post_as, unread
 from support.raw_agent import RawAgent
 
 from parler_desktop.app import roles
@@ -29,51 +30,6 @@ from parler_desktop.ui.connect_dialog import ConnectChoice
 from parler_desktop.ui.desktop import DesktopApp
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture
-def desktop(qtbot, qloop, tmp_path: Path, hub):
-    home = Home.resolve(tmp_path / "home")
-    home.ensure()
-    save_settings(home.settings_file, Settings(display_name="boss"))
-    app = DesktopApp(home, hub.url)
-    app.window.show()
-    assert run_coroutine(qtbot, qloop, app.connect(hub.url))
-    qtbot.waitUntil(lambda: app.bridge.is_live, timeout=15_000)
-    yield app
-    run_coroutine(qtbot, qloop, app.shutdown())
-    app.window.close()
-    app.window.deleteLater()
-
-
-@pytest.fixture
-def peer(qtbot, qloop, hub):
-    agent = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
-    run_coroutine(qtbot, qloop, agent.ok({"op": "subscribe"}, "subscribed"))
-    yield agent
-    run_coroutine(qtbot, qloop, agent.close())
-
-
-def join_room(qtbot, qloop, desktop: DesktopApp, peer: RawAgent, room: str) -> str:
-    invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": room}, "invited"))
-    run_coroutine(qtbot, qloop, desktop.bridge.session.redeem(invited["code"]))
-    qtbot.waitUntil(lambda: invited["room"] in desktop.window.rooms.room_names(), timeout=10_000)
-    return invited["room"]
-
-
-def post_as(qtbot, qloop, peer: RawAgent, room: str, text: str, **extra) -> dict:
-    frame = {"op": "send", "target": {"kind": "room", "room": room}, "parts": [{"kind": "text", "text": text}], **extra}
-    return run_coroutine(qtbot, qloop, peer.ok(frame, "sent"))
-
-
-def unread(desktop: DesktopApp, room: str) -> int:
-    summary = desktop.window.rooms.summary(room)
-    return summary.unread if summary is not None else -1
-
-
-def open_room(qtbot, desktop: DesktopApp, room: str) -> None:
-    assert desktop.window.room_panel.select_room(room)
-    qtbot.waitUntil(lambda: desktop.window.timeline_model.room == room and not desktop.window.timeline_model.loading, timeout=5000)
 
 
 def test_main_widgets_carry_their_object_names(desktop):

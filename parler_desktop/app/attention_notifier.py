@@ -23,7 +23,7 @@ from parler_desktop.app.attention_rules import MessageFacts, decide
 from parler_desktop.app.attention_settings import AttentionSettings, Level
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.client.events import ConnectionState, StateChanged
-from parler_desktop.protocol.addressing import is_for_me
+from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
 from parler_desktop.store import LocalStore
 from parler_desktop.store.codec import preview_text
@@ -100,6 +100,11 @@ class AttentionNotifier(QObject):
     def pending_rooms(self) -> list[str]:
         return sorted(self._batches)
 
+    def for_me(self, message: StoredMessage) -> bool:
+        """Addressed to the human, by the one rule the @ badge uses (``protocol/mentions.py``)."""
+        bridge = self._bridge
+        return mentions_human(message.sender.id, message.parts, message.mentions or (), bridge.agent_id, bridge.name, bridge.role)
+
     def keeps(self, message: StoredMessage, settings: AttentionSettings) -> bool:
         """Whether ``message`` (from someone else) may notify, by its room's level or the rules."""
         level = settings.level(message.room)
@@ -109,8 +114,8 @@ class AttentionNotifier(QObject):
             return True
         bridge = self._bridge
         if level is Level.FOR_ME:
-            return is_for_me(message, bridge.agent_id, bridge.name, bridge.role)
-        facts = MessageFacts.of(message, self._kinds.get(message.room, "channel"), bridge.name, bridge.role or None)
+            return self.for_me(message)
+        facts = MessageFacts.of(message, self._kinds.get(message.room, "channel"), bridge.agent_id, bridge.name, bridge.role or None)
         return decide(settings.rules, facts)
 
     def _stored(self, room: str, messages: Sequence[StoredMessage], _live: bool) -> None:
@@ -124,7 +129,7 @@ class AttentionNotifier(QObject):
         batch = self._batches.setdefault(room, RoomBatch())
         batch.new.extend(others)
         batch.kept.extend(m for m in others if self.keeps(m, settings))
-        batch.for_me.extend(m for m in others if is_for_me(m, bridge.agent_id, bridge.name, bridge.role))
+        batch.for_me.extend(m for m in others if self.for_me(m))
         self._quiet.start()
         if not self._deadline.isActive():
             self._deadline.start()

@@ -6,7 +6,8 @@ Conditions (strings compare without case; ``*`` and ``?`` are wildcards; a list 
 ``room``, ``room_kind`` (channel/dm/service), ``author``, ``author_role``, ``part_kind`` (text,
 handoff, task, file, bundle, dispatch or a full extension kind), ``task_state`` (accepted,
 working, awaiting, done, failed, cancelled), ``text_prefix``, ``text_contains``, and the flags
-``mentions_me`` and ``handoff_to_me`` (true/false). Rules come from a settings file the human
+``mentions_me`` (``protocol/mentions.py``: the rule behind the @ badge, which counts handoffs
+addressed to me too) and ``handoff_to_me`` (a handoff naming me or my role) (true/false). Rules come from a settings file the human
 edits, so parsing reports the first problem as a sentence naming the rule and the condition.
 """
 
@@ -17,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from parler_desktop.protocol.addressing import handoff_to_me, mentions_me
+from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.protocol.parts import Handoff, TaskStatus
 from parler_desktop.protocol.values import StoredMessage
 
@@ -49,7 +50,7 @@ class MessageFacts:
     handoff_to_me: bool
 
     @classmethod
-    def of(cls, message: StoredMessage, room_kind: str, my_name: str, my_role: str | None) -> "MessageFacts":
+    def of(cls, message: StoredMessage, room_kind: str, my_id: str, my_name: str, my_role: str | None) -> "MessageFacts":
         kinds = {str(part.get("kind", "")) for part in message.parts}
         kinds |= {short for short, kind in SHORT_KINDS.items() if kind in kinds}
         states = {task.status for task in map(TaskStatus.from_part, message.parts) if task is not None}
@@ -62,8 +63,11 @@ class MessageFacts:
             part_kinds=frozenset(kinds),
             task_states=frozenset(states),
             text=text,
-            mentions_me=mentions_me(message, my_name, my_role),
-            handoff_to_me=handoff_to_me(message, my_name, my_role) is not None,
+            mentions_me=mentions_human(message.sender.id, message.parts, message.mentions or (), my_id, my_name, my_role),
+            handoff_to_me=any(
+                handoff is not None and handoff.to is not None and handoff.is_addressed_to(my_name, my_role)
+                for handoff in map(Handoff.from_part, message.parts)
+            ),
         )
 
 

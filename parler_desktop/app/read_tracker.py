@@ -1,8 +1,9 @@
-"""ReadTracker: moves the hub cursor only when the human has actually seen the newest message.
+"""ReadTracker: moves the hub cursor only over what the human has actually had on screen.
 
 Three things must hold at once: a room is shown, the window is active (focused, not minimized)
-and the newest loaded message is on screen (the view is at the bottom). Then, after a short
-settle delay, the cursor advances to the newest seq in the local store — never beyond it.
+and a message newer than the cursor is on screen (``set_seen``: the newest seq the timeline
+shows whole). Then, after a short settle delay, the cursor advances to that seq — not to the
+newest message of the room: what is still below stays unread, in the badge and the title.
 """
 
 from __future__ import annotations
@@ -21,21 +22,21 @@ class ReadTracker(QObject):
         self._bridge = bridge
         self._timeline = timeline
         self.window_active = False
-        self.at_bottom = True
+        self.seen_seq = 0
         self._cursors: dict[str, int] = {}
         self._timer = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._timer.timeout.connect(self._commit)
         bridge.cursorChanged.connect(self._cursor_changed)
         bridge.sessionChanged.connect(self._session_changed)
-        timeline.roomLoaded.connect(self.reconsider)
-        timeline.appended.connect(self.reconsider)
+        timeline.modelReset.connect(lambda: self.set_seen(0))
 
     def set_window_active(self, active: bool) -> None:
         self.window_active = active
         self.reconsider()
 
-    def set_at_bottom(self, at_bottom: bool) -> None:
-        self.at_bottom = at_bottom
+    def set_seen(self, seq: int) -> None:
+        """The newest seq of the shown room that is on screen now (0: none yet)."""
+        self.seen_seq = seq
         self.reconsider()
 
     def may_read(self) -> bool:
@@ -43,8 +44,7 @@ class ReadTracker(QObject):
             self._timeline.room is not None
             and not self._timeline.loading
             and self.window_active
-            and self.at_bottom
-            and self._timeline.newest_seq > self._known_cursor()
+            and self.seen_seq > self._known_cursor()
         )
 
     def reconsider(self, *_change: object) -> None:
@@ -61,7 +61,7 @@ class ReadTracker(QObject):
     def _commit(self) -> None:
         if not self.may_read():
             return
-        room, seq = self._timeline.room, self._timeline.newest_seq
+        room, seq = self._timeline.room, self.seen_seq
         self._cursors[room] = seq
         self._bridge.mark_read(room, seq)
 

@@ -1,6 +1,6 @@
 """The room list: one row per room from the local store, kept in step with session events.
 
-Rows come from ``LocalStore.room_summaries`` (unread = stored seq above the cursor, mention
+Rows come from ``LocalStore.room_summaries`` (unread = others' stored seq above the cursor, mention
 count, last activity). Events only schedule a reload; reloads are coalesced so a burst of
 thousands of messages costs a handful of store queries. The proxy orders by recency and filters.
 
@@ -108,7 +108,8 @@ class RoomListModel(QAbstractListModel):
             return name
         label = self._label(room)
         real = f"{room.name}  ·  " if label != room.name else ""
-        return f"{label}  ·  {real}{room.kind}  ·  {room.members} members"
+        members = f"{room.members} member{'' if room.members == 1 else 's'}"
+        return f"{label}  ·  {real}{room.kind}  ·  {members}"
 
     def _label(self, room: Any) -> str:
         return room_label(room.name, room.kind, self._partners.get(room.name))
@@ -130,7 +131,7 @@ class RoomListModel(QAbstractListModel):
     async def _reload(self) -> None:
         store = self._bridge.store
         try:
-            summaries = await store.call(LocalStore.room_summaries)
+            summaries = await store.call(LocalStore.room_summaries, self._bridge.agent_id)
             for room in summaries:
                 if room.kind == "dm" and room.name not in self._partners:
                     await self._learn_partner(store, room.name)

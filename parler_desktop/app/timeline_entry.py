@@ -6,6 +6,7 @@ An entry is what the delegate paints. It is built once per row; the signature ch
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,43 @@ from parler_desktop.identity import verify_signature
 from parler_desktop.protocol.canonical import SignatureState, verify_message
 from parler_desktop.protocol.parts import SIG_KIND
 from parler_desktop.protocol.values import StoredMessage
+
+
+GROUP_SECS = 300  # one author's messages this close together share one header
+
+
+def day_label(ts_ms: int, now: float | None = None) -> str:
+    """The date separator's words: "Today", "Yesterday", or the weekday and date."""
+    day = time.strftime("%Y-%m-%d", time.localtime(ts_ms / 1000))
+    today = now if now is not None else time.time()
+    if day == time.strftime("%Y-%m-%d", time.localtime(today)):
+        return "Today"
+    if day == time.strftime("%Y-%m-%d", time.localtime(today - 86_400)):
+        return "Yesterday"
+    return time.strftime("%A %d %B %Y", time.localtime(ts_ms / 1000))
+
+
+@dataclass(frozen=True)
+class RowContext:
+    """What a row shows because of the row above it."""
+
+    divider: bool  # the "New messages" line sits above it
+    grouped: bool  # same author, minutes after the row above: no header of its own
+    day: str  # a date separator above it ("" when the row above is from the same day)
+
+
+def row_context(previous: "TimelineEntry | None", entry: "TimelineEntry", divider: bool) -> RowContext:
+    day = day_label(entry.ts_ms)
+    if previous is not None and day == day_label(previous.ts_ms):
+        day = ""
+    grouped = (
+        previous is not None
+        and not divider
+        and not day
+        and previous.sender_id == entry.sender_id
+        and 0 <= entry.ts_ms - previous.ts_ms < GROUP_SECS * 1000
+    )
+    return RowContext(divider, grouped, day)
 
 
 @dataclass

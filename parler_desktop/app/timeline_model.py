@@ -7,10 +7,12 @@ not yet stored). New messages are buffered for one frame and appended in one ins
 the reader follows the bottom the window is trimmed from the top so it never grows without end.
 
 ``read_marker`` is the hub cursor when the room was opened: the "new messages" divider sits
-above the first row with a higher seq.
+above the first row with a higher seq written by someone else (the human's own posts are never
+unread). A post of the human's joins the stored rows at its seq as soon as the hub has given it
+one, so it never sits below messages that came after it.
 
-Which long messages the reader expanded is kept here by entry key (not persisted), so it
-survives scrolling, paging and switching rooms until the session changes.
+Which long (or suspect) messages and which cards the reader expanded is kept here by entry key
+(not persisted), so it survives scrolling, paging and switching rooms until the session changes.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from parler_desktop.app import roles
 from parler_desktop.app.bridge import SessionBridge
-from parler_desktop.app.timeline_entry import TimelineEntry
+from parler_desktop.app.timeline_entry import RowContext, TimelineEntry, row_context
 from parler_desktop.client.events import OutboxItem, OutboxStatus
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.store import LocalStore
@@ -39,7 +41,7 @@ Index = QModelIndex | QPersistentModelIndex
 class TimelineModel(QAbstractListModel):
     roomLoaded = Signal(str)  # the newest page of the room is in
     olderLoaded = Signal(int)  # that many rows were inserted at the top
-    appended = Signal(int)  # that many stored messages were appended at the bottom
+    appended = Signal(int)  # that many stored messages from others were appended at the bottom
 
     def __init__(self, bridge: SessionBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -61,6 +63,7 @@ class TimelineModel(QAbstractListModel):
         self._first_unread: int | None = None
         self._first_unread_known = False
         self._expanded: set[str] = set()  # keys of the long messages shown whole
+        self._open_cards: dict[str, frozenset[int]] = {}  # key -> the cards shown with all details
         for change in (self.modelReset, self.rowsInserted, self.rowsRemoved):
             change.connect(self._forget_first_unread)  # connected first: runs before any view's slot
         bridge.messagesStored.connect(self._messages_stored)
@@ -89,6 +92,16 @@ class TimelineModel(QAbstractListModel):
             return self._outbox[row - len(self._stored)]
         return None
 
+    def row_context(self, row: int) -> RowContext:
+        """Divider, grouping and date separator of ``row`` (they depend on the row above)."""
+        entry = self.entry(row)
+        assert entry is not None
+        return row_context(self.entry(row - 1) if row > 0 else None, entry, row == self.first_unread_row())
+
+    def row_of_id(self, message_id: str) -> int | None:
+        """The loaded row of a stored message by hub id (a reply's original), if loaded."""
+        return next((row for row in reversed(range(len(self._stored))) if self._stored[row].message_id == message_id), None)
+
     @property
     def tasks(self) -> TaskSupervisor:
         """The window's task owner, for views that start loads (jump to first unread)."""
@@ -116,22 +129,23 @@ class TimelineModel(QAbstractListModel):
             self._first_unread_known = True
         return self._first_unread
 
+    @property
+    def first_unread_outside(self) -> bool:
+        """The first unread message is older than the loaded window (it has to be paged in)."""
+        return bool(self._stored) and (self._stored[0].seq or 0) > self.read_marker and self._offset > 0
+
     def _forget_first_unread(self, *_change: object) -> None:
         self._first_unread_known = False
 
     def _find_first_unread(self) -> int | None:
         if not self._stored or self.newest_seq <= self.read_marker:
             return None
-        if (self._stored[0].seq or 0) > self.read_marker and self._offset > 0:
-            return None  # the first unread message is older than the loaded window
-        low, high = 0, len(self._stored)
-        while low < high:
-            mid = (low + high) // 2
-            if (self._stored[mid].seq or 0) <= self.read_marker:
-                low = mid + 1
-            else:
-                high = mid
-        return low if low < len(self._stored) else None
+        if self.first_unread_outside:
+            return None
+        row = bisect.bisect_right(self._stored, self.read_marker, key=lambda e: e.seq or 0)
+        while row < len(self._stored) and self._stored[row].mine:
+            row += 1
+        return row if row < len(self._stored) else None
 
     def is_expanded(self, key: str) -> bool:
         return key in self._expanded
@@ -148,9 +162,31 @@ class TimelineModel(QAbstractListModel):
         index = self.index(row)
         self.dataChanged.emit(index, index)
 
+    def open_cards(self, key: str) -> frozenset[int]:
+        return self._open_cards.get(key, frozenset())
+
+    def toggle_card(self, row: int, number: int) -> None:
+        """Show a card of the row with every detail, or fold it back to one line."""
+        entry = self.entry(row)
+        if entry is None:
+            return
+        self._open_cards[entry.key] = self.open_cards(entry.key) ^ {number}
+        index = self.index(row)
+        self.dataChanged.emit(index, index)
+
     def entry_by_id(self, message_id: str) -> TimelineEntry | None:
         """A loaded message by hub id (reply previews); None when it is outside the window."""
-        return next((e for e in reversed(self._stored) if e.message_id == message_id), None)
+        row = self.row_of_id(message_id)
+        return None if row is None else self._stored[row]
+
+    async def load_back_to_id(self, message_id: str) -> int | None:
+        """Page back until the message ``message_id`` is loaded; its row, or None if never found."""
+        generation = self._generation
+        while generation == self._generation and self.row_of_id(message_id) is None and self._offset > 0:
+            if not self.load_older() or self._older_task is None:
+                return None
+            await asyncio.shield(self._older_task)
+        return self.row_of_id(message_id) if generation == self._generation else None
 
     # -- loading ----------------------------------------------------------------------------
     def open_room(self, room: str | None) -> None:
@@ -232,6 +268,7 @@ class TimelineModel(QAbstractListModel):
     # -- live changes -----------------------------------------------------------------------
     def _session_changed(self) -> None:
         self._expanded.clear()
+        self._open_cards.clear()
         self.open_room(None)
 
     def _messages_stored(self, room: str, messages: Sequence[Any], live: bool) -> None:
@@ -263,14 +300,17 @@ class TimelineModel(QAbstractListModel):
         self.beginInsertRows(QModelIndex(), first, first + len(later) - 1)
         self._stored.extend(later)
         self.endInsertRows()
-        self.appended.emit(len(later))
+        self.appended.emit(sum(1 for e in later if not e.mine))
         self._trim_if_following()
 
     def _fill_gap(self, entry: TimelineEntry) -> None:
         seq = entry.seq or 0
         row = bisect.bisect_left(self._stored, seq, key=lambda e: e.seq or 0)
         if row < len(self._stored) and self._stored[row].seq == seq:
-            return  # already shown
+            if self._stored[row].message is None:  # the human's post, shown from the outbox until now
+                self._stored[row] = entry
+                self.dataChanged.emit(self.index(row), self.index(row))
+            return
         if row == 0 and self._offset > 0:
             self._offset += 1  # it belongs before the loaded window: one more row to page back to
             return
@@ -300,6 +340,11 @@ class TimelineModel(QAbstractListModel):
                 self._remove_outbox_row(row)
             return
         entry = TimelineEntry.from_outbox(item, self._bridge.agent_id, self._bridge.name)
+        if item.seq is not None:
+            if row is not None:
+                self._remove_outbox_row(row)
+            self._place_sent(entry)
+            return
         if row is None:
             at = self.rowCount()
             self.beginInsertRows(QModelIndex(), at, at)
@@ -309,6 +354,16 @@ class TimelineModel(QAbstractListModel):
             self._outbox[row] = entry
             index = self.index(len(self._stored) + row)
             self.dataChanged.emit(index, index)
+
+    def _place_sent(self, entry: TimelineEntry) -> None:
+        """A post the hub has numbered goes where its seq belongs among the stored rows."""
+        if (entry.seq or 0) > self.newest_seq:
+            at = len(self._stored)
+            self.beginInsertRows(QModelIndex(), at, at)
+            self._stored.append(entry)
+            self.endInsertRows()
+        else:
+            self._fill_gap(entry)
 
     def _remove_outbox_row(self, row: int) -> None:
         at = len(self._stored) + row

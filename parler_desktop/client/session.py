@@ -42,7 +42,7 @@ from parler_desktop.protocol.frames import (
     Redeem,
     ResolveJoin,
 )
-from parler_desktop.protocol.addressing import is_for_me
+from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.protocol.values import JoinRequest, Part, RoomInfo, StoredMessage
 from parler_desktop.settings import load_settings, read_join_secret
 from parler_desktop.store import LocalStore, StoreWorker
@@ -281,6 +281,6 @@ class HubSession:
             self._sync.mark_dirty(item.room)  # fetch our own message with its seq into the store
 
     def _mentions_me(self, message: StoredMessage) -> bool:
-        """Badge-worthy: addressed to me (protocol/addressing.py, shared with the notifications)."""
-        return is_for_me(message, self.agent_id, self.name, self.role)
+        """Badge-worthy: ``protocol.mentions`` decides (the timeline highlights by the same rule)."""
+        return mentions_human(message.sender.id, message.parts, message.mentions or (), self.agent_id, self.name, self.role)
 

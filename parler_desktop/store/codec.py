@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from parler_desktop.protocol.part_text import part_headline
 from parler_desktop.protocol.parts import SIG_KIND
 from parler_desktop.protocol.values import RosterEntry, StoredMessage
 from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
@@ -55,10 +56,8 @@ def preview_text(parts: Sequence[dict]) -> str:
         kind = part.get("kind")
         if kind == "text":
             pieces.append(plain_text(str(part.get("text", ""))))
-        elif kind == "data":
-            pieces.append("[data]")
         elif kind != SIG_KIND and isinstance(kind, str):
-            pieces.append(f"[{kind.rsplit('.', 1)[-1]}]")
+            pieces.append(part_headline(part))
     line = _WHITESPACE.sub(" ", " ".join(pieces)).strip()
     return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1].rstrip() + "…"
 

@@ -37,7 +37,7 @@ class RoomSummary:
     cursor: int  # the hub cursor as last learned
     max_seq: int  # highest stored seq (0 when none)
     last_ts: int  # hub time of the newest stored message (0 when none)
-    unread: int  # stored messages with seq > cursor
+    unread: int  # stored messages from others with seq > cursor
     mentions_unread: int  # of those, the ones that mention the user
     last_preview: str  # one line of plain text of the newest stored message
     last_sender: str  # display name of its sender
@@ -115,15 +115,21 @@ class LocalStore(OutboxTables, SearchTables):
         return {name: (mark, count) for name, mark, count in rows}
 
     @guarded("reading the room list")
-    def room_summaries(self) -> list[RoomSummary]:
-        """Every known room by name, with local unread/mention counts and the newest message."""
+    def room_summaries(self, me: str = "") -> list[RoomSummary]:
+        """Every known room by name, with local unread/mention counts and the newest message.
+
+        ``me`` (the identity's agent id) is never unread: the human's own posts are not counted,
+        though the hub counts them until the cursor passes them."""
         rooms = self._db.execute(
             "SELECT name, kind, members, hub_unread, cursor FROM rooms ORDER BY name"
         ).fetchall()
-        return [self._summary(*room) for room in rooms]
+        return [self._summary(me, *room) for room in rooms]
 
-    def _summary(self, name: str, kind: str, members: int, hub_unread: int, cursor: int) -> RoomSummary:
-        unread = self._count("SELECT count(*) FROM messages WHERE room = ? AND seq > ?", name, cursor)
+    def _summary(self, me: str, name: str, kind: str, members: int, hub_unread: int, cursor: int) -> RoomSummary:
+        unread = self._count(
+            "SELECT count(*) FROM messages WHERE room = ? AND seq > ? AND json_extract(wire, '$.from.id') IS NOT ?",
+            name, cursor, me,
+        )
         mentions = self._count(
             "SELECT count(*) FROM messages WHERE room = ? AND seq > ? AND mentions_me = 1", name, cursor
         )

@@ -120,11 +120,12 @@ class MainWindow(QMainWindow):
         self.timeline_model.modelReset.connect(self._update_placeholder)
         self.room_panel.roomChosen.connect(self.show_room)
         self.roster.modelReset.connect(lambda: self.composer.set_names(self.roster.names()))
-        self.timeline.atBottomChanged.connect(self.read_tracker.set_at_bottom)
+        self.timeline.seenChanged.connect(self.read_tracker.set_seen)
         self.timeline.replyRequested.connect(self.composer.set_reply)
         self.timeline.linkRefused.connect(
             lambda href: self.statusBar().showMessage(f"Not opened: {href} (only http, https and mailto links open)", 10_000)
         )
+        self.timeline.statusMessage.connect(lambda text: self.statusBar().showMessage(text, 10_000))
         delegate = self.timeline.message_delegate
         delegate.retryRequested.connect(bridge.retry_outbox)
         delegate.discardRequested.connect(bridge.discard_outbox)
@@ -175,6 +176,7 @@ class MainWindow(QMainWindow):
     def _post(self, text: str, mentions: list, reply_to: object, extra_parts: list) -> None:
         room = self.timeline_model.room
         if room is not None:
+            self.timeline.scroll_to_newest()  # the post shows at the bottom, in view
             self.bridge.post(room, text, mentions, reply_to if isinstance(reply_to, str) else None, extra_parts)
 
     def _save_blob(self, card: Card) -> None:

@@ -6,6 +6,8 @@ are the one way Markdown could make us load something, so the document never loa
 and every image is replaced by its address as plain text.
 
 Headings are sized for a chat line, not a document title: only a little larger than the body.
+A single newline is a line break, as people (and agents) mean it in a chat, not a space as in
+Markdown. Code, fenced or inline, is shaded; its long lines wrap instead of being cut off.
 """
 
 from __future__ import annotations
@@ -13,14 +15,29 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import re
+
 from PySide6.QtCore import QUrl
-from PySide6.QtGui import QFont, QTextBlock, QTextCharFormat, QTextCursor, QTextDocument, QTextFormat, QTextFragment
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QTextBlock,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextDocument,
+    QTextFormat,
+    QTextFragment,
+    QTextOption,
+)
 
 FEATURES = QTextDocument.MarkdownFeature(
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
 )
 
 HEADING_SCALE = {1: 1.3, 2: 1.15}  # deeper levels: body size, bold
+CODE_SHADE = QColor(127, 127, 127, 40)  # grey at low alpha reads on light and dark themes alike
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 class SafeTextDocument(QTextDocument):
@@ -35,11 +52,57 @@ def markdown_document(text: str, font: QFont | None = None) -> SafeTextDocument:
     document.setDocumentMargin(0)
     if font is not None:
         document.setDefaultFont(font)
-    document.setMarkdown(text, FEATURES)
+    option = document.defaultTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)  # a long path or log line wraps
+    document.setDefaultTextOption(option)
+    document.setMarkdown(with_hard_breaks(text), FEATURES)
     if "![" in text:  # the only Markdown that makes an image (inline or by reference)
         _replace_images(document)
     _scale_headings(document)
+    if "`" in text or "~~~" in text or "\n    " in text:
+        _shade_code(document)
     return document
+
+
+def with_hard_breaks(text: str) -> str:
+    """``text`` with each single newline outside code blocks made a Markdown hard break."""
+    lines = text.split("\n")
+    fence: str | None = None
+    for number, line in enumerate(lines[:-1]):
+        opening = _FENCE.match(line)
+        if fence is not None:
+            if opening is not None and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = None
+            continue
+        if opening is not None:
+            fence = opening.group(1)
+            continue
+        following = lines[number + 1]
+        if line.strip() and following.strip() and not _FENCE.match(following) and not line.endswith(("  ", "\\")):
+            lines[number] = line + "  "
+    return "\n".join(lines)
+
+
+def _shade_code(document: QTextDocument) -> None:
+    """Code blocks and inline code on a shaded ground; code blocks may wrap their lines."""
+    block = document.begin()
+    while block.isValid():
+        if block.blockFormat().nonBreakableLines():
+            cursor = QTextCursor(block)
+            shaded = QTextBlockFormat()
+            shaded.setNonBreakableLines(False)
+            shaded.setBackground(CODE_SHADE)
+            cursor.mergeBlockFormat(shaded)
+        else:
+            for fragment in _fragments(block):
+                if fragment.charFormat().fontFixedPitch():
+                    cursor = QTextCursor(document)
+                    cursor.setPosition(fragment.position())
+                    cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
+                    code = QTextCharFormat()
+                    code.setBackground(CODE_SHADE)
+                    cursor.mergeCharFormat(code)
+        block = block.next()
 
 
 def _scale_headings(document: QTextDocument) -> None:

@@ -1,22 +1,22 @@
-"""Paints timeline rows (no widget per message) and turns clicks on a row's buttons into signals.
+"""Paints timeline rows (no widget per message) and turns clicks on a row's links, cards and
+buttons into signals.
 
-A row: an optional "new messages" divider, a header (author, role, time, and whether the text is
-verified, unsigned or tampered — or that it is the human's own), the Markdown body (a long one
-folded, fading out above a "Show more" link), part cards and, for the human's unsent posts,
-their status with Retry / Discard.
+Verification is quiet (a small ✓ with a tooltip); an invalid signature is loud: a warning band
+across the row, the text hidden until "Show anyway". Where each piece goes is
+``message_layout``; colours come from the palette, so a dark theme stays readable.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QLinearGradient, QMouseEvent, QPainter, QPalette
+from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QLinearGradient, QMouseEvent, QPainter, QPalette, QTextCursor
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.protocol.canonical import SignatureState
-from parler_desktop.ui.cards import Card
 from parler_desktop.ui.markdown import markdown_document
-from parler_desktop.ui.message_layout import CARD_PAD, DIVIDER_HEIGHT, GAP, PAD, LayoutCache, RowLayout, body_width
+from parler_desktop.ui.message_layout import CARD_PAD, DATE_HEIGHT, DIVIDER_HEIGHT, PAD, WARNING, CardLayout, LayoutCache, RowLayout, body_width, shows_role
+from parler_desktop.ui.row_text import full_date
 
 MINE_TINT = QColor(66, 133, 244, 28)
 MENTION_TINT = QColor(255, 193, 7, 45)
@@ -24,18 +24,21 @@ MENTION_BAR = QColor(230, 145, 0)
 HANDOFF_TINT = QColor(255, 152, 0, 60)
 CARD_TINT = QColor(127, 127, 127, 28)
 DIVIDER = QColor(220, 60, 60)
+WARNING_BAND = QColor(198, 40, 40, 200)
 FADE_LINES = 3  # a folded body fades out over its last lines…
 FADE_END = 0.8  # …leaving its last line faint but whole, so it does not look cut in half
-SIGNATURE_LOOK = {
-    SignatureState.VALID: ("✓ verified", QColor(46, 125, 50)),
-    SignatureState.UNSIGNED: ("⚠ unsigned", QColor(176, 120, 0)),
-    SignatureState.INVALID: ("✗ invalid signature", QColor(198, 40, 40)),
+SIGNATURE_ICONS = {
+    SignatureState.VALID: ("✓", QColor(46, 125, 50), "Verified: signed by the sender's key, unchanged since."),
+    SignatureState.UNSIGNED: ("○", None, "Not signed: the sender's client does not sign its messages."),
+    SignatureState.INVALID: ("✗", QColor(198, 40, 40), "Invalid signature: this message may have been altered or forged."),
 }
 NAME_COLOURS = [QColor(c) for c in ("#1565c0", "#6a1b9a", "#2e7d32", "#ad1457", "#00838f", "#4e342e", "#283593")]
 
 
-def name_colour(agent_id: str) -> QColor:
-    return NAME_COLOURS[sum(agent_id.encode()) % len(NAME_COLOURS)]
+def name_colour(agent_id: str, palette: QPalette) -> QColor:
+    """A stable colour per author, lightened on a dark background so it stays readable."""
+    colour = NAME_COLOURS[sum(agent_id.encode()) % len(NAME_COLOURS)]
+    return colour.lighter(190) if palette.color(QPalette.ColorRole.Base).lightness() < 128 else colour
 
 
 def over(tint: QColor, base: QColor) -> QColor:
@@ -48,15 +51,18 @@ class MessageDelegate(QStyledItemDelegate):
     retryRequested = Signal(str)  # client id
     discardRequested = Signal(str)
     saveRequested = Signal(object)  # Card with a blob
-    toggleRequested = Signal(QModelIndex)  # the row's "Show more" / "Show less" was clicked
+    toggleRequested = Signal(QModelIndex)  # the row's "Show more" / "Show anyway" / … was clicked
+    cardToggled = Signal(QModelIndex, int)  # a card with details was clicked
+    replyClicked = Signal(QModelIndex)  # the row's "in reply to" line was clicked
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.layouts = LayoutCache()
         self.my_id = ""
+        self.selection: tuple[str, int, int] | None = None  # entry key, start, end in its body
 
     def set_identity(self, agent_id: str, name: str, role: str | None) -> None:
-        self.my_id = agent_id
+        self.my_id = self.layouts.my_id = agent_id
         self.layouts.my_name = name
         self.layouts.my_role = role
         self.layouts.clear()
@@ -67,8 +73,9 @@ class MessageDelegate(QStyledItemDelegate):
         entry = model.entry(index.row())
         if entry is None:
             return None
-        divider = index.row() == model.first_unread_row()
-        return entry, self.layouts.get(entry, self.row_width(), divider, option.font, model.is_expanded(entry.key))
+        context = model.row_context(index.row())
+        layout = self.layouts.get(entry, self.row_width(), context, option.font, model.is_expanded(entry.key), model.open_cards(entry.key))
+        return entry, layout
 
     def row_layout(self, option: QStyleOptionViewItem, index: QModelIndex) -> RowLayout | None:
         """The row's layout (row coordinates), as painted."""
@@ -93,20 +100,38 @@ class MessageDelegate(QStyledItemDelegate):
         painter.translate(option.rect.topLeft())
         width = option.rect.width()
         top = 0
-        if index.row() == index.model().first_unread_row():
-            self._paint_divider(painter, option, width)
-            top = DIVIDER_HEIGHT
+        if layout.context.day:
+            self._paint_rule(painter, option, QRect(0, 0, width, DATE_HEIGHT), layout.context.day, option.palette.color(QPalette.ColorRole.PlaceholderText))
+            top += DATE_HEIGHT
+        if layout.context.divider:
+            self._paint_rule(painter, option, QRect(0, top, width, DIVIDER_HEIGHT), "New messages", DIVIDER)
+            top += DIVIDER_HEIGHT
         row = QRect(0, top, width, layout.height - top)
         tint = self._row_tint(option, entry, layout)
         if tint is not None:
             painter.fillRect(row, tint)
         if layout.mentions_me and not option.state & QStyle.StateFlag.State_Selected:
             painter.fillRect(QRect(0, top, 3, row.height()), MENTION_BAR)
-        self._paint_header(painter, option, entry, layout, top + PAD, width)
+        if not layout.context.grouped:
+            self._paint_header(painter, option, entry, layout)
+        self._paint_icon(painter, option, layout)
+        if layout.reply_rect is not None:
+            if layout.reply_text is None:
+                layout.reply_text = self._reply_preview(entry.reply_to or "")
+            painter.setPen(option.palette.color(QPalette.ColorRole.Link))
+            painter.drawText(layout.reply_rect, Qt.AlignmentFlag.AlignLeft, option.fontMetrics.elidedText(layout.reply_text, Qt.TextElideMode.ElideRight, layout.reply_rect.width()))
+        if layout.band is not None:
+            painter.fillRect(layout.band, WARNING_BAND)
+            painter.setPen(QColor("white"))
+            painter.drawText(layout.band.adjusted(PAD, 0, -PAD, 0), Qt.AlignmentFlag.AlignVCenter, option.fontMetrics.elidedText(WARNING, Qt.TextElideMode.ElideRight, layout.band.width() - 2 * PAD))
         if layout.body is not None:
-            self._paint_body(painter, option, layout, tint)
-        for card, box, save in layout.cards:
-            self._paint_card(painter, option, card, box, save)
+            self._paint_body(painter, option, entry, layout, tint)
+        if layout.toggle is not None:
+            painter.setFont(option.font)
+            painter.setPen(option.palette.color(QPalette.ColorRole.Link))
+            painter.drawText(layout.toggle, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, layout.toggle_text)
+        for card in layout.cards:
+            self._paint_card(painter, option, card)
         if layout.status_text:
             self._paint_status(painter, option, entry, layout)
         painter.restore()
@@ -118,13 +143,25 @@ class MessageDelegate(QStyledItemDelegate):
             return MENTION_TINT
         return MINE_TINT if entry.mine else None
 
-    def _paint_body(self, painter: QPainter, option: QStyleOptionViewItem, layout: RowLayout, tint: QColor | None) -> None:
-        """The body, cut at its fold and fading into the row's background there, then its link."""
+    def _paint_body(self, painter: QPainter, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout, tint: QColor | None) -> None:
+        """The body (with the reader's selection), cut at its fold and fading out there."""
         self._fit_body(layout)
         inner = layout.body.textWidth()
         painter.save()
         painter.translate(PAD, layout.body_top)
-        layout.body.drawContents(painter, QRectF(0, 0, inner, layout.body_height))
+        painter.setClipRect(QRectF(0, 0, inner, layout.body_height))
+        context = QAbstractTextDocumentLayout.PaintContext()
+        context.palette = option.palette
+        context.clip = QRectF(0, 0, inner, layout.body_height)
+        if self.selection is not None and self.selection[0] == entry.key:
+            chosen = QAbstractTextDocumentLayout.Selection()
+            chosen.cursor = QTextCursor(layout.body)
+            chosen.cursor.setPosition(self.selection[1])
+            chosen.cursor.setPosition(self.selection[2], QTextCursor.MoveMode.KeepAnchor)
+            chosen.format.setBackground(option.palette.color(QPalette.ColorRole.Highlight))
+            chosen.format.setForeground(option.palette.color(QPalette.ColorRole.HighlightedText))
+            context.selections = [chosen]
+        layout.body.documentLayout().draw(painter, context)
         if layout.folded:
             base = option.palette.color(QPalette.ColorRole.Base)
             background = over(tint, base) if tint is not None else base
@@ -136,15 +173,26 @@ class MessageDelegate(QStyledItemDelegate):
                 gradient.setColorAt(at, colour)
             painter.fillRect(QRectF(0, layout.body_height - fade, inner, fade), gradient)
         painter.restore()
-        if layout.toggle is not None:
-            painter.setFont(option.font)
-            painter.setPen(option.palette.color(QPalette.ColorRole.Link))
-            painter.drawText(layout.toggle, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, layout.toggle_text)
 
     def _fit_body(self, layout: RowLayout) -> None:
         inner = body_width(self.row_width())
         if layout.body is not None and layout.body.textWidth() != inner:  # shared by the row's layouts at other widths
             layout.body.setTextWidth(inner)
+
+    def text_position(self, option: QStyleOptionViewItem, index: QModelIndex, point: QPoint, clamp: bool = False) -> int | None:
+        """The character of the row's shown body under ``point`` (viewport coordinates); None
+        off the body, unless ``clamp`` (a drag past it ends at its first or last line)."""
+        found = self._layout(option, index)
+        if found is None or found[1].body is None:
+            return None
+        layout = found[1]
+        self._fit_body(layout)
+        local = QPointF(point - option.rect.topLeft() - QPoint(PAD, layout.body_top))
+        if clamp:
+            local.setY(min(max(local.y(), 0.0), layout.body_height - 1.0))
+        elif not (0 <= local.y() < layout.body_height and 0 <= local.x() < layout.body.textWidth()):
+            return None
+        return layout.body.documentLayout().hitTest(local, Qt.HitTestAccuracy.FuzzyHit)
 
     def link_at(self, option: QStyleOptionViewItem, index: QModelIndex, point: QPoint) -> str | None:
         """The address of the link under ``point`` (viewport coordinates) in the row's text, if any."""
@@ -158,55 +206,64 @@ class MessageDelegate(QStyledItemDelegate):
             return None  # below the fold (or under the body)
         return layout.body.documentLayout().anchorAt(QPointF(local)) or None
 
-    def _paint_divider(self, painter: QPainter, option: QStyleOptionViewItem, width: int) -> None:
-        painter.setPen(DIVIDER)
-        middle = DIVIDER_HEIGHT // 2
-        label = "New messages"
+    def tooltip_at(self, option: QStyleOptionViewItem, index: QModelIndex, point: QPoint) -> str | None:
+        """The time's full date, or what the signature icon means."""
+        found = self._layout(option, index)
+        if found is None:
+            return None
+        entry, layout = found
+        local = point - option.rect.topLeft()
+        if layout.time_rect is not None and layout.time_rect.contains(local):
+            return full_date(entry.ts_ms)
+        if layout.icon_rect is not None and layout.icon_rect.contains(local) and layout.signature is not None:
+            return f"{SIGNATURE_ICONS[layout.signature][2]}\n{full_date(entry.ts_ms)}"
+        return None
+
+    def _paint_rule(self, painter: QPainter, option: QStyleOptionViewItem, area: QRect, label: str, colour: QColor) -> None:
+        """A line across ``area`` with ``label`` in its middle (date separators, the divider)."""
+        painter.setPen(colour)
+        middle = area.center().y()
         font = QFont(option.font)
         font.setBold(True)
         painter.setFont(font)
         text_width = painter.fontMetrics().horizontalAdvance(label) + 16
-        painter.drawLine(PAD, middle, (width - text_width) // 2, middle)
-        painter.drawLine((width + text_width) // 2, middle, width - PAD, middle)
-        painter.drawText(QRect(0, 0, width, DIVIDER_HEIGHT), Qt.AlignmentFlag.AlignCenter, label)
+        painter.drawLine(PAD, middle, (area.width() - text_width) // 2, middle)
+        painter.drawLine((area.width() + text_width) // 2, middle, area.width() - PAD, middle)
+        painter.drawText(area, Qt.AlignmentFlag.AlignCenter, label)
 
-    def _paint_header(
-        self, painter: QPainter, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout, y: int, width: int
-    ) -> None:
+    def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout) -> None:
         metrics = option.fontMetrics
-        line = metrics.height()
+        y, line = layout.header_top, metrics.height()
         bold = QFont(option.font)
         bold.setBold(True)
         painter.setFont(bold)
-        painter.setPen(name_colour(entry.sender_id))
+        painter.setPen(name_colour(entry.sender_id, option.palette))
         name = entry.sender_name or entry.sender_id[:8]
         painter.drawText(QPoint(PAD, y + metrics.ascent()), name)
         x = PAD + painter.fontMetrics().horizontalAdvance(name) + 8
         painter.setFont(option.font)
-        muted = option.palette.color(QPalette.ColorRole.PlaceholderText)
         if entry.mine:
             tag = "you (human)"
             tag_width = metrics.horizontalAdvance(tag) + 10
-            painter.setBrush(QColor(66, 133, 244))
+            painter.setBrush(option.palette.color(QPalette.ColorRole.Highlight))
             painter.setPen(Qt.PenStyle.NoPen)
             painter.drawRoundedRect(QRect(x, y, tag_width, line), 4, 4)
-            painter.setPen(QColor("white"))
+            painter.setPen(option.palette.color(QPalette.ColorRole.HighlightedText))
             painter.drawText(QRect(x, y, tag_width, line), Qt.AlignmentFlag.AlignCenter, tag)
             x += tag_width + 8
-        painter.setPen(muted)
+        painter.setPen(option.palette.color(QPalette.ColorRole.PlaceholderText))
         seq = f"#{entry.seq}" if entry.mine and entry.seq is not None else ""  # the human's post, as stored
-        details = " · ".join(p for p in (entry.sender_role or "", layout.time_text, seq) if p)
+        role = entry.sender_role if shows_role(entry) else ""
+        details = " · ".join(p for p in (role or "", layout.time_text, seq) if p)
         painter.drawText(QPoint(x, y + metrics.ascent()), details)
-        state = entry.signature(self.my_id)
-        if state is not None and not entry.mine:
-            label, colour = SIGNATURE_LOOK[state]
-            painter.setPen(colour)
-            painter.drawText(QRect(0, y, width - PAD, line), Qt.AlignmentFlag.AlignRight, label)
-        if entry.reply_to:
-            if layout.reply_text is None:
-                layout.reply_text = self._reply_preview(entry.reply_to)
-            painter.setPen(muted)
-            painter.drawText(QPoint(PAD, y + line + GAP + metrics.ascent()), layout.reply_text)
+
+    def _paint_icon(self, painter: QPainter, option: QStyleOptionViewItem, layout: RowLayout) -> None:
+        if layout.icon_rect is None or layout.signature is None:
+            return
+        mark, colour, _tip = SIGNATURE_ICONS[layout.signature]
+        painter.setFont(option.font)
+        painter.setPen(colour or option.palette.color(QPalette.ColorRole.PlaceholderText))
+        painter.drawText(layout.icon_rect, Qt.AlignmentFlag.AlignCenter, mark)
 
     def _reply_preview(self, message_id: str) -> str:
         view = self.parent()
@@ -216,7 +273,8 @@ class MessageDelegate(QStyledItemDelegate):
         text = " ".join(markdown_document(original.text).toPlainText().split())  # once per row: cached
         return f"↪ in reply to {original.sender_name}: {text[:80]}"
 
-    def _paint_card(self, painter: QPainter, option: QStyleOptionViewItem, card: Card, box: QRect, save: QRect | None) -> None:
+    def _paint_card(self, painter: QPainter, option: QStyleOptionViewItem, layout: CardLayout) -> None:
+        card, box, save = layout.card, layout.box, layout.save
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(HANDOFF_TINT if card.highlight else CARD_TINT)
         painter.drawRoundedRect(box, 5, 5)
@@ -227,11 +285,15 @@ class MessageDelegate(QStyledItemDelegate):
         painter.setFont(title_font)
         painter.setPen(option.palette.color(QPalette.ColorRole.Text))
         title_rect = QRect(box.left() + CARD_PAD, box.top() + CARD_PAD, text_right - box.left() - CARD_PAD, metrics.height())
-        painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft, metrics.elidedText(card.title, Qt.TextElideMode.ElideRight, title_rect.width()))
+        title = f"{card.title}  {'▴' if layout.expanded else '▾'}" if card.more else card.title
+        painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft, metrics.elidedText(title, Qt.TextElideMode.ElideRight, title_rect.width()))
         painter.setFont(option.font)
-        if card.detail:
-            painter.setPen(option.palette.color(QPalette.ColorRole.PlaceholderText))
-            detail_rect = title_rect.translated(0, metrics.height())
+        painter.setPen(option.palette.color(QPalette.ColorRole.PlaceholderText))
+        detail_rect = QRect(title_rect.left(), title_rect.bottom() + 1, box.width() - 2 * CARD_PAD, layout.detail_lines * metrics.height())
+        if layout.expanded:
+            flags = Qt.TextFlag.TextWordWrap | Qt.TextFlag.TextWrapAnywhere
+            painter.drawText(detail_rect, int(Qt.AlignmentFlag.AlignLeft.value) | int(flags.value), card.more)
+        elif card.detail:
             painter.drawText(detail_rect, Qt.AlignmentFlag.AlignLeft, metrics.elidedText(card.detail, Qt.TextElideMode.ElideRight, detail_rect.width()))
         if save is not None:
             painter.setPen(option.palette.color(QPalette.ColorRole.Link))
@@ -260,12 +322,18 @@ class MessageDelegate(QStyledItemDelegate):
         if layout.toggle is not None and layout.toggle.contains(point):
             self.toggleRequested.emit(index)
             return True
+        if layout.reply_rect is not None and layout.reply_rect.contains(point):
+            self.replyClicked.emit(index)
+            return True
         for name, rect in layout.buttons.items():
             if rect.contains(point) and entry.outbox is not None:
                 (self.retryRequested if name == "retry" else self.discardRequested).emit(entry.outbox.client_id)
                 return True
-        for card, _box, save in layout.cards:
-            if save is not None and save.contains(point):
-                self.saveRequested.emit(card)
+        for number, card in enumerate(layout.cards):
+            if card.save is not None and card.save.contains(point):
+                self.saveRequested.emit(card.card)
+                return True
+            if card.card.more and card.box.contains(point):
+                self.cardToggled.emit(index, number)
                 return True
         return False

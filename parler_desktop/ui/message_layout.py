@@ -1,133 +1,99 @@
 """Where each piece of a timeline row goes, computed once per (row, width) and cached.
 
 Laying out Markdown is the costly step of a row, so a row's layout — its height, the body
-document and the hit areas of its buttons — is computed the first time the view asks for the
-row's size and reused for painting and clicks until the width changes.
+document and the hit areas of its links and buttons — is computed the first time the view asks
+for the row's size and reused for painting and clicks until the width changes.
+
+A row, top to bottom: a date separator, the "New messages" divider, the header (author, role
+when it is not just the name, time; none when the row continues the same author's messages),
+the "in reply to" line, a warning band for an invalid signature (its text then hidden behind
+"Show anyway"), the body, part cards, and the status of the human's unsent post.
 
 A long body (a pasted build log) is folded: cut after the last line that fits in
-COLLAPSED_LINES lines of text, with a "Show more" link under it, so the conversation around it
-stays on screen. Expanded, the whole body shows with "Show less".
+COLLAPSED_LINES lines of text, with a "Show more" link under it.
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QRect
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QTextDocument
 
-from parler_desktop.app.timeline_entry import TimelineEntry
-from parler_desktop.client.events import OutboxStatus
+from parler_desktop.app.timeline_entry import RowContext, TimelineEntry
+from parler_desktop.protocol.canonical import SignatureState
+from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.ui.cards import Card, card_for
 from parler_desktop.ui.markdown import markdown_document
+from parler_desktop.ui.row_text import fold, format_time, shown_text, status_text
 
 PAD = 8
 GAP = 4
 CARD_PAD = 6
 DIVIDER_HEIGHT = 22
+DATE_HEIGHT = 26
+ICON_WIDTH = 18  # the right margin of every body, where a grouped row's signature icon sits
 CACHE_SIZE = 1500
-MAX_SHOWN_CHARS = 20_000
 COLLAPSED_LINES = 20  # a folded body shows about this many lines of body text
-MIN_HIDDEN_LINES = 4  # folding away fewer lines than this would save less than it costs
+WARNING = "⚠ The signature does not match: this message may have been altered or forged."
+
+
+@dataclass
+class CardLayout:
+    card: Card
+    box: QRect
+    save: QRect | None  # its Save… link
+    expanded: bool
+    detail_lines: int
 
 
 @dataclass
 class RowLayout:
     height: int
     body_top: int
-    body: QTextDocument | None
+    body: QTextDocument | None  # None also while an invalid message's text is hidden
     body_height: int  # as drawn: the fold when folded
-    cards: list[tuple[Card, QRect, QRect | None]]  # card, its box, its Save… link
+    cards: list[CardLayout]
     status_top: int
     status_text: str
+    signature: SignatureState | None = None  # None: the human's own post
+    context: RowContext = field(default_factory=lambda: RowContext(False, False, ""))
     buttons: dict[str, QRect] = field(default_factory=dict)  # "retry" / "discard" hit areas
     mentions_me: bool = False
+    header_top: int = 0
     time_text: str = ""
+    time_rect: QRect | None = None  # where the time is (its tooltip is the full date)
+    icon_rect: QRect | None = None  # the signature icon (its tooltip says what it means)
+    reply_rect: QRect | None = None  # "in reply to …": a click goes to the original
     reply_text: str | None = None  # filled when first painted (needs the model)
+    band: QRect | None = None  # the invalid-signature warning band
     folded: bool = False  # the body is cut at body_height
-    toggle: QRect | None = None  # the "Show more" / "Show less" link of a long body
+    toggle: QRect | None = None  # "Show more" / "Show less" / "Show anyway" / "Hide"
     toggle_text: str = ""
 
 
 def body_width(row_width: int) -> int:
     """The width a row's Markdown body is laid out at."""
-    return max(50, row_width - 2 * PAD)
+    return max(50, row_width - 2 * PAD - ICON_WIDTH)
 
 
-def shown_text(text: str) -> str:
-    """At most MAX_SHOWN_CHARS of a message: a megabyte of Markdown must not freeze the window."""
-    if len(text) <= MAX_SHOWN_CHARS:
-        return text
-    return f"{text[:MAX_SHOWN_CHARS]}\n\n*… {len(text) - MAX_SHOWN_CHARS:,} more characters not shown (Copy text has them all)*"
-
-
-def status_text(entry: TimelineEntry) -> str:
-    item = entry.outbox
-    if item is None:
-        return ""
-    if item.status is OutboxStatus.PENDING:
-        return "Sending…"
-    if item.status is OutboxStatus.SENT:
-        return f"Sent #{item.seq}" if item.seq is not None else "Sent"
-    return f"Not sent: {item.error or 'unknown error'}"
-
-
-def mentions_me(entry: TimelineEntry, my_name: str, my_role: str | None) -> bool:
-    """Addressed to the human: their name or role in ``mentions`` or written as ``@name``."""
-    if entry.mine:
-        return False
-    text = entry.text.lower()
-    for handle in (my_name, my_role or ""):
-        handle = handle.strip().lower()
-        if handle and (handle in entry.mentions or f"@{handle}" in text):
-            return True
-    return False
-
-
-def fold(document: QTextDocument, limit: float) -> tuple[int, int] | None:
-    """Where to cut a body taller than ``limit`` — under the last line that fits whole — and how
-    many lines are below the cut; None when the body fits or too little would be hidden."""
-    if document.size().height() <= limit:
-        return None
-    layout = document.documentLayout()
-    cut = 0.0
-    below: set[int] = set()  # the tops of hidden lines (table cells side by side share one)
-    block = document.begin()
-    while block.isValid():
-        top = layout.blockBoundingRect(block).top()
-        lines = block.layout()
-        for number in range(lines.lineCount()):
-            line = lines.lineAt(number)
-            bottom = top + line.y() + line.height()
-            if bottom <= limit:
-                cut = max(cut, bottom)
-            else:
-                below.add(round(top + line.y()))
-        block = block.next()
-    if len(below) < MIN_HIDDEN_LINES:
-        return None
-    return (math.ceil(cut) if cut > 0 else int(limit)), len(below)
-
-
-def format_time(ts_ms: int) -> str:
-    local = time.localtime(ts_ms / 1000)
-    if time.strftime("%Y-%m-%d", local) == time.strftime("%Y-%m-%d"):
-        return time.strftime("%H:%M", local)
-    return time.strftime("%d %b %H:%M", local)
+def shows_role(entry: TimelineEntry) -> bool:
+    """A role is worth showing only when it says more than the name."""
+    role = (entry.sender_role or "").strip().lower()
+    return bool(role) and role != entry.sender_name.strip().lower()
 
 
 class LayoutCache:
     """Row layouts keyed by what changes them: the row (and, for the human's posts, their send
-    status), the width and the divider. Each row's Markdown is parsed once and only laid out
-    again for a new width, so resizing the window does not re-parse. Least recently used
-    layouts and documents are dropped."""
+    status), the width, the row's context and what the reader expanded. Each row's Markdown is
+    parsed once and only laid out again for a new width. Least recently used entries go."""
 
     def __init__(self) -> None:
         self._rows: OrderedDict[tuple[object, ...], RowLayout] = OrderedDict()
         self._documents: OrderedDict[str, QTextDocument] = OrderedDict()
+        self.my_id = ""
         self.my_name = ""
         self.my_role: str | None = None
 
@@ -146,13 +112,22 @@ class LayoutCache:
             self._documents.move_to_end(entry.key)
         return document
 
-    def get(self, entry: TimelineEntry, width: int, divider: bool, font: QFont, expanded: bool = False) -> RowLayout:
-        """The row's layout; ``expanded`` shows a long body whole instead of folded."""
+    def get(
+        self,
+        entry: TimelineEntry,
+        width: int,
+        context: RowContext,
+        font: QFont,
+        expanded: bool = False,
+        open_cards: frozenset[int] = frozenset(),
+    ) -> RowLayout:
+        """The row's layout; ``expanded`` shows a long (or a suspect) body whole instead of
+        folded, ``open_cards`` are the cards shown with every detail."""
         status = entry.outbox.status if entry.outbox is not None else None
-        cache_key = (entry.key, status, entry.seq, width, divider, expanded)
+        cache_key = (entry.key, status, entry.seq, width, context, expanded, open_cards)
         layout = self._rows.get(cache_key)
         if layout is None:
-            layout = self._compute(entry, width, divider, font, expanded)
+            layout = self._compute(entry, width, context, font, expanded, open_cards)
             self._rows[cache_key] = layout
             if len(self._rows) > CACHE_SIZE:
                 self._rows.popitem(last=False)
@@ -160,26 +135,52 @@ class LayoutCache:
             self._rows.move_to_end(cache_key)
         return layout
 
-    def _compute(self, entry: TimelineEntry, width: int, divider: bool, font: QFont, expanded: bool) -> RowLayout:
+    def _compute(
+        self, entry: TimelineEntry, width: int, context: RowContext, font: QFont, expanded: bool, open_cards: frozenset[int]
+    ) -> RowLayout:
         metrics = QFontMetrics(font)
         line = metrics.height()
         inner = body_width(width)
-        top = (DIVIDER_HEIGHT if divider else 0) + PAD
-        top += line + GAP  # header: name, role, time, signature
+        signature = entry.signature(self.my_id)
+        top = (DATE_HEIGHT if context.day else 0) + (DIVIDER_HEIGHT if context.divider else 0)
+        header_top = top + (2 if context.grouped else PAD)
+        top = header_top
+        time_text = format_time(entry.ts_ms)
+        time_rect = icon_rect = None
+        if not context.grouped:
+            name_width = QFontMetrics(_bold(font)).horizontalAdvance(entry.sender_name or entry.sender_id[:8])
+            x = PAD + name_width + 8 + (metrics.horizontalAdvance("you (human)") + 18 if entry.mine else 0)
+            if shows_role(entry):
+                x += metrics.horizontalAdvance(f"{entry.sender_role} · ")
+            time_rect = QRect(x, top, metrics.horizontalAdvance(time_text), line)
+            top += line + GAP
+        quiet = context.grouped and signature is SignatureState.UNSIGNED  # said once per group is enough
+        if signature is not None and not entry.mine and not quiet:
+            icon_rect = QRect(width - PAD - ICON_WIDTH, header_top, ICON_WIDTH, line)
+        reply_rect = None
         if entry.reply_to:
-            top += line
+            reply_rect = QRect(PAD, top, inner, line)
+            top += line + GAP
+        band = None
+        if signature is SignatureState.INVALID:
+            band = QRect(0, top, width, line + 8)
+            top += band.height() + GAP
         body_top = top
         body: QTextDocument | None = None
         body_height = 0
         toggle: QRect | None = None
         toggle_text = ""
         folded = False
-        if entry.text.strip():
+        if band is not None and not expanded:
+            toggle_text = "Show anyway"
+        elif entry.text.strip():
             body = self._document(entry, font)
             body.setTextWidth(inner)
             body_height = math.ceil(body.size().height())
-            cut = fold(body, COLLAPSED_LINES * metrics.lineSpacing())
-            if cut is not None:
+            cut = fold(body, COLLAPSED_LINES * metrics.lineSpacing()) if band is None else None
+            if band is not None:
+                toggle_text = "Hide the text again"
+            elif cut is not None:
                 folded = not expanded
                 if folded:
                     body_height, hidden = cut
@@ -187,19 +188,21 @@ class LayoutCache:
                 else:
                     toggle_text = "Show less ▴"
             top += body_height + GAP
-            if toggle_text:
-                toggle = QRect(PAD, top, metrics.horizontalAdvance(toggle_text) + 4, line)
-                top += line + GAP
-        cards: list[tuple[Card, QRect, QRect | None]] = []
-        for part in entry.extension_parts:
+        if toggle_text:
+            toggle = QRect(PAD, top, metrics.horizontalAdvance(toggle_text) + 4, line)
+            top += line + GAP
+        cards: list[CardLayout] = []
+        for number, part in enumerate(entry.extension_parts):
             card = card_for(part, self.my_name, self.my_role)
-            lines = 2 if card.detail else 1
-            box = QRect(PAD, top, inner, lines * line + 2 * CARD_PAD)
+            opened = number in open_cards and bool(card.more)
+            text = card.more if opened else card.detail
+            lines = _wrapped_lines(metrics, text, inner - 2 * CARD_PAD) if opened else (1 if text else 0)
+            box = QRect(PAD, top, inner, (1 + lines) * line + 2 * CARD_PAD)
             save = None
             if card.blob_id:
                 save_width = metrics.horizontalAdvance("Save…") + 8
                 save = QRect(box.right() - save_width - CARD_PAD, box.top() + CARD_PAD, save_width, line)
-            cards.append((card, box, save))
+            cards.append(CardLayout(card, box, save, opened, lines))
             top += box.height() + GAP
         status = status_text(entry)
         status_top = top
@@ -220,10 +223,32 @@ class LayoutCache:
             cards=cards,
             status_top=status_top,
             status_text=status,
+            signature=signature,
+            context=context,
             buttons=buttons,
-            mentions_me=mentions_me(entry, self.my_name, self.my_role),
-            time_text=format_time(entry.ts_ms),
+            mentions_me=mentions_human(entry.sender_id, entry.parts, entry.mentions, self.my_id, self.my_name, self.my_role),
+            header_top=header_top,
+            time_text=time_text,
+            time_rect=time_rect,
+            icon_rect=icon_rect,
+            reply_rect=reply_rect,
+            band=band,
             folded=folded,
             toggle=toggle,
             toggle_text=toggle_text,
         )
+
+
+def _bold(font: QFont) -> QFont:
+    bold = QFont(font)
+    bold.setBold(True)
+    return bold
+
+
+def _wrapped_lines(metrics: QFontMetrics, text: str, width: int) -> int:
+    """How many lines ``text`` takes wrapped at ``width``."""
+    if not text:
+        return 0
+    flags = int(Qt.TextFlag.TextWordWrap.value) | int(Qt.TextFlag.TextWrapAnywhere.value)
+    height = metrics.boundingRect(QRect(0, 0, max(1, width), 1_000_000), flags, text).height()
+    return max(1, math.ceil(height / metrics.height()))

@@ -1,5 +1,7 @@
 """A private D-Bus session bus for one test (``bus_address`` fixture), and a fake freedesktop
-notification server on it that records what the human would see (``FakeNotificationServer``).
+notification server on it that records what the human would see (``FakeNotificationServer``;
+``server`` starts one and points the session bus variable at it; ``watching`` is the ``desktop``
+connected to it and not the active window).
 
 The server runs on the test's qasync loop through jeepney, as the app's client does, and answers
 ``Notify`` only with the exact signature every real server insists on (``susssasa{sv}i``).
@@ -13,6 +15,8 @@ import subprocess
 from dataclasses import dataclass
 
 import pytest
+from PySide6.QtWidgets import QWidget
+from support.qt_loop import run_coroutine
 from jeepney import DBusAddress, HeaderFields, new_error, new_method_return, new_signal
 from jeepney.bus_messages import MatchRule, message_bus
 from jeepney.io.asyncio import DBusRouter, open_dbus_connection
@@ -122,3 +126,29 @@ def notifications_settled(notifier, tasks) -> bool:
     window's TaskSupervisor, which runs both)."""
     names = {task.get_name().split(":", 1)[-1] for task in tasks.tasks}
     return not notifier.pending_rooms and not names & {"notify", "notifications"}
+
+
+@pytest.fixture
+def server(qtbot, qloop, bus_address, monkeypatch):
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", bus_address)
+    fake = run_coroutine(qtbot, qloop, FakeNotificationServer().start(bus_address))
+    yield fake
+    run_coroutine(qtbot, qloop, fake.stop())
+
+
+@pytest.fixture
+def watching(qtbot, qloop, server, desktop):
+    """The window, connected to the notification service and not the active window."""
+    assert run_coroutine(qtbot, qloop, desktop.attention.start()) is None
+    assert desktop.attention.desktop.available
+    other = QWidget()
+    qtbot.addWidget(other)
+    other.show()
+    other.activateWindow()
+    qtbot.waitUntil(lambda: not desktop.window.isActiveWindow(), timeout=5000)
+    return desktop
+
+
+def settled(desktop) -> bool:
+    """The desktop's notifier has announced everything it holds."""
+    return notifications_settled(desktop.attention.notifier, desktop.bridge.tasks)

@@ -1,0 +1,95 @@
+"""The real window on a real hub, driven the way a person does (listed in tests/conftest.py).
+
+Fixtures: ``desktop`` — a ``DesktopApp`` (its ``MainWindow`` shown) connected to the ``hub``
+fixture as "boss", live; ``peer`` — a raw-wire agent "alice" (planner), subscribed. Helpers put
+the two in rooms, post as the peer, and click and type in the window.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from support.qt_loop import run_coroutine
+from support.raw_agent import RawAgent
+
+from parler_desktop.app import roles
+from parler_desktop.paths import Home
+from parler_desktop.settings import Settings, save_settings
+from parler_desktop.ui.desktop import DesktopApp
+
+
+def start_desktop(qtbot, qloop, home_dir: Path, hub_url: str, name: str = "boss") -> DesktopApp:
+    """A DesktopApp for a fresh (or existing) home, its window shown, connected and live."""
+    home = Home.resolve(home_dir)
+    home.ensure()
+    save_settings(home.settings_file, Settings(display_name=name))
+    app = DesktopApp(home, hub_url)
+    app.window.show()
+    assert run_coroutine(qtbot, qloop, app.connect(hub_url))
+    qtbot.waitUntil(lambda: app.bridge.is_live, timeout=15_000)
+    return app
+
+
+def stop_desktop(qtbot, qloop, app: DesktopApp) -> None:
+    run_coroutine(qtbot, qloop, app.shutdown())
+    app.window.close()
+    app.window.deleteLater()
+
+
+@pytest.fixture
+def desktop(qtbot, qloop, tmp_path: Path, hub):
+    app = start_desktop(qtbot, qloop, tmp_path / "home", hub.url)
+    yield app
+    stop_desktop(qtbot, qloop, app)
+
+
+@pytest.fixture
+def peer(qtbot, qloop, hub):
+    agent = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
+    run_coroutine(qtbot, qloop, agent.ok({"op": "subscribe"}, "subscribed"))
+    yield agent
+    run_coroutine(qtbot, qloop, agent.close())
+
+
+def join_room(qtbot, qloop, desktop: DesktopApp, peer: RawAgent, room: str) -> str:
+    invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": room}, "invited"))
+    run_coroutine(qtbot, qloop, desktop.bridge.session.redeem(invited["code"]))
+    qtbot.waitUntil(lambda: invited["room"] in desktop.window.rooms.room_names(), timeout=10_000)
+    return invited["room"]
+
+
+def post_as(qtbot, qloop, peer: RawAgent, room: str, text: str, **extra) -> dict:
+    frame = {"op": "send", "target": {"kind": "room", "room": room}, "parts": [{"kind": "text", "text": text}], **extra}
+    return run_coroutine(qtbot, qloop, peer.ok(frame, "sent"))
+
+
+def unread(desktop: DesktopApp, room: str) -> int:
+    summary = desktop.window.rooms.summary(room)
+    return summary.unread if summary is not None else -1
+
+
+def open_room(qtbot, desktop: DesktopApp, room: str) -> None:
+    assert desktop.window.room_panel.select_room(room)
+    qtbot.waitUntil(lambda: desktop.window.timeline_model.room == room and not desktop.window.timeline_model.loading, timeout=5000)
+
+
+def click_room(qtbot, desktop: DesktopApp, room: str) -> None:
+    """Click the room's row in the room list, as a person does, and wait until it is on screen."""
+    window = desktop.window
+    panel = window.room_panel
+    row = next(r for r in range(panel.proxy.rowCount()) if panel.proxy.index(r, 0).data(roles.ROOM_NAME) == room)
+    rect = panel.view.visualRect(panel.proxy.index(row, 0))
+    QTest.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    model = window.timeline_model
+    qtbot.waitUntil(lambda: model.room == room and not model.loading, timeout=5000)
+    qtbot.waitUntil(lambda: model.rowCount() == 0 or window.timeline.seen_seq > 0, timeout=5000)
+
+
+def activate(qtbot, desktop: DesktopApp) -> None:
+    """Give the window the focus (the read tracker only reads in an active window)."""
+    desktop.window.activateWindow()
+    qtbot.waitUntil(desktop.window.isActiveWindow, timeout=5000)
+    qtbot.waitUntil(lambda: desktop.window.read_tracker.window_active, timeout=5000)

@@ -1,0 +1,128 @@
+"""Journeys: reading a room and posting into it, in the real window on a real hub.
+
+A room opens at its read cursor (the first unread message and the divider at the top); the hub
+cursor moves only over what has been on screen in the active window; the human's own posts are
+never unread and posting brings the post into view.
+"""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from support.desktop_window import activate, click_room, join_room, post_as, unread
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def hub_unread(qtbot, qloop, desktop, room: str) -> int:
+    run_coroutine(qtbot, qloop, desktop.bridge.session.refresh_rooms())
+    return next(info.unread for info in desktop.bridge.session.rooms if info.name == room)
+
+
+def tall(n: int) -> str:
+    return f"step {n}: done\n\nlog line one\n\nlog line two"
+
+
+def test_a_room_opens_at_its_first_unread_and_reads_only_what_was_on_screen(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    ops = join_room(qtbot, qloop, desktop, peer, "ops")
+    window = desktop.window
+    activate(qtbot, desktop)
+    click_room(qtbot, desktop, ops)
+    seqs = [post_as(qtbot, qloop, peer, team, tall(n))["seq"] for n in range(30)]
+    qtbot.waitUntil(lambda: unread(desktop, team) == 30, timeout=10_000)
+    assert "30 unread" in window.windowTitle()
+
+    click_room(qtbot, desktop, team)
+    view, model = window.timeline, window.timeline_model
+    row = model.first_unread_row()
+    assert row is not None and model.entry(row).seq == seqs[0]
+    qtbot.waitUntil(lambda: view.visualRect(model.index(row)).top() in range(0, 4), timeout=5000)  # divider at the top
+    qtbot.waitUntil(lambda: 0 < view.seen_seq < seqs[-1], timeout=5000)
+    seen = view.seen_seq
+    qtbot.waitUntil(lambda: window.rooms.summary(team).cursor == seen, timeout=10_000)  # read what was on screen…
+    still_below = sum(1 for seq in seqs if seq > seen)
+    assert still_below > 0 and unread(desktop, team) == still_below  # …the rest is still unread
+    assert hub_unread(qtbot, qloop, desktop, team) == still_below
+    assert f"{still_below} unread" in window.windowTitle()
+    assert not window.read_tracker.may_read()  # and nothing more is about to be marked
+
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_End)  # scrolling down reads further
+    qtbot.waitUntil(lambda: unread(desktop, team) == 0, timeout=10_000)
+    assert hub_unread(qtbot, qloop, desktop, team) == 0 and "unread" not in window.windowTitle()
+
+
+def test_a_reader_scrolled_up_does_not_read_what_arrives_below(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    activate(qtbot, desktop)
+    for n in range(20):
+        post_as(qtbot, qloop, peer, team, tall(n))
+    click_room(qtbot, desktop, team)
+    view = window.timeline
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_End)
+    qtbot.waitUntil(lambda: unread(desktop, team) == 0, timeout=10_000)
+    qtbot.keyClick(view, Qt.Key.Key_Home)  # the reader scrolls up
+    qtbot.waitUntil(lambda: not view.at_bottom, timeout=5000)
+    newest = post_as(qtbot, qloop, peer, team, "arrives below the reader")["seq"]
+    pill = window.findChild(object, "newMessagesPill")
+    qtbot.waitUntil(pill.isVisible, timeout=5000)
+    qtbot.waitUntil(lambda: unread(desktop, team) == 1, timeout=5000)
+    assert view.seen_seq < newest and not window.read_tracker.may_read()  # not on screen: not read
+    qtbot.mouseClick(pill, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: unread(desktop, team) == 0, timeout=10_000)
+
+
+def test_a_room_with_nothing_unread_opens_at_the_bottom(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    ops = join_room(qtbot, qloop, desktop, peer, "ops")
+    window = desktop.window
+    activate(qtbot, desktop)
+    for n in range(20):
+        post_as(qtbot, qloop, peer, team, tall(n))
+    click_room(qtbot, desktop, team)
+    qtbot.keyClick(window.timeline, Qt.Key.Key_End)
+    qtbot.waitUntil(lambda: unread(desktop, team) == 0, timeout=10_000)
+    click_room(qtbot, desktop, ops)
+    click_room(qtbot, desktop, team)
+    view = window.timeline
+    qtbot.waitUntil(lambda: view.verticalScrollBar().maximum() > 0 and view.at_bottom, timeout=5000)
+    assert window.timeline_model.first_unread_row() is None
+    assert view.verticalScrollBar().value() == view.verticalScrollBar().maximum()
+
+
+def test_own_posts_are_never_unread_and_posting_brings_them_into_view(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    ops = join_room(qtbot, qloop, desktop, peer, "ops")
+    window = desktop.window
+    activate(qtbot, desktop)
+    for n in range(20):
+        post_as(qtbot, qloop, peer, team, tall(n))
+    click_room(qtbot, desktop, team)
+    view, model = window.timeline, window.timeline_model
+    qtbot.keyClick(view, Qt.Key.Key_End)
+    qtbot.waitUntil(lambda: unread(desktop, team) == 0, timeout=10_000)
+    click_room(qtbot, desktop, ops)
+    click_room(qtbot, desktop, team)  # read to the end: no divider any more
+    qtbot.keyClick(view, Qt.Key.Key_Home)
+    qtbot.waitUntil(lambda: not view.at_bottom, timeout=5000)
+    counts: list[int] = []
+    window.rooms.totalUnreadChanged.connect(counts.append)
+
+    composer = window.composer.edit
+    composer.setFocus()
+    qtbot.keyClicks(composer, "on it")
+    qtbot.keyClick(composer, Qt.Key.Key_Return)
+    delivered = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
+    mine = delivered["seq"]
+    qtbot.waitUntil(lambda: model.newest_seq == mine and model.entry(model.rowCount() - 1).message is not None, timeout=10_000)
+    last = model.index(model.rowCount() - 1)
+    qtbot.waitUntil(lambda: view.at_bottom and view.viewport().rect().contains(view.visualRect(last)), timeout=5000)
+    assert model.first_unread_row() is None  # no "New messages" divider above it
+    assert not window.findChild(object, "newMessagesPill").isVisible()
+    qtbot.waitUntil(lambda: window.rooms.summary(team).max_seq == mine, timeout=5000)
+    assert unread(desktop, team) == 0 and counts == [] and "unread" not in window.windowTitle()
+    qtbot.waitUntil(lambda: hub_unread(qtbot, qloop, desktop, team) == 0, timeout=10_000)  # seen, so acknowledged

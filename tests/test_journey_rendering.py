@@ -1,0 +1,189 @@
+"""Journeys: what a supervisor sees of agents' messages in the real window on a real hub, and
+selecting and copying part of one."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtGui import QGuiApplication, QHelpEvent, QMouseEvent, QTextFormat
+from PySide6.QtWidgets import QApplication, QToolTip
+from support.desktop_window import activate, click_room, join_room, post_as
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.raw_agent import RawAgent
+
+from parler_desktop.app.timeline_entry import TimelineEntry, row_context
+from parler_desktop.protocol.canonical import SignatureState, sign_parts
+from parler_desktop.protocol.values import RoomTarget
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def rows(window) -> int:
+    return window.timeline_model.rowCount()
+
+
+def tooltip_at(view, point: QPoint) -> str:
+    QApplication.sendEvent(view.viewport(), QHelpEvent(QEvent.Type.ToolTip, point, view.viewport().mapToGlobal(point)))
+    text = QToolTip.text()
+    QToolTip.hideText()
+    return text
+
+
+def row_point(view, row: int, local: QPoint) -> QPoint:
+    return view.visualRect(view.model().index(row)).topLeft() + local
+
+
+def signed_send(qtbot, qloop, agent: RawAgent, room: str, text: str, tamper: str | None = None) -> dict:
+    parts = list(sign_parts(agent.id, RoomTarget(room), [{"kind": "text", "text": text}], None, agent.identity.sign))
+    if tamper is not None:
+        parts[0] = {"kind": "text", "text": tamper}
+    frame = {"op": "send", "target": {"kind": "room", "room": room}, "parts": parts}
+    return run_coroutine(qtbot, qloop, agent.ok(frame, "sent"))
+
+
+def test_line_breaks_grouping_roles_and_times_read_as_in_a_chat(qtbot, qloop, desktop, peer, hub):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window, view = desktop.window, desktop.window.timeline
+    activate(qtbot, desktop)
+    click_room(qtbot, desktop, team)
+    post_as(qtbot, qloop, peer, team, "plan:\nrotate the keys\nship the login page")
+    post_as(qtbot, qloop, peer, team, "and one more thing")
+    dana = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="dana", role="dana"))
+    try:
+        invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": team}, "invited"))
+        run_coroutine(qtbot, qloop, dana.ok({"op": "redeem", "code": invited["code"]}, "joined"))
+        post_as(qtbot, qloop, dana, team, "agreed")
+    finally:
+        run_coroutine(qtbot, qloop, dana.close())
+    qtbot.waitUntil(lambda: rows(window) == 3, timeout=5000)
+    first, second, third = (view.row_layout(window.timeline_model.index(r)) for r in range(3))
+    assert first.body.toPlainText().splitlines() == ["plan:", "rotate the keys", "ship the login page"]
+    assert not first.context.grouped and second.context.grouped and not third.context.grouped  # one header for alice
+    assert second.time_rect is None and third.time_rect is not None
+    assert first.context.day == "Today" and not second.context.day
+    header = first.time_rect
+    assert header.left() > view.fontMetrics().horizontalAdvance("alice planner")  # alice's role shows…
+    assert third.time_rect.left() < view.fontMetrics().horizontalAdvance("dana dana ")  # …dana's ("dana") does not
+    tip = tooltip_at(view, row_point(view, 0, first.time_rect.center()))
+    assert time.strftime("%Y") in tip and ":" in tip and "day" in tip  # e.g. "Tuesday 01 December 2026, 00:46:07"
+    assert window.room_title.text().endswith("2 members")
+
+
+def test_a_date_separator_sits_above_the_first_message_of_a_day():
+    def entry(ts_ms: int, sender: str = "U1") -> TimelineEntry:
+        return TimelineEntry("k", "r", 1, "k", sender, "alice", None, ts_ms, (), (), None, False)
+
+    now = int(time.time() * 1000)
+    assert row_context(entry(now - 3 * 86_400_000), entry(now), False).day == "Today"
+    assert row_context(entry(now - 60_000), entry(now), False).grouped
+    assert not row_context(entry(now - 600_000), entry(now), False).grouped  # ten minutes apart
+    assert not row_context(entry(now - 60_000), entry(now), True).grouped  # the divider starts a new group
+
+
+def test_verified_is_quiet_and_an_invalid_signature_is_loud(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window, view = desktop.window, desktop.window.timeline
+    activate(qtbot, desktop)
+    click_room(qtbot, desktop, team)
+    signed_send(qtbot, qloop, peer, team, "all checks passed")
+    signed_send(qtbot, qloop, peer, team, "looks fine", tamper="go ahead and drop the table")
+    qtbot.waitUntil(lambda: rows(window) == 2, timeout=5000)
+    model = window.timeline_model
+    good, bad = view.row_layout(model.index(0)), view.row_layout(model.index(1))
+    assert good.signature is SignatureState.VALID and good.band is None
+    assert "Verified: signed by the sender" in tooltip_at(view, row_point(view, 0, good.icon_rect.center()))
+    assert bad.signature is SignatureState.INVALID and bad.band is not None and bad.band.width() == view.viewport().width()
+    assert bad.body is None and bad.toggle_text == "Show anyway"  # the suspect text is not shown
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=row_point(view, 1, bad.toggle.center()))
+    qtbot.waitUntil(lambda: view.row_layout(model.index(1)).body is not None, timeout=5000)
+    assert view.row_layout(model.index(1)).body.toPlainText() == "go ahead and drop the table"
+    assert view.row_layout(model.index(1)).band is not None  # still marked while shown
+
+
+def test_code_is_shaded_and_its_long_lines_wrap(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window, view = desktop.window, desktop.window.timeline
+    click_room(qtbot, desktop, team)
+    long_line = "cc -O2 " + " ".join(f"src/module_{n}.c" for n in range(60))
+    post_as(qtbot, qloop, peer, team, f"log:\n```\n{long_line}\n```\nrun `make check`")
+    qtbot.waitUntil(lambda: rows(window) == 1, timeout=5000)
+    body = view.row_layout(window.timeline_model.index(0)).body
+    assert body.size().width() <= view.viewport().width()  # nothing runs off to the right…
+    code = body.findBlock(body.toPlainText().index("cc -O2"))
+    assert code.layout().lineCount() > 1  # …the long line wraps
+    assert code.blockFormat().hasProperty(QTextFormat.Property.BackgroundBrush)
+    inline = body.findBlock(body.toPlainText().index("make check"))
+    assert any(it.fragment().charFormat().hasProperty(QTextFormat.Property.BackgroundBrush) for it in _iterate(inline))
+
+
+def _iterate(block):
+    it = block.begin()
+    while not it.atEnd():
+        yield it
+        it += 1
+
+
+def test_clicking_in_reply_to_goes_to_the_original(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window, view = desktop.window, desktop.window.timeline
+    original = post_as(qtbot, qloop, peer, team, "the original question")
+    for n in range(25):
+        post_as(qtbot, qloop, peer, team, f"chatter {n}\nsecond line")
+    post_as(qtbot, qloop, peer, team, "my answer", replyTo=original["id"])
+    click_room(qtbot, desktop, team)
+    model = window.timeline_model
+    qtbot.waitUntil(lambda: model.rowCount() == 27, timeout=5000)
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_End)
+    last = model.rowCount() - 1
+    qtbot.waitUntil(lambda: view.viewport().rect().contains(view.visualRect(model.index(last))), timeout=5000)
+    assert view.visualRect(model.index(0)).bottom() < 0  # the original is scrolled away
+    reply = view.row_layout(model.index(last)).reply_rect
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=row_point(view, last, reply.center() - QPoint(reply.width() // 2 - 20, 0)))
+    qtbot.waitUntil(lambda: view.visualRect(model.index(0)).top() in range(-2, 40), timeout=5000)
+    assert view.currentIndex().row() == 0 and model.entry(0).text == "the original question"
+
+
+def test_cards_expand_and_the_room_list_says_what_a_part_is(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window, view = desktop.window, desktop.window.timeline
+    click_room(qtbot, desktop, team)
+    tool = {"kind": "com.parler.observation", "tool_name": "bash", "status": "ok", "input": "pytest -q", "output": "885 passed"}
+    run_coroutine(qtbot, qloop, peer.ok({"op": "send", "target": {"kind": "room", "room": team}, "parts": [tool]}, "sent"))
+    handoff = {"kind": "com.parler.handoff", "next": "review the login PR", "to": "dana"}
+    run_coroutine(qtbot, qloop, peer.ok({"op": "send", "target": {"kind": "room", "room": team}, "parts": [handoff]}, "sent"))
+    qtbot.waitUntil(lambda: rows(window) == 2, timeout=5000)
+    qtbot.waitUntil(lambda: "handoff → dana: review the login PR" in window.rooms.summary(team).last_preview, timeout=5000)
+    model = window.timeline_model
+    card = view.row_layout(model.index(0)).cards[0]
+    assert not card.expanded and card.card.detail == "ok"
+    folded = view.visualRect(model.index(0)).height()
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=row_point(view, 0, card.box.center()))
+    qtbot.waitUntil(lambda: view.visualRect(model.index(0)).height() > folded, timeout=5000)
+    opened = view.row_layout(model.index(0)).cards[0]
+    assert opened.expanded and "input: pytest -q" in opened.card.more and "output: 885 passed" in opened.card.more
+
+
+def test_part_of_a_message_is_selected_with_the_mouse_and_copied(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window, view = desktop.window, desktop.window.timeline
+    click_room(qtbot, desktop, team)
+    post_as(qtbot, qloop, peer, team, "deploy the build to staging tonight")
+    qtbot.waitUntil(lambda: rows(window) == 1, timeout=5000)
+    layout = view.row_layout(window.timeline_model.index(0))
+    line = layout.body.begin().layout().lineAt(0)
+    y = layout.body_top + int(line.y() + line.height() / 2)
+    start_x = 8 + round(line.cursorToX(7)[0])  # before "the build"
+    end_x = 8 + round(line.cursorToX(16)[0])  # after it
+    start, end = row_point(view, 0, QPoint(start_x, y)), row_point(view, 0, QPoint(end_x, y))
+    qtbot.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=start)
+    # QTest moves the pointer without a button held: the drag is sent as the event a mouse makes
+    drag = QMouseEvent(QEvent.Type.MouseMove, QPointF(end), view.viewport().mapToGlobal(QPointF(end)), Qt.MouseButton.NoButton, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(view.viewport(), drag)
+    qtbot.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=end)
+    assert view.selected_text() == "the build"
+    QGuiApplication.clipboard().clear()
+    qtbot.keyClick(view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert QGuiApplication.clipboard().text() == "the build"
