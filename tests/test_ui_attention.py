@@ -153,3 +153,10 @@ def test_the_tray_shows_health_and_unread_and_stands_in_for_missing_notification
     click_action(qtbot, tray.menu, "Pause notifications")
     assert desktop.attention.preferences.current().paused and "Notifications paused" in tray.toolTip()
     assert desktop.attention.menu.pause.isChecked()
+
+
+def test_a_stop_signal_quits_instead_of_hiding_to_the_tray(qtbot, with_tray, desktop):
+    closed = []
+    desktop.window.closing.connect(lambda: closed.append(True))
+    desktop.quit()  # what SIGTERM and SIGINT do (cli/gui_command.py)
+    assert closed == [True]

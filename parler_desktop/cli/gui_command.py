@@ -103,7 +103,7 @@ def _run_window(home: Home, hub_url: str | None) -> int:
     asyncio.set_event_loop(loop)
     with loop:
         desktop = DesktopApp(home, hub_url)
-        for stop_signal in (signal.SIGINT, signal.SIGTERM):  # close as if by the window's button
-            signal.signal(stop_signal, lambda *_: desktop.window.close())
+        for stop_signal in (signal.SIGINT, signal.SIGTERM):  # quit, as from the tray menu (not to the tray)
+            signal.signal(stop_signal, lambda *_: desktop.quit())
         loop.run_until_complete(desktop.run())
     return 0

@@ -37,7 +37,7 @@ class Attention:
             self.tray = Tray(window, window.rooms, window.status, self.preferences)
             self.close_to_tray = CloseToTray(window, self.tray, self.preferences)
             self.tray.openRequested.connect(self.jump.open)
-            self.tray.quitRequested.connect(self.close_to_tray.quit)
+            self.tray.quitRequested.connect(self.quit)
             self.desktop.undelivered.connect(self.tray.show_alert)
             self.tray.show()
         self.notifier.alert.connect(self._deliver)
@@ -55,6 +55,12 @@ class Attention:
 
     async def stop(self) -> None:
         await self.desktop.stop()
+
+    def quit(self) -> None:
+        if self.close_to_tray is not None:
+            self.close_to_tray.quit()
+        else:
+            self.window.close()
 
     def _on_screen(self, room: str) -> bool:
         """The room is in front of the human: shown in the active, unminimized window."""

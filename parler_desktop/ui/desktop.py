@@ -46,6 +46,10 @@ class DesktopApp:
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
         self.window.connectRequested.connect(self.choose_hub)
 
+    def quit(self) -> None:
+        """Close the window for good (never just to the tray); run() then shuts down in order."""
+        self.attention.quit()
+
     async def run(self) -> None:
         """Show the window, connect, and return once the window is closed and all is shut down."""
         self.window.show()
