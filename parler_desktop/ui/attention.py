@@ -17,6 +17,7 @@ from parler_desktop.ui.close_to_tray import CloseToTray
 from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.message_jump import MessageJump
 from parler_desktop.ui.notifications_menu import NotificationsMenu
+from parler_desktop.ui.request_actions import RequestActions
 from parler_desktop.ui.room_menu import RoomMenu
 from parler_desktop.ui.tray import Tray
 
@@ -42,6 +43,7 @@ class Attention:
             self.tray.show()
         self.notifier.alert.connect(self._deliver)
         self.desktop.opened.connect(self.jump.open)
+        self.requests = RequestActions(bridge, window.timeline_model, window.timeline, window.composer)
         self.room_menu = RoomMenu(window.room_panel, window.rooms, bridge, self.preferences)
         self.menu = NotificationsMenu(window, self.preferences)
         window.menuBar().addMenu(self.menu)

@@ -8,6 +8,8 @@ across the row, the text hidden until "Show anyway". Where each piece goes is
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QLinearGradient, QMouseEvent, QPainter, QPalette, QTextCursor
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
@@ -54,12 +56,14 @@ class MessageDelegate(QStyledItemDelegate):
     toggleRequested = Signal(QModelIndex)  # the row's "Show more" / "Show anyway" / … was clicked
     cardToggled = Signal(QModelIndex, int)  # a card with details was clicked
     replyClicked = Signal(QModelIndex)  # the row's "in reply to" line was clicked
+    requestAction = Signal(QModelIndex, str)  # a card's Reply / Hand back / Done was clicked
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.layouts = LayoutCache()
         self.my_id = ""
         self.selection: tuple[str, int, int] | None = None  # entry key, start, end in its body
+        self.answered: Callable[[str], bool] = lambda _message_id: False  # the human acted on that request
 
     def set_identity(self, agent_id: str, name: str, role: str | None) -> None:
         self.my_id = self.layouts.my_id = agent_id
@@ -74,7 +78,10 @@ class MessageDelegate(QStyledItemDelegate):
         if entry is None:
             return None
         context = model.row_context(index.row())
-        layout = self.layouts.get(entry, self.row_width(), context, option.font, model.is_expanded(entry.key), model.open_cards(entry.key))
+        answered = entry.message_id is not None and self.answered(entry.message_id)
+        layout = self.layouts.get(
+            entry, self.row_width(), context, option.font, model.is_expanded(entry.key), model.open_cards(entry.key), answered
+        )
         return entry, layout
 
     def row_layout(self, option: QStyleOptionViewItem, index: QModelIndex) -> RowLayout | None:
@@ -298,6 +305,8 @@ class MessageDelegate(QStyledItemDelegate):
         if save is not None:
             painter.setPen(option.palette.color(QPalette.ColorRole.Link))
             painter.drawText(save, Qt.AlignmentFlag.AlignCenter, "Save…")
+        for label, rect in layout.actions.items():
+            self._paint_button(painter, option, rect, label)
 
     def _paint_status(self, painter: QPainter, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout) -> None:
         metrics = option.fontMetrics
@@ -305,11 +314,14 @@ class MessageDelegate(QStyledItemDelegate):
         painter.setPen(colour)
         painter.drawText(QPoint(PAD, layout.status_top + 2 + metrics.ascent()), layout.status_text)
         for name, rect in layout.buttons.items():
-            painter.setPen(option.palette.color(QPalette.ColorRole.Mid))
-            painter.setBrush(option.palette.color(QPalette.ColorRole.Button))
-            painter.drawRoundedRect(rect, 4, 4)
-            painter.setPen(option.palette.color(QPalette.ColorRole.ButtonText))
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, name.capitalize())
+            self._paint_button(painter, option, rect, name.capitalize())
+
+    def _paint_button(self, painter: QPainter, option: QStyleOptionViewItem, rect: QRect, label: str) -> None:
+        painter.setPen(option.palette.color(QPalette.ColorRole.Mid))
+        painter.setBrush(option.palette.color(QPalette.ColorRole.Button))
+        painter.drawRoundedRect(rect, 4, 4)
+        painter.setPen(option.palette.color(QPalette.ColorRole.ButtonText))
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
 
     def editorEvent(self, event: QEvent, model, option: QStyleOptionViewItem, index: QModelIndex) -> bool:  # noqa: ANN001
         if event.type() != QEvent.Type.MouseButtonRelease or not isinstance(event, QMouseEvent):
@@ -330,6 +342,10 @@ class MessageDelegate(QStyledItemDelegate):
                 (self.retryRequested if name == "retry" else self.discardRequested).emit(entry.outbox.client_id)
                 return True
         for number, card in enumerate(layout.cards):
+            for label, rect in card.actions.items():
+                if rect.contains(point):
+                    self.requestAction.emit(index, label)
+                    return True
             if card.save is not None and card.save.contains(point):
                 self.saveRequested.emit(card.card)
                 return True
