@@ -35,6 +35,12 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         help="connect to this hub (ws://, wss://, parler:// or HOST:PORT) and remember it; "
         "an empty value goes back to the embedded local hub",
     )
+    parser.add_argument(
+        "--open",
+        metavar="LINK",
+        dest="open_link",
+        help="show this message once connected (a parler://HOST:PORT/room/ROOM/SEQ link from Copy link)",
+    )
 
 
 def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
@@ -69,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"parler-desktop: cannot lock the home {home.data_dir}: {error.strerror or error}", file=sys.stderr)
         return EXIT_RUNTIME
     with home_lock:
-        return _run_window(home, hub_url)
+        return _run_window(home, hub_url, args.open_link)
 
 
 def _application() -> "QApplication":
@@ -88,7 +94,7 @@ def _show_refusal(text: str) -> None:
     QMessageBox.information(None, "Parler", text)
 
 
-def _run_window(home: Home, hub_url: str | None) -> int:
+def _run_window(home: Home, hub_url: str | None, open_link: str | None = None) -> int:
     import qasync
     from PySide6.QtGui import QIcon
 
@@ -102,7 +108,7 @@ def _run_window(home: Home, hub_url: str | None) -> int:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        desktop = DesktopApp(home, hub_url)
+        desktop = DesktopApp(home, hub_url, open_link)
         for stop_signal in (signal.SIGINT, signal.SIGTERM):  # quit, as from the tray menu (not to the tray)
             signal.signal(stop_signal, lambda *_: desktop.quit())
         loop.run_until_complete(desktop.run())

@@ -24,6 +24,7 @@ from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, save_settings
 from parler_desktop.store import StoreError
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
+from parler_desktop.ui.link_opening import LinkOpening
 from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.search import Search
 from parler_desktop.ui.attention import Attention
@@ -32,7 +33,7 @@ log = logging.getLogger(__name__)
 
 
 class DesktopApp:
-    def __init__(self, home: Home, hub_url: str | None = None) -> None:
+    def __init__(self, home: Home, hub_url: str | None = None, open_link: str | None = None) -> None:
         self.home = home.ensure()
         self.hub_override = hub_url
         self.bridge = SessionBridge()
@@ -41,6 +42,8 @@ class DesktopApp:
         self.sleep = SleepWatch(self.bridge, self.window)
         self.attention = Attention(self.home, self.bridge, self.window)
         self.search = Search(self.bridge, self.window, self.attention.jump)
+        self.links = LinkOpening(self.bridge, self.window, self.attention.jump)
+        self._open_link = open_link
         self.local_hub: EmbeddedHub | None = None
         self._closed = asyncio.get_event_loop().create_future()
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
@@ -63,6 +66,8 @@ class DesktopApp:
                 save_settings, self.home.settings_file, dataclasses.replace(loaded.settings, hub_url=self.hub_override)
             )
         await self.connect(url)
+        if self._open_link:
+            self.links.open(self._open_link)
         await self._closed
         await self.shutdown()
 

@@ -31,6 +31,8 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
+from parler_desktop.ui.message_links import link_message_addresses
+
 FEATURES = QTextDocument.MarkdownFeature(
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
 )
@@ -59,6 +61,8 @@ def markdown_document(text: str, font: QFont | None = None) -> SafeTextDocument:
     if "![" in text:  # the only Markdown that makes an image (inline or by reference)
         _replace_images(document)
     _scale_headings(document)
+    if "parler://" in text:
+        link_message_addresses(document)
     if "`" in text or "~~~" in text or "\n    " in text:
         _shade_code(document)
     return document

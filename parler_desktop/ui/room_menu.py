@@ -1,4 +1,5 @@
-"""The room list's context menu: how much of the room may notify, mark it read, copy its name.
+"""The room list's context menu: how much of the room may notify, mark it read, copy its name,
+export it.
 
 Leaving a room is not offered: the Parler protocol has no leave operation (protocol.md, the
 list of what the protocol does not have), and deleting the room would remove it for everyone.
@@ -15,6 +16,7 @@ from parler_desktop.app.attention_preferences import AttentionPreferences
 from parler_desktop.app.attention_settings import LEVEL_LABELS, Level, with_level
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.room_list_model import RoomListModel
+from parler_desktop.ui.export_dialog import ExportDialog
 from parler_desktop.ui.room_list_view import RoomListPanel
 
 
@@ -51,9 +53,15 @@ class RoomMenu(QObject):
         mark = menu.addAction("Mark as read", lambda: self._mark_read(room))
         mark.setEnabled(summary is not None and summary.unread > 0)
         menu.addAction("Copy room name", lambda: QGuiApplication.clipboard().setText(room))
+        menu.addAction("Export…", lambda: self.export(room))
         menu.aboutToHide.connect(menu.deleteLater)
         self.menu = menu
         return menu
+
+    def export(self, room: str) -> ExportDialog:
+        dialog = ExportDialog(self._bridge, room, self._rooms.label(room), self._panel.window())
+        dialog.open()
+        return dialog
 
     def set_level(self, room: str, level: Level) -> None:
         self._preferences.update(with_level(self._preferences.current(), room, level))

@@ -42,6 +42,7 @@ from PySide6.QtWidgets import QAbstractItemView, QListView, QMenu, QPushButton, 
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.app.tooltips import plain_tooltip
+from parler_desktop.client.message_link import is_message_link
 from parler_desktop.ui.links import link_tooltip, openable_url
 from parler_desktop.ui.message_delegate import MessageDelegate
 from parler_desktop.ui.message_layout import RowLayout
@@ -53,6 +54,8 @@ LOAD_OLDER_PX = 300
 class TimelineView(QListView):
     seenChanged = Signal(int)  # the newest stored seq on screen (0: none)
     replyRequested = Signal(object)  # TimelineEntry
+    copyLinkRequested = Signal(object)  # TimelineEntry whose parler:// link goes on the clipboard
+    messageLinkOpened = Signal(str)  # a parler://…/room/ROOM/SEQ link in a message was clicked
     linkRefused = Signal(str)  # the address of a link that was not opened
     statusMessage = Signal(str)  # a sentence for the status bar
 
@@ -302,6 +305,9 @@ class TimelineView(QListView):
         return link is not None and link.contains(point)
 
     def open_link(self, href: str) -> None:
+        if is_message_link(href):
+            self.messageLinkOpened.emit(href)
+            return
         url = openable_url(href)
         if url is None:
             self.linkRefused.emit(href)
@@ -440,6 +446,8 @@ class TimelineView(QListView):
         selected = self.selected_text() if self._row_of_key(entry.key) == index else ""
         copy_selection = menu.addAction("Copy") if selected else None
         copy = menu.addAction("Copy text")
+        copy_link = menu.addAction("Copy link")
+        copy_link.setEnabled(entry.seq is not None)
         toggle = None
         if self.toggle_link(index) is not None:
             toggle = menu.addAction("Show less" if self._model.is_expanded(entry.key) else "Show whole message")
@@ -450,5 +458,7 @@ class TimelineView(QListView):
             self.replyRequested.emit(entry)
         elif chosen is copy:
             QGuiApplication.clipboard().setText(entry.text)
+        elif chosen is copy_link:
+            self.copyLinkRequested.emit(entry)
         elif chosen is not None and chosen is copy_selection:
             QGuiApplication.clipboard().setText(selected)
