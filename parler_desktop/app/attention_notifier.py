@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from parler_desktop.app.agent_activity import Hint
 from parler_desktop.app.attention_rules import MessageFacts, decide
 from parler_desktop.app.attention_settings import AttentionSettings, Level
 from parler_desktop.app.bridge import SessionBridge
@@ -117,6 +118,20 @@ class AttentionNotifier(QObject):
             return self.for_me(message)
         facts = MessageFacts.of(message, self._kinds.get(message.room, "channel"), bridge.agent_id, bridge.name, bridge.role or None)
         return decide(settings.rules, facts)
+
+    def hint(self, room: str, hint: Hint) -> None:
+        """A warning about the room's agents (stuck, looping), shown at once if the room's level
+        and the rules keep it (its part kind is the hint's kind)."""
+        settings = self._settings()
+        level = settings.level(room)
+        if settings.quiet() or self._on_screen(room) or level in (Level.NONE, Level.FOR_ME):
+            return
+        facts = MessageFacts(
+            room, self._kinds.get(room, "channel"), hint.agents[0], "", frozenset({hint.kind}), frozenset(), hint.text, False, False
+        )
+        if level is Level.ALL or decide(settings.rules, facts):
+            title = "an agent may be stuck" if hint.kind == "stuck" else "agents may be in a loop"
+            self.alert.emit(Alert(room, hint.seq, f"{self._label(room)}: {title}", hint.text))
 
     def _stored(self, room: str, messages: Sequence[StoredMessage], _live: bool) -> None:
         settings = self._settings()

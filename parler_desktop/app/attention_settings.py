@@ -44,6 +44,9 @@ class AttentionSettings:
     rules: tuple[Rule, ...] = DEFAULT_RULES
     close_to_tray: bool = True
     tray_hint_shown: bool = False
+    stuck_minutes: float = 10.0  # an agent "working" with no message this long seems stuck
+    loop_messages: int = 20  # more than this many messages between two agents …
+    loop_minutes: float = 5.0  # … within this many minutes, without a human, look like a loop
 
     def level(self, room: str) -> Level:
         return self.levels.get(room, Level.RULES)
@@ -60,6 +63,9 @@ class AttentionSettings:
             "rules": [rule.to_json() for rule in self.rules],
             "close_to_tray": self.close_to_tray,
             "tray_hint_shown": self.tray_hint_shown,
+            "stuck_minutes": self.stuck_minutes,
+            "loop_messages": self.loop_messages,
+            "loop_minutes": self.loop_minutes,
         }
 
 
@@ -67,6 +73,19 @@ class AttentionSettings:
 class LoadedAttention:
     settings: AttentionSettings
     problem: str | None = None
+
+
+NUMBERS = ("quiet_until", "stuck_minutes", "loop_messages", "loop_minutes")
+FLAGS = ("paused", "close_to_tray", "tray_hint_shown")
+
+
+def _usable(name: str, value: Any) -> bool:
+    """A flag is a boolean; a number is a number (a whole one for a count), above 0 but a time."""
+    if name in FLAGS:
+        return isinstance(value, bool)
+    if isinstance(value, bool) or not isinstance(value, int if name == "loop_messages" else (int, float)):
+        return False
+    return name == "quiet_until" or value > 0
 
 
 def load_attention(path: Path) -> LoadedAttention:
@@ -88,9 +107,9 @@ def load_attention(path: Path) -> LoadedAttention:
         values["rules"] = parse_rules(data["rules"]) if "rules" in data else DEFAULT_RULES
     except RuleError as error:
         problems.append(f"rules ({error})")
-    for name, kind in (("quiet_until", (int, float)), ("paused", bool), ("close_to_tray", bool), ("tray_hint_shown", bool)):
+    for name in NUMBERS + FLAGS:
         if name in data:
-            if isinstance(data[name], kind):
+            if _usable(name, data[name]):
                 values[name] = data[name]
             else:
                 problems.append(name)

@@ -1,6 +1,7 @@
 """Everything that competes for the supervisor's attention, wired to one window: the settings,
 the notifier, where its alerts go (desktop notifications, else the tray balloon), the tray with
-close-to-tray, and the way back to a message from either."""
+close-to-tray, the way back to a message from either, the agents' states and warnings, the
+request buttons on cards and the room and Notifications menus."""
 
 from __future__ import annotations
 
@@ -8,11 +9,13 @@ import os
 
 from PySide6.QtWidgets import QSystemTrayIcon
 
+from parler_desktop.app.agent_watch import AgentWatch
 from parler_desktop.app.attention_notifier import Alert, AttentionNotifier
 from parler_desktop.app.attention_preferences import AttentionPreferences
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.desktop_notifications import DesktopNotifications
 from parler_desktop.paths import Home
+from parler_desktop.ui.agent_glance import AgentDotDelegate, RoomHintBar
 from parler_desktop.ui.close_to_tray import CloseToTray
 from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.message_jump import MessageJump
@@ -44,6 +47,13 @@ class Attention:
         self.notifier.alert.connect(self._deliver)
         self.desktop.opened.connect(self.jump.open)
         self.requests = RequestActions(bridge, window.timeline_model, window.timeline, window.composer)
+        self.agents = AgentWatch(bridge, self.preferences.current, parent=window)
+        self.agents.hintRaised.connect(self.notifier.hint)
+        self.agents.changed.connect(window.room_panel.view.viewport().update)
+        window.room_panel.view.setItemDelegate(AgentDotDelegate(self.agents, window.room_panel.view))
+        self.hint_bar = RoomHintBar(self.agents, window.timeline_model)
+        # Above the timeline, in the column MainWindow built (room title, timeline, composer).
+        window.timeline.parentWidget().layout().insertWidget(1, self.hint_bar)
         self.room_menu = RoomMenu(window.room_panel, window.rooms, bridge, self.preferences)
         self.menu = NotificationsMenu(window, self.preferences)
         window.menuBar().addMenu(self.menu)
