@@ -1,9 +1,10 @@
 """User settings shared by the window and the command line: one small JSON file per home.
 
 Holds who the human appears as (display name, role), which hub to use (``""`` = the embedded
-hub) and where the join secret lives. A corrupt or unreadable file never stops the app: loading
-reports the problem as a message and falls back to defaults, and the file is left untouched so
-nothing the user wrote is lost; saving over it moves it aside first.
+hub), where the join secret lives and which CA file to trust for a ``wss://`` hub. A corrupt or
+unreadable file never stops the app: loading reports the problem as a message and falls back to
+defaults, and the file is left untouched so nothing the user wrote is lost; saving over it moves it
+aside first.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ class Settings:
     role: str | None = DEFAULT_ROLE  # None: send no role in hello
     hub_url: str = ""  # "" = run and use the embedded hub
     join_secret_file: str = ""  # "" = the home's default join-secret file
+    hub_ca_files: dict[str, str] = dataclasses.field(default_factory=dict)  # wss:// hub URL -> its CA file
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,13 @@ _FIELD_TYPES = {
     "role": (str, type(None)),
     "hub_url": (str,),
     "join_secret_file": (str,),
+    "hub_ca_files": (dict,),
 }
+
+
+def _strings_only(value: object) -> bool:
+    """A mapping (the CA files) must map strings to strings; other values pass."""
+    return not isinstance(value, dict) or all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
 
 
 def load_settings(path: Path) -> LoadedSettings:
@@ -74,7 +82,7 @@ def load_settings(path: Path) -> LoadedSettings:
     for name, types in _FIELD_TYPES.items():
         if name not in data:
             continue
-        if isinstance(data[name], types):
+        if isinstance(data[name], types) and _strings_only(data[name]):
             values[name] = data[name]
         else:
             bad.append(name)

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import signal
 
 import pytest
 
+from parler_desktop.cli import build_parser
 from parler_desktop.client.events import OutboxStatus
 from parler_desktop.identity import load_or_create_identity
 from parler_desktop.paths import Home
+from parler_desktop.settings import load_settings, save_settings
 from parler_desktop.store import LocalStore
 from support.cli_runner import run_cli, started_cli
 from support.fault_proxy import FaultProxy
 from support.peer_ops import hub_history
+from support.private_ca import make_private_ca
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -101,3 +105,45 @@ def pending_items(path) -> int:
         return len(store.outbox_items([OutboxStatus.PENDING]))
     finally:
         store.close()
+
+
+async def test_home_and_hub_work_after_the_subcommand_too(hub, raw_agent, tmp_path):
+    peer, link = await team(raw_agent, hub)
+    home = tmp_path / "home"
+    joined = await run_cli(None, "join", "--home", str(home), link)  # used to take DIR as the code
+    assert joined.status == 0, joined.stderr
+    sent = await run_cli(None, "send", "--room", "team", "--home", str(home), "--hub", hub.url, "after")
+    assert sent.status == 0, sent.stderr
+    author = load_or_create_identity(Home.resolve(home).key_file).agent_id
+    assert [(m["from"]["id"], m["parts"][0]["text"]) for m in await hub_history(peer)] == [(author, "after")]
+
+
+@pytest.mark.parametrize("argv", [
+    ["--home", "H", "--hub", "ws://h:1/ws", "gui"], ["gui", "--home", "H", "--hub", "ws://h:1/ws"],
+    ["--hub", "ws://h:1/ws", "listen", "--home", "H"], ["listen", "--hub", "ws://h:1/ws", "--home", "H"],
+    ["hub", "--home", "H"],
+])
+def test_global_options_parse_the_same_before_and_after_the_command(argv):
+    args = build_parser().parse_args(argv)
+    assert args.home == "H"
+    assert args.hub == ("ws://h:1/ws" if "--hub" in argv else None)
+
+
+async def test_a_wss_hub_with_a_private_ca_is_trusted_with_ca_file_or_the_settings(hub, raw_agent, tmp_path):
+    ca = make_private_ca(tmp_path)
+    proxy = await FaultProxy("127.0.0.1", hub.port, tls=ca.server_context).start()
+    try:
+        peer, link = await team(raw_agent, hub)
+        code = link.rsplit("/", 1)[1]
+        home = tmp_path / "home"
+        untrusted = await run_cli(home, "join", "--hub", proxy.url, "--ca-file", str(tmp_path / "missing.pem"), code)
+        assert untrusted.status == 2 and "missing.pem does not exist" in untrusted.stderr
+        joined = await run_cli(home, "join", "--hub", proxy.url, "--ca-file", str(ca.ca_file), code)
+        assert joined.status == 0, joined.stderr
+        settings = load_settings(Home.resolve(home).settings_file).settings
+        save_settings(Home.resolve(home).settings_file, dataclasses.replace(settings, hub_ca_files={proxy.url: str(ca.ca_file)}))
+        sent = await run_cli(home, "send", "--hub", proxy.url, "--room", "team", "over wss")  # the settings' CA
+        assert sent.status == 0, sent.stderr
+        assert await texts(peer) == ["over wss"]
+    finally:
+        await proxy.close()

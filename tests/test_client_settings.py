@@ -26,7 +26,8 @@ def test_missing_file_gives_defaults(tmp_path):
 
 def test_save_and_load_round_trip_leaves_no_temp_files(tmp_path):
     path = tmp_path / "config" / "settings.json"
-    settings = Settings(display_name="Ada", role=None, hub_url="wss://hub.example/ws", join_secret_file="/s")
+    settings = Settings(display_name="Ada", role=None, hub_url="wss://hub.example/ws", join_secret_file="/s",
+                        hub_ca_files={"wss://hub.example/ws": "/etc/ca.pem"})
     save_settings(path, settings)
     assert load_settings(path).settings == settings
     assert os.listdir(path.parent) == ["settings.json"]
@@ -74,3 +75,12 @@ def test_join_secret_comes_from_the_environment_then_the_file(tmp_path, monkeypa
     monkeypatch.delenv(JOIN_SECRET_ENV)
     with pytest.raises(OSError):
         read_join_secret(home, Settings(join_secret_file=str(tmp_path / "missing")))
+
+
+@pytest.mark.parametrize("ca_files", [["/ca.pem"], {"wss://h/ws": 7}])
+def test_a_ca_file_map_of_the_wrong_shape_is_ignored_and_reported(tmp_path, ca_files):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"display_name": "Ada", "hub_ca_files": ca_files}))
+    loaded = load_settings(path)
+    assert loaded.settings.hub_ca_files == {} and loaded.settings.display_name == "Ada"
+    assert "hub_ca_files" in loaded.problem

@@ -99,9 +99,11 @@ async def test_empty_mentions_are_stored_as_absent(pair):
 
 
 async def test_pull_and_send_need_membership(pair, hub, raw_agent):
-    _alice, _bob, room = pair
+    alice, _bob, room = pair
+    await say(alice, room, "members only")
     stranger = await raw_agent(hub.url, name="eve")
     for frame in ({"op": "pull", "room": room}, {"op": "pull", "room": "nowhere"}, {"op": "roster", "room": room},
+                  {"op": "pull", "room": room, "since": 0}, {"op": "pull", "room": room, "since": 0, "waitSecs": 1},
                   {"op": "send", "target": {"kind": "room", "room": room}, "parts": text("x")}):
         reply = await stranger.request(frame)
         assert reply["type"] == "error" and reply["code"] == "not_member", frame

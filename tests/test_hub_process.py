@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import stat
 import subprocess
 import sys
 
@@ -56,10 +57,22 @@ def test_cli_port_in_use_is_a_one_line_error(tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_cli_missing_join_secret_file_exits_2(tmp_path):
+async def test_cli_missing_join_secret_file_gets_a_new_private_secret(hub_process_factory, raw_agent, tmp_path):
+    """As the reference hub: a missing (or blank) secret file is filled, then enforced."""
+    secret_file = tmp_path / "nested" / "secret"
+    process = hub_process_factory(extra_args=["--join-secret-file", str(secret_file)])
+    secret = secret_file.read_text().strip()
+    assert len(secret) == 32 and stat.S_IMODE(secret_file.stat().st_mode) == 0o600
+    assert str(secret_file) in process.stderr_text and secret not in process.stderr_text
+    refused = await raw_agent(process.url, handshake=False)
+    assert (await refused.handshake())["code"] == "not_authorized"
+    await raw_agent(process.url, secret=secret)
+
+
+def test_cli_unreadable_join_secret_file_exits_2(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "parler_desktop", "hub", "--port", "0", "--db", str(tmp_path / "h.db"),
-         "--join-secret-file", str(tmp_path / "absent")],
+         "--join-secret-file", str(tmp_path)],  # a folder: exists, cannot be read, never replaced
         capture_output=True, text=True, timeout=30,
     )
     assert result.returncode == 2 and "join secret" in result.stderr and "Traceback" not in result.stderr
@@ -67,11 +80,12 @@ def test_cli_missing_join_secret_file_exits_2(tmp_path):
 
 async def test_cli_join_secret_file_is_enforced(hub_process_factory, raw_agent, tmp_path):
     secret_file = tmp_path / "secret"
-    secret_file.write_text("s3cr3t\n")
+    secret_file.write_text("\u3000 s3cr3t\t\n")  # trimmed like Rust's trim(): any Unicode whitespace
     process = hub_process_factory(extra_args=["--join-secret-file", str(secret_file)])
     refused = await raw_agent(process.url, handshake=False)
     assert (await refused.handshake())["code"] == "not_authorized"
     await raw_agent(process.url, secret="s3cr3t")
+    assert secret_file.read_text() == "\u3000 s3cr3t\t\n"
 
 
 def test_cli_database_that_is_not_a_database_is_a_one_line_error(tmp_path):

@@ -25,6 +25,7 @@ from parler_desktop.identity import (
     save_identity,
     verify_signature,
 )
+from support.unprivileged import as_unprivileged_user
 
 ALICE_SEED = "SUAMLK2ZNL35WSMW37E7UD4VZ7ELPKW7DHC3BWBSD2GCZ7IUQQXZIORRBU"
 ALICE_RAW_SEED = bytes.fromhex("c5ab596af7db4996dfc9fa0f95cfc8b7aadf19c5b0d8321e8c2cfd14842f943a")
@@ -361,17 +362,16 @@ def test_key_file_readable_by_others_is_refused(tmp_path: Path, mode: int):
     assert load_or_create_identity(path).agent_id == ALICE_ID
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
-def test_unreadable_key_file_is_refused(tmp_path: Path):
-    path = tmp_path / "identity.json"
-    path.write_text(ALICE_FILE)
-    path.chmod(0o000)
-    try:
+def test_unreadable_key_file_is_refused():
+    def check(folder: Path) -> None:
+        path = folder / "identity.json"
+        path.write_text(ALICE_FILE)
+        path.chmod(0o000)
         with pytest.raises(KeyFileError, match="cannot be read") as caught:
             load_or_create_identity(path)
         assert_one_line_message(caught.value, path)
-    finally:
-        path.chmod(0o600)
+
+    as_unprivileged_user(check)  # root reads any file
 
 
 def test_directory_in_place_of_the_key_file_is_refused(tmp_path: Path):
@@ -391,18 +391,20 @@ def test_key_file_under_a_file_instead_of_a_folder_is_reported(tmp_path: Path):
     assert_one_line_message(caught.value, path)
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into any folder")
-def test_key_file_that_cannot_be_created_is_reported(tmp_path: Path):
-    folder = tmp_path / "config"
-    folder.mkdir(mode=0o500)
-    path = folder / "identity.json"
-    try:
-        with pytest.raises(KeyFileError, match="cannot be created") as caught:
-            load_or_create_identity(path)
-        assert_one_line_message(caught.value, path)
-    finally:
-        folder.chmod(0o700)
-    assert list(folder.iterdir()) == []
+def test_key_file_that_cannot_be_created_is_reported():
+    def check(home: Path) -> None:
+        folder = home / "config"
+        folder.mkdir(mode=0o500)
+        path = folder / "identity.json"
+        try:
+            with pytest.raises(KeyFileError, match="cannot be created") as caught:
+                load_or_create_identity(path)
+            assert_one_line_message(caught.value, path)
+        finally:
+            folder.chmod(0o700)
+        assert list(folder.iterdir()) == []
+
+    as_unprivileged_user(check)  # root writes into any folder
 
 
 @pytest.mark.timeout(10)

@@ -1,4 +1,8 @@
-"""The layers of docs/architecture.md: only app/ and ui/ import PySide6, only ui/ QtWidgets."""
+"""The layers of docs/architecture.md: only app/ and ui/ import PySide6, only ui/ QtWidgets.
+
+Every parametrized case checks something: a file is a case of a rule only if the rule applies to
+its layer, and ``test_every_layer_has_its_rules`` makes sure no layer escapes them all.
+"""
 
 import ast
 from pathlib import Path
@@ -6,41 +10,51 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "parler_desktop"
+SOURCES = sorted(PACKAGE.rglob("*.py"))
 
 
-def imported_modules(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def layer_of(path: Path) -> str:
+    return path.relative_to(PACKAGE).parts[0]
+
+
+def imported_modules(path: Path, *, module_level_only: bool = False) -> set[str]:
+    """Modules ``path`` imports; ``module_level_only`` leaves out imports inside functions and
+    ``if TYPE_CHECKING:`` blocks (those never run when the module is loaded)."""
     names: set[str] = set()
-    for node in ast.walk(tree):
+    pending: list[ast.AST] = [ast.parse(path.read_text(encoding="utf-8"))]
+    while pending:
+        node = pending.pop()
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
             names.add(node.module)
+        if module_level_only and (
+            isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            or (isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+        ):
+            continue
+        pending.extend(ast.iter_child_nodes(node))
     return names
 
 
-SOURCES = sorted(PACKAGE.rglob("*.py"))
+def cases(layers: object) -> list[Path]:
+    return [path for path in SOURCES if layer_of(path) in layers]
 
 
-def test_sources_found():
-    assert len(SOURCES) > 5
+def case_id(path: Path) -> str:
+    return str(path.relative_to(PACKAGE))
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_qt_stays_in_app_and_ui(path: Path):
-    layer = path.relative_to(PACKAGE).parts[0]
-    modules = imported_modules(path)
-    uses_qt = any(m.startswith("PySide6") or m == "qasync" for m in modules)
-    uses_widgets = any(m.startswith("PySide6.QtWidgets") for m in modules)
-    if layer in ("protocol", "hub", "client", "store", "identity.py", "paths.py", "file_lock.py", "instance_lock.py", "atomic_file.py"):
-        assert not uses_qt, f"{path} is below the Qt seam but imports Qt"
-    if layer == "app":
-        assert not uses_widgets, f"{path} is in app/ but imports QtWidgets"
-    if layer == "protocol":
-        assert not any(m.split(".")[0] in ("asyncio", "websockets", "sqlite3") for m in modules)
+QT = ("PySide6", "qasync")
+BELOW_THE_QT_SEAM = (
+    "protocol", "hub", "client", "store", "identity.py", "paths.py", "file_lock.py", "instance_lock.py",
+    "atomic_file.py", "settings.py", "__init__.py", "__main__.py",
+)
+# What each layer must not import from Qt; ui/ may import all of it, so it has no case here.
+QT_FORBIDDEN = {**{layer: QT for layer in BELOW_THE_QT_SEAM}, "app": ("PySide6.QtWidgets",)}
 
-
-# What each layer may import from the package (design.md §2: imports point down the list).
+# What each layer may import from the package (imports point down the list). cli/ is the
+# composition root and may import every layer, so it has no case here.
 ALLOWED = {
     "protocol": {"protocol"},
     "identity.py": {"protocol", "atomic_file"},
@@ -54,18 +68,43 @@ ALLOWED = {
     "client": {"client", "protocol", "identity", "store", "paths", "settings"},
     "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file"},
     "ui": {"ui", "app", "client", "protocol", "identity", "store", "paths", "settings", "hub"},
+    "__init__.py": set(),
+    "__main__.py": {"cli"},
 }
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_every_layer_has_its_rules():
+    """A new top-level module or package must be placed in the lists above."""
+    layers = {layer_of(path) for path in SOURCES}
+    assert len(SOURCES) > 5
+    unplaced = sorted(layers - set(QT_FORBIDDEN) - {"ui", "cli"}) + sorted(layers - set(ALLOWED) - {"cli"})
+    assert not unplaced, f"list {sorted(set(unplaced))} in BELOW_THE_QT_SEAM (or QT_FORBIDDEN) and in ALLOWED"
+    assert set(QT_FORBIDDEN) | {"ui", "cli"} == layers == set(ALLOWED) | {"cli"}  # and nothing listed is gone
+
+
+@pytest.mark.parametrize("path", cases(QT_FORBIDDEN), ids=case_id)
+def test_qt_stays_in_app_and_ui(path: Path):
+    forbidden = QT_FORBIDDEN[layer_of(path)]
+    assert sorted(m for m in imported_modules(path) if m.startswith(forbidden)) == []
+
+
+@pytest.mark.parametrize("path", cases({"cli"}), ids=case_id)
+def test_the_command_line_loads_qt_only_when_a_window_is_wanted(path: Path):
+    """The headless commands (listen, send, join, hub) must run where Qt cannot even load."""
+    assert sorted(m for m in imported_modules(path, module_level_only=True) if m.startswith(QT)) == []
+
+
+@pytest.mark.parametrize("path", cases({"protocol"}), ids=case_id)
+def test_protocol_is_pure_values(path: Path):
+    assert sorted(m for m in imported_modules(path) if m.split(".")[0] in ("asyncio", "websockets", "sqlite3")) == []
+
+
+@pytest.mark.parametrize("path", cases(ALLOWED), ids=case_id)
 def test_imports_point_down(path: Path):
-    layer = path.relative_to(PACKAGE).parts[0]
-    if layer not in ALLOWED:
-        return  # cli/ is the composition root; __init__/__main__ are the package entry
     used = {
         m.split(".")[1].removesuffix(".py")
         for m in imported_modules(path)
         if m.startswith("parler_desktop.")
     }
-    allowed = {name.removesuffix(".py") for name in ALLOWED[layer]}
+    allowed = {name.removesuffix(".py") for name in ALLOWED[layer_of(path)]}
     assert used <= allowed, f"{path} imports {sorted(used - allowed)} from above its layer"

@@ -1,10 +1,11 @@
-"""The Connect dialog: an address (empty = the local hub), an optional join secret, a name."""
+"""The Connect dialog: an address (empty = the local hub), an optional join secret, a name, a CA file."""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox
 
 from parler_desktop.ui.connect_dialog import ConnectDialog
+from support.private_ca import make_private_ca
 
 
 def accept(dialog: ConnectDialog) -> None:
@@ -38,3 +39,20 @@ def test_a_missing_name_is_explained_and_keeps_the_dialog_open(qtbot):
     accept(dialog)
     assert dialog.result() != QDialog.DialogCode.Accepted
     assert dialog.problem.isVisible() and "name" in dialog.problem.text()
+
+
+def test_a_ca_file_to_trust_is_checked_and_kept(qtbot, tmp_path):
+    ca = make_private_ca(tmp_path)
+    dialog = ConnectDialog("", "boss", ca_file="")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.keyClicks(dialog.url, "wss://localhost:8443")
+    qtbot.keyClicks(dialog.ca_file, str(tmp_path / "nope.pem"))
+    accept(dialog)
+    assert dialog.result() != QDialog.DialogCode.Accepted
+    assert dialog.problem.isVisible() and "nope.pem" in dialog.problem.text()
+    dialog.ca_file.clear()
+    qtbot.keyClicks(dialog.ca_file, str(ca.ca_file))
+    accept(dialog)
+    assert dialog.result() == QDialog.DialogCode.Accepted
+    assert dialog.choice().ca_file == str(ca.ca_file) and dialog.choice().hub_url == "wss://localhost:8443/ws"

@@ -15,6 +15,8 @@ import pytest
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QListView, QMessageBox, QToolTip, QWidget
+from support.fault_proxy import FaultProxy
+from support.private_ca import make_private_ca
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.desktop_window import join_room, open_room, post_as, unread
 from support.raw_agent import RawAgent
@@ -313,3 +315,22 @@ def test_a_hub_chosen_with_connect_is_saved_then_connected_to(qtbot, qloop, desk
     assert (saved.hub_url, saved.display_name) == (hub.url, "chief")
     assert desktop.bridge.session is not first and desktop.hub_override is None
     qtbot.waitUntil(lambda: desktop.bridge.is_live, timeout=15_000)
+
+
+def test_a_wss_hub_with_a_private_ca_is_explained_then_trusted_through_connect(qtbot, qloop, desktop, hub, tmp_path):
+    ca = make_private_ca(tmp_path)
+    proxy = run_coroutine(qtbot, qloop, FaultProxy("127.0.0.1", hub.port, tls=ca.server_context).start())
+    try:
+        settings = load_settings(desktop.home.settings_file).settings
+        run_coroutine(qtbot, qloop, desktop._switch_hub(settings, ConnectChoice(proxy.url, None, "boss")))
+        status = desktop.window.findChild(QWidget, "connectionState")
+        qtbot.waitUntil(lambda: "not trusted" in status.text, timeout=15_000)
+        assert "CA file" in status.text
+        settings = load_settings(desktop.home.settings_file).settings
+        run_coroutine(qtbot, qloop, desktop._switch_hub(settings, ConnectChoice(proxy.url, None, "boss", str(ca.ca_file))))
+        qtbot.waitUntil(lambda: desktop.bridge.is_live, timeout=15_000)
+        assert status.text.startswith(f"Connected to {proxy.url}")
+        assert load_settings(desktop.home.settings_file).settings.hub_ca_files == {proxy.url: str(ca.ca_file)}
+    finally:
+        run_coroutine(qtbot, qloop, desktop.shutdown())
+        run_coroutine(qtbot, qloop, proxy.close())

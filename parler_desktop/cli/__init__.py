@@ -16,20 +16,24 @@ from collections.abc import Sequence
 COMMAND_MODULES = ("gui_command", "hub_command", "listen_command", "send_command", "join_command")
 
 
+HOME_HELP = (
+    "keep identity, settings and data under DIR (default: $PARLER_DESKTOP_HOME or the platform's "
+    "config and data dirs)"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="parler-desktop",
         description="Follow and steer AI agents talking in rooms on a Parler hub.",
     )
-    parser.add_argument(
-        "--home",
-        metavar="DIR",
-        help="keep identity, settings and data under DIR (default: $PARLER_DESKTOP_HOME "
-        "or the platform's config and data dirs)",
-    )
+    parser.add_argument("--home", metavar="DIR", help=HOME_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"parler_desktop.cli.{name}").register(subparsers, parser)
+    for sub in subparsers.choices.values():
+        # Also after the command (`join --home DIR CODE`); SUPPRESS keeps a --home given before it.
+        sub.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS, help=HOME_HELP)
     return parser
 
 

@@ -28,10 +28,11 @@ EXIT_RUNTIME = 1
 EXIT_ALREADY_RUNNING = 3
 
 
-def _add_options(parser: argparse.ArgumentParser) -> None:
+def _add_options(parser: argparse.ArgumentParser, default: object = None) -> None:
     parser.add_argument(
         "--hub",
         metavar="URL",
+        default=default,
         help="connect to this hub (ws://, wss://, parler:// or HOST:PORT) and remember it; "
         "an empty value goes back to the embedded local hub",
     )
@@ -45,7 +46,7 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
 
 def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
     sub = subparsers.add_parser("gui", help="open the desktop window (the default)", description=description(__doc__))
-    _add_options(sub)
+    _add_options(sub, argparse.SUPPRESS)  # `--hub URL gui` keeps URL
     sub.set_defaults(run=run)
     _add_options(parser)
     parser.set_defaults(run=run)

@@ -10,16 +10,21 @@ import argparse
 import asyncio
 import errno
 import logging
+import secrets
 import signal
 import sys
 from pathlib import Path
 
+from parler_desktop.atomic_file import write_atomically
 from parler_desktop.hub import Hub, HubConfig, HubDatabaseError, HubLimits
 from parler_desktop.paths import Home
+from parler_desktop.protocol.trim import trim
 from parler_desktop.cli.help_text import description
 
 EXIT_RUNTIME = 1
 EXIT_USAGE = 2
+SECRET_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghjkmnpqrstuvwxyz23456789"  # no 0/O, 1/I/l
+SECRET_LENGTH = 32
 
 
 def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
@@ -28,7 +33,11 @@ def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentPa
     sub.add_argument("--port", type=int, default=7070, help="port to bind; 0 picks a free port (default 7070)")
     sub.add_argument("--db", type=Path, help="hub database file (default: under the data dir of --home)")
     sub.add_argument("--blob-dir", type=Path, help="where blob bytes are kept (default: beside the database)")
-    sub.add_argument("--join-secret-file", type=Path, help="require agents to present the secret in this file")
+    sub.add_argument(
+        "--join-secret-file",
+        type=Path,
+        help="require agents to present the secret in this file (created with a new secret if missing or empty)",
+    )
     sub.add_argument("--public-url", help="base of invite links (default parler://HOST:PORT)")
     sub.add_argument("--name", default=HubConfig.name, help="hub display name")
     sub.add_argument(
@@ -41,15 +50,29 @@ def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentPa
 
 
 def read_join_secret(path: Path) -> bytes:
-    """The secret bytes, without the file's trailing line break; raises ValueError with a reason."""
+    """The hub's join secret from ``path``, as the reference hub resolves its secret file.
+
+    Surrounding whitespace is trimmed; a missing or blank file gets a fresh secret (32 characters
+    without look-alikes), written owner-only, so a private hub needs no setup. A file that exists
+    but cannot be read is an error (raised as ValueError): it is never overwritten.
+    """
     try:
-        data = path.read_bytes()
+        secret = trim(path.read_bytes().decode("utf-8"))
+    except FileNotFoundError:
+        secret = ""
     except OSError as exc:
         raise ValueError(f"cannot read join secret file {path}: {exc.strerror}") from exc
-    secret = data.rstrip(b"\r\n")
+    except UnicodeDecodeError:
+        raise ValueError(f"join secret file {path} is not UTF-8 text") from None
     if not secret:
-        raise ValueError(f"join secret file {path} is empty")
-    return secret
+        secret = "".join(secrets.choice(SECRET_ALPHABET) for _ in range(SECRET_LENGTH))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            write_atomically(path, f"{secret}\n".encode())
+        except OSError as exc:
+            raise ValueError(f"cannot write a new join secret to {path}: {exc.strerror}") from exc
+        print(f"parler-desktop hub: wrote a new join secret to {path}; agents must present it", file=sys.stderr)
+    return secret.encode()
 
 
 def build_config(args: argparse.Namespace) -> HubConfig:

@@ -12,7 +12,9 @@ import asyncio
 
 from parler_desktop.client.address import parse_invite
 from parler_desktop.client.errors import HubRefused, SessionClosed
-from parler_desktop.client.headless import EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report, run_session
+from parler_desktop.client.headless import (
+    CA_FILE_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report, run_session, trusted_ca,
+)
 from parler_desktop.client.session import HubSession
 from parler_desktop.paths import Home
 from parler_desktop.protocol.frames import Joined
@@ -24,6 +26,7 @@ COMMAND = "join"
 def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
     sub = subparsers.add_parser("join", help="redeem an invite code or link", description=description(__doc__))
     sub.add_argument("--hub", metavar="URL", default=argparse.SUPPRESS, help="the hub (default: the link's hub, $PARLER_HUB or the settings)")
+    sub.add_argument("--ca-file", metavar="FILE", help=CA_FILE_HELP)
     sub.add_argument("code", metavar="CODE", help="invite code, CODE@HUB, or invite link")
     sub.set_defaults(run=run)
 
@@ -49,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         invite = parse_invite(args.code)
         hub_url = choose_hub_url(getattr(args, "hub", None), home, from_link=invite.hub_url)
+        options = trusted_ca(args.ca_file)
     except ValueError as error:
         report(COMMAND, str(error))
         return EXIT_USAGE
@@ -56,4 +60,6 @@ def run(args: argparse.Namespace) -> int:
     async def body(session: HubSession) -> int:
         return await join(session, invite.code)
 
-    return asyncio.run(run_session(COMMAND, home, hub_url, body, interrupted_status=EXIT_FAILED, sync_messages=False))
+    return asyncio.run(run_session(
+        COMMAND, home, hub_url, body, interrupted_status=EXIT_FAILED, sync_messages=False, **options
+    ))

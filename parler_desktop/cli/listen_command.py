@@ -24,7 +24,9 @@ from typing import Any, TextIO
 from parler_desktop.client.clock import SystemClock, wait_or_timeout
 from parler_desktop.client.events import ConnectionState, MessagesStored, SessionEvent, StateChanged
 from parler_desktop.client.feed import StoreFeed
-from parler_desktop.client.headless import EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report, run_session
+from parler_desktop.client.headless import (
+    CA_FILE_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report, run_session, trusted_ca,
+)
 from parler_desktop.client.session import HubSession
 from parler_desktop.identity import verify_signature
 from parler_desktop.paths import Home
@@ -45,6 +47,7 @@ _BADGES = {SignatureState.VALID: "", SignatureState.UNSIGNED: "⚠ ", SignatureS
 def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
     sub = subparsers.add_parser("listen", help="print messages as they arrive", description=description(__doc__))
     sub.add_argument("--hub", metavar="URL", default=argparse.SUPPRESS, help="the hub (default: $PARLER_HUB or the settings)")
+    sub.add_argument("--ca-file", metavar="FILE", help=CA_FILE_HELP)
     sub.add_argument("--room", action="append", default=[], metavar="R", help="only this room (repeatable)")
     sub.add_argument("--json", action="store_true", help="NDJSON output even on a terminal")
     sub.add_argument("--once", action="store_true", help="exit after catching up")
@@ -163,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         hub_url = choose_hub_url(getattr(args, "hub", None), home)
+        options = trusted_ca(args.ca_file)
     except ValueError as error:
         report(COMMAND, str(error))
         return EXIT_USAGE
@@ -172,4 +176,4 @@ def run(args: argparse.Namespace) -> int:
         printer = MessagePrinter(sys.stdout, as_json=as_json, my_id=session.agent_id)
         return await listen(session, printer, rooms=args.room, once=args.once, max_retries=args.max_retries)
 
-    return asyncio.run(run_session(COMMAND, home, hub_url, body))
+    return asyncio.run(run_session(COMMAND, home, hub_url, body, **options))

@@ -14,7 +14,9 @@ import sys
 
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.events import ConnectionState, OutboxChanged, OutboxItem, OutboxStatus, SessionEvent, StateChanged
-from parler_desktop.client.headless import EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report, run_session
+from parler_desktop.client.headless import (
+    CA_FILE_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report, run_session, trusted_ca,
+)
 from parler_desktop.client.session import HubSession
 from parler_desktop.paths import Home
 from parler_desktop.store import StoreError
@@ -27,6 +29,7 @@ DONE = (OutboxStatus.SENT, OutboxStatus.FAILED, OutboxStatus.DISCARDED)
 def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
     sub = subparsers.add_parser("send", help="post a message (exactly once) and print its seq", description=description(__doc__))
     sub.add_argument("--hub", metavar="URL", default=argparse.SUPPRESS, help="the hub (default: $PARLER_HUB or the settings)")
+    sub.add_argument("--ca-file", metavar="FILE", help=CA_FILE_HELP)
     sub.add_argument("--room", required=True, metavar="R", help="the room to post in")
     sub.add_argument("--client-id", metavar="ID", help="idempotency key: re-running with the same ID never posts twice")
     sub.add_argument("--mention", action="append", default=[], metavar="NAME", help="mention an agent (repeatable)")
@@ -75,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     home = Home.resolve(args.home)
     try:
         hub_url = choose_hub_url(getattr(args, "hub", None), home)
+        options = trusted_ca(args.ca_file)
     except ValueError as error:
         report(COMMAND, str(error))
         return EXIT_USAGE
@@ -84,5 +88,5 @@ def run(args: argparse.Namespace) -> int:
         return await send(session, args.room, text, args.client_id, args.mention)
 
     return asyncio.run(
-        run_session(COMMAND, home, hub_url, body, interrupted_status=EXIT_FAILED, sync_messages=False)
+        run_session(COMMAND, home, hub_url, body, interrupted_status=EXIT_FAILED, sync_messages=False, **options)
     )

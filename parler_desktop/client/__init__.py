@@ -7,6 +7,8 @@ operations; it reports everything as the events of ``events.py``. Its parts, one
   wake probes; hands the live connection (paced requests) to the session's operations
 - address.py — hub addresses and invite links as typed (protocol.md §1.1)
 - connection.py — one WebSocket: handshake, one request in flight, push inbox, heartbeat
+- tls.py — whom a ``wss://`` hub is trusted through (the system's CAs, or the hub's CA file) and
+  what a certificate failure tells the person
 - backoff.py, clock.py, pacing.py, wake.py — reconnect delays, injectable time, the hub's
   operation budget, resume detection
 - sync.py — catch-up and reconciliation (sync marks, ``rooms`` counts), no gaps, no repeats

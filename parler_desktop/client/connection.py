@@ -14,6 +14,7 @@ import contextlib
 import hashlib
 import logging
 import random
+import ssl
 from collections.abc import Awaitable, Callable
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -23,6 +24,7 @@ from parler_desktop.client.clock import Clock
 from parler_desktop.client.errors import BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable
 from parler_desktop.client.inbox import DEFAULT_CAPACITY, BoundedInbox
 from parler_desktop.client.tasks import TaskSupervisor
+from parler_desktop.client.tls import client_context, explain_certificate_error
 from parler_desktop.identity import Identity
 from parler_desktop.protocol import PROTOCOL_VERSION, StoredMessage
 from parler_desktop.protocol.frames import (
@@ -97,9 +99,20 @@ class HubConnection:
 
     @classmethod
     async def open(
-        cls, url: str, *, open_timeout: float, on_notice: NoticeSink, inbox_capacity: int = DEFAULT_CAPACITY
+        cls,
+        url: str,
+        *,
+        open_timeout: float,
+        on_notice: NoticeSink,
+        inbox_capacity: int = DEFAULT_CAPACITY,
+        ca_file: str | None = None,
     ) -> "HubConnection":
-        """Dial ``url``; raises HubUnreachable (OS-level failure) or ConnectionLost."""
+        """Dial ``url`` (over TLS for ``wss://``, trusting only ``ca_file`` when given); raises
+        HubUnreachable (OS-level failure) or ConnectionLost (a certificate problem included)."""
+        try:
+            tls = {"ssl": client_context(ca_file)} if url.startswith("wss://") else {}
+        except ValueError as error:
+            raise ConnectionLost(str(error)) from None
         try:
             websocket = await connect(
                 url,
@@ -108,9 +121,12 @@ class HubConnection:
                 compression=None,
                 open_timeout=open_timeout,
                 close_timeout=CLOSE_TIMEOUT_SECS,
+                **tls,
             )
         except TimeoutError as error:  # (a subclass of OSError: test it first)
             raise ConnectionLost("the hub did not accept the connection in time") from error
+        except ssl.SSLCertVerificationError as error:  # (an OSError too)
+            raise ConnectionLost(explain_certificate_error(error, url)) from error
         except OSError as error:
             raise HubUnreachable(f"cannot reach the hub: {error.strerror or error}") from error
         except (InvalidHandshake, ConnectionClosed) as error:

@@ -16,6 +16,7 @@ from typing import Any
 from parler_desktop.client.address import normalize_hub_url
 from parler_desktop.client.events import ConnectionState, Notice, SessionEvent, StateChanged
 from parler_desktop.client.session import HubSession
+from parler_desktop.client.tls import check_ca_file
 from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
 from parler_desktop.settings import load_settings
@@ -25,6 +26,7 @@ HUB_ENV = "PARLER_HUB"
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+CA_FILE_HELP = "for a wss:// hub with a private certificate authority: trust only this CA file (PEM)"
 
 
 def choose_hub_url(explicit: str | None, home: Home, *, from_link: str | None = None) -> str:
@@ -36,6 +38,14 @@ def choose_hub_url(explicit: str | None, home: Home, *, from_link: str | None = 
         if candidate:
             return normalize_hub_url(candidate)
     raise ValueError(f"no hub given: pass --hub URL or set {HUB_ENV}")
+
+
+def trusted_ca(ca_file: str | None) -> dict[str, str]:
+    """``--ca-file`` as session options, checked now so that a bad file is a usage error."""
+    if ca_file is None:
+        return {}
+    check_ca_file(ca_file)
+    return {"ca_file": ca_file}
 
 
 def describe_state(event: StateChanged) -> str:

@@ -50,7 +50,7 @@ class ConnectionLifecycle:
 
     def __init__(
         self, hub_url: str, identity: Identity, *, name: str, role: str | None, join_secret: str | None,
-        tuning: SessionTuning, clock: Clock, rng: random.Random, pacer: RequestPacer,
+        ca_file: str | None, tuning: SessionTuning, clock: Clock, rng: random.Random, pacer: RequestPacer,
         emit: Callable[[SessionEvent], None], commit: Committer, sync: RoomSync, outbox: Outbox,
         read_markers: ReadMarkers, rosters: RosterWatcher, sync_messages: bool,
     ) -> None:
@@ -60,6 +60,7 @@ class ConnectionLifecycle:
         self.name = name
         self.role = role
         self.join_secret = join_secret  # read at each handshake
+        self.ca_file = ca_file  # for wss://: trust only this CA (None: the system's CAs)
         self.tuning = tuning
         self._clock = clock
         self._rng = rng
@@ -141,6 +142,7 @@ class ConnectionLifecycle:
                 self._set_state(ConnectionState.CONNECTING)
                 conn = await HubConnection.open(
                     self.hub_url,
+                    ca_file=self.ca_file,
                     open_timeout=self.tuning.open_timeout_secs,
                     on_notice=lambda text: self._emit(Notice(text)),
                     inbox_capacity=self.tuning.inbox_capacity,

@@ -62,12 +62,14 @@ class HubSession:
         name: str,
         role: str | None = "supervisor",
         join_secret: str | None = None,
+        ca_file: str | None = None,
         clock: Clock | None = None,
         rng: random.Random | None = None,
         tuning: SessionTuning | None = None,
         sync_messages: bool = True,
     ) -> None:
-        """``sync_messages=False`` keeps only the connection and the outbox (one-shot ``send``)."""
+        """``sync_messages=False`` keeps only the connection and the outbox (one-shot ``send``);
+        ``ca_file`` is the only CA trusted for a ``wss://`` hub (None: the system's)."""
         self.hub_url = normalize_hub_url(hub_url)
         self.identity = identity
         self.agent_id = identity.agent_id
@@ -89,7 +91,7 @@ class HubSession:
         self._read_markers = ReadMarkers(store, self._commit, self._emit, self._sync.mark)
         self._rosters = RosterWatcher(self._commit, self._clock, interval=self.tuning.roster_secs)
         self._lifecycle = ConnectionLifecycle(
-            self.hub_url, identity, name=name, role=role, join_secret=join_secret, tuning=self.tuning,
+            self.hub_url, identity, name=name, role=role, join_secret=join_secret, ca_file=ca_file, tuning=self.tuning,
             clock=self._clock, rng=rng or random.Random(), pacer=self._pacer, emit=self._emit,
             commit=self._commit, sync=self._sync, outbox=self._outbox, read_markers=self._read_markers,
             rosters=self._rosters, sync_messages=sync_messages,
@@ -100,7 +102,7 @@ class HubSession:
     async def open(cls, home: Home, hub_url: str, **kwargs: Any) -> "HubSession":
         """A session for the identity, settings and store of ``home``; the session owns the store.
 
-        ``name``, ``role`` and ``join_secret`` default to the home's settings. Raises
+        ``name``, ``role``, ``join_secret`` and ``ca_file`` default to the home's settings. Raises
         ``KeyFileError``, ``StoreError``, ``OSError`` (join secret file) or ``ValueError`` (address).
         """
         home.ensure()
@@ -111,6 +113,7 @@ class HubSession:
         if "join_secret" not in kwargs:
             kwargs["join_secret"] = read_join_secret(home, loaded.settings)
         url = normalize_hub_url(hub_url)
+        kwargs.setdefault("ca_file", loaded.settings.hub_ca_files.get(url))
         store = StoreWorker(home.store_path(url, identity.agent_id))
         await store.open()
         session = cls(url, identity, store, **kwargs)

@@ -102,12 +102,15 @@ class ClientConnection:
             return ErrorFrame(message="internal hub error", code=errors.INTERNAL)
 
     async def _reply(self, reply: Reply) -> None:
-        if isinstance(reply, tuple):
-            frame, data = reply
-            await self._ws.send(encode(frame))
+        frame, data = reply if isinstance(reply, tuple) else (reply, None)
+        try:
+            text = encode(frame)
+        except ValueError:  # a value that cannot be JSON must not end the connection
+            log.exception("hub reply %s could not be encoded", frame.TAG)
+            text, data = encode(ErrorFrame(message="internal hub error", code=errors.INTERNAL)), None
+        await self._ws.send(text)
+        if data is not None:
             await self._ws.send(data)
-        else:
-            await self._ws.send(encode(reply))
 
     async def _fail(self, message: str, code: str, close_code: CloseCode) -> None:
         await self._ws.send(encode(ErrorFrame(message=message, code=code)))

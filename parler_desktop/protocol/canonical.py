@@ -7,12 +7,12 @@ identity module supplies Ed25519.
 from __future__ import annotations
 
 import enum
-import json
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from parler_desktop.protocol import wire_json
 from parler_desktop.protocol.codec import WireError
 from parler_desktop.protocol.parts import SIG_KIND, Signature
 from parler_desktop.protocol.values import (
@@ -38,10 +38,11 @@ class SignatureState(enum.Enum):
 
 
 def canonical_json(value: Any) -> bytes:
-    """Compact JSON, keys sorted recursively, raw UTF-8 (§8.1 step 3)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, allow_nan=False).encode(
-        "utf-8"
-    )
+    """Compact JSON, keys sorted recursively, raw UTF-8, the reference's numbers (§8.1 step 3).
+
+    Raises ``NumberError`` (a ValueError) for NaN, ±Infinity and integers beyond a float.
+    """
+    return wire_json.canonical_text(value).encode("utf-8")
 
 
 def canonical_message_bytes(

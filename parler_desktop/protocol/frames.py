@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar
 
+from parler_desktop.protocol import wire_json
 from parler_desktop.protocol.codec import (
     I64,
     NULL_IS_MALFORMED,
@@ -533,7 +534,9 @@ def _has_lone_surrogate(text: str | bytes, obj: Any) -> bool:
 
 def _load_object(text: str | bytes, tag_key: str) -> dict | Malformed:
     try:
-        obj = json.loads(text)
+        obj = wire_json.loads(text)  # the reference's numbers (§1.3)
+    except wire_json.NumberError as err:
+        return Malformed(str(err))
     except (ValueError, RecursionError):
         return Malformed("not valid JSON")
     if _has_lone_surrogate(text, obj):

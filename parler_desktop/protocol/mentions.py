@@ -12,10 +12,11 @@ import re
 from collections.abc import Iterable, Sequence
 
 from parler_desktop.protocol.parts import Handoff, Part
+from parler_desktop.protocol.trim import trim
 
 
 def _handles(name: str, role: str | None) -> set[str]:
-    return {handle.strip().lower() for handle in (name, role or "") if handle.strip()}
+    return {trim(handle).lower() for handle in (name, role or "") if trim(handle)}
 
 
 def _said_at(text: str, handles: set[str]) -> bool:
@@ -34,7 +35,7 @@ def mentions_human(
     handles = _handles(name, role)
     if not handles:
         return False
-    if any(mention.strip().lower() in handles for mention in mentions):
+    if any(trim(mention).lower() in handles for mention in mentions):
         return True
     for part in parts:
         if part.get("kind") == "text" and isinstance(part.get("text"), str) and _said_at(part["text"], handles):

@@ -11,6 +11,7 @@ from typing import Any, ClassVar, TypeVar
 
 from parler_desktop.protocol.codec import I64, U64, WireError, WireShape
 from parler_desktop.protocol.frames import TaskState
+from parler_desktop.protocol.trim import trim
 from parler_desktop.protocol.values import Part
 
 SIG_KIND = "com.parler.sig"
@@ -47,8 +48,8 @@ class Handoff(ExtensionPart):
         """Addressed to me when ``to`` is absent or equals my name or role, ignoring ASCII case."""
         if self.to is None:
             return True
-        wanted = self.to.strip().lower()
-        return wanted == name.strip().lower() or (role is not None and wanted == role.strip().lower())
+        wanted = trim(self.to).lower()
+        return wanted == trim(name).lower() or (role is not None and wanted == trim(role).lower())
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from parler_desktop.protocol.codec import (
     check_text,
     WIRE_NAME,
 )
+from parler_desktop.protocol.trim import trim
 
 Part = dict[str, Any]
 
@@ -76,7 +77,7 @@ RelayedParts = Annotated[tuple, Custom(received_parts, _parts_to_wire)]
 
 def sanitize_name(name: str) -> str:
     """Room/service name sanitizing of §7.8: trim, non [A-Za-z0-9_-] → ``_``, empty → ``_``."""
-    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", name.strip())
+    cleaned = re.sub(r"[^A-Za-z0-9_-]", "_", trim(name))
     return cleaned or "_"
 
 

@@ -23,6 +23,7 @@ class ConnectionBar(QWidget):
         super().__init__(parent)
         self.setObjectName("connectionState")
         self.label = QLabel(objectName="connectionText", textFormat=Qt.TextFormat.PlainText)  # may quote the hub
+        self.label.setWordWrap(True)  # a long reason (a certificate problem) wraps instead of widening the window
         self.retry = QPushButton("Retry now", objectName="retryNow")
         self.retry.clicked.connect(self.retryRequested)
         self.connect_button = QPushButton("Connect…", objectName="connectButton")

@@ -89,7 +89,9 @@ class DesktopApp:
 
     def choose_hub(self) -> None:
         settings = load_settings(self.home.settings_file).settings
-        dialog = ConnectDialog(settings.hub_url, settings.display_name, self.window)
+        dialog = ConnectDialog(
+            settings.hub_url, settings.display_name, self.window, ca_file=settings.hub_ca_files.get(settings.hub_url, "")
+        )
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
         self.bridge.tasks.spawn("connect", self._switch_hub(settings, dialog.choice()))
@@ -107,9 +109,14 @@ class DesktopApp:
     def _save_choice(self, settings: Settings, choice: ConnectChoice) -> None:
         if choice.join_secret is not None:
             save_join_secret(self.home, choice.join_secret)
+        ca_files = {url: path for url, path in settings.hub_ca_files.items() if url != choice.hub_url}
+        if choice.ca_file:
+            ca_files[choice.hub_url] = choice.ca_file
         save_settings(
             self.home.settings_file,
-            dataclasses.replace(settings, hub_url=choice.hub_url, display_name=choice.display_name),
+            dataclasses.replace(
+                settings, hub_url=choice.hub_url, display_name=choice.display_name, hub_ca_files=ca_files
+            ),
         )
 
     async def _drop_session(self) -> None:

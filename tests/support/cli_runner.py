@@ -18,8 +18,10 @@ class Completed:
     stderr: str
 
 
-def command(home: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "parler_desktop", "--home", str(home), *args]
+def command(home: Path | None, *args: str) -> list[str]:
+    """The command line; ``home=None`` leaves ``--home`` to ``args`` (e.g. after the subcommand)."""
+    before = ["--home", str(home)] if home is not None else []
+    return [sys.executable, "-m", "parler_desktop", *before, *args]
 
 
 def environment(**extra: str) -> dict[str, str]:
@@ -28,7 +30,7 @@ def environment(**extra: str) -> dict[str, str]:
     return env
 
 
-async def run_cli(home: Path, *args: str, timeout: float = 30.0, stdin: str | None = None, **env: str) -> Completed:
+async def run_cli(home: Path | None, *args: str, timeout: float = 30.0, stdin: str | None = None, **env: str) -> Completed:
     process = await asyncio.create_subprocess_exec(
         *command(home, *args),
         stdin=asyncio.subprocess.PIPE if stdin is not None else asyncio.subprocess.DEVNULL,

@@ -5,20 +5,24 @@ drops every connection at once (like a Wi-Fi switch), ``stall()`` stops forwardi
 closing anything (like a sleeping laptop or a dead NAT entry: the socket looks open), and
 ``resume()`` lets bytes flow again. New connections are accepted while stalled, but carry nothing.
 ``stall(upstream=False)`` holds only what the hub sends: requests still arrive, replies do not.
+With ``tls`` (a server SSLContext) it is also a TLS terminator, as real hubs sit behind: clients
+speak ``wss://`` to it (``url`` names ``localhost``) and it forwards plain bytes to the hub.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ssl
 
 CHUNK = 64 * 1024
 
 
 class FaultProxy:
-    def __init__(self, target_host: str, target_port: int) -> None:
+    def __init__(self, target_host: str, target_port: int, tls: ssl.SSLContext | None = None) -> None:
         self.target_host = target_host
         self.target_port = target_port
+        self._tls = tls
         self._server: asyncio.Server | None = None
         self._upstream_flowing = asyncio.Event()  # client → hub
         self._downstream_flowing = asyncio.Event()  # hub → client
@@ -36,14 +40,14 @@ class FaultProxy:
 
     @property
     def url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}/ws"
+        return f"wss://localhost:{self.port}/ws" if self._tls else f"ws://127.0.0.1:{self.port}/ws"
 
     @property
     def open_connections(self) -> int:
         return len(self._links)
 
     async def start(self, port: int = 0) -> "FaultProxy":
-        self._server = await asyncio.start_server(self._accept, "127.0.0.1", port)
+        self._server = await asyncio.start_server(self._accept, "127.0.0.1", port, ssl=self._tls)
         return self
 
     async def close(self) -> None:

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import logging
 
 from parler_desktop.hub.context import HubContext, OpError
 from parler_desktop.hub.sql.messages import MessageRow
-from parler_desktop.protocol import errors
-from parler_desktop.protocol.values import EndpointRef, StoredMessage
+from parler_desktop.protocol import errors, wire_json
+from parler_desktop.protocol.values import EndpointRef, Part, StoredMessage
+
+log = logging.getLogger(__name__)
+
+UNREADABLE_PARTS = "[the hub cannot relay this message: its stored content is not valid JSON]"
 
 
 def too_large(label: str, size: int, limit: int) -> OpError:
@@ -35,6 +40,20 @@ def not_member(room: str) -> OpError:
     return OpError(f"not a member of '{room}'", errors.NOT_MEMBER)
 
 
+def _stored_parts(row: MessageRow) -> tuple[Part, ...]:
+    """The row's parts, or a stand-in when they cannot go on the wire.
+
+    A database written before numbers were checked at decode may hold NaN or Infinity; sending
+    that would fail to encode every reply that includes the row and drop the reader's socket.
+    """
+    try:
+        parts = wire_json.loads(row.parts)  # refuses NaN, Infinity and numbers out of range
+    except ValueError:
+        log.warning("message %s in %s holds parts that cannot be sent; relayed as a notice", row.id, row.room)
+        return ({"kind": "text", "text": UNREADABLE_PARTS},)
+    return tuple(parts)
+
+
 def stored_message(row: MessageRow) -> StoredMessage:
     mentions = json.loads(row.mentions) if row.mentions is not None else None
     return StoredMessage(
@@ -42,7 +61,7 @@ def stored_message(row: MessageRow) -> StoredMessage:
         id=row.id,
         room=row.room,
         sender=EndpointRef(id=row.author, name=row.author_name, role=row.author_role),
-        parts=tuple(json.loads(row.parts)),
+        parts=_stored_parts(row),
         ts=row.ts,
         mentions=tuple(mentions) if mentions is not None else None,
         reply_to=row.reply_to,

@@ -16,6 +16,7 @@ from parler_desktop.hub.sql import messages, rooms
 from parler_desktop.protocol import errors, encode
 from parler_desktop.protocol.frames import Delivery, Pull, Pulled, Send, Sent
 from parler_desktop.protocol.parts import SIG_KIND, Dispatch
+from parler_desktop.protocol.trim import trim
 from parler_desktop.protocol.values import Target
 
 
@@ -29,7 +30,7 @@ def normalize_mentions(mentions: tuple[str, ...] | None) -> list[str] | None:
     """Trimmed, lower-cased, empties dropped, first occurrence kept; empty → absent (§7.4)."""
     seen: dict[str, None] = {}
     for mention in mentions or ():
-        cleaned = mention.strip().lower()
+        cleaned = trim(mention).lower()
         if cleaned:
             seen.setdefault(cleaned, None)
     return list(seen) or None

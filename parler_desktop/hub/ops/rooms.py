@@ -28,6 +28,7 @@ from parler_desktop.protocol.frames import (
     RosterList,
     Serve,
 )
+from parler_desktop.protocol.trim import trim
 from parler_desktop.protocol.values import JoinRequest, RoomInfo, RosterEntry, sanitize_name, service_room
 
 U32_MAX = 2**32 - 1
@@ -81,9 +82,9 @@ async def handle_invite(ctx: HubContext, session: SessionState, frame: Invite) -
 
 def bare_code(text: str) -> str:
     """What follows the last ``/join/`` of a link, or the trimmed input itself (§7.9)."""
-    code = text.strip()
+    code = trim(text)
     if "/join/" in code:
-        code = code.rsplit("/join/", 1)[1].strip().rstrip("/")
+        code = trim(code.rsplit("/join/", 1)[1]).rstrip("/")
     return code
 
 

@@ -30,6 +30,8 @@ def resolve_target(conn: sqlite3.Connection, agent: str, target: Target, now: in
             raise not_member(target.room)
         return target.room
     if isinstance(target, DmTarget):
+        if target.agent == agent:  # the reference would post into one of your other DMs (docs/protocol.md §12)
+            raise OpError("a direct message needs another agent — post to yourself in a room instead")
         existing = rooms.find_dm_room(conn, agent, target.agent)
         if existing is not None:
             return existing
