@@ -1,5 +1,5 @@
 """Links to one message: ``parler://HOST:PORT/room/ROOM/SEQ`` for a plain (``ws://``) hub, the
-hub's ``https://`` form for a TLS hub (``parler://`` always dials ``ws://``, protocol.md §1.1).
+hub's ``https://`` form for a TLS hub (``parler://`` always dials ``ws://``, docs/protocol.md §1.1).
 
 The room is percent-encoded, so any room name survives; the seq is hub-global, so it names the
 message on that hub alone.

@@ -1,8 +1,8 @@
 """The room list's context menu: how much of the room may notify, mark it read, copy its name,
 export it.
 
-Leaving a room is not offered: the Parler protocol has no leave operation (protocol.md, the
-list of what the protocol does not have), and deleting the room would remove it for everyone.
+Leaving a room is not offered: nobody leaves a room in Parler (docs/protocol.md §7.1, §12: a
+membership ends only when the room is deleted), and deleting it would remove it for everyone.
 """
 
 from __future__ import annotations
