@@ -25,8 +25,10 @@ MESSAGES = 100_000
 PAGE = 1000
 ROOMS = [f"room-{n}" for n in range(20)]
 SENDERS = [EndpointRef(id=f"UAGENT{i}", name=f"agent-{i}", role="worker") for i in range(8)]
-WORDS = ("index build suite deploy rollback cache schema migration latency review patch queue retry "
-         "worker planner database replica shard timeout budget token trace metric alert").split()
+WORDS = (
+    "index build suite deploy rollback cache schema migration latency review patch queue retry "
+    "worker planner database replica shard timeout budget token trace metric alert"
+).split()
 REPEATS = 20
 
 
@@ -37,8 +39,14 @@ def message(seq: int, rng: random.Random) -> StoredMessage:
     parts: tuple[dict, ...] = ({"kind": "text", "text": f"Step {seq}: {text}"},)
     if seq % 50 == 0:
         parts += ({"kind": "com.parler.handoff", "next": "review the patch", "to": "supervisor"},)
-    return StoredMessage(seq=seq, id=f"m-{seq}", room=ROOMS[seq % len(ROOMS)], sender=SENDERS[seq % len(SENDERS)],
-                         parts=parts, ts=1_710_000_000_000 + seq)
+    return StoredMessage(
+        seq=seq,
+        id=f"m-{seq}",
+        room=ROOMS[seq % len(ROOMS)],
+        sender=SENDERS[seq % len(SENDERS)],
+        parts=parts,
+        ts=1_710_000_000_000 + seq,
+    )
 
 
 def fill(store: LocalStore) -> float:
@@ -66,7 +74,9 @@ def like_scan(path: Path, words: list[str], limit: int) -> list[int]:
     db = sqlite3.connect(path)
     try:
         where = " AND ".join("wire LIKE ?" for _ in words)
-        rows = db.execute(f"SELECT seq FROM messages WHERE {where} ORDER BY seq DESC LIMIT ?", [*(f"%{w}%" for w in words), limit])
+        rows = db.execute(
+            f"SELECT seq FROM messages WHERE {where} ORDER BY seq DESC LIMIT ?", [*(f"%{w}%" for w in words), limit]
+        )
         return [seq for (seq,) in rows]
     finally:
         db.close()
@@ -82,8 +92,10 @@ def main() -> None:
         path = Path(folder) / "search.sqlite3"
         store = LocalStore(path)
         indexed_page = fill(store)
-        print(f"  page insert: {plain_page * 1000:.1f} ms without the index, {indexed_page * 1000:.1f} ms with it "
-              f"({indexed_page / plain_page:.2f}x)")
+        print(
+            f"  page insert: {plain_page * 1000:.1f} ms without the index, {indexed_page * 1000:.1f} ms with it "
+            f"({indexed_page / plain_page:.2f}x)"
+        )
         cases = [
             ("rare word (1 hit)", "xylophone", {}),
             ("common word, newest 200", "deploy", {}),

@@ -38,7 +38,12 @@ class Harness:
         self.settings = AttentionSettings()
         self.shown_room: str | None = None
         self.notifier = AttentionNotifier(
-            bridge, lambda: self.settings, lambda room: room, lambda room: room == self.shown_room, quiet_ms=50, max_wait_ms=200
+            bridge,
+            lambda: self.settings,
+            lambda room: room,
+            lambda room: room == self.shown_room,
+            quiet_ms=50,
+            max_wait_ms=200,
         )
         self.desktop = DesktopNotifications(bridge.tasks, bus)
         assert run_coroutine(qtbot, qloop, self.desktop.start())
@@ -70,9 +75,24 @@ def harness(qtbot, qloop, session, bridge, bus_address):
 
 
 def test_the_default_rules_keep_mentions_handoffs_to_me_waiting_or_failed_tasks_and_dms(harness):
-    harness.room_kinds(**{name: "channel" for name in (
-        "plain", "mention", "at-name", "to-me", "to-role", "to-carol", "failed", "awaiting", "working", "mine"
-    )}, dm="dm")
+    harness.room_kinds(
+        **{
+            name: "channel"
+            for name in (
+                "plain",
+                "mention",
+                "at-name",
+                "to-me",
+                "to-role",
+                "to-carol",
+                "failed",
+                "awaiting",
+                "working",
+                "mine",
+            )
+        },
+        dm="dm",
+    )
     harness.post("plain", "just chatting")
     harness.post("mention", "have a look", mentions=("boss",))
     harness.post("at-name", "@boss have a look")
@@ -136,30 +156,39 @@ def test_do_not_disturb_pause_and_the_room_on_screen_show_nothing(harness):
 
 
 def test_custom_rules_first_match_wins(harness):
-    harness.settings = AttentionSettings(rules=parse_rules([
-        {"action": "drop", "when": {"author": "noisy"}},
-        {"action": "keep", "when": {"text_prefix": "urgent"}},
-        {"action": "keep", "when": {"room": "ops-*", "part_kind": "file"}},
-        {"action": "keep", "when": {"author_role": "planner", "text_contains": ["deploy", "rollback"]}},
-    ]))
+    harness.settings = AttentionSettings(
+        rules=parse_rules(
+            [
+                {"action": "drop", "when": {"author": "noisy"}},
+                {"action": "keep", "when": {"text_prefix": "urgent"}},
+                {"action": "keep", "when": {"room": "ops-*", "part_kind": "file"}},
+                {"action": "keep", "when": {"author_role": "planner", "text_contains": ["deploy", "rollback"]}},
+            ]
+        )
+    )
     harness.post("noise", "URGENT from noisy", sender=NOISY)
     harness.post("urgent", "Urgent: disk full")
-    harness.post("ops-files", "a log", parts=({"kind": "com.parler.file", "blob": "b" * 64, "name": "x.log", "size": 3},))
+    harness.post(
+        "ops-files", "a log", parts=({"kind": "com.parler.file", "blob": "b" * 64, "name": "x.log", "size": 3},)
+    )
     harness.post("files", "a log", parts=({"kind": "com.parler.file", "blob": "b" * 64, "name": "x.log", "size": 3},))
     harness.post("deploys", "starting the Rollback now")
     harness.post("other", "nothing special")
     assert harness.notified() == ["deploys", "ops-files", "urgent"]
 
 
-@pytest.mark.parametrize(("rules", "problem"), [
-    ({"action": "keep"}, "must be a list"),
-    (["keep"], "Rule 1 is not an object"),
-    ([{"action": "keep", "when": {}}, {"action": "maybe"}], "Rule 2: \"action\" must be \"keep\" or \"drop\""),
-    ([{"action": "keep", "when": {"auther": "x"}}], "Rule 1: unknown condition 'auther'"),
-    ([{"action": "keep", "when": {"task_state": "stuck"}}], "task_state 'stuck' is not one of"),
-    ([{"action": "keep", "when": {"mentions_me": "yes"}}], "mentions_me must be true or false"),
-    ([{"action": "keep", "when": {"room": ""}}], "room must be a non-empty text"),
-])
+@pytest.mark.parametrize(
+    ("rules", "problem"),
+    [
+        ({"action": "keep"}, "must be a list"),
+        (["keep"], "Rule 1 is not an object"),
+        ([{"action": "keep", "when": {}}, {"action": "maybe"}], 'Rule 2: "action" must be "keep" or "drop"'),
+        ([{"action": "keep", "when": {"auther": "x"}}], "Rule 1: unknown condition 'auther'"),
+        ([{"action": "keep", "when": {"task_state": "stuck"}}], "task_state 'stuck' is not one of"),
+        ([{"action": "keep", "when": {"mentions_me": "yes"}}], "mentions_me must be true or false"),
+        ([{"action": "keep", "when": {"room": ""}}], "room must be a non-empty text"),
+    ],
+)
 def test_invalid_rules_say_which_rule_and_what_is_wrong(rules, problem):
     with pytest.raises(RuleError, match=problem.replace("(", "\\(")):
         parse_rules(rules)

@@ -32,7 +32,12 @@ def test_a_launch_after_500_messages_in_5_rooms_shows_one_summary_per_room(qtbot
             else:
                 post_as(qtbot, qloop, peer, room, f"step {n}")
     assert run_coroutine(qtbot, qloop, watching.connect(hub.url))
-    qtbot.waitUntil(lambda: all(watching.window.rooms.summary(room) and watching.window.rooms.summary(room).unread == 100 for room in rooms), timeout=30_000)
+    qtbot.waitUntil(
+        lambda: all(
+            watching.window.rooms.summary(room) and watching.window.rooms.summary(room).unread == 100 for room in rooms
+        ),
+        timeout=30_000,
+    )
     qtbot.waitUntil(lambda: server.notify_calls >= 5 and settled(watching), timeout=15_000)
     assert server.notify_calls == 5
     assert sorted((shown.summary, shown.body) for shown in server.shown.values()) == [
@@ -44,7 +49,14 @@ def test_a_launch_after_500_messages_in_5_rooms_shows_one_summary_per_room(qtbot
 def test_a_burst_is_one_notification_and_the_next_message_replaces_it(qtbot, qloop, server, watching, peer):
     room = join_room(qtbot, qloop, watching, peer, "incident-db")
     for n in range(30):
-        post_as(qtbot, qloop, peer, room, f"@boss line {n}" if n == 7 else f"line {n}", **({"mentions": ["boss"]} if n == 7 else {}))
+        post_as(
+            qtbot,
+            qloop,
+            peer,
+            room,
+            f"@boss line {n}" if n == 7 else f"line {n}",
+            **({"mentions": ["boss"]} if n == 7 else {}),
+        )
     qtbot.waitUntil(lambda: server.notify_calls == 1 and settled(watching), timeout=15_000)
     (shown,) = server.shown.values()
     assert (shown.summary, shown.body) == ("incident-db", "alice: 30 new, 1 for you")
@@ -55,7 +67,9 @@ def test_a_burst_is_one_notification_and_the_next_message_replaces_it(qtbot, qlo
     assert (replaced.summary, replaced.body) == ("alice in incident-db", "@boss the database is back second line")
 
 
-def test_open_shows_the_window_at_that_message_and_only_the_service_can_ask(qtbot, qloop, server, watching, peer, bus_address):
+def test_open_shows_the_window_at_that_message_and_only_the_service_can_ask(
+    qtbot, qloop, server, watching, peer, bus_address
+):
     first = join_room(qtbot, qloop, watching, peer, "first")
     wanted = join_room(qtbot, qloop, watching, peer, "wanted")
     window = watching.window
@@ -70,7 +84,9 @@ def test_open_shows_the_window_at_that_message_and_only_the_service_can_ask(qtbo
     (shown,) = server.shown.values()
     opened = []
     watching.attention.desktop.opened.connect(lambda room, seq: opened.append((room, seq)))
-    run_coroutine(qtbot, qloop, forge_action(bus_address, shown.id, watching.attention.desktop.bus_name))  # not the service: ignored
+    run_coroutine(
+        qtbot, qloop, forge_action(bus_address, shown.id, watching.attention.desktop.bus_name)
+    )  # not the service: ignored
     run_coroutine(qtbot, qloop, server.invoke(shown.id, "default"))
     qtbot.waitUntil(lambda: window.timeline_model.room == wanted, timeout=5000)
 

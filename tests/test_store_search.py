@@ -31,11 +31,13 @@ def seqs(hits) -> list[int]:
 
 
 def test_words_are_prefixes_all_required_newest_first_with_marked_snippets(store):
-    store.insert_messages([
-        make_message(1, text="The **database** migration failed"),
-        make_message(2, text="database is fine"),
-        make_message(3, text="Deploying the migrations now"),
-    ])
+    store.insert_messages(
+        [
+            make_message(1, text="The **database** migration failed"),
+            make_message(2, text="database is fine"),
+            make_message(3, text="Deploying the migrations now"),
+        ]
+    )
     assert seqs(store.search("datab")) == [2, 1]
     assert seqs(store.search("migration datab")) == [1]
     assert seqs(store.search("MIGRAT")) == [3, 1]
@@ -46,11 +48,13 @@ def test_words_are_prefixes_all_required_newest_first_with_marked_snippets(store
 
 def test_filters_by_room_author_and_part_kind(store):
     handoff = {"kind": "com.parler.handoff", "next": "review the schema change", "to": "boss"}
-    store.insert_messages([
-        make_message(1, "team", "schema change ready"),
-        make_message(2, "ops", "schema change deployed", sender=BOB),
-        make_message(3, "team", "over to you", parts=({"kind": "text", "text": "over to you"}, handoff)),
-    ])
+    store.insert_messages(
+        [
+            make_message(1, "team", "schema change ready"),
+            make_message(2, "ops", "schema change deployed", sender=BOB),
+            make_message(3, "team", "over to you", parts=({"kind": "text", "text": "over to you"}, handoff)),
+        ]
+    )
     assert seqs(store.search("schema")) == [3, 2, 1]  # a card's words are found too
     assert seqs(store.search("schema", room="team")) == [3, 1]
     assert seqs(store.search("schema", author="bob")) == [2]
@@ -82,7 +86,9 @@ def test_messages_stored_before_the_index_are_indexed_in_steps_with_progress(tmp
     old.insert_messages([make_message(seq, text=f"old words {seq}") for seq in range(1, 51)])
     old.close()
     db = sqlite3.connect(path)  # the store as the previous version left it
-    db.executescript(f"DROP TABLE message_search; DELETE FROM meta WHERE key = '{SEARCH_BACKLOG_KEY}'; PRAGMA user_version = 3;")
+    db.executescript(
+        f"DROP TABLE message_search; DELETE FROM meta WHERE key = '{SEARCH_BACKLOG_KEY}'; PRAGMA user_version = 3;"
+    )
     db.close()
     store = LocalStore(path)
     try:

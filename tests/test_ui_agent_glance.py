@@ -33,7 +33,9 @@ def dot_colour(desktop, room: str) -> QColor:
     rect = panel.view.visualRect(panel.proxy.index(row, 0))
     line = panel.view.fontMetrics().height()
     image = panel.view.viewport().grab().toImage()
-    return image.pixelColor(rect.left() + 1 + DOT_SIZE // 2, rect.top() + 6 + (line + 2 - DOT_SIZE) // 2 + DOT_SIZE // 2)
+    return image.pixelColor(
+        rect.left() + 1 + DOT_SIZE // 2, rect.top() + 6 + (line + 2 - DOT_SIZE) // 2 + DOT_SIZE // 2
+    )
 
 
 def test_states_show_as_dots_and_a_quiet_working_agent_is_flagged_once(qtbot, qloop, server, watching, peer):
@@ -54,9 +56,14 @@ def test_states_show_as_dots_and_a_quiet_working_agent_is_flagged_once(qtbot, ql
     now[0] = posted_at + 11 * 60  # eleven minutes without a word from the worker
     post_as(qtbot, qloop, peer, other, "meanwhile, elsewhere")  # any arrival makes the watch look again
     qtbot.waitUntil(lambda: [hint.kind for hint in agents.hints(work)] == ["stuck"], timeout=5000)
-    qtbot.waitUntil(lambda: settled(watching) and any("stuck" in s.summary for s in server.shown.values()), timeout=10_000)
+    qtbot.waitUntil(
+        lambda: settled(watching) and any("stuck" in s.summary for s in server.shown.values()), timeout=10_000
+    )
     (stuck,) = [s for s in server.shown.values() if "stuck" in s.summary]
-    assert (stuck.summary, stuck.body) == (f"{work}: an agent may be stuck", "alice has shown “working” for 11 min without a message: it may be stuck")
+    assert (stuck.summary, stuck.body) == (
+        f"{work}: an agent may be stuck",
+        "alice has shown “working” for 11 min without a message: it may be stuck",
+    )
     calls = server.notify_calls
     post_as(qtbot, qloop, peer, other, "and again")  # still stuck: not announced twice
     qtbot.waitUntil(lambda: settled(watching), timeout=5000)
@@ -77,15 +84,24 @@ def test_two_agents_in_a_loop_are_flagged_unless_the_room_is_muted(qtbot, qloop,
     bob = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="bob", role="coder"))
     try:
         for room in (chat, muted):
-            code = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": room}, "invited"))["code"]
+            code = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": room}, "invited"))[
+                "code"
+            ]
             run_coroutine(qtbot, qloop, bob.ok({"op": "redeem", "code": code}))
             for n in range(21):
                 post_as(qtbot, qloop, peer if n % 2 else bob, room, f"round {n}")
         agents = watching.attention.agents
-        qtbot.waitUntil(lambda: [h.kind for h in agents.hints(chat)] == ["loop"] and [h.kind for h in agents.hints(muted)] == ["loop"], timeout=10_000)
+        qtbot.waitUntil(
+            lambda: [h.kind for h in agents.hints(chat)] == ["loop"]
+            and [h.kind for h in agents.hints(muted)] == ["loop"],
+            timeout=10_000,
+        )
         qtbot.waitUntil(lambda: settled(watching), timeout=5000)
         assert [(s.summary, s.body) for s in server.shown.values()] == [
-            (f"{chat}: agents may be in a loop", "alice and bob exchanged 21 messages in 5 min without a human: a loop?")
+            (
+                f"{chat}: agents may be in a loop",
+                "alice and bob exchanged 21 messages in 5 min without a human: a loop?",
+            )
         ]
     finally:
         run_coroutine(qtbot, qloop, bob.close())

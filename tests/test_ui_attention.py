@@ -51,7 +51,10 @@ def room_menu(qtbot, desktop, room: str) -> QMenu:
     panel = desktop.window.room_panel
     row = next(r for r in range(panel.proxy.rowCount()) if panel.proxy.index(r, 0).data(roles.ROOM_NAME) == room)
     point = panel.view.visualRect(panel.proxy.index(row, 0)).center()
-    QApplication.sendEvent(panel.view.viewport(), QContextMenuEvent(QContextMenuEvent.Reason.Mouse, point, panel.view.viewport().mapToGlobal(point)))
+    QApplication.sendEvent(
+        panel.view.viewport(),
+        QContextMenuEvent(QContextMenuEvent.Reason.Mouse, point, panel.view.viewport().mapToGlobal(point)),
+    )
     menu = desktop.attention.room_menu.menu
     qtbot.waitUntil(lambda: menu.isVisible(), timeout=2000)
     return menu
@@ -75,7 +78,9 @@ def test_muting_a_room_from_its_menu_silences_it_and_mark_read_clears_it(qtbot, 
     qtbot.waitUntil(lambda: server.notify_calls == 1 and settled(watching), timeout=10_000)
     assert [shown.summary for shown in server.shown.values()] == [f"alice in {loud}"]
     home = watching.home
-    qtbot.waitUntil(lambda: load_attention(home.config_dir / "attention.json").settings.level(quiet) is Level.NONE, timeout=5000)
+    qtbot.waitUntil(
+        lambda: load_attention(home.config_dir / "attention.json").settings.level(quiet) is Level.NONE, timeout=5000
+    )
     assert unread(watching, quiet) == 1
     click_action(qtbot, room_menu(qtbot, watching, quiet), "Mark as read")
     qtbot.waitUntil(lambda: unread(watching, quiet) == 0, timeout=5000)
@@ -110,7 +115,11 @@ def test_the_rules_dialog_refuses_a_bad_rule_with_a_reason_and_keeps_a_good_one(
     QTest.keyClick(dialog, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=2000)
     path = watching.home.config_dir / "attention.json"
-    qtbot.waitUntil(lambda: path.exists() and json.loads(path.read_text())["rules"] == [{"action": "keep", "when": {"text_prefix": "deploy"}}], timeout=5000)
+    qtbot.waitUntil(
+        lambda: path.exists()
+        and json.loads(path.read_text())["rules"] == [{"action": "keep", "when": {"text_prefix": "deploy"}}],
+        timeout=5000,
+    )
     room = join_room(qtbot, qloop, watching, peer, "releases")
     mention(qtbot, qloop, peer, room, "a mention no rule keeps now")
     post_as(qtbot, qloop, peer, room, "Deploy finished")
@@ -129,12 +138,16 @@ def test_closing_hides_to_the_tray_once_with_a_hint_and_quit_really_quits(qtbot,
     desktop.window.show()
     desktop.window.close()
     assert len(with_tray) == 1  # the hint comes once
-    qtbot.waitUntil(lambda: load_attention(desktop.home.config_dir / "attention.json").settings.tray_hint_shown, timeout=5000)
+    qtbot.waitUntil(
+        lambda: load_attention(desktop.home.config_dir / "attention.json").settings.tray_hint_shown, timeout=5000
+    )
     click_action(qtbot, tray.menu, "Quit")
     assert closed == [True]
 
 
-def test_the_tray_shows_health_and_unread_and_stands_in_for_missing_notifications(qtbot, qloop, with_tray, desktop, peer):
+def test_the_tray_shows_health_and_unread_and_stands_in_for_missing_notifications(
+    qtbot, qloop, with_tray, desktop, peer
+):
     tray = desktop.attention.tray
     assert not desktop.attention.desktop.available  # no notification service on this desktop
     qtbot.waitUntil(lambda: "Connected" in tray.toolTip(), timeout=5000)
@@ -149,7 +162,11 @@ def test_the_tray_shows_health_and_unread_and_stands_in_for_missing_notification
     assert with_tray == [(f"alice in {room}", "@boss the build is red")]
     tray.messageClicked.emit()  # the human clicks the balloon
     qtbot.waitUntil(lambda: desktop.window.timeline_model.room == room, timeout=5000)
-    qtbot.waitUntil(lambda: (entry := desktop.window.timeline_model.entry(desktop.window.timeline.currentIndex().row())) is not None and entry.seq == sent["seq"], timeout=5000)
+    qtbot.waitUntil(
+        lambda: (entry := desktop.window.timeline_model.entry(desktop.window.timeline.currentIndex().row())) is not None
+        and entry.seq == sent["seq"],
+        timeout=5000,
+    )
     click_action(qtbot, tray.menu, "Pause notifications")
     assert desktop.attention.preferences.current().paused and "Notifications paused" in tray.toolTip()
     assert desktop.attention.menu.pause.isChecked()

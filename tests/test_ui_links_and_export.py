@@ -27,6 +27,7 @@ pytestmark = pytest.mark.timeout(60)
 
 def choose_from_context_menu(qtbot, widget, point: QPoint, text: str) -> None:
     """Right-click ``point`` and click the menu item ``text`` (the menu runs its own loop)."""
+
     def pick() -> None:
         menu = QApplication.activePopupWidget()
         assert isinstance(menu, QMenu)
@@ -51,7 +52,11 @@ def test_copy_link_then_clicking_it_in_a_message_opens_that_message(qtbot, qloop
     window = desktop.window
     click_room(qtbot, desktop, ops)
     model, view = window.timeline_model, window.timeline
-    qtbot.waitUntil(lambda: any((e := model.entry(r)) and e.seq == wanted["seq"] for r in range(model.rowCount())) or model.rowCount() > 0, timeout=5000)
+    qtbot.waitUntil(
+        lambda: any((e := model.entry(r)) and e.seq == wanted["seq"] for r in range(model.rowCount()))
+        or model.rowCount() > 0,
+        timeout=5000,
+    )
     run_coroutine(qtbot, qloop, model.load_back_to(wanted["seq"] - 1))
     row = next(r for r in range(model.rowCount()) if model.entry(r).seq == wanted["seq"])
     view.scrollTo(model.index(row))
@@ -72,23 +77,32 @@ def test_open_on_launch_shows_the_message(qtbot, qloop, tmp_path: Path, hub, pee
     first = start_desktop(qtbot, qloop, tmp_path / "home", hub.url)
     room = join_room(qtbot, qloop, first, peer, "ops")
     sent = post_as(qtbot, qloop, peer, room, "look here")
-    qtbot.waitUntil(lambda: first.window.rooms.summary(room) is not None and first.window.rooms.summary(room).unread == 1, timeout=5000)
+    qtbot.waitUntil(
+        lambda: first.window.rooms.summary(room) is not None and first.window.rooms.summary(room).unread == 1,
+        timeout=5000,
+    )
     stop_desktop(qtbot, qloop, first)
     app = DesktopApp(first.home, hub.url, open_link=message_link(hub.url, room, sent["seq"]))
     task = qloop.create_task(app.run())
     try:
-        qtbot.waitUntil(lambda: app.window.timeline_model.room == room and current_seq(app.window) == sent["seq"], timeout=15_000)
+        qtbot.waitUntil(
+            lambda: app.window.timeline_model.room == room and current_seq(app.window) == sent["seq"], timeout=15_000
+        )
     finally:
         app.quit()
         qtbot.waitUntil(task.done, timeout=15_000)
         app.window.deleteLater()
 
 
-def test_export_a_room_to_ndjson_and_markdown_from_the_room_menu(qtbot, qloop, desktop, peer, tmp_path: Path, monkeypatch):
+def test_export_a_room_to_ndjson_and_markdown_from_the_room_menu(
+    qtbot, qloop, desktop, peer, tmp_path: Path, monkeypatch
+):
     room = join_room(qtbot, qloop, desktop, peer, "ops")
     sent = [post_as(qtbot, qloop, peer, room, f"line **{n}**") for n in range(5)]
     window = desktop.window
-    qtbot.waitUntil(lambda: window.rooms.summary(room) is not None and window.rooms.summary(room).unread == 5, timeout=5000)
+    qtbot.waitUntil(
+        lambda: window.rooms.summary(room) is not None and window.rooms.summary(room).unread == 5, timeout=5000
+    )
     target = tmp_path / "ops.ndjson"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *args, **kw: (str(target), "")))
     dialog = desktop.attention.room_menu.export(room)
@@ -103,11 +117,17 @@ def test_export_a_room_to_ndjson_and_markdown_from_the_room_menu(qtbot, qloop, d
     assert window.statusBar().currentMessage() == f"Exported 3 messages of {room} to {target}"
 
 
-def test_export_pages_through_a_big_room_with_progress_and_cancel_leaves_no_file(qtbot, qloop, session, store, tmp_path: Path):
+def test_export_pages_through_a_big_room_with_progress_and_cancel_leaves_no_file(
+    qtbot, qloop, session, store, tmp_path: Path
+):
     add_messages(qtbot, qloop, session, [message(seq, "big", f"message {seq}") for seq in range(1, 2501)])
     seen: list[tuple[int, int]] = []
     target = tmp_path / "big.md"
-    count = run_coroutine(qtbot, qloop, export_room(store, "big", target, ExportFormat.MARKDOWN, progress=lambda d, t: seen.append((d, t))))
+    count = run_coroutine(
+        qtbot,
+        qloop,
+        export_room(store, "big", target, ExportFormat.MARKDOWN, progress=lambda d, t: seen.append((d, t))),
+    )
     assert count == 2500 and seen == [(1000, 2500), (2000, 2500), (2500, 2500)]
     text = target.read_text()
     assert text.startswith("# big\n") and text.count("\n---\n") == 2501 and "**alice** (planner) · " in text

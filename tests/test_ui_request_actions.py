@@ -39,8 +39,22 @@ def test_done_and_hand_back_post_once_through_the_outbox(qtbot, qloop, desktop, 
     room = join_room(qtbot, qloop, desktop, peer, "reviews")
     window = desktop.window
     click_room(qtbot, desktop, room)
-    first = send_parts(qtbot, qloop, peer, room, "over to you", {"kind": "com.parler.handoff", "next": "approve the schema patch", "to": "boss"})
-    second = send_parts(qtbot, qloop, peer, room, "and this", {"kind": "com.parler.handoff", "next": "rotate the keys", "to": "supervisor"})
+    first = send_parts(
+        qtbot,
+        qloop,
+        peer,
+        room,
+        "over to you",
+        {"kind": "com.parler.handoff", "next": "approve the schema patch", "to": "boss"},
+    )
+    second = send_parts(
+        qtbot,
+        qloop,
+        peer,
+        room,
+        "and this",
+        {"kind": "com.parler.handoff", "next": "rotate the keys", "to": "supervisor"},
+    )
     send_parts(qtbot, qloop, peer, room, "not yours", {"kind": "com.parler.handoff", "next": "refactor", "to": "carol"})
     qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 3, timeout=5000)
     assert list(card_buttons(window, 0)) == ["Reply", "Hand back", "Done"]
@@ -50,13 +64,24 @@ def test_done_and_hand_back_post_once_through_the_outbox(qtbot, qloop, desktop, 
     click_button(qtbot, window, 0, "Done")
     qtbot.waitUntil(lambda: card_buttons(window, 0) == {}, timeout=5000)
     click_button(qtbot, window, 1, "Hand back")
-    qtbot.waitUntil(lambda: len(answers(qtbot, qloop, peer, room, first["id"])) == 1 and len(answers(qtbot, qloop, peer, room, second["id"])) == 1, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: len(answers(qtbot, qloop, peer, room, first["id"])) == 1
+        and len(answers(qtbot, qloop, peer, room, second["id"])) == 1,
+        timeout=10_000,
+    )
     (done,) = answers(qtbot, qloop, peer, room, first["id"])
     assert done["parts"][0] == {"kind": "text", "text": "@alice done: approve the schema patch"}
     assert done["mentions"] == ["alice"]
     (back,) = answers(qtbot, qloop, peer, room, second["id"])
     handoffs = [p for p in back["parts"] if p["kind"] == "com.parler.handoff"]
-    assert handoffs == [{"kind": "com.parler.handoff", "next": "rotate the keys", "summary": "handed back by the supervisor", "to": "alice"}]
+    assert handoffs == [
+        {
+            "kind": "com.parler.handoff",
+            "next": "rotate the keys",
+            "summary": "handed back by the supervisor",
+            "to": "alice",
+        }
+    ]
     qtbot.waitUntil(lambda: card_buttons(window, 1) == {}, timeout=5000)
     view = window.timeline
     where_done_was = view.visualRect(window.timeline_model.index(0)).topLeft() + done_button.center()
@@ -69,7 +94,14 @@ def test_reply_prefills_the_composer_and_a_task_awaiting_input_offers_done(qtbot
     room = join_room(qtbot, qloop, desktop, peer, "builds")
     window = desktop.window
     click_room(qtbot, desktop, room)
-    asked = send_parts(qtbot, qloop, peer, room, "which region?", {"kind": "com.parler.task", "status": "awaiting", "task": "deploy-42", "note": "need a region"})
+    asked = send_parts(
+        qtbot,
+        qloop,
+        peer,
+        room,
+        "which region?",
+        {"kind": "com.parler.task", "status": "awaiting", "task": "deploy-42", "note": "need a region"},
+    )
     qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
     click_button(qtbot, window, 0, "Reply")
     composer = window.composer
@@ -80,10 +112,17 @@ def test_reply_prefills_the_composer_and_a_task_awaiting_input_offers_done(qtbot
     (reply,) = answers(qtbot, qloop, peer, room, asked["id"])
     assert reply["parts"][0] == {"kind": "text", "text": "@alice eu-west-1"}
     qtbot.waitUntil(lambda: card_buttons(window, 0) == {}, timeout=5000)  # answered: the buttons go
-    again = send_parts(qtbot, qloop, peer, room, "and now?", {"kind": "com.parler.task", "status": "awaiting", "task": "deploy-43"})
-    qtbot.waitUntil(lambda: window.timeline_model.entry(window.timeline_model.rowCount() - 1).message_id == again["id"], timeout=5000)
+    again = send_parts(
+        qtbot, qloop, peer, room, "and now?", {"kind": "com.parler.task", "status": "awaiting", "task": "deploy-43"}
+    )
+    qtbot.waitUntil(
+        lambda: window.timeline_model.entry(window.timeline_model.rowCount() - 1).message_id == again["id"],
+        timeout=5000,
+    )
     row = window.timeline_model.rowCount() - 1
     click_button(qtbot, window, row, "Done")
     qtbot.waitUntil(lambda: len(answers(qtbot, qloop, peer, room, again["id"])) == 1, timeout=10_000)
     (done,) = answers(qtbot, qloop, peer, room, again["id"])
-    assert [p for p in done["parts"] if p["kind"] == "com.parler.task"] == [{"kind": "com.parler.task", "status": "done", "task": "deploy-43"}]
+    assert [p for p in done["parts"] if p["kind"] == "com.parler.task"] == [
+        {"kind": "com.parler.task", "status": "done", "task": "deploy-43"}
+    ]

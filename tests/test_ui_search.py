@@ -36,7 +36,9 @@ def test_search_all_rooms_then_one_room_and_open_the_message(qtbot, qloop, deskt
         post_as(qtbot, qloop, peer, ops, f"noise {n}")
     post_as(qtbot, qloop, peer, team, "billing deploy looks fine here")
     window = desktop.window
-    qtbot.waitUntil(lambda: (window.rooms.summary(ops) or 0) and window.rooms.summary(ops).unread == 151, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: (window.rooms.summary(ops) or 0) and window.rooms.summary(ops).unread == 151, timeout=10_000
+    )
     open_room(qtbot, desktop, team)
     QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     dialog = desktop.search.dialog
@@ -52,7 +54,9 @@ def test_search_all_rooms_then_one_room_and_open_the_message(qtbot, qloop, deskt
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=5000)
     QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)  # this room only
-    qtbot.waitUntil(lambda: dialog.isVisible() and results(dialog) == [(team, "billing deploy looks fine here")], timeout=5000)
+    qtbot.waitUntil(
+        lambda: dialog.isVisible() and results(dialog) == [(team, "billing deploy looks fine here")], timeout=5000
+    )
     dialog.room.setCurrentIndex(dialog.room.findData(ops))
     qtbot.waitUntil(lambda: results(dialog) == [(ops, "Deploy of the billing service failed")], timeout=5000)
     QTest.keyClick(dialog.query, Qt.Key.Key_Return)
@@ -66,7 +70,11 @@ def test_search_all_rooms_then_one_room_and_open_the_message(qtbot, qloop, deskt
 
 
 def test_snippet_runs_mark_the_matches():
-    assert snippet_runs(f"a  {SNIPPET_START}deploy{SNIPPET_END} of\nit") == [("a ", False), ("deploy", True), (" of it", False)]
+    assert snippet_runs(f"a  {SNIPPET_START}deploy{SNIPPET_END} of\nit") == [
+        ("a ", False),
+        ("deploy", True),
+        (" of it", False),
+    ]
 
 
 def test_older_messages_are_indexed_in_the_background_with_progress(qtbot, qloop, tmp_path):
@@ -75,7 +83,9 @@ def test_older_messages_are_indexed_in_the_background_with_progress(qtbot, qloop
     old.insert_messages([message(seq, "team", f"older message {seq}") for seq in range(1, 5001)])
     old.close()
     db = sqlite3.connect(path)  # as the version before the index left it
-    db.executescript(f"DROP TABLE message_search; DELETE FROM meta WHERE key = '{SEARCH_BACKLOG_KEY}'; PRAGMA user_version = 3;")
+    db.executescript(
+        f"DROP TABLE message_search; DELETE FROM meta WHERE key = '{SEARCH_BACKLOG_KEY}'; PRAGMA user_version = 3;"
+    )
     db.close()
     worker = StoreWorker(path)
     run_coroutine(qtbot, qloop, worker.open())

@@ -23,7 +23,14 @@ from parler_desktop.protocol.parts import TaskStatus
 from parler_desktop.protocol.values import StoredMessage
 
 HUMAN_ROLES = frozenset({"supervisor", "human"})
-STATE_OF_TASK = {"awaiting": "waiting", "failed": "failed", "accepted": "working", "working": "working", "done": "idle", "cancelled": "idle"}
+STATE_OF_TASK = {
+    "awaiting": "waiting",
+    "failed": "failed",
+    "accepted": "working",
+    "working": "working",
+    "done": "idle",
+    "cancelled": "idle",
+}
 
 
 class AgentState(enum.IntEnum):
@@ -58,7 +65,9 @@ class _Room:
 
 
 class AgentActivity:
-    def __init__(self, my_id: str, stuck_after: float = 600.0, loop_messages: int = 20, loop_window: float = 300.0) -> None:
+    def __init__(
+        self, my_id: str, stuck_after: float = 600.0, loop_messages: int = 20, loop_window: float = 300.0
+    ) -> None:
         self.my_id = my_id
         self.stuck_after = stuck_after
         self.loop_messages = loop_messages
@@ -97,12 +106,26 @@ class AgentActivity:
         for agent in state.agents.values():
             quiet = now - agent.last_at
             if agent.state is AgentState.WORKING and quiet > self.stuck_after:
-                found.append(Hint("stuck", (agent.name,), agent.last_seq,
-                                  f"{agent.name} has shown “working” for {quiet / 60:.0f} min without a message: it may be stuck"))
+                found.append(
+                    Hint(
+                        "stuck",
+                        (agent.name,),
+                        agent.last_seq,
+                        f"{agent.name} has shown “working” for {quiet / 60:.0f} min without a message: "
+                        "it may be stuck",
+                    )
+                )
         window = [entry for entry in state.recent if entry[0] >= now - self.loop_window]
         senders = {entry[1]: entry[2] for entry in window}
         if len(window) > self.loop_messages and len(senders) == 2 and not any(entry[3] for entry in window):
             names = tuple(sorted(senders.values()))
-            found.append(Hint("loop", names, window[-1][4],
-                              f"{names[0]} and {names[1]} exchanged {len(window)} messages in {self.loop_window / 60:.0f} min without a human: a loop?"))
+            found.append(
+                Hint(
+                    "loop",
+                    names,
+                    window[-1][4],
+                    f"{names[0]} and {names[1]} exchanged {len(window)} messages "
+                    f"in {self.loop_window / 60:.0f} min without a human: a loop?",
+                )
+            )
         return found

@@ -51,7 +51,7 @@ class RoomBatch:
 
 
 def senders_phrase(names: Sequence[str]) -> str:
-    """"planner", "planner and alice", "planner and 2 others" (the first name leads)."""
+    """ "planner", "planner and alice", "planner and 2 others" (the first name leads)."""
     unique = list(dict.fromkeys(names))
     if len(unique) <= 2:
         return " and ".join(unique)
@@ -104,7 +104,9 @@ class AttentionNotifier(QObject):
     def for_me(self, message: StoredMessage) -> bool:
         """Addressed to the human, by the one rule the @ badge uses (``protocol/mentions.py``)."""
         bridge = self._bridge
-        return mentions_human(message.sender.id, message.parts, message.mentions or (), bridge.agent_id, bridge.name, bridge.role)
+        return mentions_human(
+            message.sender.id, message.parts, message.mentions or (), bridge.agent_id, bridge.name, bridge.role
+        )
 
     def keeps(self, message: StoredMessage, settings: AttentionSettings) -> bool:
         """Whether ``message`` (from someone else) may notify, by its room's level or the rules."""
@@ -116,7 +118,9 @@ class AttentionNotifier(QObject):
         bridge = self._bridge
         if level is Level.FOR_ME:
             return self.for_me(message)
-        facts = MessageFacts.of(message, self._kinds.get(message.room, "channel"), bridge.agent_id, bridge.name, bridge.role or None)
+        facts = MessageFacts.of(
+            message, self._kinds.get(message.room, "channel"), bridge.agent_id, bridge.name, bridge.role or None
+        )
         return decide(settings.rules, facts)
 
     def hint(self, room: str, hint: Hint) -> None:
@@ -127,7 +131,15 @@ class AttentionNotifier(QObject):
         if settings.quiet() or self._on_screen(room) or level in (Level.NONE, Level.FOR_ME):
             return
         facts = MessageFacts(
-            room, self._kinds.get(room, "channel"), hint.agents[0], "", frozenset({hint.kind}), frozenset(), hint.text, False, False
+            room,
+            self._kinds.get(room, "channel"),
+            hint.agents[0],
+            "",
+            frozenset({hint.kind}),
+            frozenset(),
+            hint.text,
+            False,
+            False,
         )
         if level is Level.ALL or decide(settings.rules, facts):
             title = "an agent may be stuck" if hint.kind == "stuck" else "agents may be in a loop"
@@ -181,6 +193,8 @@ class AttentionNotifier(QObject):
             cursor = await store.call(LocalStore.cursor, room)
             if settings.quiet() or self._on_screen(room) or store is not self._bridge.store:
                 continue
-            unread = RoomBatch(*([m for m in group if m.seq > cursor] for group in (batch.new, batch.kept, batch.for_me)))
+            unread = RoomBatch(
+                *([m for m in group if m.seq > cursor] for group in (batch.new, batch.kept, batch.for_me))
+            )
             if unread.kept:
                 self.alert.emit(alert_for(self._label(room), unread))

@@ -8,8 +8,9 @@ handoff, task, file, bundle, dispatch or a full extension kind; ``stuck`` and ``
 app's own warnings about agents, see ``agent_activity``), ``task_state`` (accepted,
 working, awaiting, done, failed, cancelled), ``text_prefix``, ``text_contains``, and the flags
 ``mentions_me`` (``protocol/mentions.py``: the rule behind the @ badge, which counts handoffs
-addressed to me too) and ``handoff_to_me`` (a handoff naming me or my role) (true/false). Rules come from a settings file the human
-edits, so parsing reports the first problem as a sentence naming the rule and the condition.
+addressed to me too) and ``handoff_to_me`` (a handoff naming me or my role), true or false.
+Rules come from a settings file the human edits, so parsing reports the first problem as a
+sentence naming the rule and the condition.
 """
 
 from __future__ import annotations
@@ -25,7 +26,13 @@ from parler_desktop.protocol.values import StoredMessage
 
 ACTIONS = ("keep", "drop")
 TASK_STATES = tuple(TaskStatus.MARKERS)
-SHORT_KINDS = {"handoff": Handoff.TAG, "task": TaskStatus.TAG, "file": "com.parler.file", "bundle": "com.parler.bundle", "dispatch": "com.parler.dispatch"}
+SHORT_KINDS = {
+    "handoff": Handoff.TAG,
+    "task": TaskStatus.TAG,
+    "file": "com.parler.file",
+    "bundle": "com.parler.bundle",
+    "dispatch": "com.parler.dispatch",
+}
 PATTERN_CONDITIONS = ("room", "room_kind", "author", "author_role", "part_kind", "task_state")
 TEXT_CONDITIONS = ("text_prefix", "text_contains")
 FLAG_CONDITIONS = ("mentions_me", "handoff_to_me")
@@ -51,7 +58,9 @@ class MessageFacts:
     handoff_to_me: bool
 
     @classmethod
-    def of(cls, message: StoredMessage, room_kind: str, my_id: str, my_name: str, my_role: str | None) -> "MessageFacts":
+    def of(
+        cls, message: StoredMessage, room_kind: str, my_id: str, my_name: str, my_role: str | None
+    ) -> "MessageFacts":
         kinds = {str(part.get("kind", "")) for part in message.parts}
         kinds |= {short for short, kind in SHORT_KINDS.items() if kind in kinds}
         states = {task.status for task in map(TaskStatus.from_part, message.parts) if task is not None}
@@ -64,7 +73,9 @@ class MessageFacts:
             part_kinds=frozenset(kinds),
             task_states=frozenset(states),
             text=text,
-            mentions_me=mentions_human(message.sender.id, message.parts, message.mentions or (), my_id, my_name, my_role),
+            mentions_me=mentions_human(
+                message.sender.id, message.parts, message.mentions or (), my_id, my_name, my_role
+            ),
             handoff_to_me=any(
                 handoff is not None and handoff.to is not None and handoff.is_addressed_to(my_name, my_role)
                 for handoff in map(Handoff.from_part, message.parts)
@@ -81,7 +92,10 @@ class Rule:
         return all(_holds(name, value, facts) for name, value in self.when)
 
     def to_json(self) -> dict[str, Any]:
-        when = {name: (list(value) if len(value) > 1 else value[0]) if isinstance(value, tuple) else value for name, value in self.when}
+        when = {
+            name: (list(value) if len(value) > 1 else value[0]) if isinstance(value, tuple) else value
+            for name, value in self.when
+        }
         return {"action": self.action, "when": when}
 
 
@@ -93,8 +107,12 @@ def _holds(name: str, value: Any, facts: MessageFacts) -> bool:
     if name == "text_contains":
         return any(needle in facts.text.lower() for needle in value)
     candidates = {
-        "room": (facts.room,), "room_kind": (facts.room_kind,), "author": (facts.author,),
-        "author_role": (facts.author_role,), "part_kind": facts.part_kinds, "task_state": facts.task_states,
+        "room": (facts.room,),
+        "room_kind": (facts.room_kind,),
+        "author": (facts.author,),
+        "author_role": (facts.author_role,),
+        "part_kind": facts.part_kinds,
+        "task_state": facts.task_states,
     }[name]
     return any(fnmatch.fnmatchcase(candidate.lower(), pattern) for candidate in candidates for pattern in value)
 
@@ -107,23 +125,23 @@ def decide(rules: Sequence[Rule], facts: MessageFacts) -> bool:
 def parse_rules(data: Any) -> tuple[Rule, ...]:
     """Rules from their JSON form; raises ``RuleError`` naming the first bad rule."""
     if not isinstance(data, list):
-        raise RuleError("The rules must be a list of {\"action\": ..., \"when\": {...}} objects.")
+        raise RuleError('The rules must be a list of {"action": ..., "when": {...}} objects.')
     return tuple(_parse_rule(number, item) for number, item in enumerate(data, start=1))
 
 
 def _parse_rule(number: int, item: Any) -> Rule:
     where = f"Rule {number}"
     if not isinstance(item, Mapping):
-        raise RuleError(f"{where} is not an object like {{\"action\": \"keep\", \"when\": {{...}}}}.")
+        raise RuleError(f'{where} is not an object like {{"action": "keep", "when": {{...}}}}.')
     unknown = set(item) - {"action", "when"}
     if unknown:
-        raise RuleError(f"{where}: unknown member {sorted(unknown)[0]!r} (a rule has \"action\" and \"when\").")
+        raise RuleError(f'{where}: unknown member {sorted(unknown)[0]!r} (a rule has "action" and "when").')
     action = item.get("action")
     if action not in ACTIONS:
-        raise RuleError(f"{where}: \"action\" must be \"keep\" or \"drop\", not {action!r}.")
+        raise RuleError(f'{where}: "action" must be "keep" or "drop", not {action!r}.')
     when = item.get("when", {})
     if not isinstance(when, Mapping):
-        raise RuleError(f"{where}: \"when\" must be an object of conditions.")
+        raise RuleError(f'{where}: "when" must be an object of conditions.')
     return Rule(action, tuple(_parse_condition(where, name, value) for name, value in when.items()))
 
 
@@ -145,11 +163,13 @@ def _parse_condition(where: str, name: str, value: Any) -> tuple[str, Any]:
     return name, lowered
 
 
-DEFAULT_RULES: tuple[Rule, ...] = parse_rules([
-    {"action": "keep", "when": {"mentions_me": True}},
-    {"action": "keep", "when": {"handoff_to_me": True}},
-    {"action": "keep", "when": {"task_state": ["failed", "awaiting"]}},
-    {"action": "keep", "when": {"room_kind": "dm"}},
-    {"action": "keep", "when": {"part_kind": ["stuck", "loop"]}},
-    {"action": "drop", "when": {}},
-])
+DEFAULT_RULES: tuple[Rule, ...] = parse_rules(
+    [
+        {"action": "keep", "when": {"mentions_me": True}},
+        {"action": "keep", "when": {"handoff_to_me": True}},
+        {"action": "keep", "when": {"task_state": ["failed", "awaiting"]}},
+        {"action": "keep", "when": {"room_kind": "dm"}},
+        {"action": "keep", "when": {"part_kind": ["stuck", "loop"]}},
+        {"action": "drop", "when": {}},
+    ]
+)

@@ -96,7 +96,9 @@ def load_attention(path: Path) -> LoadedAttention:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         return LoadedAttention(AttentionSettings(), f"Could not use {path} ({error}); notifications use the defaults.")
     if not isinstance(data, dict):
-        return LoadedAttention(AttentionSettings(), f"{path} does not hold a JSON object; notifications use the defaults.")
+        return LoadedAttention(
+            AttentionSettings(), f"{path} does not hold a JSON object; notifications use the defaults."
+        )
     problems: list[str] = []
     values: dict[str, Any] = {}
     try:

@@ -93,8 +93,19 @@ class DesktopNotifications(QObject):
         body = html.escape(alert.body, quote=False) if self._markup else alert.body
         hints = {"category": ("s", "im.received"), "desktop-entry": ("s", APP_ICON)}
         message = new_method_call(
-            NOTIFICATIONS, "Notify", "susssasa{sv}i",
-            (APP_NAME, self._by_room.get(alert.room, 0), APP_ICON, alert.title, body, ["default", "Open", "open", "Open"], hints, -1),
+            NOTIFICATIONS,
+            "Notify",
+            "susssasa{sv}i",
+            (
+                APP_NAME,
+                self._by_room.get(alert.room, 0),
+                APP_ICON,
+                alert.title,
+                body,
+                ["default", "Open", "open", "Open"],
+                hints,
+                -1,
+            ),
         )
         try:
             (notification_id,) = await self._call(message)

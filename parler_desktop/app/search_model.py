@@ -74,7 +74,9 @@ class SearchResultsModel(QAbstractListModel):
         self._bridge.tasks.spawn("search", self._search(self._query, self._generation))
 
     async def _search(self, query: SearchQuery, generation: int) -> None:
-        hits = await self._bridge.store.call(LocalStore.search, query.text, query.room, query.author, query.kind, RESULT_LIMIT)
+        hits = await self._bridge.store.call(
+            LocalStore.search, query.text, query.room, query.author, query.kind, RESULT_LIMIT
+        )
         if generation != self._generation:
             return
         self.beginResetModel()

@@ -85,7 +85,10 @@ SEARCH_BACKLOG_KEY = "search_backlog_below"  # meta: stored messages below this 
 
 def _search_index(db: sqlite3.Connection) -> None:
     """The full-text index (store/search.py), empty; every message stored so far is backlog."""
-    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS message_search USING fts5(body, kinds, tokenize = 'unicode61 remove_diacritics 2')")
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS message_search "
+        "USING fts5(body, kinds, tokenize = 'unicode61 remove_diacritics 2')"
+    )
     (below,) = db.execute("SELECT coalesce(max(seq), 0) + 1 FROM messages").fetchone()
     db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (SEARCH_BACKLOG_KEY, str(below)))
 

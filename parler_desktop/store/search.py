@@ -97,10 +97,15 @@ class SearchTables(StoreDatabase):
         """Index up to ``batch`` more of the messages stored before the index existed."""
         with self._write():
             below = int(self.get_meta(SEARCH_BACKLOG_KEY) or 0)
-            rows = self._db.execute(
-                "SELECT seq, wire FROM messages m WHERE seq < ? AND NOT EXISTS "
-                "(SELECT 1 FROM message_search WHERE rowid = m.seq) ORDER BY seq DESC LIMIT ?", (below, batch)
-            ).fetchall() if below > 0 else []
+            rows = (
+                self._db.execute(
+                    "SELECT seq, wire FROM messages m WHERE seq < ? AND NOT EXISTS "
+                    "(SELECT 1 FROM message_search WHERE rowid = m.seq) ORDER BY seq DESC LIMIT ?",
+                    (below, batch),
+                ).fetchall()
+                if below > 0
+                else []
+            )
             self._db.executemany(
                 "INSERT INTO message_search (rowid, body, kinds) VALUES (?, ?, ?)",
                 [(seq, *indexed_text(json.loads(wire)["parts"])) for seq, wire in rows],

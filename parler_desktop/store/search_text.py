@@ -12,7 +12,7 @@ CARD_FIELDS = ("next", "summary", "to", "task", "status", "note", "result", "nam
 
 
 def short_kind(kind: str) -> str:
-    """"com.parler.handoff" -> "handoff"; "text" stays "text"."""
+    """ "com.parler.handoff" -> "handoff"; "text" stays "text"."""
     return kind.rsplit(".", 1)[-1]
 
 

@@ -14,9 +14,17 @@ from parler_desktop.app.agent_watch import AgentWatch
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.ui.room_list_view import RoomBadgeDelegate
 
-DOT_COLOURS = {AgentState.WAITING: QColor(245, 124, 0), AgentState.FAILED: QColor(211, 47, 47), AgentState.WORKING: QColor(46, 160, 67)}
+DOT_COLOURS = {
+    AgentState.WAITING: QColor(245, 124, 0),
+    AgentState.FAILED: QColor(211, 47, 47),
+    AgentState.WORKING: QColor(46, 160, 67),
+}
 DOT_SIZE = 6
-STATE_WORDS = {AgentState.WAITING: "an agent is waiting on you", AgentState.FAILED: "a task failed", AgentState.WORKING: "agents are working"}
+STATE_WORDS = {
+    AgentState.WAITING: "an agent is waiting on you",
+    AgentState.FAILED: "a task failed",
+    AgentState.WORKING: "agents are working",
+}
 
 
 class AgentDotDelegate(RoomBadgeDelegate):
@@ -35,7 +43,9 @@ class AgentDotDelegate(RoomBadgeDelegate):
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(colour)
             line = option.fontMetrics.height()
-            painter.drawEllipse(option.rect.left() + 1, option.rect.top() + 6 + (line + 2 - DOT_SIZE) // 2, DOT_SIZE, DOT_SIZE)
+            painter.drawEllipse(
+                option.rect.left() + 1, option.rect.top() + 6 + (line + 2 - DOT_SIZE) // 2, DOT_SIZE, DOT_SIZE
+            )
             painter.restore()
 
 

@@ -45,10 +45,11 @@ def card_for(part: dict[str, Any], my_name: str, my_role: str | None) -> Card:
         mine = handoff.is_addressed_to(my_name, my_role)
         detail = f"done: {handoff.summary}" if handoff.summary else ""
         for_me = mine and bool(handoff.to)
-        return Card(title, _clip(detail), highlight=for_me, more=part_details(part), actions=REQUEST_ACTIONS if for_me else ())
+        actions = REQUEST_ACTIONS if for_me else ()
+        return Card(title, _clip(detail), highlight=for_me, more=part_details(part), actions=actions)
     if (task := TaskStatus.from_part(part)) is not None:
-        waiting = task.status == "awaiting"
-        return Card(title, _clip(task.note or ""), more=part_details(part), actions=REQUEST_ACTIONS if waiting else ())
+        actions = REQUEST_ACTIONS if task.status == "awaiting" else ()
+        return Card(title, _clip(task.note or ""), more=part_details(part), actions=actions)
     if (file := FileRef.from_part(part)) is not None:
         return Card(title, _clip(file.summary or ""), blob_id=file.blob, file_name=file.safe_name)
     if (bundle := BundleRef.from_part(part)) is not None:

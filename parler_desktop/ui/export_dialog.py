@@ -6,7 +6,16 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QProgressDialog, QSpinBox, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QProgressDialog,
+    QSpinBox,
+    QWidget,
+)
 
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.room_export import ExportFormat, export_room
@@ -60,7 +69,9 @@ class ExportDialog(QDialog):
         )
         progress.canceled.connect(self.task.cancel)
 
-    async def _run(self, path: Path, form: ExportFormat, first: int, last: int | None, progress: QProgressDialog) -> None:
+    async def _run(
+        self, path: Path, form: ExportFormat, first: int, last: int | None, progress: QProgressDialog
+    ) -> None:
         def advance(done: int, total: int) -> None:
             progress.setMaximum(max(total, 1))
             progress.setValue(done)

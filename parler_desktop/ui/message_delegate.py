@@ -79,9 +79,8 @@ class MessageDelegate(QStyledItemDelegate):
             return None
         context = model.row_context(index.row())
         answered = entry.message_id is not None and self.answered(entry.message_id)
-        layout = self.layouts.get(
-            entry, self.row_width(), context, option.font, model.is_expanded(entry.key), model.open_cards(entry.key), answered
-        )
+        expanded, open_cards = model.is_expanded(entry.key), model.open_cards(entry.key)
+        layout = self.layouts.get(entry, self.row_width(), context, option.font, expanded, open_cards, answered)
         return entry, layout
 
     def row_layout(self, option: QStyleOptionViewItem, index: QModelIndex) -> RowLayout | None:

@@ -45,7 +45,10 @@ class MessageJump(QObject):
             if await loaded != room:
                 return
         await self._model.load_back_to(seq - 1)
-        row = next((row for row in range(self._model.rowCount()) if (entry := self._model.entry(row)) and entry.seq == seq), None)
+        row = next(
+            (row for row in range(self._model.rowCount()) if (entry := self._model.entry(row)) and entry.seq == seq),
+            None,
+        )
         if row is None or self._model.room != room:
             return
         index = self._model.index(row)

@@ -1,6 +1,7 @@
 """Notification settings: the keep/drop rules (edited as JSON, checked before they are kept), when
-an agent seems stuck or two agents seem to loop, and the close-to-tray choice. An invalid rule list keeps the dialog open with a sentence saying which
-rule is wrong and why; nothing the human typed is thrown away."""
+an agent seems stuck or two agents seem to loop, and the close-to-tray choice. An invalid rule
+list keeps the dialog open with a sentence saying which rule is wrong and why; nothing the human
+typed is thrown away."""
 
 from __future__ import annotations
 
@@ -50,11 +51,15 @@ class NotificationSettingsDialog(QDialog):
         self.rules.setPlainText(rules_text(settings.rules))
         defaults = QPushButton("Restore the default rules")
         defaults.clicked.connect(lambda: self.rules.setPlainText(rules_text(DEFAULT_RULES)))
-        self.stuck_minutes = QDoubleSpinBox(objectName="stuckMinutes", minimum=0.5, maximum=24 * 60, decimals=1, suffix=" min")
+        self.stuck_minutes = QDoubleSpinBox(
+            objectName="stuckMinutes", minimum=0.5, maximum=24 * 60, decimals=1, suffix=" min"
+        )
         self.stuck_minutes.setValue(settings.stuck_minutes)
         self.loop_messages = QSpinBox(objectName="loopMessages", minimum=2, maximum=10_000, suffix=" messages")
         self.loop_messages.setValue(settings.loop_messages)
-        self.loop_minutes = QDoubleSpinBox(objectName="loopMinutes", minimum=0.5, maximum=24 * 60, decimals=1, suffix=" min")
+        self.loop_minutes = QDoubleSpinBox(
+            objectName="loopMinutes", minimum=0.5, maximum=24 * 60, decimals=1, suffix=" min"
+        )
         self.loop_minutes.setValue(settings.loop_minutes)
         agents = QFormLayout()
         agents.addRow("An agent “working” without a message seems stuck after", self.stuck_minutes)

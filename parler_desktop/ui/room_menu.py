@@ -21,7 +21,9 @@ from parler_desktop.ui.room_list_view import RoomListPanel
 
 
 class RoomMenu(QObject):
-    def __init__(self, panel: RoomListPanel, rooms: RoomListModel, bridge: SessionBridge, preferences: AttentionPreferences) -> None:
+    def __init__(
+        self, panel: RoomListPanel, rooms: RoomListModel, bridge: SessionBridge, preferences: AttentionPreferences
+    ) -> None:
         super().__init__(panel)
         self._panel = panel
         self._rooms = rooms

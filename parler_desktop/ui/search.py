@@ -21,7 +21,10 @@ class Search:
         self.dialog.openRequested.connect(jump.open)
         self.indexer.progress.connect(self.dialog.show_progress)
         menu = window.menuBar().addMenu("&Search")
-        for text, keys, room_only in (("Search this room…", "Ctrl+F", True), ("Search all rooms…", "Ctrl+Shift+F", False)):
+        for text, keys, room_only in (
+            ("Search this room…", "Ctrl+F", True),
+            ("Search all rooms…", "Ctrl+Shift+F", False),
+        ):
             action = QAction(text, window)
             action.setShortcut(QKeySequence(keys))
             action.triggered.connect(lambda _checked=False, only=room_only: self.open(only))

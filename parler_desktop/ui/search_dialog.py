@@ -57,12 +57,19 @@ class SearchHitDelegate(QStyledItemDelegate):
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         if selected:
             painter.fillRect(option.rect, option.palette.color(QPalette.ColorRole.Highlight))
-        painter.setPen(option.palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text))
+        painter.setPen(
+            option.palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
+        )
         line = option.fontMetrics.height()
         when = datetime.datetime.fromtimestamp(hit.ts / 1000).strftime("%Y-%m-%d %H:%M")
         header = QRect(option.rect.left() + 8, option.rect.top() + 4, option.rect.width() - 16, line)
-        painter.drawText(header, Qt.AlignmentFlag.AlignVCenter, option.fontMetrics.elidedText(
-            f"{self._label(hit.room)}  ·  {hit.sender}  ·  {when}", Qt.TextElideMode.ElideRight, header.width()))
+        painter.drawText(
+            header,
+            Qt.AlignmentFlag.AlignVCenter,
+            option.fontMetrics.elidedText(
+                f"{self._label(hit.room)}  ·  {hit.sender}  ·  {when}", Qt.TextElideMode.ElideRight, header.width()
+            ),
+        )
         x, right, y = header.left(), header.right(), header.bottom() + 4
         for text, matched in snippet_runs(hit.snippet):
             font = QFont(option.font)
@@ -86,7 +93,9 @@ class SearchDialog(QDialog):
         self.setObjectName("searchDialog")
         self._model = model
         self._rooms = rooms
-        self.query = QLineEdit(objectName="searchQuery", placeholderText="Words to find (all of them, as word beginnings)")
+        self.query = QLineEdit(
+            objectName="searchQuery", placeholderText="Words to find (all of them, as word beginnings)"
+        )
         self.room = QComboBox(objectName="searchRoom")
         self.author = QLineEdit(objectName="searchAuthor", placeholderText="anyone")
         self.kind = QComboBox(objectName="searchKind")
@@ -139,18 +148,28 @@ class SearchDialog(QDialog):
         self.indexing.setVisible(not progress.done)
         if not progress.done:
             percent = 100 * progress.indexed // max(1, progress.total)
-            self.indexing.setText(f"Indexing older messages… {percent}% ({progress.indexed:,} of {progress.total:,}); results may be incomplete")
+            self.indexing.setText(
+                f"Indexing older messages… {percent}% ({progress.indexed:,} of {progress.total:,}); "
+                "results may be incomplete"
+            )
 
     def _changed(self, *_args: object) -> None:
-        self._model.set_query(SearchQuery(
-            self.query.text(), self.room.currentData() or None, self.author.text().strip() or None, self.kind.currentData() or None
-        ))
+        self._model.set_query(
+            SearchQuery(
+                self.query.text(),
+                self.room.currentData() or None,
+                self.author.text().strip() or None,
+                self.kind.currentData() or None,
+            )
+        )
 
     def _finished(self, count: int) -> None:
         if not self.query.text().strip():
             self.status.setText("")
         else:
-            self.status.setText("No messages found" if count == 0 else f"{count} message{'s' if count != 1 else ''} (newest first)")
+            self.status.setText(
+                "No messages found" if count == 0 else f"{count} message{'s' if count != 1 else ''} (newest first)"
+            )
         if count and not self.results.currentIndex().isValid():
             self.results.setCurrentIndex(self._model.index(0))
 

@@ -17,7 +17,12 @@ from parler_desktop.app.connection_status import ConnectionStatus, StatusView, T
 from parler_desktop.app.room_list_model import RoomListModel
 from parler_desktop.ui.message_jump import bring_forward
 
-TONE_COLOURS = {Tone.OK: QColor(46, 160, 67), Tone.BUSY: QColor(219, 160, 0), Tone.WARN: QColor(219, 120, 0), Tone.ERROR: QColor(211, 47, 47)}
+TONE_COLOURS = {
+    Tone.OK: QColor(46, 160, 67),
+    Tone.BUSY: QColor(219, 160, 0),
+    Tone.WARN: QColor(219, 120, 0),
+    Tone.ERROR: QColor(211, 47, 47),
+}
 ICON_SIZE = 64
 
 

@@ -30,7 +30,9 @@ NOTIFICATIONS = "org.freedesktop.Notifications"
 def bus_address():
     daemon = subprocess.Popen(
         ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
     )
     try:
         yield daemon.stdout.readline().strip()
@@ -118,7 +120,6 @@ async def forge_action(address: str, notification_id: int, destination: str) -> 
         await connection.send(forged)
     finally:
         await connection.close()
-
 
 
 def notifications_settled(notifier, tasks) -> bool:
