@@ -8,9 +8,9 @@ one shown for its room) and how many Notify calls reached the server.
 from __future__ import annotations
 
 import pytest
+from support.desktop_window import join_room, post_as
 from support.private_bus import bus_address, forge_action, needs_dbus, server, settled, watching  # noqa: F401
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
-from support.desktop_window import join_room, post_as
 
 from parler_desktop.hub.config import HubLimits
 

@@ -3,17 +3,16 @@ forgotten with its room, and built for messages stored before the index existed.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.store_versions import store_before_search
 from test_store import make_message
 
 from parler_desktop.protocol.values import EndpointRef, RoomInfo
 from parler_desktop.store import LocalStore
-from parler_desktop.store.schema import SEARCH_BACKLOG_KEY
 from parler_desktop.store.search import SNIPPET_END, SNIPPET_START
 
 BOB = EndpointRef(id="UBOB", name="Bob", role="reviewer")
@@ -82,14 +81,7 @@ def test_a_forgotten_room_leaves_the_index(store):
 
 def test_messages_stored_before_the_index_are_indexed_in_steps_with_progress(tmp_path: Path):
     path = tmp_path / "store.sqlite3"
-    old = LocalStore(path)
-    old.insert_messages([make_message(seq, text=f"old words {seq}") for seq in range(1, 51)])
-    old.close()
-    db = sqlite3.connect(path)  # the store as the previous version left it
-    db.executescript(
-        f"DROP TABLE message_search; DELETE FROM meta WHERE key = '{SEARCH_BACKLOG_KEY}'; PRAGMA user_version = 3;"
-    )
-    db.close()
+    store_before_search(path, [make_message(seq, text=f"old words {seq}") for seq in range(1, 51)])
     store = LocalStore(path)
     try:
         assert store.search_progress().indexed == 0 and store.search("old") == []

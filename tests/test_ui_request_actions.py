@@ -19,6 +19,14 @@ def send_parts(qtbot, qloop, peer, room: str, text: str, part: dict) -> dict:
     return run_coroutine(qtbot, qloop, peer.ok(frame, "sent"))
 
 
+def handoff(next_step: str, to: str) -> dict:
+    return {"kind": "com.parler.handoff", "next": next_step, "to": to}
+
+
+def awaiting(task: str) -> dict:
+    return {"kind": "com.parler.task", "status": "awaiting", "task": task, "note": "need an answer"}
+
+
 def card_buttons(window, row: int) -> dict:
     view = window.timeline
     return view.row_layout(window.timeline_model.index(row)).cards[0].actions
@@ -39,23 +47,9 @@ def test_done_and_hand_back_post_once_through_the_outbox(qtbot, qloop, desktop, 
     room = join_room(qtbot, qloop, desktop, peer, "reviews")
     window = desktop.window
     click_room(qtbot, desktop, room)
-    first = send_parts(
-        qtbot,
-        qloop,
-        peer,
-        room,
-        "over to you",
-        {"kind": "com.parler.handoff", "next": "approve the schema patch", "to": "boss"},
-    )
-    second = send_parts(
-        qtbot,
-        qloop,
-        peer,
-        room,
-        "and this",
-        {"kind": "com.parler.handoff", "next": "rotate the keys", "to": "supervisor"},
-    )
-    send_parts(qtbot, qloop, peer, room, "not yours", {"kind": "com.parler.handoff", "next": "refactor", "to": "carol"})
+    first = send_parts(qtbot, qloop, peer, room, "over to you", handoff("approve the schema patch", "boss"))
+    second = send_parts(qtbot, qloop, peer, room, "and this", handoff("rotate the keys", "supervisor"))
+    send_parts(qtbot, qloop, peer, room, "not yours", handoff("refactor", "carol"))
     qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 3, timeout=5000)
     assert list(card_buttons(window, 0)) == ["Reply", "Hand back", "Done"]
     assert list(card_buttons(window, 1)) == ["Reply", "Hand back", "Done"]  # addressed to my role
@@ -94,14 +88,7 @@ def test_reply_prefills_the_composer_and_a_task_awaiting_input_offers_done(qtbot
     room = join_room(qtbot, qloop, desktop, peer, "builds")
     window = desktop.window
     click_room(qtbot, desktop, room)
-    asked = send_parts(
-        qtbot,
-        qloop,
-        peer,
-        room,
-        "which region?",
-        {"kind": "com.parler.task", "status": "awaiting", "task": "deploy-42", "note": "need a region"},
-    )
+    asked = send_parts(qtbot, qloop, peer, room, "which region?", awaiting("deploy-42"))
     qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
     click_button(qtbot, window, 0, "Reply")
     composer = window.composer
@@ -112,9 +99,7 @@ def test_reply_prefills_the_composer_and_a_task_awaiting_input_offers_done(qtbot
     (reply,) = answers(qtbot, qloop, peer, room, asked["id"])
     assert reply["parts"][0] == {"kind": "text", "text": "@alice eu-west-1"}
     qtbot.waitUntil(lambda: card_buttons(window, 0) == {}, timeout=5000)  # answered: the buttons go
-    again = send_parts(
-        qtbot, qloop, peer, room, "and now?", {"kind": "com.parler.task", "status": "awaiting", "task": "deploy-43"}
-    )
+    again = send_parts(qtbot, qloop, peer, room, "and now?", awaiting("deploy-43"))
     qtbot.waitUntil(
         lambda: window.timeline_model.entry(window.timeline_model.rowCount() - 1).message_id == again["id"],
         timeout=5000,

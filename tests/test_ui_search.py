@@ -4,21 +4,19 @@ the background with progress."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
-from support.stored_session import StoreBackedSession, message
 from support.desktop_window import join_room, open_room, post_as
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.store_versions import store_before_search
+from support.stored_session import StoreBackedSession, message
 
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.search_model import SearchIndexer
 from parler_desktop.store import LocalStore, StoreWorker
-from parler_desktop.store.schema import SEARCH_BACKLOG_KEY
-from parler_desktop.ui.search_dialog import snippet_runs
 from parler_desktop.store.search import SNIPPET_END, SNIPPET_START
+from parler_desktop.ui.search_dialog import snippet_runs
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -79,14 +77,7 @@ def test_snippet_runs_mark_the_matches():
 
 def test_older_messages_are_indexed_in_the_background_with_progress(qtbot, qloop, tmp_path):
     path = tmp_path / "store.sqlite3"
-    old = LocalStore(path)
-    old.insert_messages([message(seq, "team", f"older message {seq}") for seq in range(1, 5001)])
-    old.close()
-    db = sqlite3.connect(path)  # as the version before the index left it
-    db.executescript(
-        f"DROP TABLE message_search; DELETE FROM meta WHERE key = '{SEARCH_BACKLOG_KEY}'; PRAGMA user_version = 3;"
-    )
-    db.close()
+    store_before_search(path, [message(seq, "team", f"older message {seq}") for seq in range(1, 5001)])
     worker = StoreWorker(path)
     run_coroutine(qtbot, qloop, worker.open())
     try:
