@@ -8,8 +8,17 @@ one shown for its room) and how many Notify calls reached the server.
 from __future__ import annotations
 
 import pytest
-from support.desktop_window import join_room, post_as
-from support.private_bus import bus_address, forge_action, needs_dbus, server, settled, watching  # noqa: F401
+from support.desktop_window import join_room, post_as, start_desktop, stop_desktop
+from support.fault_proxy import FaultProxy
+from support.private_bus import (  # noqa: F401 - fixtures
+    bus_address,
+    forge_action,
+    look_away,
+    needs_dbus,
+    server,
+    settled,
+    watching,
+)
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.hub.config import HubLimits
@@ -44,6 +53,36 @@ def test_a_launch_after_500_messages_in_5_rooms_shows_one_summary_per_room(qtbot
         (room, "alice: 100 new, 1 for you") for room in rooms
     ]
     assert all(shown.actions == ["default", "Open", "open", "Open"] for shown in server.shown.values())
+
+
+def test_a_laptop_that_sleeps_through_500_messages_wakes_to_one_summary_per_room(qtbot, qloop, server, hub, peer, tmp_path):
+    proxy = run_coroutine(qtbot, qloop, FaultProxy("127.0.0.1", hub.port).start())
+    desktop = start_desktop(qtbot, qloop, tmp_path / "home", proxy.url)
+    try:
+        run_coroutine(qtbot, qloop, desktop.attention.start())
+        rooms = [join_room(qtbot, qloop, desktop, peer, f"team-{n}") for n in range(5)]
+        look_away(qtbot, desktop)
+        proxy.stall()  # the lid closes: the socket stays open and carries nothing
+        for n in range(100):
+            for room in rooms:
+                if n == 70 and room in rooms[:2]:
+                    post_as(qtbot, qloop, peer, room, "@boss the deploy needs your approval", mentions=["boss"])
+                else:
+                    post_as(qtbot, qloop, peer, room, f"progress {n}")
+        proxy.cut()  # the line died while asleep
+        proxy.resume()
+        desktop.bridge.notify_wake()  # logind says the machine woke up
+        qtbot.waitUntil(
+            lambda: all((s := desktop.window.rooms.summary(r)) is not None and s.unread == 100 for r in rooms), timeout=30_000
+        )
+        qtbot.waitUntil(lambda: server.notify_calls >= 2 and settled(desktop), timeout=15_000)
+        assert sorted((shown.summary, shown.body) for shown in server.shown.values()) == [
+            (room, "alice: 100 new, 1 for you") for room in rooms[:2]
+        ]  # the three rooms with nothing for the human stay quiet under the default rules
+        assert server.notify_calls == 2
+    finally:
+        stop_desktop(qtbot, qloop, desktop)
+        run_coroutine(qtbot, qloop, proxy.close())
 
 
 def test_a_burst_is_one_notification_and_the_next_message_replaces_it(qtbot, qloop, server, watching, peer):

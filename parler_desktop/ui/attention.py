@@ -52,8 +52,8 @@ class Attention:
         self.agents.changed.connect(window.room_panel.view.viewport().update)
         window.room_panel.view.setItemDelegate(AgentDotDelegate(self.agents, window.room_panel.view))
         self.hint_bar = RoomHintBar(self.agents, window.timeline_model)
-        # Above the timeline, in the column MainWindow built (room title, timeline, composer).
-        window.timeline.parentWidget().layout().insertWidget(1, self.hint_bar)
+        column = window.timeline.parentWidget().layout()  # MainWindow's room title / timeline / composer
+        column.insertWidget(column.indexOf(window.timeline), self.hint_bar)
         self.room_menu = RoomMenu(window.room_panel, window.rooms, bridge, self.preferences)
         self.menu = NotificationsMenu(window, self.preferences)
         window.menuBar().addMenu(self.menu)

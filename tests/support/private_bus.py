@@ -142,12 +142,17 @@ def watching(qtbot, qloop, server, desktop):
     """The window, connected to the notification service and not the active window."""
     assert run_coroutine(qtbot, qloop, desktop.attention.start()) is None
     assert desktop.attention.desktop.available
+    look_away(qtbot, desktop)
+    return desktop
+
+
+def look_away(qtbot, desktop) -> None:
+    """Another window takes the focus: the human is not looking at ours."""
     other = QWidget()
     qtbot.addWidget(other)
     other.show()
     other.activateWindow()
     qtbot.waitUntil(lambda: not desktop.window.isActiveWindow(), timeout=5000)
-    return desktop
 
 
 def settled(desktop) -> bool:
