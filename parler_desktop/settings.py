@@ -25,11 +25,18 @@ DEFAULT_ROLE = "supervisor"
 
 
 def default_display_name() -> str:
+    """The OS user's full name ("Dana Smith"), else the login name, else "supervisor"."""
     try:
-        name = getpass.getuser().strip()
+        login = getpass.getuser().strip()
     except (OSError, KeyError):  # no login name (containers, odd environments)
-        name = ""
-    return name or "supervisor"
+        login = ""
+    try:
+        import pwd  # POSIX only
+
+        full = pwd.getpwuid(os.getuid()).pw_gecos.split(",")[0].strip()
+    except (ImportError, KeyError, OSError):
+        full = ""
+    return full or login or "supervisor"
 
 
 @dataclass(frozen=True)

@@ -43,11 +43,11 @@ async def test_unreachable_hub_backs_off_with_capped_full_jitter_then_offline(se
         assert log.states().count(ConnectionState.CONNECTING) == connecting, "retried before its time"
         clock.advance(delay * 0.01 + 1e-6)
 
-    # "Retry now" skips the wait; the attempt count (hence the next ceiling) is kept.
+    # "Retry now" skips the wait; its failure does not grow the backoff (same attempt count).
     await log.wait_until(lambda: len(waits(log)) == 8, "wait #8")
     session.reconnect_now()
     await log.wait_until(lambda: len(waits(log)) == 9, "an attempt without the clock moving")
-    assert waits(log)[-1].attempt == 9
+    assert waits(log)[-1].attempt == 8
 
     # A wake nudges once: one attempt now, never a loop.
     session.notify_wake()

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from parler_desktop.client.events import ConnectionState, CursorChanged, OutboxStatus, RoomsChanged
 from parler_desktop.protocol.frames import Joined
 from parler_desktop.store import LocalStore
-from support.client_harness import session_factory  # noqa: F401  (fixture)
+from support.client_harness import FAST, session_factory  # noqa: F401  (fixture)
 from support.peer_ops import invite_code, say
 
 pytestmark = pytest.mark.timeout(30)
@@ -83,3 +85,27 @@ async def test_post_is_sent_once_and_lands_in_the_store(hub, raw_agent, session_
     await log.wait_until(lambda: [m.seq for m in log.messages("team")] == [sent.seq], "own message stored")
     pulled = await peer.ok({"op": "pull", "room": "team", "since": 0}, "pulled")
     assert [m["seq"] for m in pulled["messages"]] == [sent.seq]
+
+
+async def test_an_ack_never_passes_the_sync_mark(hub, raw_agent, session_factory):
+    """Pushed messages are stored before the history below them is known complete: reading the
+    newest must not ack past the sync mark, or a message the hub pushed past a lost one would
+    mark the lost one read unseen. The ack catches up once a pull completes the history."""
+    peer = await raw_agent(hub.url, name="bot")
+    code = await invite_code(peer, "team")
+    first = await say(peer, "team", "before")
+    tuning = dataclasses.replace(FAST, reconcile_secs=600.0, quiet_secs=600.0)  # only pushes, no pulls
+    session, log = await session_factory(hub.url, tuning=tuning)
+    await log.wait_state(ConnectionState.LIVE)
+    await session.redeem(code)
+    await log.wait_until(lambda: [m.seq for m in log.messages("team")] == [first], "the backlog, pulled")
+    assert await session.store.call(LocalStore.sync_mark, "team") == first
+    pushed = [await say(peer, "team", f"pushed {i}") for i in range(3)]
+    await log.wait_until(lambda: [m.seq for m in log.messages("team")] == [first, *pushed], "pushes stored")
+    assert await session.store.call(LocalStore.sync_mark, "team") == first  # pushes do not move the mark
+    await session.mark_read("team", pushed[-1])
+    await log.wait_until(lambda: any(isinstance(e, CursorChanged) and e.cursor == first for e in log.events), "capped ack")
+    await session.refresh_rooms()
+    assert [r.unread for r in session.rooms] == [3] and max(e.cursor for e in log.of(CursorChanged)) == first
+    session.notify_wake()  # a pull completes the history: the waiting ack goes out
+    await log.wait_until(lambda: any(isinstance(e, CursorChanged) and e.cursor == pushed[-1] for e in log.events), "full ack")

@@ -139,16 +139,27 @@ def test_state_counts_down_while_the_hub_is_down_and_is_connected_once_it_is_bac
         run_coroutine(qtbot, qloop, app.bridge.session.invite("channel", "notes"))
         qtbot.waitUntil(lambda: "notes" in app.window.rooms.room_names(), timeout=10_000)
         open_room(qtbot, app, "notes")
+        qtbot.waitUntil(lambda: app.window.roster.rowCount() == 1, timeout=10_000)
         hub.kill()
-        qtbot.waitUntil(lambda: "Reconnecting in" in bar.text or "retrying in" in bar.text, timeout=20_000)
+        qtbot.waitUntil(lambda: "Trying again in" in bar.text, timeout=20_000)
         assert bar.retry.isVisible() and "(attempt " in bar.text
-        app.window.composer.edit.setPlainText("written while the hub was down")
-        app.window.composer.send()
+        qtbot.waitUntil(lambda: f"Can't reach 127.0.0.1:{hub.port} — is the hub running?" in bar.text, timeout=20_000)
+        assert "Errno" not in bar.text and "refused" not in bar.text.lower()  # words, not the exception
+        attempts = app.bridge.last_state.attempt
+        qtbot.mouseClick(bar.retry, Qt.MouseButton.LeftButton)  # Retry now while the hub is still down…
+        qtbot.waitUntil(lambda: app.bridge.last_state.retry_at is not None and "Trying again" in bar.text, timeout=10_000)
+        assert app.bridge.last_state.attempt == attempts  # …does not make the next wait longer
+        qtbot.keyClicks(app.window.composer.edit, "written while the hub was down")
+        qtbot.keyClick(app.window.composer.edit, Qt.Key.Key_Return)
         qtbot.waitUntil(lambda: model.rowCount() == 1 and model.entry(0).is_pending, timeout=5000)
+        assert app.window.timeline.row_layout(model.index(0)).status_text == "Waiting for connection"
+        members = app.window.roster
+        assert members.index(0).data(roles.MEMBER_AS_OF).startswith("as of ")  # presence as last known
         hub.start()
         qtbot.mouseClick(bar.retry, Qt.MouseButton.LeftButton)  # Retry now: no need to wait out the backoff
         qtbot.waitUntil(lambda: bar.text.startswith("Connected to"), timeout=20_000)
         assert app.bridge.last_state.state is ConnectionState.LIVE
+        assert members.index(0).data(roles.MEMBER_AS_OF) == ""  # live again
         qtbot.waitUntil(lambda: model.rowCount() == 1 and model.entry(0).seq is not None, timeout=10_000)
         assert model.entry(0).text == "written while the hub was down" and model.entry(0).mine
     finally:

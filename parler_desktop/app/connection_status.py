@@ -14,10 +14,12 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from parler_desktop.client.events import ConnectionState, StateChanged
+from parler_desktop.app.wording import sentence
+from parler_desktop.client.events import Cause, ConnectionState, StateChanged
 
 DEBOUNCE_SECS = 1.0
 TICK_MS = 250
@@ -47,6 +49,27 @@ class StatusView:
 NOT_CONNECTED = StatusView(Tone.BUSY, "Not connected")
 
 
+def hub_place(hub_url: str) -> str:
+    """Where the hub is, as a person names it: "127.0.0.1:42005" (the URL when it has no host)."""
+    return urlsplit(hub_url).netloc or hub_url
+
+
+def why(event: StateChanged) -> str:
+    """What went wrong with the last attempt, in words (never a raw exception text)."""
+    place = hub_place(event.hub_url)
+    if event.cause is Cause.UNREACHABLE:
+        return f"Can't reach {place} — is the hub running?"
+    if event.cause is Cause.LOST:
+        return f"Lost the connection to {place}."
+    if event.cause is Cause.REFUSED:
+        return f"The hub at {place} refused: {sentence(event.detail)}"
+    if event.cause is Cause.STORE:
+        return sentence(event.detail)  # the store's own sentence: which file, what to do
+    if event.cause is Cause.INTERNAL:
+        return "Something went wrong inside the app."
+    return f"Not connected to {place}."
+
+
 def describe(event: StateChanged, now: float, name: str) -> StatusView:
     """The sentence (and tone) for ``event`` at wall-clock time ``now``."""
     hub = event.hub_url
@@ -54,21 +77,17 @@ def describe(event: StateChanged, now: float, name: str) -> StatusView:
     if state is ConnectionState.LIVE:
         return StatusView(Tone.OK, f"Connected to {hub} as {name or event.agent_id[:8]}")
     if state in (ConnectionState.CONNECTING, ConnectionState.AUTHENTICATING):
-        return StatusView(Tone.BUSY, f"Connecting to {hub}…")
+        return StatusView(Tone.BUSY, f"Connecting to {hub_place(hub)}…")
     if state is ConnectionState.CATCHING_UP:
-        return StatusView(Tone.BUSY, f"Catching up with {hub}…")
-    if state is ConnectionState.BACKING_OFF:
+        return StatusView(Tone.BUSY, f"Catching up with {hub_place(hub)}…")
+    if state in (ConnectionState.BACKING_OFF, ConnectionState.OFFLINE):
         wait = max(0, math.ceil((event.retry_at or now) - now))
-        reason = f" — {event.detail}" if event.detail else ""
-        return StatusView(Tone.WARN, f"Reconnecting in {wait} s (attempt {event.attempt}){reason}", can_retry=True)
-    if state is ConnectionState.OFFLINE:
-        reason = f": {event.detail}" if event.detail else ""
-        retry = ""
-        if event.retry_at is not None:
-            retry = f" — retrying in {max(0, math.ceil(event.retry_at - now))} s (attempt {event.attempt})"
-        return StatusView(Tone.WARN, f"Offline{reason}{retry}", can_retry=True)
+        when = f"Trying again in {wait} s (attempt {event.attempt})." if event.retry_at is not None else ""
+        lead = "Offline. " if state is ConnectionState.OFFLINE else ""
+        return StatusView(Tone.WARN, " ".join(p for p in (lead + why(event), when) if p), can_retry=True)
     if state is ConnectionState.AUTH_FAILED:
-        return StatusView(Tone.ERROR, f"Credentials rejected by {hub}: {event.detail or 'check the join secret'}", can_retry=True)
+        advice = sentence(event.detail) if event.detail else "Check the join secret."
+        return StatusView(Tone.ERROR, f"Credentials rejected by {hub_place(hub)}: {advice}", can_retry=True)
     return StatusView(Tone.ERROR, "Disconnected")
 
 

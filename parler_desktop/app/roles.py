@@ -14,3 +14,4 @@ FIRST_UNREAD = Qt.ItemDataRole.UserRole + 20  # bool: the "new messages" divider
 MEMBER_STATUS = Qt.ItemDataRole.UserRole + 40
 MEMBER_ACTIVITY = Qt.ItemDataRole.UserRole + 41
 MEMBER_ROLE = Qt.ItemDataRole.UserRole + 42
+MEMBER_AS_OF = Qt.ItemDataRole.UserRole + 43  # str: "as of 12:04" while offline (presence as last known), else ""

@@ -101,15 +101,17 @@ class RoomListModel(QAbstractListModel):
         room = self.summary(name)
         return self._label(room) if room is not None else name
 
-    def description(self, name: str) -> str:
-        """The label with the hub's room name, kind and size: for tooltips and the header."""
+    def description(self, name: str, members: int | None = None) -> str:
+        """The label with the hub's room name, kind and size: for tooltips and the header.
+        ``members`` (the roster the window shows) counts instead of the room list's number."""
         room = self.summary(name)
         if room is None:
             return name
         label = self._label(room)
         real = f"{room.name}  ·  " if label != room.name else ""
-        members = f"{room.members} member{'' if room.members == 1 else 's'}"
-        return f"{label}  ·  {real}{room.kind}  ·  {members}"
+        count = room.members if members is None else members
+        members_text = f"{count} member{'' if count == 1 else 's'}"
+        return f"{label}  ·  {real}{room.kind}  ·  {members_text}"
 
     def _label(self, room: Any) -> str:
         return room_label(room.name, room.kind, self._partners.get(room.name))

@@ -1,11 +1,14 @@
 """RosterModel: the members of the shown room with presence, activity and role.
 
 Presence is never pushed by the hub, so the model shows the stored roster at once and asks the
-session to watch the shown room (refreshed now and periodically by the session).
+session to watch the shown room (refreshed now and periodically by the session). While the
+session is not live, presence is only as fresh as the last roster: each member says "as of"
+when it was learned, and the panel greys them.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,7 +30,10 @@ class RosterModel(QAbstractListModel):
         self._bridge = bridge
         self.room: str | None = None
         self._entries: list[Any] = []  # RosterEntry
+        self._learned_at = time.time()  # when the shown presence came from the hub
+        self._live = False
         bridge.rosterChanged.connect(self._roster_changed)
+        bridge.stateChanged.connect(self._state_changed)
         bridge.sessionChanged.connect(self._session_changed)
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:
@@ -40,7 +46,11 @@ class RosterModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return entry.name or entry.id[:8]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return plain_tooltip(f"{entry.name} — {entry.id}")
+            details = " · ".join(p for p in (entry.status or "offline", entry.role or entry.service_role or "") if p)
+            activity = f"\n{entry.activity}" if entry.activity else ""
+            return plain_tooltip(f"{entry.name or entry.id[:8]} — {details}{activity}")
+        if role == roles.MEMBER_AS_OF:
+            return "" if self._live else time.strftime("as of %H:%M", time.localtime(self._learned_at))
         if role == roles.MEMBER_STATUS:
             return entry.status or "offline"
         if role == roles.MEMBER_ACTIVITY:
@@ -69,7 +79,15 @@ class RosterModel(QAbstractListModel):
 
     def _roster_changed(self, room: str, entries: Sequence[Any]) -> None:
         if room == self.room:
+            self._learned_at = time.time()
             self._show(list(entries))
+
+    def _state_changed(self, _event: Any) -> None:
+        live = self._bridge.is_live
+        if live != self._live:
+            self._live = live
+            if self._entries:
+                self.dataChanged.emit(self.index(0), self.index(len(self._entries) - 1))
 
     def _show(self, entries: list[Any]) -> None:
         entries.sort(key=lambda e: (STATUS_ORDER.get(e.status, 2), (e.name or "").lower()))

@@ -9,10 +9,7 @@ the reader follows the bottom the window is trimmed from the top so it never gro
 ``read_marker`` is the hub cursor when the room was opened: the "new messages" divider sits
 above the first row with a higher seq written by someone else (the human's own posts are never
 unread). A post of the human's joins the stored rows at its seq as soon as the hub has given it
-one, so it never sits below messages that came after it.
-
-Which long (or suspect) messages and which cards the reader expanded is kept here by entry key
-(not persisted), so it survives scrolling, paging and switching rooms until the session changes.
+one, so it never sits below messages that came after it. What the rows say is ``TimelineRows``.
 """
 
 from __future__ import annotations
@@ -22,11 +19,11 @@ import bisect
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QObject, QTimer, Signal
 
-from parler_desktop.app import roles
 from parler_desktop.app.bridge import SessionBridge
-from parler_desktop.app.timeline_entry import RowContext, TimelineEntry, row_context
+from parler_desktop.app.timeline_entry import TimelineEntry
+from parler_desktop.app.timeline_rows import TimelineRows
 from parler_desktop.client.events import OutboxItem, OutboxStatus
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.store import LocalStore
@@ -35,10 +32,8 @@ PAGE_SIZE = 200
 FOLLOW_WINDOW = 600  # rows kept while following the bottom; older ones are re-read on scroll-up
 APPEND_DELAY_MS = 16
 
-Index = QModelIndex | QPersistentModelIndex
 
-
-class TimelineModel(QAbstractListModel):
+class TimelineModel(TimelineRows):
     roomLoaded = Signal(str)  # the newest page of the room is in
     olderLoaded = Signal(int)  # that many rows were inserted at the top
     appended = Signal(int)  # that many stored messages from others were appended at the bottom
@@ -47,10 +42,6 @@ class TimelineModel(QAbstractListModel):
         super().__init__(parent)
         self._bridge = bridge
         self.room: str | None = None
-        self.read_marker = 0
-        self._stored: list[TimelineEntry] = []
-        self._outbox: list[TimelineEntry] = []
-        self._offset = 0  # store offset of self._stored[0]
         self._generation = 0
         self._loading = False
         self._loading_older = False
@@ -60,47 +51,9 @@ class TimelineModel(QAbstractListModel):
         self.following = True  # the view is pinned to the bottom (set by the view)
         self._flush_timer = QTimer(self, singleShot=True, interval=APPEND_DELAY_MS)
         self._flush_timer.timeout.connect(self._flush_incoming)
-        self._first_unread: int | None = None
-        self._first_unread_known = False
-        self._expanded: set[str] = set()  # keys of the long messages shown whole
-        self._open_cards: dict[str, frozenset[int]] = {}  # key -> the cards shown with all details
-        for change in (self.modelReset, self.rowsInserted, self.rowsRemoved):
-            change.connect(self._forget_first_unread)  # connected first: runs before any view's slot
         bridge.messagesStored.connect(self._messages_stored)
         bridge.outboxChanged.connect(self._outbox_changed)
         bridge.sessionChanged.connect(self._session_changed)
-
-    # -- Qt model ---------------------------------------------------------------------------
-    def rowCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._stored) + len(self._outbox)
-
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        entry = self.entry(index.row()) if index.isValid() else None
-        if entry is None:
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return f"{entry.sender_name}: {entry.text}"
-        if role == roles.FIRST_UNREAD:
-            return index.row() == self.first_unread_row()
-        return None
-
-    # -- queries ----------------------------------------------------------------------------
-    def entry(self, row: int) -> TimelineEntry | None:
-        if 0 <= row < len(self._stored):
-            return self._stored[row]
-        if 0 <= row - len(self._stored) < len(self._outbox):
-            return self._outbox[row - len(self._stored)]
-        return None
-
-    def row_context(self, row: int) -> RowContext:
-        """Divider, grouping and date separator of ``row`` (they depend on the row above)."""
-        entry = self.entry(row)
-        assert entry is not None
-        return row_context(self.entry(row - 1) if row > 0 else None, entry, row == self.first_unread_row())
-
-    def row_of_id(self, message_id: str) -> int | None:
-        """The loaded row of a stored message by hub id (a reply's original), if loaded."""
-        return next((row for row in reversed(range(len(self._stored))) if self._stored[row].message_id == message_id), None)
 
     @property
     def tasks(self) -> TaskSupervisor:
@@ -108,85 +61,8 @@ class TimelineModel(QAbstractListModel):
         return self._bridge.tasks
 
     @property
-    def has_older(self) -> bool:
-        return self._offset > 0
-
-    @property
     def loading(self) -> bool:
         return self._loading
-
-    @property
-    def newest_seq(self) -> int:
-        return self._stored[-1].seq or 0 if self._stored else 0
-
-    def first_unread_row(self) -> int | None:
-        """Row of the first loaded message above the read marker, if there is one and it is loaded.
-
-        Asked for every row the view lays out, so it is remembered until the rows change.
-        """
-        if not self._first_unread_known:
-            self._first_unread = self._find_first_unread()
-            self._first_unread_known = True
-        return self._first_unread
-
-    @property
-    def first_unread_outside(self) -> bool:
-        """The first unread message is older than the loaded window (it has to be paged in)."""
-        return bool(self._stored) and (self._stored[0].seq or 0) > self.read_marker and self._offset > 0
-
-    def _forget_first_unread(self, *_change: object) -> None:
-        self._first_unread_known = False
-
-    def _find_first_unread(self) -> int | None:
-        if not self._stored or self.newest_seq <= self.read_marker:
-            return None
-        if self.first_unread_outside:
-            return None
-        row = bisect.bisect_right(self._stored, self.read_marker, key=lambda e: e.seq or 0)
-        while row < len(self._stored) and self._stored[row].mine:
-            row += 1
-        return row if row < len(self._stored) else None
-
-    def is_expanded(self, key: str) -> bool:
-        return key in self._expanded
-
-    def set_expanded(self, row: int, expanded: bool) -> None:
-        """Show the row's long body whole (or folded again); the row's data changes."""
-        entry = self.entry(row)
-        if entry is None or (entry.key in self._expanded) == expanded:
-            return
-        if expanded:
-            self._expanded.add(entry.key)
-        else:
-            self._expanded.discard(entry.key)
-        index = self.index(row)
-        self.dataChanged.emit(index, index)
-
-    def open_cards(self, key: str) -> frozenset[int]:
-        return self._open_cards.get(key, frozenset())
-
-    def toggle_card(self, row: int, number: int) -> None:
-        """Show a card of the row with every detail, or fold it back to one line."""
-        entry = self.entry(row)
-        if entry is None:
-            return
-        self._open_cards[entry.key] = self.open_cards(entry.key) ^ {number}
-        index = self.index(row)
-        self.dataChanged.emit(index, index)
-
-    def entry_by_id(self, message_id: str) -> TimelineEntry | None:
-        """A loaded message by hub id (reply previews); None when it is outside the window."""
-        row = self.row_of_id(message_id)
-        return None if row is None else self._stored[row]
-
-    async def load_back_to_id(self, message_id: str) -> int | None:
-        """Page back until the message ``message_id`` is loaded; its row, or None if never found."""
-        generation = self._generation
-        while generation == self._generation and self.row_of_id(message_id) is None and self._offset > 0:
-            if not self.load_older() or self._older_task is None:
-                return None
-            await asyncio.shield(self._older_task)
-        return self.row_of_id(message_id) if generation == self._generation else None
 
     # -- loading ----------------------------------------------------------------------------
     def open_room(self, room: str | None) -> None:
@@ -264,6 +140,15 @@ class TimelineModel(QAbstractListModel):
             if not self.load_older() or self._older_task is None:
                 return
             await asyncio.shield(self._older_task)
+
+    async def load_back_to_id(self, message_id: str) -> int | None:
+        """Page back until the message ``message_id`` is loaded; its row, or None if never found."""
+        generation = self._generation
+        while generation == self._generation and self.row_of_id(message_id) is None and self._offset > 0:
+            if not self.load_older() or self._older_task is None:
+                return None
+            await asyncio.shield(self._older_task)
+        return self.row_of_id(message_id) if generation == self._generation else None
 
     # -- live changes -----------------------------------------------------------------------
     def _session_changed(self) -> None:

@@ -30,6 +30,11 @@ class Backoff:
         self.attempt += 1
         return self._rng.uniform(0.0, self.ceiling(self.attempt))
 
+    def again(self) -> float:
+        """A failure of an attempt the human asked for (Retry now): the same wait as before,
+        not a longer one — asking should never make the next automatic attempt come later."""
+        return self._rng.uniform(0.0, self.ceiling(max(self.attempt, 1)))
+
     def reset(self) -> None:
         """The connection proved healthy: the next failure starts from the base again."""
         self.attempt = 0

@@ -24,6 +24,16 @@ class ConnectionState(enum.Enum):
     STOPPED = "stopped"
 
 
+class Cause(enum.Enum):
+    """Why a connection attempt failed, for wording it the way a person understands."""
+
+    UNREACHABLE = "unreachable"  # nothing answered at the address
+    LOST = "lost"  # it answered, then the line broke or spoke nonsense
+    REFUSED = "refused"  # the hub said no (its message is in ``detail``)
+    STORE = "store"  # the local cache could not be written
+    INTERNAL = "internal"  # a bug of ours
+
+
 @dataclass(frozen=True)
 class StateChanged:
     """The connection moved to ``state``.
@@ -39,6 +49,7 @@ class StateChanged:
     attempt: int = 0
     retry_at: float | None = None
     detail: str = ""
+    cause: Cause | None = None  # why the last attempt failed (the window words it)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from parler_desktop.client.connection import HubConnection, ReplyKind, Requester
 from parler_desktop.client.errors import (
     BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, SessionClosed,
 )
-from parler_desktop.client.events import ConnectionState, Notice, SessionEvent, StateChanged
+from parler_desktop.client.events import Cause, ConnectionState, Notice, SessionEvent, StateChanged
 from parler_desktop.client.outbox import Outbox
 from parler_desktop.client.pacing import RequestPacer
 from parler_desktop.client.read_markers import ReadMarkers
@@ -84,10 +84,12 @@ class ConnectionLifecycle:
 
     # ---- state -------------------------------------------------------------------------------
 
-    def _set_state(self, state: ConnectionState, *, retry_at: float | None = None, detail: str = "") -> None:
+    def _set_state(
+        self, state: ConnectionState, *, retry_at: float | None = None, detail: str = "", cause: Cause | None = None
+    ) -> None:
         self.state = StateChanged(
             state, self.hub_url, self.identity.agent_id, attempt=self._backoff.attempt, retry_at=retry_at,
-            detail=detail,
+            detail=detail, cause=cause,
         )
         if self._state_changed is not None and not self._state_changed.done():
             self._state_changed.set_result(None)
@@ -135,6 +137,7 @@ class ConnectionLifecycle:
 
     async def _run(self) -> None:
         unreachable_streak = 0
+        nudged = False  # this attempt was asked for (Retry now, a wake), not waited for
         while True:
             self._nudge.clear()
             self._live_since = None
@@ -151,30 +154,30 @@ class ConnectionLifecycle:
                 await self._serve(conn)
             except HubUnreachable as error:
                 unreachable_streak += 1
-                detail = str(error)
+                detail, cause = str(error), Cause.UNREACHABLE
             except HandshakeRefused as error:
                 if not error.is_transient:  # a wrong secret or key, a name the hub will not take
                     await self._wait_for_new_credentials(error)
                     continue
-                detail = f"{error.message} ({error.code or 'refused'})"
+                detail, cause = f"{error.message} ({error.code or 'refused'})", Cause.REFUSED
             except HubRefused as error:  # e.g. `rooms` failing with `internal`: try again later
-                detail = f"{error.message} ({error.code or 'refused'})"
+                detail, cause = f"{error.message} ({error.code or 'refused'})", Cause.REFUSED
             except (ConnectionLost, BadReply) as error:
-                detail = str(error)
+                detail, cause = str(error), Cause.LOST
             except StoreError as error:  # e.g. disk full: say so, keep trying (the hub keeps all)
                 self._emit(Notice(str(error)))
-                detail = str(error)
+                detail, cause = str(error), Cause.STORE
             except Exception as error:  # a bug must not end the session for good
                 log.exception("session attempt failed")
                 self._emit(Notice(f"Internal error: {error!r}. Reconnecting."))
-                detail = f"internal error: {error!r}"
+                detail, cause = f"internal error: {error!r}", Cause.INTERNAL
             if self._live_since is not None and self._clock.monotonic() - self._live_since >= self.tuning.healthy_secs:
                 self._backoff.reset()
-            delay = self._backoff.failed()
+            delay = self._backoff.again() if nudged else self._backoff.failed()
             offline = unreachable_streak >= self.tuning.offline_after
             state = ConnectionState.OFFLINE if offline else ConnectionState.BACKING_OFF
-            self._set_state(state, retry_at=self._clock.time() + delay, detail=detail)
-            await wait_or_timeout(self._nudge, self._clock, delay)
+            self._set_state(state, retry_at=self._clock.time() + delay, detail=detail, cause=cause)
+            nudged = await wait_or_timeout(self._nudge, self._clock, delay)
 
     async def _wait_for_new_credentials(self, error: HubRefused) -> None:
         advice = _AUTH_ADVICE.get(error.code or "", "")

@@ -2,8 +2,8 @@
 
 Synchronous by design and used from ONE thread only (``StoreWorker``); every public method is
 one short transaction. Rooms, messages, cursors, sync marks, roster and meta live here; the
-outbox methods come from ``OutboxTables``, full-text search from ``SearchTables`` and the file
-handling (and meta values) from ``StoreDatabase``.
+outbox methods come from ``OutboxTables``, the drafts from ``DraftTables``, full-text search from
+``SearchTables`` and the file handling (and meta values) from ``StoreDatabase``.
 
 A room's *settled unread* is the hub's unread count recorded when a complete pull left the store
 agreeing with it; every write that changes the room's messages, cursor, sync mark or kind drops
@@ -20,6 +20,7 @@ from parler_desktop.protocol.values import RoomInfo, RosterEntry, StoredMessage
 from parler_desktop.store import codec
 from parler_desktop.store.database import guarded
 from parler_desktop.store.errors import StoreProblem, store_error
+from parler_desktop.store.drafts import DraftTables
 from parler_desktop.store.outbox import OutboxTables, salvage_unsent
 from parler_desktop.store.search import SearchTables
 
@@ -51,7 +52,7 @@ class FreshStart:
     kept_unsent: int
 
 
-class LocalStore(OutboxTables, SearchTables):
+class LocalStore(OutboxTables, DraftTables, SearchTables):
     """The store of one (hub, identity); see the module docstring."""
 
     @classmethod

@@ -80,6 +80,13 @@ def _room_settled_unread(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE rooms ADD COLUMN settled_unread INTEGER")
 
 
+def _drafts(db: sqlite3.Connection) -> None:
+    """Per-room composer drafts (text and reply target), kept across room switches and restarts."""
+    db.execute(
+        "CREATE TABLE drafts (room TEXT PRIMARY KEY, text TEXT NOT NULL, reply_to TEXT, reply_label TEXT NOT NULL DEFAULT '')"
+    )
+
+
 SEARCH_BACKLOG_KEY = "search_backlog_below"  # meta: stored messages below this seq may be unindexed
 
 
@@ -94,7 +101,8 @@ def _search_index(db: sqlite3.Connection) -> None:
 
 
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _initial_schema, _room_sync_marks, _room_settled_unread, _search_index,
+    _initial_schema, _room_sync_marks, _room_settled_unread, _drafts, _search_index,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
+SEARCH_INDEX_VERSION = MIGRATIONS.index(_search_index) + 1  # the first version with the search index

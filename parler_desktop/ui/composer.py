@@ -9,11 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtCore import QSignalBlocker, QStringListModel, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QTextCursor
 from PySide6.QtWidgets import (
     QCompleter,
-    QDialog,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
@@ -96,9 +95,11 @@ class MessageEdit(QPlainTextEdit):
 
 
 class Composer(QWidget):
-    """Emits ``submitted(text, mentions, reply_to, extra_parts)`` and clears itself."""
+    """Emits ``submitted(text, mentions, reply_to, extra_parts)`` and clears itself;
+    ``draftChanged`` when the human edits the text or the reply target (not on ``restore``)."""
 
     submitted = Signal(str, list, object, list)
+    draftChanged = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -108,7 +109,8 @@ class Composer(QWidget):
         self.edit.setPlaceholderText("Message — Enter sends, Shift+Enter for a new line, @ to mention")
         self.edit.setFixedHeight(72)
         self.edit.submit.connect(lambda: self.send())
-        self._reply: TimelineEntry | None = None
+        self.edit.textChanged.connect(self.draftChanged)
+        self._reply_to: str | None = None  # the hub id of the message being answered
         self._reply_label = QLabel(textFormat=Qt.TextFormat.PlainText)  # quotes a peer's message
         cancel_reply = QToolButton(text="✕", toolTip="Cancel the reply")
         cancel_reply.clicked.connect(lambda: self.set_reply(None))
@@ -138,12 +140,37 @@ class Composer(QWidget):
         self.edit.names.setStringList(sorted(set(names), key=str.lower))
 
     def set_reply(self, entry: TimelineEntry | None) -> None:
-        self._reply = entry
+        label = f"↪ Replying to {entry.sender_name}: {' '.join(entry.text.split())[:80]}" if entry is not None else ""
+        self._show_reply(entry.message_id if entry is not None else None, label)
         if entry is not None:
-            preview = " ".join(entry.text.split())[:80]
-            self._reply_label.setText(f"↪ Replying to {entry.sender_name}: {preview}")
             self.edit.setFocus()
-        self._reply_bar.setVisible(entry is not None)
+        self.draftChanged.emit()
+
+    def _show_reply(self, reply_to: str | None, label: str) -> None:
+        self._reply_to = reply_to
+        self._reply_label.setText(label)
+        self._reply_bar.setVisible(reply_to is not None)
+
+    @property
+    def reply_to(self) -> str | None:
+        return self._reply_to
+
+    @property
+    def reply_label(self) -> str:
+        return self._reply_label.text() if self._reply_to is not None else ""
+
+    def restore(self, text: str, reply_to: str | None, reply_label: str) -> None:
+        """Show a room's draft (another room's text never stays: this replaces it)."""
+        with QSignalBlocker(self.edit):
+            self.edit.setPlainText(text)
+        self.edit.moveCursor(QTextCursor.MoveOperation.End)
+        self._show_reply(reply_to, reply_label)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape and self._reply_to is not None:
+            self.set_reply(None)  # Esc cancels the reply
+            return
+        super().keyPressEvent(event)
 
     def send(self, extra_parts: Sequence[dict] = (), extra_mentions: Sequence[str] = ()) -> None:
         text = self.edit.toPlainText().strip()
@@ -151,15 +178,18 @@ class Composer(QWidget):
             return
         mentions = mentions_in(text, self.edit.names.stringList())
         mentions += [m for m in (name.lower() for name in extra_mentions) if m not in mentions]
-        reply_to = self._reply.message_id if self._reply is not None else None
+        reply_to = self._reply_to
         self.submitted.emit(text, mentions, reply_to, list(extra_parts))
         self.edit.clear()
         self.set_reply(None)
 
-    def hand_off(self) -> None:
+    def hand_off(self) -> HandoffDialog:
+        """Open the hand-off dialog (no nested event loop); Hand off sends it."""
         dialog = HandoffDialog(self.edit.names.stringList(), self)
-        if dialog.exec() == QDialog.DialogCode.Accepted:
-            self.send_handoff(dialog.handoff())
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.send_handoff(dialog.handoff()))
+        dialog.open()
+        return dialog
 
     def send_handoff(self, handoff: Handoff) -> None:
         self.send(extra_parts=[handoff.to_part()], extra_mentions=[handoff.to] if handoff.to else [])

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QL
 
 from parler_desktop.client.address import normalize_hub_url
 from parler_desktop.client.tls import check_ca_file
+from parler_desktop.settings import default_display_name
 
 
 @dataclass(frozen=True)
@@ -24,10 +25,13 @@ class ConnectDialog(QDialog):
     def __init__(self, hub_url: str, display_name: str, parent: QWidget | None = None, ca_file: str = "") -> None:
         super().__init__(parent)
         self.setWindowTitle("Connect to a Parler hub")
+        self.setObjectName("connectDialog")
+        self.setMinimumWidth(520)  # room for a full wss:// address
         self.url = QLineEdit(hub_url, placeholderText="empty: the local hub on this computer", objectName="hubUrl")
         self.secret = QLineEdit(placeholderText="only if the hub asks for one", objectName="joinSecret")
         self.secret.setEchoMode(QLineEdit.EchoMode.Password)
-        self.name = QLineEdit(display_name, objectName="displayName")
+        self.name = QLineEdit(display_name or default_display_name(), objectName="displayName")
+        self.name.setPlaceholderText("the name the agents see")
         self.ca_file = QLineEdit(
             ca_file, placeholderText="wss:// hubs with a private CA: its PEM file", objectName="caFile"
         )

@@ -11,7 +11,7 @@ import asyncio
 import dataclasses
 import logging
 
-from PySide6.QtWidgets import QDialog
+from PySide6.QtCore import Qt
 
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.local_hub import save_join_secret, start_local_hub
@@ -23,13 +23,14 @@ from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, save_settings
 from parler_desktop.store import StoreError
+from parler_desktop.ui.attention import Attention
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
 from parler_desktop.ui.link_opening import LinkOpening
 from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.search import Search
-from parler_desktop.ui.attention import Attention
 
 log = logging.getLogger(__name__)
+SHUTDOWN_SECS = 5.0  # closing the window ends the process within this, whatever is in flight
 
 
 class DesktopApp:
@@ -69,7 +70,10 @@ class DesktopApp:
         if self._open_link:
             self.links.open(self._open_link)
         await self._closed
-        await self.shutdown()
+        try:
+            await asyncio.wait_for(self.shutdown(), SHUTDOWN_SECS)
+        except TimeoutError:  # the process ends anyway: the embedded hub runs on a daemon thread
+            log.warning("shutting down took longer than %s s; quitting anyway", SHUTDOWN_SECS)
 
     async def connect(self, hub_url: str) -> bool:
         """Attach a session for ``hub_url`` ("" = the embedded hub); False (and a message) on failure."""
@@ -87,14 +91,16 @@ class DesktopApp:
         session.start()
         return True
 
-    def choose_hub(self) -> None:
+    def choose_hub(self) -> ConnectDialog:
+        """Open the Connect dialog (no nested event loop); Connect switches to the chosen hub."""
         settings = load_settings(self.home.settings_file).settings
         dialog = ConnectDialog(
             settings.hub_url, settings.display_name, self.window, ca_file=settings.hub_ca_files.get(settings.hub_url, "")
         )
-        if dialog.exec() != QDialog.DialogCode.Accepted:
-            return
-        self.bridge.tasks.spawn("connect", self._switch_hub(settings, dialog.choice()))
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.bridge.tasks.spawn("connect", self._switch_hub(settings, dialog.choice())))
+        dialog.open()
+        return dialog
 
     async def _switch_hub(self, settings: Settings, choice: ConnectChoice) -> None:
         """Save the choice (off the UI thread: each file is fsynced), then connect to it."""
@@ -120,6 +126,8 @@ class DesktopApp:
         )
 
     async def _drop_session(self) -> None:
+        if self.bridge.session is not None:
+            await self.window.drafts.flush()  # before the store closes
         session = self.bridge.detach() if self.bridge.session is not None else None
         if session is not None:
             await session.stop()

@@ -19,6 +19,7 @@ class HandoffDialog(QDialog):
         self.next = QPlainTextEdit()
         self.next.setPlaceholderText("What should they do next? (required)")
         self.next.setFixedHeight(80)
+        self.next.setTabChangesFocus(True)  # Tab moves on to the next field, as in every dialog
         self.summary = QLineEdit(placeholderText="What was done (optional)")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Hand off")

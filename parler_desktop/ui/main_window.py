@@ -8,28 +8,33 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.connection_status import ConnectionStatus
+from parler_desktop.app.drafts import DraftKeeper
 from parler_desktop.app.read_tracker import ReadTracker
 from parler_desktop.app.room_list_model import RoomListModel
 from parler_desktop.app.roster_model import RosterModel
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.store.drafts import Draft
 from parler_desktop.ui.cards import Card
 from parler_desktop.ui.composer import Composer
 from parler_desktop.ui.connection_bar import ConnectionBar
+from parler_desktop.ui.keyboard import FOCUS_OUTLINE, TypingToComposer
 from parler_desktop.ui.room_actions import RoomActions
 from parler_desktop.ui.room_list_view import RoomListPanel
 from parler_desktop.ui.roster_panel import RosterPanel
 from parler_desktop.ui.timeline_view import TimelineView
 
 APP_TITLE = "Parler"
-
-
+DEFAULT_SIZE = QSize(1250, 800)
+NARROW_PX = 1000
+MIN_TIMELINE_PX = 480
+MIN_ROOMS_PX = 150
 def _column(*widgets: QWidget, stretch: QWidget) -> QWidget:
     """The widgets stacked edge to edge, ``stretch`` taking the spare height."""
     column = QWidget()
@@ -54,6 +59,7 @@ class MainWindow(QMainWindow):
         self.status = ConnectionStatus(self)
         self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
         self.room_actions = RoomActions(bridge, self)
+        self.drafts = DraftKeeper(bridge, self)
 
         self.room_panel = RoomListPanel(self.rooms)
         self.timeline = TimelineView(self.timeline_model)
@@ -71,8 +77,14 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([260, 760, 230])
         self.splitter.setCollapsible(1, False)
+        self._roster_wanted = True  # the human's choice; a narrow window hides it anyway
         self.setCentralWidget(_column(self.connection_bar, self.splitter, stretch=self.splitter))
-        self.resize(1250, 800)
+        self.setStyleSheet(FOCUS_OUTLINE)
+        self.typing = TypingToComposer(self.composer.edit, self)
+        for view in (self.timeline, self.room_panel.view):
+            view.installEventFilter(self.typing)
+        self._fit_screen()
+        self._pending_room: str | None = None
         self._add_actions()
         self._wire()
         self._update_title(0)
@@ -87,7 +99,7 @@ class MainWindow(QMainWindow):
             return made
 
         action("Find room", ["Ctrl+K"], self.room_panel.focus_filter)
-        action("Next unread room", ["Alt+Down", "Ctrl+Shift+U"], self.room_panel.next_unread)
+        action("Next unread room", ["Alt+Down", "Ctrl+Shift+U"], lambda: self.room_panel.next_unread() or self._focus_composer())
         action("Jump to first unread", ["Ctrl+J"], self.timeline.jump_to_first_unread)
         self.toggle_roster = action("Show members", ["Ctrl+Shift+M"], self._toggle_roster)
         self.toggle_roster.setCheckable(True)
@@ -95,11 +107,16 @@ class MainWindow(QMainWindow):
         menu = self.menuBar()
         hub_menu = menu.addMenu("&Hub")
         hub_menu.addAction("New room…", self.room_actions.new_room)
-        hub_menu.addAction("Invite agents to this room…", lambda: self.room_actions.invite_to(self.timeline_model.room))
+        self.invite_action = hub_menu.addAction("Invite agents to this room…", lambda: self.room_actions.invite_to(self.timeline_model.room))
+        self.invite_action.setEnabled(False)  # until a room is open
         hub_menu.addAction("Join with a code…", self.room_actions.join_with_code)
         hub_menu.addSeparator()
         hub_menu.addAction("Connect…", self.connectRequested.emit)
         hub_menu.addAction("Retry now", self.bridge.reconnect_now)
+        hub_menu.addSeparator()
+        self.quit_action = hub_menu.addAction("Quit", self.close)
+        self.quit_action.setShortcuts([QKeySequence("Ctrl+Q"), QKeySequence(QKeySequence.StandardKey.Quit)])
+        self.quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         view_menu = menu.addMenu("&View")
         for existing in self.actions():
             view_menu.addAction(existing)
@@ -107,6 +124,7 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         bridge = self.bridge
         bridge.stateChanged.connect(self.status.on_state)
+        bridge.stateChanged.connect(lambda _state: self.timeline.set_online(bridge.is_live))
         bridge.sessionChanged.connect(self._session_changed)
         bridge.notice.connect(self._show_notice)
         self.status.changed.connect(self.connection_bar.show_status)
@@ -119,7 +137,10 @@ class MainWindow(QMainWindow):
         self.rooms.dataChanged.connect(self._update_room_title)  # e.g. a DM learns its member's name
         self.timeline_model.modelReset.connect(self._update_placeholder)
         self.room_panel.roomChosen.connect(self.show_room)
+        self.room_panel.view.clicked.connect(self._focus_composer)  # after switching rooms, type at once
+        self.room_panel.filter.returnPressed.connect(self._focus_composer)
         self.roster.modelReset.connect(lambda: self.composer.set_names(self.roster.names()))
+        self.roster.modelReset.connect(self._update_room_title)
         self.timeline.seenChanged.connect(self.read_tracker.set_seen)
         self.timeline.replyRequested.connect(self.composer.set_reply)
         self.timeline.linkRefused.connect(
@@ -131,22 +152,53 @@ class MainWindow(QMainWindow):
         delegate.discardRequested.connect(bridge.discard_outbox)
         delegate.saveRequested.connect(self._save_blob)
         self.composer.submitted.connect(self._post)
+        self.composer.draftChanged.connect(self._remember_draft)
+        self.room_actions.roomReady.connect(self._open_when_listed)
+        self.rooms.reloaded.connect(self._open_pending_room)
 
     # -- rooms ------------------------------------------------------------------------------
     def show_room(self, room: str) -> None:
         if room == self.timeline_model.room:
             return
-        self.composer.set_reply(None)
+        self.composer.restore("", None, "")  # the last room's draft is kept by self.drafts
         self.composer.setEnabled(True)
+        self.invite_action.setEnabled(True)
         self.timeline_model.open_room(room)
         self.roster.set_room(room)
         self._update_room_title()
+        self.bridge.tasks.spawn("draft", self._restore_draft(room))
+
+    def _focus_composer(self, *_index: object) -> None:
+        if self.composer.isEnabled():
+            self.composer.edit.setFocus()
+
+    async def _restore_draft(self, room: str) -> None:
+        draft = await self.drafts.recall(room)
+        untouched = not self.composer.edit.toPlainText() and self.composer.reply_to is None
+        if draft is not None and room == self.timeline_model.room and untouched:
+            self.composer.restore(draft.text, draft.reply_to, draft.reply_label)
+
+    def _remember_draft(self) -> None:
+        room = self.timeline_model.room
+        if room is not None:
+            composer = self.composer
+            self.drafts.remember(Draft(room, composer.edit.toPlainText(), composer.reply_to, composer.reply_label))
+
+    def _open_when_listed(self, room: str) -> None:
+        """A room just created or joined opens as soon as the room list has it."""
+        self._pending_room = room
+        self._open_pending_room()
+
+    def _open_pending_room(self) -> None:
+        if self._pending_room is not None and self.room_panel.select_room(self._pending_room):
+            self._pending_room = None
 
     def _update_room_title(self, *_changed: object) -> None:
         """The shown room's label, with the hub's room name, kind and size beside it."""
         room = self.timeline_model.room
         if room is not None:
-            self.room_title.setText(self.rooms.description(room))
+            shown = self.roster.rowCount() if self.roster.room == room and self.roster.rowCount() else None
+            self.room_title.setText(self.rooms.description(room, shown))  # the count the members panel shows
             self.room_title.setToolTip(room)
 
     def _select_first_room(self) -> None:
@@ -172,6 +224,8 @@ class MainWindow(QMainWindow):
         self.timeline.message_delegate.set_identity(self.bridge.agent_id, self.bridge.name, self.bridge.role)
         self.room_title.clear()
         self.composer.setEnabled(False)
+        self.invite_action.setEnabled(False)
+        self.room_panel.forget_shown()  # the new session's first room opens, even if named alike
 
     def _post(self, text: str, mentions: list, reply_to: object, extra_parts: list) -> None:
         room = self.timeline_model.room
@@ -179,10 +233,15 @@ class MainWindow(QMainWindow):
             self.timeline.scroll_to_newest()  # the post shows at the bottom, in view
             self.bridge.post(room, text, mentions, reply_to if isinstance(reply_to, str) else None, extra_parts)
 
-    def _save_blob(self, card: Card) -> None:
-        target, _ = QFileDialog.getSaveFileName(self, "Save file", card.file_name)
-        if target:
-            self.bridge.tasks.spawn("save file", self.save_blob(card, Path(target)))
+    def _save_blob(self, card: Card) -> QFileDialog:
+        """Ask where to save (no nested event loop), then fetch and write the file."""
+        dialog = QFileDialog(self, "Save file", card.file_name)
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.selectFile(card.file_name)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.fileSelected.connect(lambda target: self.bridge.tasks.spawn("save file", self.save_blob(card, Path(target))))
+        dialog.open()
+        return dialog
 
     async def save_blob(self, card: Card, target: Path) -> None:
         """The session checks the bytes against the blob id (SHA-256) before we write them."""
@@ -201,9 +260,26 @@ class MainWindow(QMainWindow):
     def _update_title(self, unread: int) -> None:
         self.setWindowTitle(f"{APP_TITLE} — {unread} unread" if unread else APP_TITLE)
 
+    def _fit_screen(self) -> None:
+        """A default size that fits the screen's free area (1280×800, 1366×768, at 1× or 2×)."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        free = screen.availableGeometry() if screen is not None else QRect(0, 0, 1280, 800)
+        self.resize(min(DEFAULT_SIZE.width(), free.width() - 40), min(DEFAULT_SIZE.height(), free.height() - 60))
+
     def _toggle_roster(self) -> None:
-        self.roster_panel.setVisible(not self.roster_panel.isVisible())
-        self.toggle_roster.setChecked(self.roster_panel.isVisible())
+        self._roster_wanted = not self.roster_panel.isVisible()
+        self.roster_panel.setVisible(self._roster_wanted)
+        self.toggle_roster.setChecked(self._roster_wanted)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Below NARROW_PX the members collapse and the room list narrows: the timeline keeps
+        at least MIN_TIMELINE_PX."""
+        super().resizeEvent(event)
+        narrow = self.width() < NARROW_PX
+        self.roster_panel.setVisible(self._roster_wanted and not narrow)
+        if narrow:
+            rooms = max(MIN_ROOMS_PX, min(self.splitter.sizes()[0], self.width() - MIN_TIMELINE_PX - 24))
+            self.splitter.setSizes([rooms, self.width() - rooms, 0])
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

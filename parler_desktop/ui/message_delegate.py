@@ -17,14 +17,13 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.protocol.canonical import SignatureState
 from parler_desktop.ui.markdown import markdown_document
-from parler_desktop.ui.message_layout import CARD_PAD, DATE_HEIGHT, DIVIDER_HEIGHT, PAD, WARNING, CardLayout, LayoutCache, RowLayout, body_width, shows_role
+from parler_desktop.ui.message_layout import DATE_HEIGHT, DIVIDER_HEIGHT, PAD, WARNING, LayoutCache, RowLayout, body_width, shows_role
+from parler_desktop.ui.row_painting import paint_card, paint_rule, paint_status
 from parler_desktop.ui.row_text import full_date
 
 MINE_TINT = QColor(66, 133, 244, 28)
 MENTION_TINT = QColor(255, 193, 7, 45)
 MENTION_BAR = QColor(230, 145, 0)
-HANDOFF_TINT = QColor(255, 152, 0, 60)
-CARD_TINT = QColor(127, 127, 127, 28)
 DIVIDER = QColor(220, 60, 60)
 WARNING_BAND = QColor(198, 40, 40, 200)
 FADE_LINES = 3  # a folded body fades out over its last lines…
@@ -107,10 +106,10 @@ class MessageDelegate(QStyledItemDelegate):
         width = option.rect.width()
         top = 0
         if layout.context.day:
-            self._paint_rule(painter, option, QRect(0, 0, width, DATE_HEIGHT), layout.context.day, option.palette.color(QPalette.ColorRole.PlaceholderText))
+            paint_rule(painter, option, QRect(0, 0, width, DATE_HEIGHT), layout.context.day, option.palette.color(QPalette.ColorRole.PlaceholderText))
             top += DATE_HEIGHT
         if layout.context.divider:
-            self._paint_rule(painter, option, QRect(0, top, width, DIVIDER_HEIGHT), "New messages", DIVIDER)
+            paint_rule(painter, option, QRect(0, top, width, DIVIDER_HEIGHT), "New messages", DIVIDER)
             top += DIVIDER_HEIGHT
         row = QRect(0, top, width, layout.height - top)
         tint = self._row_tint(option, entry, layout)
@@ -137,9 +136,9 @@ class MessageDelegate(QStyledItemDelegate):
             painter.setPen(option.palette.color(QPalette.ColorRole.Link))
             painter.drawText(layout.toggle, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, layout.toggle_text)
         for card in layout.cards:
-            self._paint_card(painter, option, card)
+            paint_card(painter, option, card)
         if layout.status_text:
-            self._paint_status(painter, option, entry, layout)
+            paint_status(painter, option, entry, layout)
         painter.restore()
 
     def _row_tint(self, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout) -> QColor | None:
@@ -225,18 +224,6 @@ class MessageDelegate(QStyledItemDelegate):
             return f"{SIGNATURE_ICONS[layout.signature][2]}\n{full_date(entry.ts_ms)}"
         return None
 
-    def _paint_rule(self, painter: QPainter, option: QStyleOptionViewItem, area: QRect, label: str, colour: QColor) -> None:
-        """A line across ``area`` with ``label`` in its middle (date separators, the divider)."""
-        painter.setPen(colour)
-        middle = area.center().y()
-        font = QFont(option.font)
-        font.setBold(True)
-        painter.setFont(font)
-        text_width = painter.fontMetrics().horizontalAdvance(label) + 16
-        painter.drawLine(PAD, middle, (area.width() - text_width) // 2, middle)
-        painter.drawLine((area.width() + text_width) // 2, middle, area.width() - PAD, middle)
-        painter.drawText(area, Qt.AlignmentFlag.AlignCenter, label)
-
     def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout) -> None:
         metrics = option.fontMetrics
         y, line = layout.header_top, metrics.height()
@@ -278,49 +265,6 @@ class MessageDelegate(QStyledItemDelegate):
             return "↪ in reply to an earlier message"
         text = " ".join(markdown_document(original.text).toPlainText().split())  # once per row: cached
         return f"↪ in reply to {original.sender_name}: {text[:80]}"
-
-    def _paint_card(self, painter: QPainter, option: QStyleOptionViewItem, layout: CardLayout) -> None:
-        card, box, save = layout.card, layout.box, layout.save
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(HANDOFF_TINT if card.highlight else CARD_TINT)
-        painter.drawRoundedRect(box, 5, 5)
-        metrics = option.fontMetrics
-        text_right = (save.left() if save else box.right()) - CARD_PAD
-        title_font = QFont(option.font)
-        title_font.setBold(card.highlight)
-        painter.setFont(title_font)
-        painter.setPen(option.palette.color(QPalette.ColorRole.Text))
-        title_rect = QRect(box.left() + CARD_PAD, box.top() + CARD_PAD, text_right - box.left() - CARD_PAD, metrics.height())
-        title = f"{card.title}  {'▴' if layout.expanded else '▾'}" if card.more else card.title
-        painter.drawText(title_rect, Qt.AlignmentFlag.AlignLeft, metrics.elidedText(title, Qt.TextElideMode.ElideRight, title_rect.width()))
-        painter.setFont(option.font)
-        painter.setPen(option.palette.color(QPalette.ColorRole.PlaceholderText))
-        detail_rect = QRect(title_rect.left(), title_rect.bottom() + 1, box.width() - 2 * CARD_PAD, layout.detail_lines * metrics.height())
-        if layout.expanded:
-            flags = Qt.TextFlag.TextWordWrap | Qt.TextFlag.TextWrapAnywhere
-            painter.drawText(detail_rect, int(Qt.AlignmentFlag.AlignLeft.value) | int(flags.value), card.more)
-        elif card.detail:
-            painter.drawText(detail_rect, Qt.AlignmentFlag.AlignLeft, metrics.elidedText(card.detail, Qt.TextElideMode.ElideRight, detail_rect.width()))
-        if save is not None:
-            painter.setPen(option.palette.color(QPalette.ColorRole.Link))
-            painter.drawText(save, Qt.AlignmentFlag.AlignCenter, "Save…")
-        for label, rect in layout.actions.items():
-            self._paint_button(painter, option, rect, label)
-
-    def _paint_status(self, painter: QPainter, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout) -> None:
-        metrics = option.fontMetrics
-        colour = QColor(198, 40, 40) if entry.is_failed else option.palette.color(QPalette.ColorRole.PlaceholderText)
-        painter.setPen(colour)
-        painter.drawText(QPoint(PAD, layout.status_top + 2 + metrics.ascent()), layout.status_text)
-        for name, rect in layout.buttons.items():
-            self._paint_button(painter, option, rect, name.capitalize())
-
-    def _paint_button(self, painter: QPainter, option: QStyleOptionViewItem, rect: QRect, label: str) -> None:
-        painter.setPen(option.palette.color(QPalette.ColorRole.Mid))
-        painter.setBrush(option.palette.color(QPalette.ColorRole.Button))
-        painter.drawRoundedRect(rect, 4, 4)
-        painter.setPen(option.palette.color(QPalette.ColorRole.ButtonText))
-        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
 
     def editorEvent(self, event: QEvent, model, option: QStyleOptionViewItem, index: QModelIndex) -> bool:  # noqa: ANN001
         if event.type() != QEvent.Type.MouseButtonRelease or not isinstance(event, QMouseEvent):

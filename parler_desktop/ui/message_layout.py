@@ -97,6 +97,7 @@ class LayoutCache:
         self.my_id = ""
         self.my_name = ""
         self.my_role: str | None = None
+        self.online = True  # the session is live (an unsent post says "Sending…", not "Waiting…")
 
     def clear(self) -> None:
         self._rows.clear()
@@ -127,7 +128,8 @@ class LayoutCache:
         folded, ``open_cards`` are the cards shown with every detail; a request the human has
         ``answered`` has no buttons left."""
         status = entry.outbox.status if entry.outbox is not None else None
-        cache_key = (entry.key, status, entry.seq, width, context, expanded, open_cards, answered)
+        online = self.online if status is not None else None
+        cache_key = (entry.key, status, online, entry.seq, width, context, expanded, open_cards, answered)
         layout = self._rows.get(cache_key)
         if layout is None:
             layout = self._compute(entry, width, context, font, expanded, open_cards, answered)
@@ -221,7 +223,7 @@ class LayoutCache:
                 box.setHeight(box.height() + line + 4 + CARD_PAD)
             cards.append(CardLayout(card, box, save, opened, lines, actions))
             top += box.height() + GAP
-        status = status_text(entry)
+        status = status_text(entry, self.online)
         status_top = top
         buttons: dict[str, QRect] = {}
         if status:

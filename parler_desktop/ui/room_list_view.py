@@ -7,8 +7,8 @@ badge when unread messages mention the human. Rows are identified by the hub's r
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QPainter, QPalette
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import QLineEdit, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget
 
 from parler_desktop.app import roles
@@ -86,6 +86,7 @@ class RoomListPanel(QWidget):
         self._filtering = False
         self.shown_room: str | None = None
         self.filter.returnPressed.connect(self._choose_first)
+        self.filter.installEventFilter(self)  # Esc clears it
         self.view = QListView(objectName="roomList")
         self.view.setModel(self.proxy)
         self.view.setItemDelegate(RoomBadgeDelegate(self.view))
@@ -94,6 +95,13 @@ class RoomListPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter)
         layout.addWidget(self.view)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        escape = isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape
+        if watched is self.filter and escape and self.filter.text():
+            self.filter.clear()
+            return True
+        return super().eventFilter(watched, event)
 
     def current_room(self) -> str | None:
         index = self.view.currentIndex()
@@ -115,6 +123,11 @@ class RoomListPanel(QWidget):
                 self.view.clearSelection()
         finally:
             self._filtering = False
+
+    def forget_shown(self) -> None:
+        """No room is shown (another session): the next choice opens, whatever its name."""
+        self.shown_room = None
+        self.view.setCurrentIndex(QModelIndex())
 
     def next_unread(self) -> None:
         row = self.proxy.next_unread_row(self.view.currentIndex().row())

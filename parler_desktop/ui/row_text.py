@@ -23,12 +23,13 @@ def shown_text(text: str) -> str:
     return f"{text[:MAX_SHOWN_CHARS]}\n\n*… {len(text) - MAX_SHOWN_CHARS:,} more characters not shown (Copy text has them all)*"
 
 
-def status_text(entry: TimelineEntry) -> str:
+def status_text(entry: TimelineEntry, online: bool = True) -> str:
+    """An unsent post's state; one that waits for the hub says so rather than "Sending…"."""
     item = entry.outbox
     if item is None:
         return ""
     if item.status is OutboxStatus.PENDING:
-        return "Sending…"
+        return "Sending…" if online else "Waiting for connection"
     if item.status is OutboxStatus.SENT:
         return f"Sent #{item.seq}" if item.seq is not None else "Sent"
     return f"Not sent: {item.error or 'unknown error'}"

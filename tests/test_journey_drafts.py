@@ -1,0 +1,81 @@
+"""Journeys: a draft belongs to its room — kept across room switches and restarts, with the
+message it replies to — and switching rooms never carries text along."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+from support.desktop_window import click_room, join_room, post_as, start_desktop, stop_desktop
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def reply_with_the_menu(qtbot, view, row: int) -> None:
+    """Right-click the row and choose Reply, as a person does."""
+    def choose() -> None:
+        menu = QApplication.activePopupWidget()
+        QTest.keyClick(menu, Qt.Key.Key_Down)
+        QTest.keyClick(menu, Qt.Key.Key_Return)
+
+    QTimer.singleShot(100, choose)
+    point = view.visualRect(view.model().index(row)).topLeft() + QPoint(20, 10)
+    view.customContextMenuRequested.emit(point)  # the menu a right-click opens (offscreen has no real pointer)
+
+
+def test_drafts_stay_in_their_room_across_switches_and_a_restart(qtbot, qloop, tmp_path: Path, hub, peer):
+    desktop = start_desktop(qtbot, qloop, tmp_path / "home", hub.url)
+    try:
+        team = join_room(qtbot, qloop, desktop, peer, "team")
+        ops = join_room(qtbot, qloop, desktop, peer, "ops")
+        question = post_as(qtbot, qloop, peer, team, "which database?")
+        window = desktop.window
+        click_room(qtbot, desktop, team)
+        qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
+        reply_with_the_menu(qtbot, window.timeline, 0)
+        qtbot.waitUntil(lambda: window.composer.reply_to == question["id"], timeout=5000)
+        qtbot.keyClicks(window.composer.edit, "postgres, for the team only")
+        click_room(qtbot, desktop, ops)
+        assert window.composer.edit.toPlainText() == "" and window.composer.reply_to is None  # nothing carried along
+        qtbot.keyClicks(window.composer.edit, "ops note")
+        click_room(qtbot, desktop, team)
+        qtbot.waitUntil(lambda: window.composer.edit.toPlainText() == "postgres, for the team only", timeout=5000)
+        assert window.composer.reply_to == question["id"] and "which database?" in window.composer.reply_label
+        click_room(qtbot, desktop, ops)
+        qtbot.waitUntil(lambda: window.composer.edit.toPlainText() == "ops note", timeout=5000)
+    finally:
+        stop_desktop(qtbot, qloop, desktop)
+
+    again = start_desktop(qtbot, qloop, tmp_path / "home", hub.url)  # the same home: a restart
+    try:
+        qtbot.waitUntil(lambda: team in again.window.rooms.room_names(), timeout=10_000)
+        click_room(qtbot, again, team)
+        composer = again.window.composer
+        qtbot.waitUntil(lambda: composer.edit.toPlainText() == "postgres, for the team only", timeout=5000)
+        assert composer.reply_to == question["id"]
+        qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
+        delivered = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
+        assert delivered["room"] == team and delivered["replyTo"] == question["id"]
+        assert delivered["parts"][0]["text"] == "postgres, for the team only"
+        click_room(qtbot, again, ops)
+        qtbot.waitUntil(lambda: composer.edit.toPlainText() == "ops note", timeout=5000)
+        click_room(qtbot, again, team)
+        assert composer.edit.toPlainText() == "" and composer.reply_to is None  # sent: the draft is gone
+    finally:
+        stop_desktop(qtbot, qloop, again)
+
+
+def test_escape_cancels_a_reply(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    post_as(qtbot, qloop, peer, team, "a question")
+    window = desktop.window
+    click_room(qtbot, desktop, team)
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
+    reply_with_the_menu(qtbot, window.timeline, 0)
+    qtbot.waitUntil(lambda: window.composer.reply_to is not None, timeout=5000)
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Escape)
+    assert window.composer.reply_to is None

@@ -1,0 +1,132 @@
+"""Journeys: the keyboard, the layout, mentions and Connect… in the real window on a real hub."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton, QToolTip
+from support.desktop_window import click_room, join_room, post_as, unread
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+
+from parler_desktop.ui.connect_dialog import ConnectDialog
+from parler_desktop.ui.handoff_dialog import HandoffDialog
+from parler_desktop.ui.main_window import MIN_TIMELINE_PX
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_typing_anywhere_goes_to_the_composer_and_escape_clears_the_filter(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    ops = join_room(qtbot, qloop, desktop, peer, "ops")
+    window = desktop.window
+    composer = window.composer.edit
+    click_room(qtbot, desktop, team)
+    qtbot.waitUntil(composer.hasFocus, timeout=5000)  # after switching rooms, type at once
+    window.timeline.setFocus()
+    qtbot.keyClicks(window.timeline, "on")  # typed while reading…
+    window.room_panel.view.setFocus()
+    qtbot.keyClicks(window.room_panel.view, "!")  # …or in the room list
+    assert composer.toPlainText() == "on!" and composer.hasFocus()
+    qtbot.keyClicks(window.room_panel.filter, "op")
+    assert window.room_panel.proxy.rowCount() == 1
+    qtbot.keyClick(window.room_panel.filter, Qt.Key.Key_Escape)
+    assert window.room_panel.filter.text() == "" and window.room_panel.proxy.rowCount() == 2
+    post_as(qtbot, qloop, peer, ops, "needs you")
+    qtbot.waitUntil(lambda: unread(desktop, ops) == 1, timeout=5000)
+    window.timeline.setFocus()
+    qtbot.keyClick(window.timeline, Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: window.timeline_model.room == ops, timeout=5000)
+    assert composer.hasFocus()
+    assert ":focus" in window.styleSheet()  # the focus is outlined
+
+
+def test_tab_moves_between_the_fields_of_the_hand_off_dialog(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    click_room(qtbot, desktop, team)
+    qtbot.mouseClick(window.findChild(QPushButton, "handoffButton"), Qt.MouseButton.LeftButton)
+    dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, HandoffDialog) and w.isVisible())
+    dialog.next.setFocus()
+    qtbot.keyClicks(dialog.next, "review the PR")
+    qtbot.keyClick(dialog.next, Qt.Key.Key_Tab)
+    assert dialog.focusWidget() is dialog.summary and dialog.next.toPlainText() == "review the PR"
+    dialog.reject()
+
+
+def test_the_window_fits_the_screen_and_a_narrow_one_keeps_the_timeline_readable(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    free = window.screen().availableGeometry()
+    assert window.frameGeometry().width() <= free.width() and window.frameGeometry().height() <= free.height()
+    click_room(qtbot, desktop, team)
+    qtbot.waitUntil(lambda: window.roster.rowCount() == 2, timeout=10_000)
+    assert window.room_title.text().endswith("2 members")  # as many as the members panel lists
+    window.resize(900, 600)
+    qtbot.waitUntil(lambda: not window.roster_panel.isVisible(), timeout=5000)
+    assert window.timeline.width() >= MIN_TIMELINE_PX
+    window.resize(1250, 700)
+    qtbot.waitUntil(window.roster_panel.isVisible, timeout=5000)
+
+
+def test_an_at_name_in_the_text_badges_highlights_and_notifies(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    ops = join_room(qtbot, qloop, desktop, peer, "ops")
+    window = desktop.window
+    click_room(qtbot, desktop, team)
+    alerts = []
+    desktop.attention.notifier.alert.connect(alerts.append)
+    post_as(qtbot, qloop, peer, ops, "hey @boss, can you approve the deploy?")  # no `mentions` member
+    qtbot.waitUntil(lambda: window.rooms.summary(ops) is not None and window.rooms.summary(ops).mentions_unread == 1, timeout=5000)
+    qtbot.waitUntil(lambda: [(a.title, a.body) for a in alerts] == [("alice in ops", "hey @boss, can you approve the deploy?")], timeout=5000)
+    click_room(qtbot, desktop, ops)
+    assert window.timeline.row_layout(window.timeline_model.index(0)).mentions_me  # highlighted by the same rule
+
+
+def test_after_connect_the_highlighted_room_is_open(qtbot, qloop, desktop, peer, hub):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    click_room(qtbot, desktop, team)
+    connect = next(a for a in window.menuBar().actions()[0].menu().actions() if a.text() == "Connect…")
+    connect.trigger()
+    dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, ConnectDialog) and w.isVisible())
+    assert dialog.width() >= 520 and dialog.name.text() == "boss"
+    url = dialog.findChild(QLineEdit, "hubUrl")
+    url.clear()
+    qtbot.keyClicks(url, hub.url)
+    qtbot.keyClick(url, Qt.Key.Key_Return)
+    first = desktop.bridge.session
+    qtbot.waitUntil(lambda: desktop.bridge.session is not first and desktop.bridge.is_live, timeout=15_000)
+    qtbot.waitUntil(lambda: window.timeline_model.room == team, timeout=10_000)
+    assert window.room_panel.current_room() == team and window.composer.isEnabled()
+    assert window.room_title.text().startswith("team")
+
+
+def test_a_members_tooltip_shows_the_whole_activity(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    activity = "migrating the orders table to the new schema, then re-running the nightly import with the fixed parser"
+    run_coroutine(qtbot, qloop, peer.ok({"op": "presence", "status": "working", "activity": activity}, "presence_ok"))
+    click_room(qtbot, desktop, team)
+    run_coroutine(qtbot, qloop, desktop.bridge.refresh_roster(team))
+    view = window.roster_panel.view
+    qtbot.waitUntil(lambda: any(window.roster.index(r).data() == "alice" for r in range(window.roster.rowCount())), timeout=5000)
+    row = next(r for r in range(window.roster.rowCount()) if window.roster.index(r).data() == "alice")
+    point = view.visualRect(window.roster.index(row)).center()
+    QApplication.sendEvent(view.viewport(), QHelpEvent(QEvent.Type.ToolTip, point, view.viewport().mapToGlobal(point)))
+    tip = QToolTip.text()
+    QToolTip.hideText()
+    assert "re-running the nightly import with the fixed parser" in tip and "working" in tip
+    assert peer.id not in tip  # the agent id says nothing to a person
+
+
+def test_author_names_stay_readable_on_a_dark_theme(qapp):
+    from PySide6.QtGui import QColor, QPalette
+
+    from parler_desktop.ui.message_delegate import name_colour
+
+    dark = QPalette()
+    dark.setColor(QPalette.ColorRole.Base, QColor(30, 30, 30))
+    light = QPalette()
+    light.setColor(QPalette.ColorRole.Base, QColor(255, 255, 255))
+    assert name_colour("UALICE", dark).lightness() > 128 > name_colour("UALICE", light).lightness()
