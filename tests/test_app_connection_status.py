@@ -47,6 +47,9 @@ def test_each_state_has_its_sentence(qapp):
     assert status.view.text == "Lost the connection to 127.0.0.1:7070. Trying again in 1 s (attempt 1)."
     status.on_state(state(ConnectionState.BACKING_OFF, detail="hub is busy (internal)", cause=Cause.REFUSED, attempt=2, retry_at=clocks.now + 2))
     assert status.view.text == "The hub at 127.0.0.1:7070 refused: Hub is busy (internal). Trying again in 2 s (attempt 2)."
+    untrusted = "the hub's TLS certificate is not trusted (self-signed certificate); trust its CA file"
+    status.on_state(state(ConnectionState.BACKING_OFF, detail=untrusted, cause=Cause.TLS, attempt=1, retry_at=clocks.now + 1))
+    assert status.view.text.startswith("Not connected to 127.0.0.1:7070: The hub's TLS certificate is not trusted")
 
 
 def test_reconnect_countdown_ticks_down(qapp):

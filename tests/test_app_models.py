@@ -36,6 +36,15 @@ def session(store: StoreWorker) -> RosterAskingSession:
     return RosterAskingSession(store)
 
 
+def opened_timeline(qtbot, bridge, qtmodeltester, room: str = "team") -> TimelineModel:
+    """A timeline model (checked by qtmodeltester) with ``room`` opened and loaded."""
+    model = TimelineModel(bridge)
+    qtmodeltester.check(model)
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.open_room(room)
+    return model
+
+
 def seed_rooms(qtbot, qloop, session):
     rooms = (RoomInfo("team", "channel", 3, 0), RoomInfo("dm.abc234", "dm", 2, 0), RoomInfo("svc.review", "service", 4, 0))
     store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, rooms)
@@ -110,10 +119,7 @@ def test_room_list_follows_new_messages_mentions_and_cursor(qtbot, qloop, sessio
 def test_timeline_opens_on_the_newest_page_and_pages_back(qtbot, qloop, session, bridge, qtmodeltester):
     add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 451)])
     store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "team", 400)
-    model = TimelineModel(bridge)
-    qtmodeltester.check(model)
-    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
-        model.open_room("team")
+    model = opened_timeline(qtbot, bridge, qtmodeltester)
     assert model.rowCount() == PAGE_SIZE
     assert model.entry(0).seq == 251 and model.newest_seq == 450
     assert model.entry(model.first_unread_row()).seq == 401
@@ -128,10 +134,7 @@ def test_timeline_opens_on_the_newest_page_and_pages_back(qtbot, qloop, session,
 
 def test_timeline_appends_live_messages_once_and_in_order(qtbot, qloop, session, bridge, qtmodeltester):
     add_messages(qtbot, qloop, session, [message(1, "team")])
-    model = TimelineModel(bridge)
-    qtmodeltester.check(model)
-    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
-        model.open_room("team")
+    model = opened_timeline(qtbot, bridge, qtmodeltester)
     add_messages(qtbot, qloop, session, [message(5, "team"), message(3, "other"), message(7, "team")])
     qtbot.waitUntil(lambda: model.rowCount() == 3, timeout=5000)
     session.emit(MessagesStored("team", (message(5, "team"),)))  # a repeat is ignored
@@ -141,10 +144,7 @@ def test_timeline_appends_live_messages_once_and_in_order(qtbot, qloop, session,
 
 
 def test_outbox_rows_go_pending_failed_sent_then_become_the_stored_message(qtbot, qloop, session, bridge, qtmodeltester):
-    model = TimelineModel(bridge)
-    qtmodeltester.check(model)
-    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
-        model.open_room("team")
+    model = opened_timeline(qtbot, bridge, qtmodeltester)
     item = OutboxItem("c1", "team", ({"kind": "text", "text": "hello"},), 1_700_000_000.0)
     session.emit(OutboxChanged(item))
     assert model.rowCount() == 1 and model.entry(0).is_pending and model.entry(0).mine
@@ -198,10 +198,7 @@ def test_a_post_changing_while_the_room_loads_is_not_lost(qtbot, qloop, session,
 
 def test_a_late_gap_fill_lands_where_its_seq_belongs(qtbot, qloop, session, bridge, qtmodeltester):
     add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(2, 902, 2)])  # 450 rows
-    model = TimelineModel(bridge)
-    qtmodeltester.check(model)
-    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
-        model.open_room("team")
+    model = opened_timeline(qtbot, bridge, qtmodeltester)
     assert model.entry(0).seq == 502 and model.rowCount() == 200
     add_messages(qtbot, qloop, session, [message(901, "team"), message(899, "team")])  # a push, then the lost one
     qtbot.waitUntil(lambda: model.rowCount() == 202, timeout=5000)
@@ -215,10 +212,7 @@ def test_a_late_gap_fill_lands_where_its_seq_belongs(qtbot, qloop, session, brid
 
 def test_a_sent_post_takes_its_place_by_seq_before_newer_messages(qtbot, qloop, session, bridge, qtmodeltester):
     add_messages(qtbot, qloop, session, [message(10, "team")])
-    model = TimelineModel(bridge)
-    qtmodeltester.check(model)
-    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
-        model.open_room("team")
+    model = opened_timeline(qtbot, bridge, qtmodeltester)
     item = OutboxItem("c1", "team", ({"kind": "text", "text": "mine"},), 1_700_000_000.0)
     session.emit(OutboxChanged(item))
     add_messages(qtbot, qloop, session, [message(13, "team", "after mine")])  # pushed before our reply came

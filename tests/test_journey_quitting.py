@@ -100,6 +100,8 @@ def test_closing_the_window_ends_the_app(qtbot, running_app):
 
 def test_ctrl_q_ends_the_app(qtbot, running_app):
     app, task, port = running_app
+    keys = [key.toString() for key in app.window.quit_action.shortcuts()]
+    assert "Ctrl+Q" in keys and len(set(keys)) == len(keys)  # one key bound twice is ambiguous: it would do nothing
     QTest.keyClick(app.window.composer.edit, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
     ends(qtbot, task, port)
 
@@ -158,6 +160,7 @@ def test_new_room_says_how_the_name_is_stored_and_opens_it(qtbot, qloop, desktop
     assert "“Release_plan_”" in dialog.labelText()
     qtbot.keyClick(dialog.focusWidget(), Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: window.timeline_model.room == "Release_plan_", timeout=10_000)
+    qtbot.waitUntil(lambda: window.room_title.text().endswith("·  1 member"), timeout=5000)  # not "1 members"
     box = visible(window, QMessageBox, "inviteBox")
     assert box is not None and f"parler-desktop join --hub {desktop.bridge.hub_url} " in box.text()
     box.accept()

@@ -76,18 +76,24 @@ def test_a_reader_scrolled_up_does_not_read_what_arrives_below(qtbot, qloop, des
     qtbot.waitUntil(lambda: unread(desktop, team) == 0, timeout=10_000)
 
 
-def test_a_room_with_nothing_unread_opens_at_the_bottom(qtbot, qloop, desktop, peer):
+def reopen_a_read_room(qtbot, qloop, desktop, peer) -> str:
+    """Room "team" with 20 messages, read to the end, then left and opened again."""
     team = join_room(qtbot, qloop, desktop, peer, "team")
     ops = join_room(qtbot, qloop, desktop, peer, "ops")
-    window = desktop.window
     activate(qtbot, desktop)
     for n in range(20):
         post_as(qtbot, qloop, peer, team, tall(n))
     click_room(qtbot, desktop, team)
-    qtbot.keyClick(window.timeline, Qt.Key.Key_End)
+    qtbot.keyClick(desktop.window.timeline, Qt.Key.Key_End)
     qtbot.waitUntil(lambda: unread(desktop, team) == 0, timeout=10_000)
     click_room(qtbot, desktop, ops)
     click_room(qtbot, desktop, team)
+    return team
+
+
+def test_a_room_with_nothing_unread_opens_at_the_bottom(qtbot, qloop, desktop, peer):
+    reopen_a_read_room(qtbot, qloop, desktop, peer)
+    window = desktop.window
     view = window.timeline
     qtbot.waitUntil(lambda: view.verticalScrollBar().maximum() > 0 and view.at_bottom, timeout=5000)
     assert window.timeline_model.first_unread_row() is None
@@ -95,18 +101,9 @@ def test_a_room_with_nothing_unread_opens_at_the_bottom(qtbot, qloop, desktop, p
 
 
 def test_own_posts_are_never_unread_and_posting_brings_them_into_view(qtbot, qloop, desktop, peer):
-    team = join_room(qtbot, qloop, desktop, peer, "team")
-    ops = join_room(qtbot, qloop, desktop, peer, "ops")
+    team = reopen_a_read_room(qtbot, qloop, desktop, peer)  # read to the end: no divider any more
     window = desktop.window
-    activate(qtbot, desktop)
-    for n in range(20):
-        post_as(qtbot, qloop, peer, team, tall(n))
-    click_room(qtbot, desktop, team)
     view, model = window.timeline, window.timeline_model
-    qtbot.keyClick(view, Qt.Key.Key_End)
-    qtbot.waitUntil(lambda: unread(desktop, team) == 0, timeout=10_000)
-    click_room(qtbot, desktop, ops)
-    click_room(qtbot, desktop, team)  # read to the end: no divider any more
     qtbot.keyClick(view, Qt.Key.Key_Home)
     qtbot.waitUntil(lambda: not view.at_bottom, timeout=5000)
     counts: list[int] = []

@@ -187,3 +187,20 @@ def test_part_of_a_message_is_selected_with_the_mouse_and_copied(qtbot, qloop, d
     QGuiApplication.clipboard().clear()
     qtbot.keyClick(view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     assert QGuiApplication.clipboard().text() == "the build"
+
+
+def test_a_shift_enter_line_break_survives_posting_and_rendering(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    click_room(qtbot, desktop, team)
+    composer = window.composer.edit
+    qtbot.keyClicks(composer, "step one done")
+    qtbot.keyClick(composer, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(composer, "step two next")
+    qtbot.keyClick(composer, Qt.Key.Key_Return)
+    delivered = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
+    assert delivered["parts"][0]["text"] == "step one done\nstep two next"
+    model = window.timeline_model
+    qtbot.waitUntil(lambda: model.rowCount() == 1 and model.entry(0).message is not None, timeout=10_000)
+    body = window.timeline.row_layout(model.index(0)).body
+    assert body.toPlainText().splitlines() == ["step one done", "step two next"]

@@ -66,7 +66,7 @@ def test_the_window_fits_the_screen_and_a_narrow_one_keeps_the_timeline_readable
     qtbot.waitUntil(lambda: not window.roster_panel.isVisible(), timeout=5000)
     assert window.timeline.width() >= MIN_TIMELINE_PX
     window.resize(1250, 700)
-    qtbot.waitUntil(window.roster_panel.isVisible, timeout=5000)
+    qtbot.waitUntil(lambda: window.roster_panel.isVisible() and window.roster_panel.width() > 100, timeout=5000)
 
 
 def test_an_at_name_in_the_text_badges_highlights_and_notifies(qtbot, qloop, desktop, peer):
@@ -130,3 +130,18 @@ def test_author_names_stay_readable_on_a_dark_theme(qapp):
     light = QPalette()
     light.setColor(QPalette.ColorRole.Base, QColor(255, 255, 255))
     assert name_colour("UALICE", dark).lightness() > 128 > name_colour("UALICE", light).lightness()
+
+
+def test_the_connection_line_follows_a_dark_theme(qtbot):
+    from PySide6.QtGui import QColor, QPalette
+
+    from parler_desktop.app.connection_status import StatusView, Tone
+    from parler_desktop.ui.connection_bar import ConnectionBar
+
+    bar = ConnectionBar()
+    qtbot.addWidget(bar)
+    dark = QPalette()
+    dark.setColor(QPalette.ColorRole.Window, QColor(40, 40, 40))
+    bar.setPalette(dark)
+    bar.show_status(StatusView(Tone.WARN, "Offline"))
+    assert "#3e3100" in bar.styleSheet()  # a dark ground with light text, not the light theme's

@@ -172,8 +172,11 @@ def test_the_tray_shows_health_and_unread_and_stands_in_for_missing_notification
     assert desktop.attention.menu.pause.isChecked()
 
 
-def test_a_stop_signal_quits_instead_of_hiding_to_the_tray(qtbot, with_tray, desktop):
+def test_a_stop_signal_and_ctrl_q_quit_instead_of_hiding_to_the_tray(qtbot, with_tray, desktop):
     closed = []
     desktop.window.closing.connect(lambda: closed.append(True))
-    desktop.quit()  # what SIGTERM and SIGINT do (cli/gui_command.py)
+    QTest.keyClick(desktop.window.composer.edit, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
     assert closed == [True]
+    desktop.window.show()
+    desktop.quit()  # what SIGTERM and SIGINT do (cli/gui_command.py)
+    assert closed == [True, True]

@@ -63,6 +63,8 @@ def why(event: StateChanged) -> str:
         return f"Lost the connection to {place}."
     if event.cause is Cause.REFUSED:
         return f"The hub at {place} refused: {sentence(event.detail)}"
+    if event.cause is Cause.TLS:
+        return f"Not connected to {place}: {sentence(event.detail)}"
     if event.cause is Cause.STORE:
         return sentence(event.detail)  # the store's own sentence: which file, what to do
     if event.cause is Cause.INTERNAL:

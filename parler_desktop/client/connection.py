@@ -21,7 +21,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from parler_desktop.client.clock import Clock
-from parler_desktop.client.errors import BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable
+from parler_desktop.client.errors import BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, TlsRefused
 from parler_desktop.client.inbox import DEFAULT_CAPACITY, BoundedInbox
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.client.tls import client_context, explain_certificate_error
@@ -112,7 +112,7 @@ class HubConnection:
         try:
             tls = {"ssl": client_context(ca_file)} if url.startswith("wss://") else {}
         except ValueError as error:
-            raise ConnectionLost(str(error)) from None
+            raise TlsRefused(str(error)) from None
         try:
             websocket = await connect(
                 url,
@@ -126,7 +126,7 @@ class HubConnection:
         except TimeoutError as error:  # (a subclass of OSError: test it first)
             raise ConnectionLost("the hub did not accept the connection in time") from error
         except ssl.SSLCertVerificationError as error:  # (an OSError too)
-            raise ConnectionLost(explain_certificate_error(error, url)) from error
+            raise TlsRefused(explain_certificate_error(error, url)) from error
         except OSError as error:
             raise HubUnreachable(f"cannot reach the hub: {error.strerror or error}") from error
         except (InvalidHandshake, ConnectionClosed) as error:

@@ -13,6 +13,11 @@ class HubUnreachable(ConnectionLost):
     """The hub could not be dialed at all (refused, no route, name not found)."""
 
 
+class TlsRefused(ConnectionLost):
+    """A ``wss://`` hub's certificate (or our CA file) was not accepted; ``str()`` says why and
+    what to do."""
+
+
 class HubRefused(Exception):
     """The hub answered with an ``error`` frame; ``str()`` is its message for the user."""
 

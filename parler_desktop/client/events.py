@@ -29,6 +29,7 @@ class Cause(enum.Enum):
 
     UNREACHABLE = "unreachable"  # nothing answered at the address
     LOST = "lost"  # it answered, then the line broke or spoke nonsense
+    TLS = "tls"  # its certificate was not trusted (``detail`` says what to do)
     REFUSED = "refused"  # the hub said no (its message is in ``detail``)
     STORE = "store"  # the local cache could not be written
     INTERNAL = "internal"  # a bug of ours

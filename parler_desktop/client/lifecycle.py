@@ -20,7 +20,7 @@ from parler_desktop.client.clock import Clock, wait_or_timeout
 from parler_desktop.client.commit import Committer
 from parler_desktop.client.connection import HubConnection, ReplyKind, Requester, expect
 from parler_desktop.client.errors import (
-    BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, SessionClosed,
+    BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, SessionClosed, TlsRefused,
 )
 from parler_desktop.client.events import Cause, ConnectionState, Notice, SessionEvent, StateChanged
 from parler_desktop.client.outbox import Outbox
@@ -162,6 +162,8 @@ class ConnectionLifecycle:
                 detail, cause = f"{error.message} ({error.code or 'refused'})", Cause.REFUSED
             except HubRefused as error:  # e.g. `rooms` failing with `internal`: try again later
                 detail, cause = f"{error.message} ({error.code or 'refused'})", Cause.REFUSED
+            except TlsRefused as error:
+                detail, cause = str(error), Cause.TLS
             except (ConnectionLost, BadReply) as error:
                 detail, cause = str(error), Cause.LOST
             except StoreError as error:  # e.g. disk full: say so, keep trying (the hub keeps all)

@@ -3,7 +3,7 @@ highlight and the "for you" in notifications, so the three never disagree.
 
 A message mentions the human when someone else sent it and its ``mentions`` hold the human's
 name or role, its text says ``@name`` or ``@role`` as a word, or it carries a hand-off addressed
-to them. Names compare case-insensitively.
+to them. Names compare case-insensitively, trimmed as the hub trims them.
 """
 
 from __future__ import annotations

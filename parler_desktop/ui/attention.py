@@ -42,6 +42,8 @@ class Attention:
             self.close_to_tray = CloseToTray(window, self.tray, self.preferences)
             self.tray.openRequested.connect(self.jump.open)
             self.tray.quitRequested.connect(self.quit)
+            window.quit_action.triggered.disconnect()  # Hub → Quit / Ctrl+Q quit, never just hide
+            window.quit_action.triggered.connect(self.quit)
             self.desktop.undelivered.connect(self.tray.show_alert)
             self.tray.show()
         self.notifier.alert.connect(self._deliver)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
 
 from parler_desktop.app.connection_status import NOT_CONNECTED, StatusView, Tone
@@ -12,6 +13,12 @@ TONE_STYLES = {
     Tone.BUSY: "background: #e3f2fd; color: #0d47a1;",
     Tone.WARN: "background: #fff8e1; color: #8d6e00;",
     Tone.ERROR: "background: #ffebee; color: #b71c1c;",
+}
+DARK_TONE_STYLES = {  # the same tones for a dark theme: dark grounds, light text
+    Tone.OK: "background: #1b3a1f; color: #c8e6c9;",
+    Tone.BUSY: "background: #0d2a47; color: #bbdefb;",
+    Tone.WARN: "background: #3e3100; color: #ffecb3;",
+    Tone.ERROR: "background: #4a1111; color: #ffcdd2;",
 }
 
 
@@ -38,7 +45,9 @@ class ConnectionBar(QWidget):
 
     def show_status(self, view: StatusView) -> None:
         self.label.setText(view.text)
-        self.setStyleSheet(f"#connectionState {{ {TONE_STYLES[view.tone]} }} QLabel {{ {TONE_STYLES[view.tone]} }}")
+        dark = self.palette().color(QPalette.ColorRole.Window).lightness() < 128
+        style = (DARK_TONE_STYLES if dark else TONE_STYLES)[view.tone]
+        self.setStyleSheet(f"#connectionState {{ {style} }} QLabel {{ {style} }}")
         self.retry.setVisible(view.can_retry)
 
     @property

@@ -78,6 +78,7 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([260, 760, 230])
         self.splitter.setCollapsible(1, False)
         self._roster_wanted = True  # the human's choice; a narrow window hides it anyway
+        self._wide_sizes: list[int] | None = None  # the splitter's sizes before the window got narrow
         self.setCentralWidget(_column(self.connection_bar, self.splitter, stretch=self.splitter))
         self.setStyleSheet(FOCUS_OUTLINE)
         self.typing = TypingToComposer(self.composer.edit, self)
@@ -115,7 +116,8 @@ class MainWindow(QMainWindow):
         hub_menu.addAction("Retry now", self.bridge.reconnect_now)
         hub_menu.addSeparator()
         self.quit_action = hub_menu.addAction("Quit", self.close)
-        self.quit_action.setShortcuts([QKeySequence("Ctrl+Q"), QKeySequence(QKeySequence.StandardKey.Quit)])
+        quit_keys = [QKeySequence("Ctrl+Q"), *QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)]
+        self.quit_action.setShortcuts(list({key.toString(): key for key in quit_keys}.values()))  # twice is ambiguous
         self.quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
         view_menu = menu.addMenu("&View")
         for existing in self.actions():
@@ -276,10 +278,15 @@ class MainWindow(QMainWindow):
         at least MIN_TIMELINE_PX."""
         super().resizeEvent(event)
         narrow = self.width() < NARROW_PX
+        if narrow and self._wide_sizes is None:
+            self._wide_sizes = self.splitter.sizes()  # given back when the window is wide again
         self.roster_panel.setVisible(self._roster_wanted and not narrow)
         if narrow:
-            rooms = max(MIN_ROOMS_PX, min(self.splitter.sizes()[0], self.width() - MIN_TIMELINE_PX - 24))
+            rooms = max(MIN_ROOMS_PX, min(self._wide_sizes[0], self.width() - MIN_TIMELINE_PX - 24))
             self.splitter.setSizes([rooms, self.width() - rooms, 0])
+        elif self._wide_sizes is not None:
+            self.splitter.setSizes(self._wide_sizes)
+            self._wide_sizes = None
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

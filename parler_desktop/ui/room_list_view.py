@@ -21,7 +21,7 @@ MENTION_BADGE = QColor(211, 47, 47)
 
 class RoomBadgeDelegate(QStyledItemDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
-        return QSize(200, option.fontMetrics.height() * 2 + 12)
+        return QSize(120, option.fontMetrics.height() * 2 + 12)  # as narrow as a row can be: it elides
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         painter.save()
@@ -90,6 +90,7 @@ class RoomListPanel(QWidget):
         self.view = QListView(objectName="roomList")
         self.view.setModel(self.proxy)
         self.view.setItemDelegate(RoomBadgeDelegate(self.view))
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # rows elide to any width
         self.view.selectionModel().currentChanged.connect(self._current_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
