@@ -46,6 +46,7 @@ class Settings:
     hub_url: str = ""  # "" = run and use the embedded hub
     join_secret_file: str = ""  # "" = the home's default join-secret file
     hub_ca_files: dict[str, str] = dataclasses.field(default_factory=dict)  # wss:// hub URL -> its CA file
+    start_at_login: bool = False  # XDG autostart entry (Linux), kept in step by autostart.py
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ _FIELD_TYPES = {
     "hub_url": (str,),
     "join_secret_file": (str,),
     "hub_ca_files": (dict,),
+    "start_at_login": (bool,),
 }
 
 

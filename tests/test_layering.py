@@ -47,8 +47,9 @@ def case_id(path: Path) -> str:
 
 QT = ("PySide6", "qasync")
 BELOW_THE_QT_SEAM = (
-    "protocol", "hub", "client", "store", "identity.py", "paths.py", "file_lock.py", "instance_lock.py",
-    "atomic_file.py", "settings.py", "__init__.py", "__main__.py",
+    "protocol", "hub", "client", "demo", "store", "identity.py", "paths.py", "file_lock.py", "instance_lock.py",
+    "atomic_file.py", "settings.py", "__init__.py", "__main__.py", "assets.py", "logs.py", "system_libs.py",
+    "autostart.py",
 )
 # What each layer must not import from Qt; ui/ may import all of it, so it has no case here.
 QT_FORBIDDEN = {**{layer: QT for layer in BELOW_THE_QT_SEAM}, "app": ("PySide6.QtWidgets",)}
@@ -59,6 +60,10 @@ ALLOWED = {
     "protocol": {"protocol"},
     "identity.py": {"protocol", "atomic_file"},
     "paths.py": set(),
+    "assets.py": set(),
+    "logs.py": set(),
+    "system_libs.py": set(),
+    "autostart.py": {"assets", "atomic_file", "instance_lock", "paths"},
     "file_lock.py": set(),
     "atomic_file.py": set(),
     "instance_lock.py": {"paths", "file_lock"},
@@ -66,8 +71,9 @@ ALLOWED = {
     "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file"},
     "store": {"store", "protocol"},
     "client": {"client", "protocol", "identity", "store", "paths", "settings"},
+    "demo": {"demo", "client", "protocol", "identity"},
     "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file"},
-    "ui": {"ui", "app", "client", "protocol", "identity", "store", "paths", "settings", "hub"},
+    "ui": {"ui", "app", "demo", "autostart", "client", "protocol", "identity", "store", "paths", "settings", "hub"},
     "__init__.py": set(),
     "__main__.py": {"cli"},
 }

@@ -16,10 +16,12 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMenu
 from support.desktop_window import click_room, join_room, post_as, start_desktop, stop_desktop
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.stored_session import add_messages, message, session, store  # noqa: F401 - fixtures
+from test_instance_channel import finished, home_of, later_launch
 from test_ui_window import link_point
 
 from parler_desktop.app.room_export import ExportFormat, export_room
 from parler_desktop.client.message_link import message_link
+from parler_desktop.instance_lock import lock_home
 from parler_desktop.ui.desktop import DesktopApp
 
 pytestmark = pytest.mark.timeout(60)
@@ -69,7 +71,7 @@ def test_copy_link_then_clicking_it_in_a_message_opens_that_message(qtbot, qloop
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=link_point(view, 0, link))
     qtbot.waitUntil(lambda: model.room == ops and current_seq(window) == wanted["seq"], timeout=10_000)
     other_hub = link.replace("127.0.0.1", "127.0.0.2")
-    desktop.links.open(other_hub)
+    desktop.message_links.open(other_hub)
     assert "another hub" in window.statusBar().currentMessage()
 
 
@@ -82,7 +84,7 @@ def test_open_on_launch_shows_the_message(qtbot, qloop, tmp_path: Path, hub, pee
         timeout=5000,
     )
     stop_desktop(qtbot, qloop, first)
-    app = DesktopApp(first.home, hub.url, open_link=message_link(hub.url, room, sent["seq"]))
+    app = DesktopApp(first.home, hub.url, link=message_link(hub.url, room, sent["seq"]))
     task = qloop.create_task(app.run())
     try:
         qtbot.waitUntil(
@@ -92,6 +94,18 @@ def test_open_on_launch_shows_the_message(qtbot, qloop, tmp_path: Path, hub, pee
         app.quit()
         qtbot.waitUntil(task.done, timeout=15_000)
         app.window.deleteLater()
+
+
+def test_a_message_link_opened_by_a_later_launch_shows_it_in_the_running_window(qtbot, qloop, desktop, peer):
+    room = join_room(qtbot, qloop, desktop, peer, "ops")
+    sent = post_as(qtbot, qloop, peer, room, "this one")
+    post_as(qtbot, qloop, peer, room, "not this one")
+    qtbot.waitUntil(lambda: (s := desktop.window.rooms.summary(room)) is not None and s.unread == 2, timeout=5000)
+    assert desktop.links.instances.listen()
+    with lock_home(desktop.home):  # as the running window holds it
+        code, err = finished(qtbot, later_launch(home_of(desktop), message_link(desktop.bridge.hub_url, room, sent["seq"])))
+    assert code == 0, err
+    qtbot.waitUntil(lambda: desktop.window.timeline_model.room == room and current_seq(desktop.window) == sent["seq"], timeout=10_000)
 
 
 def test_export_a_room_to_ndjson_and_markdown_from_the_room_menu(

@@ -9,17 +9,23 @@ its ``run`` on the top-level parser.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import sys
 from collections.abc import Sequence
 
+from parler_desktop import __version__
+
 # Module names under parler_desktop.cli, in the order they appear in --help.
-COMMAND_MODULES = ("gui_command", "hub_command", "listen_command", "send_command", "join_command")
+COMMAND_MODULES = ("gui_command", "hub_command", "listen_command", "send_command", "join_command", "demo_command", "self_test_command", "autostart_command")
 
 
 HOME_HELP = (
     "keep identity, settings and data under DIR (default: $PARLER_DESKTOP_HOME or the platform's "
     "config and data dirs)"
 )
+
+VERBOSE_HELP = "log DEBUG detail (the window's log file and stderr)"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,16 +34,30 @@ def build_parser() -> argparse.ArgumentParser:
         description="Follow and steer AI agents talking in rooms on a Parler hub.",
     )
     parser.add_argument("--home", metavar="DIR", help=HOME_HELP)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--verbose", "-v", action="store_true", help=VERBOSE_HELP)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"parler_desktop.cli.{name}").register(subparsers, parser)
     for sub in subparsers.choices.values():
         # Also after the command (`join --home DIR CODE`); SUPPRESS keeps a --home given before it.
         sub.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS, help=HOME_HELP)
+        with contextlib.suppress(argparse.ArgumentError):  # `hub` has a --verbose of its own
+            sub.add_argument("--verbose", "-v", action="store_true", default=argparse.SUPPRESS, help=VERBOSE_HELP)
     return parser
+
+
+def with_link_option(argv: Sequence[str]) -> list[str]:
+    """``parler-desktop [OPTIONS] parler://…`` (how a desktop opens an invite link) means
+    ``--link parler://…`` for the window; ``join parler://…`` and the like stay as they are."""
+    arguments = list(argv)
+    commands = {name.removesuffix("_command").replace("_", "-") for name in COMMAND_MODULES} - {"gui"}
+    if arguments and arguments[-1].lower().startswith("parler://") and not commands & set(arguments[:-1]):
+        arguments[-1:] = ["--link", arguments[-1]]
+    return arguments
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(with_link_option(sys.argv[1:] if argv is None else argv))
     return int(args.run(args) or 0)

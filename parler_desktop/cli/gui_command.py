@@ -4,25 +4,32 @@ With no hub configured the embedded hub runs in-process on 127.0.0.1 and the win
 it, so the first launch needs no setup; ``--hub`` (or Connect… in the window) picks another hub
 and is remembered. The window runs on a qasync loop: asyncio and Qt share the main thread.
 
-One window per home: a second launch on the same home finds the home locked, says so and exits
-with EXIT_ALREADY_RUNNING before it starts a hub or a session.
+One window per home: a later launch on the same home finds the home locked and hands its request
+to the running window over the single-instance channel: raise yourself, or open this invite
+link (``parler-desktop parler://HOST:PORT/join/CODE``, which asks first). It exits at once, with
+no display needed; only if the window cannot be reached does it say so and exit with
+EXIT_ALREADY_RUNNING, before it starts a hub or a session.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
+import os
 import signal
 import sys
-from importlib import resources
 from typing import TYPE_CHECKING
 
+from parler_desktop import system_libs
+from parler_desktop.assets import APP_ID, ICON_SIZES, icon_png
+from parler_desktop.logs import log_unhandled_exceptions, logging_to
 from parler_desktop.paths import Home
 from parler_desktop.cli.help_text import description
 
 if TYPE_CHECKING:  # Qt is imported only once a window is wanted
     from PySide6.QtWidgets import QApplication
+
+    from parler_desktop.demo.plan import DemoPlan
 
 EXIT_RUNTIME = 1
 EXIT_ALREADY_RUNNING = 3
@@ -37,10 +44,8 @@ def _add_options(parser: argparse.ArgumentParser, default: object = None) -> Non
         "an empty value goes back to the embedded local hub",
     )
     parser.add_argument(
-        "--open",
-        metavar="LINK",
-        dest="open_link",
-        help="show this message once connected (a parler://HOST:PORT/room/ROOM/SEQ link from Copy link)",
+        "--link", metavar="LINK", help="open an invite link (parler://HOST:PORT/join/CODE): asks, then joins; "
+        "or a message link (parler://HOST:PORT/room/ROOM/SEQ): shows it; a bare link as the only argument means the same",
     )
 
 
@@ -53,30 +58,58 @@ def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentPa
 
 
 def run(args: argparse.Namespace) -> int:
-    from parler_desktop.client.address import normalize_hub_url
+    from parler_desktop.client.address import normalize_hub_url, parse_invite
+
+    hub_url, link = args.hub, getattr(args, "link", None)
+    try:
+        hub_url = normalize_hub_url(hub_url) if hub_url else hub_url
+        if link is not None:
+            parse_invite(link)
+    except ValueError as error:
+        print(f"parler-desktop: {error}", file=sys.stderr)
+        return 2
+    home = Home.resolve(args.home)
+    with logging_to(home.log_dir, getattr(args, "verbose", False)):
+        return _run_home(home, hub_url, link, getattr(args, "demo", None))
+
+
+def _run_home(home: Home, hub_url: str | None, link: str | None, demo: "DemoPlan | None") -> int:
     from parler_desktop.instance_lock import AlreadyRunning, lock_home
 
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    hub_url = args.hub
-    if hub_url:
-        try:
-            hub_url = normalize_hub_url(hub_url)
-        except ValueError as error:
-            print(f"parler-desktop: {error}", file=sys.stderr)
-            return 2
-    home = Home.resolve(args.home)
     try:
         home_lock = lock_home(home.ensure())
     except AlreadyRunning as refusal:
-        print(refusal, file=sys.stderr)  # the sentence names the program itself
-        if not sys.stderr.isatty():  # started from a launcher: nobody reads stderr
-            _show_refusal(str(refusal))
-        return EXIT_ALREADY_RUNNING
+        return _hand_over(home, link, demo is not None, refusal)
     except OSError as error:
         print(f"parler-desktop: cannot lock the home {home.data_dir}: {error.strerror or error}", file=sys.stderr)
         return EXIT_RUNTIME
     with home_lock:
-        return _run_window(home, hub_url, args.open_link)
+        problem = system_libs.check()
+        if problem is not None:  # Qt would abort while loading its platform plugin
+            print(problem, file=sys.stderr)
+            if not sys.stderr.isatty():  # started from a launcher: nobody reads stderr
+                system_libs.tell_desktop(problem)
+            return system_libs.EXIT_MISSING_LIBRARIES
+        return _run_window(home, hub_url, demo, link)
+
+
+def _hand_over(home: Home, link: str | None, demo: bool, refusal: Exception) -> int:
+    """The home's window runs already: pass it our request and exit, or say why not."""
+    from parler_desktop.app.instance_channel import channel_name, hand_over
+
+    if hand_over(channel_name(home), link, demo):
+        return 0
+    print(refusal, file=sys.stderr)  # the sentence names the program itself
+    if not sys.stderr.isatty() and _display_available() and system_libs.check() is None:  # from a launcher
+        _show_refusal(str(refusal))
+    return EXIT_ALREADY_RUNNING
+
+
+def _display_available() -> bool:
+    """Whether Qt can show a window here; without a display it would abort instead."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return any(os.environ.get(name) for name in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"))
 
 
 def _application() -> "QApplication":
@@ -95,21 +128,24 @@ def _show_refusal(text: str) -> None:
     QMessageBox.information(None, "Parler", text)
 
 
-def _run_window(home: Home, hub_url: str | None, open_link: str | None = None) -> int:
+def _run_window(home: Home, hub_url: str | None, demo: "DemoPlan | None", link: str | None) -> int:
     import qasync
     from PySide6.QtGui import QIcon
 
     from parler_desktop.ui.desktop import DesktopApp
 
     app = _application()
-    app.setDesktopFileName("parler-desktop")
+    app.setDesktopFileName(APP_ID)
     app.setQuitOnLastWindowClosed(False)  # closing the window ends DesktopApp.run(), which shuts down in order
-    icon = resources.files("parler_desktop") / "resources" / "parler-desktop-256.png"
-    app.setWindowIcon(QIcon(str(icon)))
+    icon = QIcon()
+    for size in ICON_SIZES:
+        icon.addFile(str(icon_png(size)))
+    app.setWindowIcon(icon)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        desktop = DesktopApp(home, hub_url, open_link)
+        log_unhandled_exceptions(loop)
+        desktop = DesktopApp(home, hub_url, demo, link)
         for stop_signal in (signal.SIGINT, signal.SIGTERM):  # quit, as from the tray menu (not to the tray)
             signal.signal(stop_signal, lambda *_: desktop.quit())
         loop.run_until_complete(desktop.run())

@@ -29,6 +29,8 @@ from parler_desktop.identity import Identity
 from parler_desktop.protocol import PROTOCOL_VERSION, StoredMessage
 from parler_desktop.protocol.frames import (
     BlobIncoming,
+    BlobReady,
+    BlobStored,
     Challenge,
     ClientFrame,
     Delivery,
@@ -39,6 +41,7 @@ from parler_desktop.protocol.frames import (
     Malformed,
     Ping,
     Pong,
+    PutBlob,
     UnknownFrame,
     Welcome,
     decode_hub_frame,
@@ -219,13 +222,14 @@ class HubConnection:
         async with self._lock:
             return await self._exchange(encode(frame), timeout)
 
-    async def _exchange(self, text: str, timeout: float) -> Reply:
+    async def _exchange(self, data: str | bytes, timeout: float) -> Reply:
+        """One frame out (text, or a blob's bytes as a binary frame) and its one reply."""
         if self.is_closed:
             raise ConnectionLost(self.close_reason)
         self._replies_due += 1
         try:
             async with asyncio.timeout(timeout):
-                await self._ws.send(text)
+                await self._ws.send(data)
                 return await self._next_reply()
         except TimeoutError:
             self.abort(f"no reply within {timeout:g} s")
@@ -305,6 +309,15 @@ class HubConnection:
         if len(body) != header.size or hashlib.sha256(body).hexdigest() != blob_id.lower():
             raise BadReply(f"blob {blob_id[:12]}… arrived damaged (size or SHA-256 mismatch)")
         return body
+
+    async def put_blob(self, frame: PutBlob, data: bytes, *, timeout: float) -> BlobStored:
+        """Upload a blob: ``put_blob`` → ``blob_ready``, then the bytes as one binary frame →
+        ``blob_stored`` (§7.13). Raises HubRefused for an error reply."""
+        async with self._lock:
+            expect(await self._exchange(encode(frame), timeout), BlobReady, "put_blob")
+            stored = expect(await self._exchange(data, timeout), BlobStored, "put_blob")
+        assert isinstance(stored, BlobStored)
+        return stored
 
 
 def _describe(frame: HubFrame | Malformed | UnknownFrame) -> str:

@@ -17,14 +17,18 @@ from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.local_hub import save_join_secret, start_local_hub
 from parler_desktop.app.network_watch import NetworkWatch
 from parler_desktop.app.sleep_watch import SleepWatch
+from parler_desktop.autostart import sync_autostart
 from parler_desktop.client.session import HubSession
+from parler_desktop.demo.plan import DEMO_FAILURES, DemoPlan
 from parler_desktop.hub import EmbeddedHub
 from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
-from parler_desktop.settings import Settings, load_settings, save_settings
+from parler_desktop.settings import Settings, load_settings, read_join_secret, save_settings
 from parler_desktop.store import StoreError
 from parler_desktop.ui.attention import Attention
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
+from parler_desktop.ui.error_report import ErrorReport, open_folder
+from parler_desktop.ui.invite_links import InviteLinks
 from parler_desktop.ui.link_opening import LinkOpening
 from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.search import Search
@@ -33,22 +37,32 @@ log = logging.getLogger(__name__)
 SHUTDOWN_SECS = 5.0  # closing the window ends the process within this, whatever is in flight
 
 
+
 class DesktopApp:
-    def __init__(self, home: Home, hub_url: str | None = None, open_link: str | None = None) -> None:
+    def __init__(self, home: Home, hub_url: str | None = None, demo: DemoPlan | None = None, link: str | None = None) -> None:
         self.home = home.ensure()
         self.hub_override = hub_url
+        self.demo = demo  # started once connected (parler-desktop demo)
+        self.link = link  # an invite or message link from the command line, opened once connected
         self.bridge = SessionBridge()
         self.window = MainWindow(self.bridge)
         self.network = NetworkWatch(self.bridge, self.window)
         self.sleep = SleepWatch(self.bridge, self.window)
         self.attention = Attention(self.home, self.bridge, self.window)
         self.search = Search(self.bridge, self.window, self.attention.jump)
-        self.links = LinkOpening(self.bridge, self.window, self.attention.jump)
-        self._open_link = open_link
+        self.message_links = LinkOpening(self.bridge, self.window, self.attention.jump)
         self.local_hub: EmbeddedHub | None = None
+        self._demo_tasks: set[asyncio.Task] = set()
         self._closed = asyncio.get_event_loop().create_future()
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
         self.window.connectRequested.connect(self.choose_hub)
+        self.window.openLogFolderRequested.connect(lambda: open_folder(self.home.log_dir))
+        self.window.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
+        self.errors = ErrorReport(self.window, self.home.log_dir)
+        self.errors.install()
+        self.links = InviteLinks(self.window, self.bridge, self.home, self._switch_hub)
+        self.links.messageLinkOpened.connect(self.message_links.open)
+        self.links.instances.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
 
     def quit(self) -> None:
         """Close the window for good (never just to the tray); run() then shuts down in order."""
@@ -56,19 +70,25 @@ class DesktopApp:
 
     async def run(self) -> None:
         """Show the window, connect, and return once the window is closed and all is shut down."""
+        self.links.listen()
         self.window.show()
         await self.attention.start()
         loaded = load_settings(self.home.settings_file)
         if loaded.problem:
             self._tell(loaded.problem)
+        try:
+            await asyncio.to_thread(sync_autostart, loaded.settings.start_at_login, self.home)
+        except OSError as error:
+            self._tell(f"Could not update the start-at-login entry: {error}")
         url = self.hub_override if self.hub_override is not None else loaded.settings.hub_url
         if self.hub_override is not None and self.hub_override != loaded.settings.hub_url:
             await asyncio.to_thread(
                 save_settings, self.home.settings_file, dataclasses.replace(loaded.settings, hub_url=self.hub_override)
             )
-        await self.connect(url)
-        if self._open_link:
-            self.links.open(self._open_link)
+        if await self.connect(url) and self.demo is not None:
+            self.start_demo(self.demo)
+        if self.link is not None:
+            self.links.open(self.link)
         await self._closed
         try:
             await asyncio.wait_for(self.shutdown(), SHUTDOWN_SECS)
@@ -90,6 +110,23 @@ class DesktopApp:
         self.bridge.attach(session)
         session.start()
         return True
+
+    def start_demo(self, plan: DemoPlan) -> None:
+        """Scripted agents (or a load generator) on the hub this window is connected to; they
+        invite the human into their rooms through this session."""
+        if self.bridge.session is not None and not self.bridge.tasks.tasks & self._demo_tasks:
+            self._demo_tasks = {self.bridge.tasks.spawn("demo", self._play_demo(plan))}
+
+    async def _play_demo(self, plan: DemoPlan) -> None:
+        self.window.demo_offer.offer(False)
+        try:
+            settings = load_settings(self.home.settings_file).settings
+            secret = await asyncio.to_thread(read_join_secret, self.home, settings)
+            summary = await plan.run(self.bridge.hub_url, self.bridge.name, self.bridge.redeem, self.home.data_dir / "demo", secret)
+        except DEMO_FAILURES as error:
+            self._tell(f"The demo stopped: {error}")
+            return
+        self._tell(f"Demo finished: {summary}", logging.INFO)
 
     def choose_hub(self) -> ConnectDialog:
         """Open the Connect dialog (no nested event loop); Connect switches to the chosen hub."""
@@ -134,12 +171,14 @@ class DesktopApp:
 
     async def shutdown(self) -> None:
         await self.attention.stop()
+        self.errors.uninstall()
+        self.links.close()
         await self._drop_session()
         await self.bridge.tasks.cancel_all()
         if self.local_hub is not None:
             hub, self.local_hub = self.local_hub, None
             await asyncio.to_thread(hub.stop)
 
-    def _tell(self, text: str) -> None:
-        log.warning("%s", text)
+    def _tell(self, text: str, level: int = logging.WARNING) -> None:
+        log.log(level, "%s", text)
         self.bridge.notice.emit(text, "")

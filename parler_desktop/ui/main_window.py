@@ -24,6 +24,7 @@ from parler_desktop.store.drafts import Draft
 from parler_desktop.ui.cards import Card
 from parler_desktop.ui.composer import Composer
 from parler_desktop.ui.connection_bar import ConnectionBar
+from parler_desktop.ui.demo_offer import DemoOffer
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE, TypingToComposer
 from parler_desktop.ui.room_actions import RoomActions
 from parler_desktop.ui.room_list_view import RoomListPanel
@@ -48,6 +49,8 @@ def _column(*widgets: QWidget, stretch: QWidget) -> QWidget:
 
 class MainWindow(QMainWindow):
     connectRequested = Signal()
+    openLogFolderRequested = Signal()
+    demoRequested = Signal()
     closing = Signal()
 
     def __init__(self, bridge: SessionBridge, parent: QWidget | None = None) -> None:
@@ -66,6 +69,7 @@ class MainWindow(QMainWindow):
         self.composer = Composer()
         self.roster_panel = RosterPanel(self.roster)
         self.connection_bar = ConnectionBar()
+        self.demo_offer = DemoOffer(self.timeline)
         self.room_title = QLabel(objectName="roomTitle")
         self.room_title.setTextFormat(Qt.TextFormat.PlainText)  # room and member names come off the wire
         self.room_title.setStyleSheet("font-weight: bold; font-size: 14px; padding: 4px 8px;")
@@ -122,6 +126,8 @@ class MainWindow(QMainWindow):
         view_menu = menu.addMenu("&View")
         for existing in self.actions():
             view_menu.addAction(existing)
+        help_menu = menu.addMenu("&Help")
+        help_menu.addAction("Open log folder", self.openLogFolderRequested.emit)
 
     def _wire(self) -> None:
         bridge = self.bridge
@@ -157,6 +163,7 @@ class MainWindow(QMainWindow):
         self.composer.draftChanged.connect(self._remember_draft)
         self.room_actions.roomReady.connect(self._open_when_listed)
         self.rooms.reloaded.connect(self._open_pending_room)
+        self.demo_offer.clicked.connect(self.demoRequested)
 
     # -- rooms ------------------------------------------------------------------------------
     def show_room(self, room: str) -> None:
@@ -208,15 +215,18 @@ class MainWindow(QMainWindow):
             self.room_panel.view.setCurrentIndex(self.room_panel.proxy.index(0, 0))
 
     def _update_placeholder(self) -> None:
+        no_rooms = self.timeline_model.room is None and self.rooms.rowCount() == 0 and self.bridge.session is not None
         if self.timeline_model.room is not None:
             text = "No messages here yet."
-        elif self.rooms.rowCount() == 0 and self.bridge.session is not None:
+        elif no_rooms:
             text = (
                 "No rooms yet.\n\nHub → New room… creates one and gives you a code your agents join with;\n"
-                "Hub → Join with a code… takes you into a room an agent invited you to."
+                "Hub → Join with a code… takes you into a room an agent invited you to.\n\n"
+                "Or first watch scripted agents at work in three rooms:"
             )
         else:
             text = ""
+        self.demo_offer.offer(no_rooms)
         self.timeline.placeholder = text
         self.timeline.viewport().update()
 
