@@ -131,7 +131,7 @@ class DesktopNotifications(QObject):
         with router.filter(MatchRule(type="signal", interface=INTERFACE, path=PATH), bufsize=256) as queue:
             while True:
                 signal = await queue.get()
-                if signal.header.fields.get(HeaderFields.sender) != self._owner:
+                if not await self._from_service(signal.header.fields.get(HeaderFields.sender)):
                     continue  # only the notification service speaks for its notifications
                 member = signal.header.fields.get(HeaderFields.member)
                 if member == "ActionInvoked" and signal.body[0] in self._targets:
@@ -139,6 +139,17 @@ class DesktopNotifications(QObject):
                     self.opened.emit(room, seq)
                 elif member == "NotificationClosed":
                     self._forget(signal.body[0])
+
+    async def _from_service(self, sender: str | None) -> bool:
+        """Whether ``sender`` owns the service name (asked again when it differs: the service may
+        have been restarted under a new connection since we looked)."""
+        if sender == self._owner:
+            return True
+        try:
+            self._owner = (await self._call(message_bus.GetNameOwner(SERVICE)))[0]
+        except (DBusCallFailed, OSError, asyncio.TimeoutError):
+            return False
+        return sender == self._owner
 
     def _forget(self, notification_id: int) -> None:
         target = self._targets.pop(notification_id, None)
