@@ -177,6 +177,22 @@ def test_custom_rules_first_match_wins(harness):
     assert harness.notified() == ["deploys", "ops-files", "urgent"]
 
 
+def test_open_still_works_after_the_notification_service_restarts(qtbot, qloop, harness, bus_address):
+    harness.post("a", "@boss first")
+    harness.notified()
+    run_coroutine(qtbot, qloop, harness.server.stop())  # the desktop's notification daemon restarts
+    restarted = run_coroutine(qtbot, qloop, FakeNotificationServer().start(bus_address))
+    try:
+        harness.post("b", "@boss second")
+        qtbot.waitUntil(lambda: restarted.notify_calls == 1, timeout=5000)
+        (shown,) = restarted.shown.values()
+        with qtbot.waitSignal(harness.desktop.opened, timeout=5000) as opened:
+            run_coroutine(qtbot, qloop, restarted.invoke(shown.id, "default"))
+        assert opened.args == ["b", harness.seq]
+    finally:
+        run_coroutine(qtbot, qloop, restarted.stop())
+
+
 @pytest.mark.parametrize(
     ("rules", "problem"),
     [

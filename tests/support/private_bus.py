@@ -71,10 +71,12 @@ class FakeNotificationServer:
         return self
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-        if self._router is not None:
-            await self._router.__aexit__(None, None, None)
+        """Leave the bus (the name is free again); stopping twice is harmless."""
+        task, router, self._task, self._router = self._task, self._router, None, None
+        if task is not None:
+            task.cancel()
+        if router is not None:
+            await router.__aexit__(None, None, None)
             await self._connection.close()
 
     async def _serve(self) -> None:
