@@ -1,6 +1,7 @@
 """Links to messages and room export in the real window: Copy link puts a parler:// link on the
-clipboard, that link clicked in a message (or given with --open) shows the message, a link to
-another hub says so; a room exports to Markdown or NDJSON with progress, a range included."""
+clipboard; that link clicked in a message, given at launch or by a later launch shows the
+message; a link to another hub says so; a room exports to Markdown or NDJSON with progress, a
+range included."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Links to messages in the window: "Copy link" on a message, and opening a
-``parler://HOST:PORT/room/ROOM/SEQ`` link (clicked in a message, or given with ``--open``) at its
-message. A link to another hub says so instead of switching hubs behind the human's back."""
+``parler://HOST:PORT/room/ROOM/SEQ`` link (clicked in a message, or handed over like an invite
+link: ``parler-desktop LINK``, ``--link``, a later launch, ``ui/invite_links.py``) at its message. A link to another hub says so instead of switching hubs behind the human's back."""
 
 from __future__ import annotations
 
