@@ -198,6 +198,7 @@ def test_a_post_changing_while_the_room_loads_is_not_lost(qtbot, qloop, session,
 
 def test_a_late_gap_fill_lands_where_its_seq_belongs(qtbot, qloop, session, bridge, qtmodeltester):
     add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(2, 902, 2)])  # 450 rows
+    store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "team", 900)  # read: opens at the newest page
     model = opened_timeline(qtbot, bridge, qtmodeltester)
     assert model.entry(0).seq == 502 and model.rowCount() == 200
     add_messages(qtbot, qloop, session, [message(901, "team"), message(899, "team")])  # a push, then the lost one
@@ -223,3 +224,22 @@ def test_a_sent_post_takes_its_place_by_seq_before_newer_messages(qtbot, qloop, 
     add_messages(qtbot, qloop, session, [message(12, "team", "mine", sender=ME)])
     qtbot.waitUntil(lambda: model.entry(1).message is not None, timeout=5000)
     assert [model.entry(r).seq for r in range(model.rowCount())] == [10, 12, 13]
+
+
+def test_a_backlog_longer_than_a_page_opens_at_the_first_unread_and_pages_forward(qtbot, qloop, session, bridge, qtmodeltester):
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 1001)])
+    store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "team", 300)  # 700 unread
+    model = opened_timeline(qtbot, bridge, qtmodeltester)
+    assert model.rowCount() == PAGE_SIZE and model.has_newer and model.has_older  # one page read, not 700 rows
+    assert model.entry(model.first_unread_row()).seq == 301 and model.entry(0).seq == 281  # a little context above
+    arrived: list[int] = []
+    model.appended.connect(arrived.append)
+    add_messages(qtbot, qloop, session, [message(1001, "team")])  # live, past the window: not appended yet
+    qtbot.waitUntil(lambda: arrived == [1], timeout=5000)  # counted for the "new messages" pill
+    assert model.newest_seq == 480
+    assert model.load_newer()
+    qtbot.waitUntil(lambda: model.rowCount() == 2 * PAGE_SIZE, timeout=5000)
+    assert model.newest_seq == 680 and model.has_newer
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.load_latest()
+    assert model.newest_seq == 1001 and not model.has_newer and model.first_unread_outside

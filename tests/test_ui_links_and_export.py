@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QContextMenuEvent, QGuiApplication
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu
@@ -29,16 +29,12 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def choose_from_context_menu(qtbot, widget, point: QPoint, text: str) -> None:
-    """Right-click ``point`` and click the menu item ``text`` (the menu runs its own loop)."""
-
-    def pick() -> None:
-        menu = QApplication.activePopupWidget()
-        assert isinstance(menu, QMenu)
-        action = next(a for a in menu.actions() if a.text() == text)
-        QTest.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
-
-    QTimer.singleShot(100, pick)
+    """Right-click ``point`` and click the menu item ``text``."""
     QApplication.sendEvent(widget, QContextMenuEvent(QContextMenuEvent.Reason.Mouse, point, widget.mapToGlobal(point)))
+    qtbot.waitUntil(lambda: isinstance(QApplication.activePopupWidget(), QMenu), timeout=2000)
+    menu = QApplication.activePopupWidget()
+    action = next(a for a in menu.actions() if a.text() == text)
+    QTest.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
 
 
 def current_seq(window) -> int | None:
@@ -55,13 +51,8 @@ def test_copy_link_then_clicking_it_in_a_message_opens_that_message(qtbot, qloop
     window = desktop.window
     click_room(qtbot, desktop, ops)
     model, view = window.timeline_model, window.timeline
-    qtbot.waitUntil(
-        lambda: any((e := model.entry(r)) and e.seq == wanted["seq"] for r in range(model.rowCount()))
-        or model.rowCount() > 0,
-        timeout=5000,
-    )
-    run_coroutine(qtbot, qloop, model.load_back_to(wanted["seq"] - 1))
-    row = next(r for r in range(model.rowCount()) if model.entry(r).seq == wanted["seq"])
+    qtbot.waitUntil(lambda: wanted["id"] in {model.entry(r).message_id for r in range(model.rowCount())}, timeout=5000)
+    row = next(r for r in range(model.rowCount()) if model.entry(r).seq == wanted["seq"])  # it opened at the first unread
     view.scrollTo(model.index(row))
     choose_from_context_menu(qtbot, view.viewport(), view.visualRect(model.index(row)).center(), "Copy link")
     link = QGuiApplication.clipboard().text()

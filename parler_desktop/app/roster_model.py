@@ -72,6 +72,8 @@ class RosterModel(QAbstractListModel):
     async def _load(self, room: str) -> None:
         entries = await self._bridge.store.call(LocalStore.roster, room)
         if room == self.room and not self._entries:
+            # stored from an earlier session: as fresh as the newest presence it holds
+            self._learned_at = max((entry.last_seen for entry in entries), default=0) / 1000 or time.time()
             self._show(list(entries))
 
     def _session_changed(self) -> None:

@@ -1,7 +1,10 @@
 """TimelineModel: a window onto one room's stored messages, plus the human's unsent posts.
 
-Opening a room reads only the newest page from the store (so a room of 100,000 messages opens
-as fast as one of 200); older pages are read when the view asks (scrolling up). Rows are the
+Opening a room reads one page from the store (so a room of 100,000 messages opens as fast as
+one of 200): the newest page, or — when more than a page is unread — the page that starts at
+the first unread message, so the reader starts where they left off without the whole backlog
+being read in. Older pages are read when the view asks (scrolling up), newer ones likewise
+(scrolling down, ``has_newer``); ``load_latest`` goes back to the newest page. Rows are the
 loaded stored messages, ascending by seq, followed by outbox rows (pending / failed / sent but
 not yet stored). New messages are buffered for one frame and appended in one insert, and while
 the reader follows the bottom the window is trimmed from the top so it never grows without end.
@@ -31,6 +34,7 @@ from parler_desktop.store import LocalStore
 PAGE_SIZE = 200
 FOLLOW_WINDOW = 600  # rows kept while following the bottom; older ones are re-read on scroll-up
 APPEND_DELAY_MS = 16
+CONTEXT_ROWS = 20  # read messages kept above the first unread when a room opens there
 
 
 class TimelineModel(TimelineRows):
@@ -46,6 +50,9 @@ class TimelineModel(TimelineRows):
         self._loading = False
         self._loading_older = False
         self._older_task: asyncio.Task | None = None
+        self.has_newer = False  # stored messages after the loaded window (it opened at the first unread)
+        # Where the view goes once loaded: "unread" (the read cursor), "newest", or a seq (that message).
+        self.landing: str | int = "unread"
         self._incoming: list[Any] = []
         self._outbox_during_load: dict[str, OutboxItem] = {}  # newest state per post, applied after the load
         self.following = True  # the view is pinned to the bottom (set by the view)
@@ -65,11 +72,12 @@ class TimelineModel(TimelineRows):
         return self._loading
 
     # -- loading ----------------------------------------------------------------------------
-    def open_room(self, room: str | None) -> None:
-        """Show ``room`` (or nothing): reset, then read its newest page in the background."""
+    def open_room(self, room: str | None, landing: str | int = "unread") -> None:
+        """Show ``room`` (or nothing): reset, then read its page in the background; ``landing``
+        "newest" reads the newest page whatever is unread, a seq the page holding that message."""
         self._generation += 1
         self.beginResetModel()
-        self.room = room
+        self.room, self.landing, self.has_newer = room, landing, False
         self._stored, self._outbox, self._offset, self.read_marker = [], [], 0, 0
         self._incoming.clear()
         self._outbox_during_load.clear()
@@ -79,18 +87,27 @@ class TimelineModel(TimelineRows):
         if self._loading:
             self._bridge.tasks.spawn(f"open {room}", self._load_newest(room, self._generation))
 
+    def load_latest(self) -> None:
+        """Back to the newest page (the reader went to the bottom of a window opened further up)."""
+        self.open_room(self.room, landing="newest")
+
     async def _load_newest(self, room: str, generation: int) -> None:
         store = self._bridge.store
         total = await store.call(LocalStore.message_count, room)
-        offset = max(0, total - PAGE_SIZE)
-        messages = await store.call(LocalStore.messages_slice, room, offset, PAGE_SIZE)
         cursor = await store.call(LocalStore.cursor, room)
+        first_unread = await store.call(LocalStore.row_of_seq, room, cursor)
+        at_unread = self.landing == "unread" and total - first_unread > PAGE_SIZE
+        offset = max(0, first_unread - CONTEXT_ROWS) if at_unread else max(0, total - PAGE_SIZE)
+        if isinstance(self.landing, int):  # one message, with a little context above it
+            offset = min(offset, max(0, await store.call(LocalStore.row_of_seq, room, self.landing - 1) - CONTEXT_ROWS))
+        messages = await store.call(LocalStore.messages_slice, room, offset, PAGE_SIZE)
         outbox = await store.call(LocalStore.outbox_items, (OutboxStatus.PENDING, OutboxStatus.FAILED), room)
         if generation != self._generation:
             return
         my_id, my_name = self._bridge.agent_id, self._bridge.name
         self.beginResetModel()
         self._offset = offset
+        self.has_newer = offset + len(messages) < total
         self._stored = [TimelineEntry.from_message(m, my_id) for m in messages]
         self._outbox = [TimelineEntry.from_outbox(item, my_id, my_name) for item in outbox]
         self.read_marker = int(cursor or 0)
@@ -133,13 +150,31 @@ class TimelineModel(TimelineRows):
         self.endInsertRows()
         self.olderLoaded.emit(len(entries))
 
-    async def load_back_to(self, seq: int) -> None:
-        """Load older pages until the message after ``seq`` (the first unread one) is in the window."""
-        generation = self._generation
-        while generation == self._generation and self._offset > 0 and self._stored and (self._stored[0].seq or 0) > seq:
-            if not self.load_older() or self._older_task is None:
-                return
-            await asyncio.shield(self._older_task)
+    def load_newer(self) -> bool:
+        """Read the page after the loaded window; False when there is none or one is on its way."""
+        if self._loading or self._loading_older or not self.has_newer or self.room is None or not self._stored:
+            return False
+        self._loading_older = True  # one page load at a time, either way
+        self._bridge.tasks.spawn("newer history", self._load_newer(self.room, self._generation))
+        return True
+
+    async def _load_newer(self, room: str, generation: int) -> None:
+        store = self._bridge.store
+        try:
+            messages = await store.call(LocalStore.messages_after, room, self.newest_seq, PAGE_SIZE)
+        finally:
+            if generation == self._generation:
+                self._loading_older = False
+        if generation != self._generation:
+            return
+        self.has_newer = len(messages) == PAGE_SIZE
+        my_id = self._bridge.agent_id
+        entries = [TimelineEntry.from_message(m, my_id) for m in messages if m.seq > self.newest_seq]
+        if entries:
+            at = len(self._stored)
+            self.beginInsertRows(QModelIndex(), at, at + len(entries) - 1)
+            self._stored.extend(entries)
+            self.endInsertRows()
 
     async def load_back_to_id(self, message_id: str) -> int | None:
         """Page back until the message ``message_id`` is loaded; its row, or None if never found."""
@@ -180,6 +215,9 @@ class TimelineModel(TimelineRows):
                 self._fill_gap(entry)
         later = [e for e in entries if (e.seq or 0) > newest]
         if not later:
+            return
+        if self.has_newer:  # past the loaded window: read in when the reader gets there
+            self.appended.emit(sum(1 for e in later if not e.mine))
             return
         first = len(self._stored)
         self.beginInsertRows(QModelIndex(), first, first + len(later) - 1)
@@ -242,6 +280,8 @@ class TimelineModel(TimelineRows):
 
     def _place_sent(self, entry: TimelineEntry) -> None:
         """A post the hub has numbered goes where its seq belongs among the stored rows."""
+        if (entry.seq or 0) > self.newest_seq and self.has_newer:
+            return  # past the loaded window
         if (entry.seq or 0) > self.newest_seq:
             at = len(self._stored)
             self.beginInsertRows(QModelIndex(), at, at)

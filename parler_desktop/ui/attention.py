@@ -34,7 +34,7 @@ class Attention:
         self.preferences.problem.connect(lambda text: bridge.notice.emit(text, ""))
         self.notifier = AttentionNotifier(bridge, self.preferences.current, window.rooms.label, self._on_screen, window)
         self.desktop = DesktopNotifications(bridge.tasks, parent=window)
-        self.jump = MessageJump(window, window.room_panel, window.timeline, window.timeline_model)
+        self.jump = MessageJump(window, window.room_panel, window.timeline_model)
         self.tray: Tray | None = None
         self.close_to_tray: CloseToTray | None = None
         if QSystemTrayIcon.isSystemTrayAvailable():

@@ -40,6 +40,7 @@ FEATURES = QTextDocument.MarkdownFeature(
 HEADING_SCALE = {1: 1.3, 2: 1.15}  # deeper levels: body size, bold
 CODE_SHADE = QColor(127, 127, 127, 40)  # grey at low alpha reads on light and dark themes alike
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 
 
 class SafeTextDocument(QTextDocument):
@@ -60,11 +61,12 @@ def markdown_document(text: str, font: QFont | None = None) -> SafeTextDocument:
     document.setMarkdown(with_hard_breaks(text), FEATURES)
     if "![" in text:  # the only Markdown that makes an image (inline or by reference)
         _replace_images(document)
-    _scale_headings(document)
+    if "#" in text or "==" in text or "--" in text:  # the only Markdown that makes a heading
+        _scale_headings(document)
     if "parler://" in text:
         link_message_addresses(document)
-    if "`" in text or "~~~" in text or "\n    " in text:
-        _shade_code(document)
+    if "`" in text or "~~~" in text or "    " in text:
+        _shade_code(document, text)
     return document
 
 
@@ -87,26 +89,28 @@ def with_hard_breaks(text: str) -> str:
     return "\n".join(lines)
 
 
-def _shade_code(document: QTextDocument) -> None:
-    """Code blocks and inline code on a shaded ground; code blocks may wrap their lines."""
-    block = document.begin()
-    while block.isValid():
-        if block.blockFormat().nonBreakableLines():
-            cursor = QTextCursor(block)
-            shaded = QTextBlockFormat()
-            shaded.setNonBreakableLines(False)
-            shaded.setBackground(CODE_SHADE)
-            cursor.mergeBlockFormat(shaded)
-        else:
-            for fragment in _fragments(block):
-                if fragment.charFormat().fontFixedPitch():
-                    cursor = QTextCursor(document)
-                    cursor.setPosition(fragment.position())
-                    cursor.setPosition(fragment.position() + fragment.length(), QTextCursor.MoveMode.KeepAnchor)
-                    code = QTextCharFormat()
-                    code.setBackground(CODE_SHADE)
-                    cursor.mergeCharFormat(code)
-        block = block.next()
+def _shade_code(document: QTextDocument, text: str) -> None:
+    """Code blocks and inline code on a shaded ground; code blocks may wrap their lines.
+
+    Inline code is found by its words (a few ``find`` calls), not by walking every fragment of
+    every block: this runs for each message a room shows."""
+    if "```" in text or "~~~" in text or "    " in text:
+        block = document.begin()
+        while block.isValid():
+            if block.blockFormat().nonBreakableLines():
+                shaded = QTextBlockFormat()
+                shaded.setNonBreakableLines(False)
+                shaded.setBackground(CODE_SHADE)
+                QTextCursor(block).mergeBlockFormat(shaded)
+            block = block.next()
+    code = QTextCharFormat()
+    code.setBackground(CODE_SHADE)
+    for words in {match.group(2).strip() for match in _CODE_SPAN.finditer(text)} - {""}:
+        found = document.find(words)
+        while not found.isNull():
+            if found.charFormat().fontFixedPitch():
+                found.mergeCharFormat(code)
+            found = document.find(words, found)
 
 
 def _scale_headings(document: QTextDocument) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QHelpEvent, QKeyEvent, QKeySequence, QMouseEvent, QTextCursor
 from PySide6.QtWidgets import QListView, QMenu, QStyleOptionViewItem, QToolTip, QWidget
 
@@ -213,30 +213,26 @@ class MessageRowsView(QListView):
         index = self.indexAt(point)
         return self.message_delegate.tooltip_at(self._row_option(index), index, point) if index.isValid() else None
 
-    def _context_menu(self, point: QPoint) -> None:
+    def _context_menu(self, point: QPoint) -> QMenu | None:
+        """Reply, Copy (the selection), Copy text, Copy link, Show whole message: a popup
+        answering by signals, no nested event loop."""
         index = self.indexAt(point)
         entry: TimelineEntry | None = self._model.entry(index.row()) if index.isValid() else None
         if entry is None:
-            return
+            return None
         menu = QMenu(self)
-        reply = menu.addAction("Reply")
+        menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        reply = menu.addAction("Reply", lambda: self.replyRequested.emit(entry))
         reply.setEnabled(entry.message_id is not None)
         selected = self.selected_text() if self._row_of_key(entry.key) == index else ""
-        copy_selection = menu.addAction("Copy") if selected else None
-        copy = menu.addAction("Copy text")
-        copy_link = menu.addAction("Copy link")
+        if selected:
+            menu.addAction("Copy", lambda: QGuiApplication.clipboard().setText(selected))
+        menu.addAction("Copy text", lambda: QGuiApplication.clipboard().setText(entry.text))
+        copy_link = menu.addAction("Copy link", lambda: self.copyLinkRequested.emit(entry))
         copy_link.setEnabled(entry.seq is not None)
-        toggle = None
         if self.toggle_link(index) is not None:
-            toggle = menu.addAction("Show less" if self._model.is_expanded(entry.key) else "Show whole message")
-        chosen = menu.exec(self.viewport().mapToGlobal(point))
-        if chosen is not None and chosen is toggle:
-            self.toggle_expanded(index)
-        elif chosen is reply:
-            self.replyRequested.emit(entry)
-        elif chosen is copy:
-            QGuiApplication.clipboard().setText(entry.text)
-        elif chosen is copy_link:
-            self.copyLinkRequested.emit(entry)
-        elif chosen is not None and chosen is copy_selection:
-            QGuiApplication.clipboard().setText(selected)
+            expanded = self._model.is_expanded(entry.key)
+            row = QPersistentModelIndex(index)
+            menu.addAction("Show less" if expanded else "Show whole message", lambda: self.toggle_expanded(QModelIndex(row)))
+        menu.popup(self.viewport().mapToGlobal(point))
+        return menu

@@ -73,6 +73,9 @@ class TimelineView(MessageRowsView):
 
     # -- following the bottom ---------------------------------------------------------------
     def scroll_to_newest(self) -> None:
+        if self._model.has_newer:
+            self._model.load_latest()  # the window opened further up: read the newest page in
+            return
         self.scrollToBottom()
         self._set_at_bottom(True)
 
@@ -86,9 +89,11 @@ class TimelineView(MessageRowsView):
 
     def _scrolled(self, value: int) -> None:
         bar = self.verticalScrollBar()
-        self._set_at_bottom(value >= bar.maximum() - BOTTOM_SLACK_PX)
+        self._set_at_bottom(value >= bar.maximum() - BOTTOM_SLACK_PX and not self._model.has_newer)
         if value <= LOAD_OLDER_PX and self._model.has_older and self._anchor_from_bottom is None:
             self._model.load_older()
+        elif value >= bar.maximum() - LOAD_OLDER_PX and self._model.has_newer:
+            self._model.load_newer()
         self._update_jump()
 
     # -- what has been on screen ------------------------------------------------------------
@@ -146,15 +151,28 @@ class TimelineView(MessageRowsView):
         self.seenChanged.emit(0)
 
     def _room_loaded(self) -> None:
-        """Open at the read cursor: the first unread message at the top, or else the bottom."""
+        """Open at the read cursor: the first unread message at the top, or else the bottom; or,
+        opened at one message (a notification, a search result, a link), at that message."""
+        if isinstance(self._model.landing, int):
+            self._show_message(self._model.landing)
+            return
         row = self._model.first_unread_row()
-        if row is not None:
+        if row is not None and self._model.landing == "unread":
             self._show_at_top(row)
-        elif self._model.first_unread_outside:
-            self._set_at_bottom(False)
-            self.jump_to_first_unread()
         else:
             self.scroll_to_newest()
+        self._update_jump()
+
+    def _show_message(self, seq: int) -> None:
+        """Select the message ``seq`` and put it in the middle of the view."""
+        model = self._model
+        row = next((row for row in range(model.rowCount()) if (entry := model.entry(row)) and entry.seq == seq), None)
+        if row is not None:
+            self._set_at_bottom(False)
+            self.doItemsLayout()
+            self.setCurrentIndex(model.index(row))
+            self.scrollTo(model.index(row), QAbstractItemView.ScrollHint.PositionAtCenter)
+            self._scrolled(self.verticalScrollBar().value())
         self._update_jump()
 
     def _show_at_top(self, row: int) -> None:
@@ -180,14 +198,14 @@ class TimelineView(MessageRowsView):
             self._place_overlays()
 
     def jump_to_first_unread(self) -> None:
-        self._model.tasks.spawn("jump to first unread", self._jump_to_first_unread())
-
-    async def _jump_to_first_unread(self) -> None:
-        await self._model.load_back_to(self._model.read_marker)
+        """Show the first unread message at the top; from outside the window, the room opens
+        there again (one page read, however far back it is)."""
         row = self._model.first_unread_row()
         if row is not None:
             self._show_at_top(row)
-        self._update_jump()
+            self._update_jump()
+        elif self._model.first_unread_outside:
+            self._model.open_room(self._model.room)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if not self._scroll_by_key(event.key()):
