@@ -24,19 +24,22 @@ import multiprocessing
 import statistics
 import tempfile
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 from websockets.asyncio.client import ClientConnection, connect
 
 from parler_desktop.identity import Identity
 
 
-def run_hub(db_dir: str, url_pipe, stop_event) -> None:  # type: ignore[no-untyped-def]
-    """Child process: serve until told to stop."""
+def run_hub(db_dir: str, url_pipe, stop_event, relaxed: bool = True) -> None:  # type: ignore[no-untyped-def]
+    """Child process: serve until told to stop (``relaxed``: rate budgets too large to matter)."""
     from parler_desktop.hub import Hub, HubConfig, HubLimits
 
     async def serve() -> None:
-        hub = Hub(HubConfig(db_path=Path(db_dir) / "hub.sqlite3", port=0, limits=HubLimits().relaxed()))
+        limits = HubLimits().relaxed() if relaxed else HubLimits()
+        hub = Hub(HubConfig(db_path=Path(db_dir) / "hub.sqlite3", port=0, limits=limits))
         await hub.start()
         url_pipe.send(hub.url)
         await asyncio.to_thread(stop_event.wait)
@@ -54,6 +57,7 @@ class Agent:
         self.replies: asyncio.Queue[dict] = asyncio.Queue()
         self.delivery_latencies: list[float] = []
         self.arrivals: asyncio.Queue[tuple[str, float]] | None = None  # set while measuring idle fan-out
+        self.pushed: asyncio.Queue[dict] = asyncio.Queue()  # every delivered message
         self._reader = asyncio.create_task(self._read())
 
     @classmethod
@@ -74,7 +78,10 @@ class Agent:
             arrived = time.perf_counter()
             frame = json.loads(text)
             if frame["type"] == "delivery":
-                body = frame["message"]["parts"][0]["text"]
+                self.pushed.put_nowait(frame["message"])
+                body = frame["message"]["parts"][0].get("text", "")
+                if "@" not in body:
+                    continue  # not one of ours: nothing to time
                 sent_at = float(body.split("@", 1)[1])
                 self.delivery_latencies.append(arrived - sent_at)
                 if self.arrivals is not None:
@@ -82,9 +89,13 @@ class Agent:
             else:
                 self.replies.put_nowait(frame)
 
-    async def request(self, frame: dict) -> dict:
+    async def answer(self, frame: dict) -> dict:
+        """The hub's reply, an error frame included."""
         await self.ws.send(json.dumps(frame))
-        reply = await self.replies.get()
+        return await self.replies.get()
+
+    async def request(self, frame: dict) -> dict:
+        reply = await self.answer(frame)
         if reply["type"] == "error":
             raise RuntimeError(f"{frame['op']}: {reply}")
         return reply
@@ -179,16 +190,22 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--agents", type=int, default=10)
     args = parser.parse_args()
+    with_hub_process(lambda url: measure(url, args.agents, args.seconds))
+
+
+def with_hub_process(work: Callable[[str], Coroutine[Any, Any, None]], relaxed: bool = True) -> None:
+    """Run a hub in a child process (``relaxed`` rate budgets, or the reference ones) and
+    ``asyncio.run(work(url))`` against it; the hub stops afterwards."""
     context = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory() as db_dir:
         receiver, sender = context.Pipe(duplex=False)
         stop = context.Event()
-        hub = context.Process(target=run_hub, args=(db_dir, sender, stop), daemon=True)
+        hub = context.Process(target=run_hub, args=(db_dir, sender, stop, relaxed), daemon=True)
         hub.start()
         try:
             if not receiver.poll(30):
                 raise SystemExit("hub did not start")
-            asyncio.run(measure(receiver.recv(), args.agents, args.seconds))
+            asyncio.run(work(receiver.recv()))
         finally:
             stop.set()
             hub.join(15)

@@ -20,6 +20,7 @@ from nacl.exceptions import CryptoError
 from nacl.signing import SigningKey, VerifyKey
 
 from parler_desktop.atomic_file import write_private_temp
+from parler_desktop.disk_errors import is_disk_full
 
 USER_KEY_PREFIX = 0xA0  # 20 << 3, renders as a leading "U"
 SEED_PREFIX = 0x90  # 18 << 3, renders as a leading "S"
@@ -264,11 +265,15 @@ def _write_new_key_file(path: Path, identity: Identity) -> None:
     except FileExistsError:
         raise
     except OSError as error:
-        raise KeyFileError(
-            path, f"cannot be created ({error.strerror})", "check that its folder is writable"
-        ) from None
+        raise _cannot_create(path, error) from None
     finally:
         temp_path.unlink(missing_ok=True)
+
+
+def _cannot_create(path: Path, error: OSError) -> KeyFileError:
+    if is_disk_full(error):
+        return KeyFileError(path, "cannot be created: the disk is full", "free some space and retry")
+    return KeyFileError(path, f"cannot be created ({error.strerror})", "check that its folder is writable")
 
 
 def _write_temp_file(path: Path, content: str) -> Path:
@@ -277,9 +282,7 @@ def _write_temp_file(path: Path, content: str) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         return write_private_temp(path, content.encode("utf-8"))
     except OSError as error:
-        raise KeyFileError(
-            path, f"cannot be created ({error.strerror})", "check that its folder is writable"
-        ) from None
+        raise _cannot_create(path, error) from None
 
 
 def _fsync_directory(directory: Path) -> None:

@@ -4,4 +4,4 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-pytest_plugins = ["support.hub_fixtures", "support.desktop_window"]
+pytest_plugins = ["support.hub_fixtures", "support.small_disk", "support.desktop_fixtures"]

@@ -8,7 +8,7 @@ one shown for its room) and how many Notify calls reached the server.
 from __future__ import annotations
 
 import pytest
-from support.desktop_window import join_room, post_as, start_desktop, stop_desktop
+from support.desktop_fixtures import join_room, post_as, start_desktop, stop_desktop
 from support.fault_proxy import FaultProxy
 from support.private_bus import (  # noqa: F401 - fixtures
     bus_address,

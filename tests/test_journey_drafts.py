@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
-from support.desktop_window import click_room, join_room, post_as, start_desktop, stop_desktop
+from support.desktop_fixtures import click_room, join_room, post_as, start_desktop, stop_desktop
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.timeout(60)

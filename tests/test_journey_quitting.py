@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
 from support.cli_runner import command, environment
-from support.desktop_window import click_room
+from support.desktop_fixtures import click_room
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.instance_lock import lock_home

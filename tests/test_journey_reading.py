@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from support.desktop_window import activate, click_room, join_room, post_as, unread
+from support.desktop_fixtures import activate, click_room, join_room, post_as, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.timeout(60)

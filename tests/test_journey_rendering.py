@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QGuiApplication, QHelpEvent, QMouseEvent, QTextFormat
 from PySide6.QtWidgets import QApplication, QToolTip
-from support.desktop_window import activate, click_room, join_room, post_as
+from support.desktop_fixtures import activate, click_room, join_room, post_as
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 

@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton, QToolTip
-from support.desktop_window import click_room, join_room, post_as, unread
+from support.desktop_fixtures import click_room, join_room, post_as, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.ui.connect_dialog import ConnectDialog

@@ -48,7 +48,7 @@ def case_id(path: Path) -> str:
 QT = ("PySide6", "qasync")
 BELOW_THE_QT_SEAM = (
     "protocol", "hub", "client", "demo", "store", "identity.py", "paths.py", "file_lock.py", "instance_lock.py",
-    "atomic_file.py", "settings.py", "__init__.py", "__main__.py", "assets.py", "logs.py", "system_libs.py",
+    "atomic_file.py", "disk_errors.py", "settings.py", "__init__.py", "__main__.py", "assets.py", "logs.py", "system_libs.py",
     "autostart.py",
 )
 # What each layer must not import from Qt; ui/ may import all of it, so it has no case here.
@@ -58,7 +58,7 @@ QT_FORBIDDEN = {**{layer: QT for layer in BELOW_THE_QT_SEAM}, "app": ("PySide6.Q
 # composition root and may import every layer, so it has no case here.
 ALLOWED = {
     "protocol": {"protocol"},
-    "identity.py": {"protocol", "atomic_file"},
+    "identity.py": {"protocol", "atomic_file", "disk_errors"},
     "paths.py": set(),
     "assets.py": set(),
     "logs.py": set(),
@@ -66,14 +66,15 @@ ALLOWED = {
     "autostart.py": {"assets", "atomic_file", "instance_lock", "paths"},
     "file_lock.py": set(),
     "atomic_file.py": set(),
+    "disk_errors.py": set(),
     "instance_lock.py": {"paths", "file_lock"},
-    "settings.py": {"paths", "atomic_file"},
-    "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file"},
-    "store": {"store", "protocol"},
-    "client": {"client", "protocol", "identity", "store", "paths", "settings"},
+    "settings.py": {"paths", "atomic_file", "disk_errors"},
+    "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file", "disk_errors"},
+    "store": {"store", "protocol", "disk_errors"},
+    "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors"},
     "demo": {"demo", "client", "protocol", "identity"},
-    "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file"},
-    "ui": {"ui", "app", "demo", "autostart", "client", "protocol", "identity", "store", "paths", "settings", "hub"},
+    "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file", "disk_errors"},
+    "ui": {"ui", "app", "demo", "autostart", "client", "protocol", "identity", "store", "paths", "settings", "hub", "disk_errors"},
     "__init__.py": set(),
     "__main__.py": {"cli"},
 }

@@ -45,6 +45,16 @@ def test_words_are_prefixes_all_required_newest_first_with_marked_snippets(store
     assert hit.snippet == f"The database migration {SNIPPET_START}failed{SNIPPET_END}"  # Markdown stripped
 
 
+def test_a_long_message_is_found_by_its_first_pages_and_junk_words_stay_small(store):
+    log = " ".join(f"line{n}" for n in range(1500)) + " needle " + "tail " * 4000  # ~16 KB before "tail"
+    blob = "QUJD" * 2500  # one 10,000-character "word" (base64)
+    store.insert_messages([make_message(1, text=log), make_message(2, text=f"upload {blob} done")])
+    assert seqs(store.search("needle")) == [1]
+    assert seqs(store.search("done")) == [2] and seqs(store.search(blob[:40])) == [2]
+    (stored,) = store._db.execute("SELECT length(body) FROM message_search WHERE rowid = 2").fetchone()
+    assert stored < 100  # the blob is kept as its first 64 characters
+
+
 def test_filters_by_room_author_and_part_kind(store):
     handoff = {"kind": "com.parler.handoff", "next": "review the schema change", "to": "boss"}
     store.insert_messages(

@@ -8,7 +8,7 @@ import time
 
 import pytest
 from PySide6.QtGui import QColor
-from support.desktop_window import click_room, join_room, post_as
+from support.desktop_fixtures import click_room, join_room, post_as
 from support.private_bus import bus_address, needs_dbus, server, settled, watching  # noqa: F401 - fixtures
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent

@@ -11,7 +11,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QContextMenuEvent, QGuiApplication
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget
-from support.desktop_window import join_room, post_as, unread
+from support.desktop_fixtures import join_room, post_as, unread
 from support.private_bus import bus_address, needs_dbus, server, settled, watching  # noqa: F401 - fixtures
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 

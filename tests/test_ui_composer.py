@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.protocol.parts import Handoff
@@ -14,7 +15,12 @@ def make_composer(qtbot) -> tuple[Composer, list]:
     qtbot.addWidget(composer)
     composer.set_names(["alice", "Bob", "carol.k"])
     sent: list = []
-    composer.submitted.connect(lambda *args: sent.append(args))
+
+    def save(*args: object) -> None:  # what the window does once the outbox holds it
+        sent.append(args)
+        composer.accepted()
+
+    composer.submitted.connect(save)
     return composer, sent
 
 
@@ -58,3 +64,23 @@ def test_handoff_adds_the_part_and_mentions_the_addressee(qtbot):
     text, mentions, reply_to, parts = sent[0]
     assert text == "over to you" and mentions == ["bob"] and reply_to is None
     assert parts == [{"kind": "com.parler.handoff", "next": "deploy to staging", "summary": "tests green", "to": "Bob"}]
+
+
+def test_a_message_that_could_not_be_saved_stays_with_the_reason(qtbot):
+    composer = Composer()
+    qtbot.addWidget(composer)
+    submitted: list = []
+    composer.submitted.connect(lambda *args: submitted.append(args))
+    composer.show()
+    qtbot.keyClicks(composer.edit, "keep me")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)  # pressed again while it is being saved
+    assert len(submitted) == 1 and composer.saving and composer.edit.toPlainText() == "keep me"
+    composer.refused("Not sent: the disk is full — free some space, then press Send again.")
+    problem = composer.findChild(QLabel, "composerProblem")
+    assert problem.isVisible() and "disk is full" in problem.text()
+    assert composer.edit.toPlainText() == "keep me" and not composer.saving
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
+    assert len(submitted) == 2
+    composer.accepted()
+    assert composer.edit.toPlainText() == "" and not problem.isVisible()

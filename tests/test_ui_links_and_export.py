@@ -14,7 +14,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QContextMenuEvent, QGuiApplication
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMenu
-from support.desktop_window import click_room, join_room, post_as, start_desktop, stop_desktop
+from support.desktop_fixtures import click_room, join_room, post_as, start_desktop, stop_desktop
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.stored_session import add_messages, message, session, store  # noqa: F401 - fixtures
 from test_instance_channel import finished, home_of, later_launch

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from support.desktop_window import click_room, join_room
+from support.desktop_fixtures import click_room, join_room
 from support.peer_ops import hub_history
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 

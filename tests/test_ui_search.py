@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from support.desktop_window import join_room, open_room, post_as
+from support.desktop_fixtures import join_room, open_room, post_as
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.store_versions import store_before_search
 from support.stored_session import StoreBackedSession, message

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QListView, QMessageBox, QToolTip, QW
 from support.fault_proxy import FaultProxy
 from support.private_ca import make_private_ca
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
-from support.desktop_window import join_room, open_room, post_as, unread
+from support.desktop_fixtures import join_room, open_room, post_as, unread
 from support.raw_agent import RawAgent
 
 from parler_desktop.app import roles
@@ -70,7 +70,7 @@ def test_composer_post_reaches_the_peer_exactly_once(qtbot, qloop, desktop, peer
     qtbot.keyClick(composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
     assert composer.edit.toPlainText() == "ship it @alice \n"
     qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
-    assert composer.edit.toPlainText() == ""
+    qtbot.waitUntil(lambda: composer.edit.toPlainText() == "", timeout=5000)  # once it is in the outbox
     delivered = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
     assert delivered["room"] == team and delivered["parts"][0] == {"kind": "text", "text": "ship it @alice"}
     assert delivered["mentions"] == ["alice"] and delivered["from"]["id"] == desktop.bridge.agent_id

@@ -18,14 +18,24 @@ from parler_desktop.client.events import (
     MessagesStored,
     Notice,
     OutboxChanged,
+    OutboxItem,
     RoomsChanged,
     RosterChanged,
     SessionEvent,
     StateChanged,
+    StoreFailed,
 )
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.protocol.frames import Invited, Joined, JoinPending
+from parler_desktop.store import StoreError, StoreProblem
+
+
+def why_not_posted(error: Exception) -> str:
+    """The composer's line for a message that could not be written to the outbox."""
+    if isinstance(error, StoreError) and error.problem is StoreProblem.DISK_FULL:
+        return "Not sent: the disk is full — free some space, then press Send again."
+    return f"Not sent: {error}"
 
 
 class SessionBridge(QObject):
@@ -37,6 +47,7 @@ class SessionBridge(QObject):
     rosterChanged = Signal(str, object)  # room, tuple[RosterEntry, ...]
     outboxChanged = Signal(object)  # OutboxItem
     notice = Signal(str, str)  # text, room ("" when not about one room)
+    storeFailed = Signal(object)  # StoreError: the session is OFFLINE until "retry now"
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -102,25 +113,28 @@ class SessionBridge(QObject):
             self.outboxChanged.emit(event.item)
         elif isinstance(event, Notice):
             self.notice.emit(event.text, event.room or "")
+        elif isinstance(event, StoreFailed):
+            self.storeFailed.emit(event.error)
 
     @property
     def is_live(self) -> bool:
         return self.last_state is not None and self.last_state.state is ConnectionState.LIVE
 
     # -- actions (each runs as a supervised task; failures surface as notices) ---------------
-    def post(
+    async def post(
         self,
         room: str,
         text: str,
         mentions: Sequence[str] = (),
         reply_to: str | None = None,
         extra_parts: Sequence[dict] = (),
-    ) -> None:
-        if self._session is not None:
-            self.tasks.spawn(
-                "post",
-                self._session.post(room, text, mentions=tuple(mentions), reply_to=reply_to, extra_parts=tuple(extra_parts)),
-            )
+    ) -> OutboxItem:
+        """Write the message to the outbox; returns once it is on disk (it is sent in the
+        background). Raises StoreError (e.g. the disk is full), ValueError (a message the hub
+        would refuse) or SessionClosed: the caller keeps the human's text until this returns."""
+        return await self._require_session().post(
+            room, text, mentions=tuple(mentions), reply_to=reply_to, extra_parts=tuple(extra_parts)
+        )
 
     def retry_outbox(self, client_id: str) -> None:
         if self._session is not None:

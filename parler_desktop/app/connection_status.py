@@ -120,9 +120,9 @@ class ConnectionStatus(QObject):
     def reset(self) -> None:
         self._forget_events(NOT_CONNECTED)
 
-    def show_problem(self, text: str) -> None:
+    def show_problem(self, text: str, can_retry: bool = False) -> None:
         """No session could be started: say why (the Connect… button stays available)."""
-        self._forget_events(StatusView(Tone.ERROR, text))
+        self._forget_events(StatusView(Tone.ERROR, text, can_retry))
 
     def _forget_events(self, view: StatusView) -> None:
         """Drop the followed session's states and show ``view`` until the next one arrives."""

@@ -10,5 +10,6 @@ from __future__ import annotations
 import html
 
 
-def plain_tooltip(text: str) -> str:
-    return '<p style="white-space:pre">' + html.escape(text) + "</p>"
+def plain_tooltip(text: str, wrap: bool = False) -> str:
+    """``wrap``: long lines break at spaces (a sentence, not an address)."""
+    return f'<p style="white-space:{"pre-wrap" if wrap else "pre"}">' + html.escape(text) + "</p>"

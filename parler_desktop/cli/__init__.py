@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from parler_desktop import __version__
 
 # Module names under parler_desktop.cli, in the order they appear in --help.
-COMMAND_MODULES = ("gui_command", "hub_command", "listen_command", "send_command", "join_command", "demo_command", "self_test_command", "autostart_command")
+COMMAND_MODULES = ("gui_command", "hub_command", "listen_command", "send_command", "join_command", "demo_command", "self_test_command", "autostart_command", "fresh_cache_command")
 
 
 HOME_HELP = (

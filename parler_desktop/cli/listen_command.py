@@ -6,8 +6,10 @@ are printed all the same.
 
 On a terminal each message is one readable line (control characters stripped, so hostile text
 cannot drive the terminal); otherwise, or with ``--json``, one JSON object per line (NDJSON, pure
-ASCII). Connection state goes to stderr. ``--once`` exits after catching up; SIGINT/SIGTERM exit
-0; an identity or join secret the hub rejects, or ``--max-retries`` failed reconnects, exit 1.
+ASCII). Connection state goes to stderr. ``--once`` exits after catching up and after the hub
+has taken (or refused) every message waiting in this home's outbox; SIGINT/SIGTERM exit 0; an
+identity or join secret the hub rejects, ``--max-retries`` failed reconnects, a full disk or a
+damaged cache exit 1.
 """
 
 from __future__ import annotations
@@ -22,7 +24,14 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from parler_desktop.client.clock import SystemClock, wait_or_timeout
-from parler_desktop.client.events import ConnectionState, MessagesStored, SessionEvent, StateChanged
+from parler_desktop.client.events import (
+    ConnectionState,
+    MessagesStored,
+    OutboxChanged,
+    OutboxStatus,
+    SessionEvent,
+    StateChanged,
+)
 from parler_desktop.client.feed import StoreFeed
 from parler_desktop.client.headless import (
     CA_FILE_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report, run_session, trusted_ca,
@@ -33,6 +42,7 @@ from parler_desktop.paths import Home
 from parler_desktop.protocol.canonical import SignatureState, verify_message
 from parler_desktop.protocol.parts import SIG_KIND
 from parler_desktop.protocol.values import StoredMessage
+from parler_desktop.store import LocalStore
 from parler_desktop.cli.help_text import description
 
 COMMAND = "listen"
@@ -50,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentPa
     sub.add_argument("--ca-file", metavar="FILE", help=CA_FILE_HELP)
     sub.add_argument("--room", action="append", default=[], metavar="R", help="only this room (repeatable)")
     sub.add_argument("--json", action="store_true", help="NDJSON output even on a terminal")
-    sub.add_argument("--once", action="store_true", help="exit after catching up")
+    sub.add_argument("--once", action="store_true", help="exit after catching up and sending what the outbox holds")
     sub.add_argument("--max-retries", type=int, metavar="N", help="exit 1 after N failed reconnects in a row")
     sub.set_defaults(run=run)
 
@@ -132,7 +142,7 @@ async def listen(
 
     def on_event(event: SessionEvent) -> None:
         nonlocal caught_up
-        if isinstance(event, MessagesStored):
+        if isinstance(event, (MessagesStored, OutboxChanged)):
             wake.set()
         elif isinstance(event, StateChanged):
             if event.state is ConnectionState.AUTH_FAILED:
@@ -154,8 +164,8 @@ async def listen(
         was_caught_up = caught_up
         if not await feed.drain(rooms or None):
             finish(EXIT_OK)  # the reader went away (e.g. `| head`)
-        elif once and was_caught_up:
-            finish(EXIT_OK)
+        elif once and was_caught_up and not await session.store.call(LocalStore.outbox_items, [OutboxStatus.PENDING]):
+            finish(EXIT_OK)  # caught up, and the outbox is drained
     return finished.result()
 
 

@@ -87,7 +87,7 @@ async def exercise(home: Home) -> dict[str, float]:
         sent_at = time.perf_counter()
         await agent.post(ROOM, "ping from an agent")
         await arrived
-        desktop.bridge.post(ROOM, "pong from the window", [], None, [])
+        await desktop.bridge.post(ROOM, "pong from the window")  # returns once it is in the outbox
         while not any(message.text == "pong from the window" for message in await agent.messages()):
             pass
         timings["message round trip"] = (time.perf_counter() - sent_at) * 1000

@@ -3,7 +3,8 @@
 The message goes through the durable outbox, like the window's: if this command is interrupted or
 killed, the next ``send``, ``listen`` or window on the same home sends it (once). ``--client-id``
 makes a retried command idempotent: the same id and text are never posted twice. TEXT ``-`` reads
-the message from stdin.
+the message from stdin. With ``--timeout SECONDS`` a message the hub has not taken by then (it is
+down, say) stays queued and the command exits 3; exit 1 means it was not sent and will not be.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from parler_desktop.store import StoreError
 from parler_desktop.cli.help_text import description
 
 COMMAND = "send"
+EXIT_QUEUED = 3  # saved in the outbox, not yet taken by the hub: a later send, listen or window sends it
+QUEUED = "queued; it will be sent by the next send, listen or window on this home"
 DONE = (OutboxStatus.SENT, OutboxStatus.FAILED, OutboxStatus.DISCARDED)
 
 
@@ -33,12 +36,19 @@ def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentPa
     sub.add_argument("--room", required=True, metavar="R", help="the room to post in")
     sub.add_argument("--client-id", metavar="ID", help="idempotency key: re-running with the same ID never posts twice")
     sub.add_argument("--mention", action="append", default=[], metavar="NAME", help="mention an agent (repeatable)")
+    sub.add_argument(
+        "--timeout", type=float, metavar="SECONDS",
+        help="stop waiting for the hub after SECONDS: the message stays queued and the exit status is 3",
+    )
     sub.add_argument("text", metavar="TEXT", help="the message; - reads it from stdin")
     sub.set_defaults(run=run)
 
 
-async def send(session: HubSession, room: str, text: str, client_id: str | None, mentions: list[str]) -> int:
-    """Post, then wait until the hub accepted (print the seq) or refused it for good."""
+async def send(
+    session: HubSession, room: str, text: str, client_id: str | None, mentions: list[str], timeout: float | None = None
+) -> int:
+    """Post, then wait until the hub accepted (print the seq) or refused it for good, or until
+    ``timeout`` seconds have passed (it stays queued: ``EXIT_QUEUED``)."""
     finished: asyncio.Future[OutboxItem | None] = asyncio.get_running_loop().create_future()
     wanted: list[str] = []
 
@@ -58,7 +68,11 @@ async def send(session: HubSession, room: str, text: str, client_id: str | None,
         return EXIT_FAILED
     wanted.append(item.client_id)
     try:
-        outcome = item if item.status in DONE else await finished
+        async with asyncio.timeout(timeout):
+            outcome = item if item.status in DONE else await finished
+    except TimeoutError:
+        report(COMMAND, f"not delivered within {timeout:g} s: {QUEUED}")
+        return EXIT_QUEUED
     except asyncio.CancelledError:
         report(COMMAND, "interrupted: the message stays in the outbox and goes out with the next "
                "send, listen or window on this home")
@@ -82,10 +96,13 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         report(COMMAND, str(error))
         return EXIT_USAGE
+    if args.timeout is not None and args.timeout <= 0:
+        report(COMMAND, "--timeout must be more than 0 seconds")
+        return EXIT_USAGE
     text = sys.stdin.read() if args.text == "-" else args.text
 
     async def body(session: HubSession) -> int:
-        return await send(session, args.room, text, args.client_id, args.mention)
+        return await send(session, args.room, text, args.client_id, args.mention, args.timeout)
 
     return asyncio.run(
         run_session(COMMAND, home, hub_url, body, interrupted_status=EXIT_FAILED, sync_messages=False, **options)

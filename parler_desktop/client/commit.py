@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from parler_desktop.client.events import SessionEvent
-from parler_desktop.client.tasks import TaskSupervisor
+from parler_desktop.client.tasks import TaskSupervisor, log_failure
 from parler_desktop.store import LocalStore, StoreWorker
 
 P = ParamSpec("P")
@@ -24,8 +24,8 @@ class Committer:
     def __init__(self, store: StoreWorker, emit: Callable[[SessionEvent], None]) -> None:
         self._store = store
         self._emit = emit
-        # A failed write reaches its caller; if the caller was cancelled, the supervisor logs it.
-        self._writes = TaskSupervisor("store-write")
+        # A failed write reaches its caller (logged only if the caller was cancelled meanwhile).
+        self._writes = TaskSupervisor("store-write", log_failures=False)
 
     async def __call__(
         self,
@@ -43,7 +43,12 @@ class Committer:
                 self._emit(event)
             return result
 
-        return await asyncio.shield(self._writes.spawn(write.__name__, write_and_announce()))
+        task = self._writes.spawn(write.__name__, write_and_announce())
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.add_done_callback(log_failure)  # nobody is left to hear how it ended
+            raise
 
     async def drain(self) -> None:
         """Wait for writes still running (before closing the store)."""

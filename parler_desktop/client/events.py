@@ -10,6 +10,7 @@ import enum
 from dataclasses import dataclass, field
 
 from parler_desktop.protocol.values import RoomInfo, RosterEntry, StoredMessage
+from parler_desktop.store.errors import StoreError
 from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus  # re-exported with the events
 
 
@@ -97,6 +98,16 @@ class Notice:
     extra: dict = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class StoreFailed:
+    """The local store refused a write that retrying on a timer will not fix (a full disk, a
+    damaged file): the session went OFFLINE and tries again only when told ("retry now").
+    ``error.fresh_cache_fixes`` says whether starting with a fresh cache is the way out."""
+
+    error: StoreError
+
+
 SessionEvent = (
     StateChanged | MessagesStored | RoomsChanged | CursorChanged | RosterChanged | OutboxChanged | Notice
+    | StoreFailed
 )

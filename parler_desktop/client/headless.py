@@ -14,9 +14,10 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 from parler_desktop.client.address import normalize_hub_url
-from parler_desktop.client.events import ConnectionState, Notice, SessionEvent, StateChanged
+from parler_desktop.client.events import ConnectionState, Notice, SessionEvent, StateChanged, StoreFailed
 from parler_desktop.client.session import HubSession
 from parler_desktop.client.tls import check_ca_file
+from parler_desktop.disk_errors import os_error_text
 from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
 from parler_desktop.settings import load_settings
@@ -52,6 +53,8 @@ def describe_state(event: StateChanged) -> str:
     """One line for a terminal: what the connection is doing and, if waiting, for how long."""
     where = event.hub_url
     state = event.state
+    if state is ConnectionState.OFFLINE and event.retry_at is None:
+        return f"offline: {event.detail}"
     if state in (ConnectionState.BACKING_OFF, ConnectionState.OFFLINE):
         wait = max(0.0, (event.retry_at or time.time()) - time.time())
         label = "offline: " if state is ConnectionState.OFFLINE else ""
@@ -81,12 +84,23 @@ def report(command: str, text: str) -> None:
     print(f"parler-desktop {command}: {text}", file=sys.stderr, flush=True)
 
 
-def stderr_reporter(command: str) -> Callable[[SessionEvent], None]:
-    """A listener printing state changes (not repeats) and notices to stderr."""
+def store_problem(error: StoreError) -> str:
+    """A store error for a terminal, with the command that gets out of a damaged cache."""
+    if not error.fresh_cache_fixes:
+        return str(error)
+    return f"{error} From a terminal: parler-desktop fresh-cache --hub URL (with the same --home)."
+
+
+def stderr_reporter(command: str, on_store_failed: Callable[[], None] = lambda: None) -> Callable[[SessionEvent], None]:
+    """A listener printing state changes (not repeats), notices and store failures to stderr."""
     last: list[ConnectionState] = []
 
     def on_event(event: SessionEvent) -> None:
-        if isinstance(event, StateChanged) and (not last or event.state is not last[-1] or event.retry_at):
+        if isinstance(event, StoreFailed):
+            last[:] = [ConnectionState.OFFLINE]  # its OFFLINE state would only repeat the error
+            report(command, store_problem(event.error))
+            on_store_failed()
+        elif isinstance(event, StateChanged) and (not last or event.state is not last[-1] or event.retry_at):
             last[:] = [event.state]
             report(command, describe_state(event))
         elif isinstance(event, Notice):
@@ -106,23 +120,31 @@ async def run_session(
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         session = await HubSession.open(home, hub_url, **session_kwargs)
-    except (KeyFileError, StoreError, OSError, ValueError) as error:
+    except StoreError as error:
+        report(command, store_problem(error))
+        return EXIT_FAILED
+    except OSError as error:
+        report(command, os_error_text(error))
+        return EXIT_FAILED
+    except (KeyFileError, ValueError) as error:
         report(command, str(error))
         return EXIT_FAILED
     stop = asyncio.Event()
-    session.add_listener(stderr_reporter(command))
+    store_failed = asyncio.Event()  # a full disk or a damaged cache: retrying would not help
+    session.add_listener(stderr_reporter(command, on_store_failed=store_failed.set))
     try:
         with stop_on_signals(stop):
             session.start()
             work = asyncio.ensure_future(body(session))
-            signalled = asyncio.ensure_future(stop.wait())
-            await asyncio.wait((work, signalled), return_when=asyncio.FIRST_COMPLETED)
-            signalled.cancel()
+            stopping = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(store_failed.wait())]
+            await asyncio.wait((work, *stopping), return_when=asyncio.FIRST_COMPLETED)
+            for waiter in stopping:
+                waiter.cancel()
             if work.done():
                 return work.result()
             work.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await work
-            return interrupted_status
+            return EXIT_FAILED if store_failed.is_set() else interrupted_status
     finally:
         await session.stop()

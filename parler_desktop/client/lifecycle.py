@@ -22,7 +22,7 @@ from parler_desktop.client.connection import HubConnection, ReplyKind, Requester
 from parler_desktop.client.errors import (
     BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, SessionClosed, TlsRefused,
 )
-from parler_desktop.client.events import Cause, ConnectionState, Notice, SessionEvent, StateChanged
+from parler_desktop.client.events import Cause, ConnectionState, Notice, SessionEvent, StateChanged, StoreFailed
 from parler_desktop.client.outbox import Outbox
 from parler_desktop.client.pacing import RequestPacer
 from parler_desktop.client.read_markers import ReadMarkers
@@ -80,6 +80,7 @@ class ConnectionLifecycle:
         self._nudge = asyncio.Event()  # cut the current backoff wait short
         self._auth_retry = asyncio.Event()  # leave AUTH_FAILED: the user changed something
         self._live_since: float | None = None  # monotonic time the current attempt went LIVE
+        self._store_failure: StoreError | None = None  # a store write failed in a connection's task
         self.stopped = False
 
     # ---- state -------------------------------------------------------------------------------
@@ -102,7 +103,10 @@ class ConnectionLifecycle:
         await asyncio.shield(self._state_changed)
 
     def _task_failed(self, name: str, error: BaseException) -> None:
-        self._emit(Notice(f"Internal error in {name}: {error!r}. Reconnecting."))
+        if isinstance(error, StoreError):
+            self._store_failure = error  # the run loop stops on it once the connection is down
+        else:
+            self._emit(Notice(f"Internal error in {name}: {error!r}. Reconnecting."))
         if self._conn is not None:
             self._conn.abort(f"{name} failed")
 
@@ -165,10 +169,13 @@ class ConnectionLifecycle:
             except TlsRefused as error:
                 detail, cause = str(error), Cause.TLS
             except (ConnectionLost, BadReply) as error:
+                if self._store_failure is not None:
+                    await self._wait_after_store_failure(self._store_failure)
+                    continue
                 detail, cause = str(error), Cause.LOST
-            except StoreError as error:  # e.g. disk full: say so, keep trying (the hub keeps all)
-                self._emit(Notice(str(error)))
-                detail, cause = str(error), Cause.STORE
+            except StoreError as error:
+                await self._wait_after_store_failure(error)
+                continue
             except Exception as error:  # a bug must not end the session for good
                 log.exception("session attempt failed")
                 self._emit(Notice(f"Internal error: {error!r}. Reconnecting."))
@@ -180,6 +187,14 @@ class ConnectionLifecycle:
             state = ConnectionState.OFFLINE if offline else ConnectionState.BACKING_OFF
             self._set_state(state, retry_at=self._clock.time() + delay, detail=detail, cause=cause)
             nudged = await wait_or_timeout(self._nudge, self._clock, delay)
+
+    async def _wait_after_store_failure(self, error: StoreError) -> None:
+        """A full disk or a damaged cache fails the same way on every retry: say so once, go
+        OFFLINE, and wait for "retry now" (the hub keeps every message meanwhile)."""
+        self._store_failure = None
+        self._emit(StoreFailed(error))
+        self._set_state(ConnectionState.OFFLINE, detail=str(error), cause=Cause.STORE)
+        await self._nudge.wait()
 
     async def _wait_for_new_credentials(self, error: HubRefused) -> None:
         advice = _AUTH_ADVICE.get(error.code or "", "")

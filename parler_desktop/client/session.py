@@ -19,7 +19,7 @@ from parler_desktop.client.address import normalize_hub_url, parse_invite
 from parler_desktop.client.clock import Clock, SystemClock
 from parler_desktop.client.commit import Committer
 from parler_desktop.client.errors import SessionClosed
-from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, StateChanged
+from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, StateChanged, StoreFailed
 from parler_desktop.client.lifecycle import ConnectionLifecycle
 from parler_desktop.client.outbox import FINISHED_ITEM_KEEP_SECS, Outbox, build_item
 from parler_desktop.client.pacing import RequestPacer
@@ -45,7 +45,7 @@ from parler_desktop.protocol.frames import (
 from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.protocol.values import JoinRequest, Part, RoomInfo, StoredMessage
 from parler_desktop.settings import load_settings, read_join_secret
-from parler_desktop.store import LocalStore, StoreWorker
+from parler_desktop.store import LocalStore, StoreError, StoreWorker, open_for_session
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +97,8 @@ class HubSession:
             rosters=self._rosters, sync_messages=sync_messages,
         )
         self._pending_notices: list[Notice] = []  # found before anyone could listen (settings)
+        # Why the store is open read-only (a full disk): the cache can be read, nothing connects.
+        self.read_only: StoreError | None = None
 
     @classmethod
     async def open(cls, home: Home, hub_url: str, **kwargs: Any) -> "HubSession":
@@ -114,11 +116,12 @@ class HubSession:
             kwargs["join_secret"] = read_join_secret(home, loaded.settings)
         url = normalize_hub_url(hub_url)
         kwargs.setdefault("ca_file", loaded.settings.hub_ca_files.get(url))
-        store = StoreWorker(home.store_path(url, identity.agent_id))
-        await store.open()
+        store, disk_full = await open_for_session(home.store_path(url, identity.agent_id))
         session = cls(url, identity, store, **kwargs)
         session._owns_store = True
-        await store.call(LocalStore.outbox_prune, session._clock.time() - FINISHED_ITEM_KEEP_SECS)
+        session.read_only = disk_full
+        if disk_full is None:
+            await store.call(LocalStore.outbox_prune, session._clock.time() - FINISHED_ITEM_KEEP_SECS)
         if loaded.problem:
             session._pending_notices.append(Notice(loaded.problem))
         return session
@@ -150,6 +153,9 @@ class HubSession:
         for notice in self._pending_notices:
             self._emit(notice)
         self._pending_notices.clear()
+        if self.read_only is not None:
+            self._emit(StoreFailed(self.read_only))  # reopen (Retry now) once there is space
+            return
         self._lifecycle.start()
 
     async def stop(self) -> None:
@@ -177,6 +183,8 @@ class HubSession:
         With ``client_id`` (a caller retrying the same message) an existing item with the same
         content is returned as it stands; a different message under that id raises ValueError.
         """
+        if self.read_only is not None:
+            raise self.read_only
         item = build_item(
             self.identity, room, text, mentions=mentions, reply_to=reply_to, extra_parts=extra_parts,
             client_id=client_id, created_at=self._clock.time(),
@@ -195,7 +203,8 @@ class HubSession:
         Returns once recorded; the ack goes out when connected, never beyond what the local store
         holds without gaps. CursorChanged follows when the hub has taken it.
         """
-        await self._read_markers.mark_read(room, seq)
+        if self.read_only is None:  # read-only: the mark is taken again when the room is next seen
+            await self._read_markers.mark_read(room, seq)
 
     # ---- sleep and network changes -------------------------------------------------------------
 
@@ -280,8 +289,10 @@ class HubSession:
     # ---- glue --------------------------------------------------------------------------------
 
     def _on_sent(self, item: OutboxItem) -> None:
-        if self.sync_messages:
-            self._sync.mark_dirty(item.room)  # fetch our own message with its seq into the store
+        if self.sync_messages and item.seq is not None:
+            self._sync.fetch_sent(item.room, item.seq)  # our own message with its seq, into the store
+            self._sync.mark_dirty(item.room)  # and, once the room is quiet, the history up to it: the
+            # sync mark reaches the post, so the human's having seen it can be acknowledged
 
     def _mentions_me(self, message: StoredMessage) -> bool:
         """Badge-worthy: ``protocol.mentions`` decides (the timeline highlights by the same rule)."""

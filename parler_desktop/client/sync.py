@@ -31,6 +31,7 @@ from parler_desktop.client.commit import Committer
 from parler_desktop.client.connection import Requester
 from parler_desktop.client.errors import BadReply, HubRefused
 from parler_desktop.client.events import CursorChanged, MessagesStored, Notice, RoomsChanged, SessionEvent
+from parler_desktop.client.page_store import store_page
 from parler_desktop.protocol import errors as codes
 from parler_desktop.protocol.frames import Pull, Pulled, RoomList, Rooms
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
@@ -75,6 +76,7 @@ class RoomSync:
         self._settled_unread: dict[str, int] = {}
         self._pushed: set[str] = set()
         self._dirty: set[str] = set()
+        self._sent: list[tuple[str, int]] = []  # our accepted posts, to store at once
         self._restored = False  # the settled counts persisted by earlier processes were read
         self._holding: dict[str, list[StoredMessage]] | None = None  # pushes held during catch-up
         self._hold_all = False  # hold every room's pushes (the room list is not known yet)
@@ -85,8 +87,14 @@ class RoomSync:
     # ---- requests from outside -----------------------------------------------------------
 
     def mark_dirty(self, room: str) -> None:
-        """Pull ``room`` soon (e.g. our own message was accepted)."""
+        """Pull ``room`` soon (after the pushes to it fall quiet)."""
         self._dirty.add(room)
+        self._kick.set()
+
+    def fetch_sent(self, room: str, seq: int) -> None:
+        """Our own message was accepted as ``seq``: store it now, so it shows in seq order among
+        the others even while a busy room never falls quiet (a ``since`` read of that one seq)."""
+        self._sent.append((room, seq))
         self._kick.set()
 
     def request_full(self) -> None:
@@ -163,11 +171,11 @@ class RoomSync:
         while True:
             reply = await request(Pull(room=room, since=since, limit=self.page_size), Pulled)
             assert isinstance(reply, Pulled)
-            stored_any |= bool(await self.store_messages(reply.messages))
-            if reply.messages:
-                since = max(since, max(m.seq for m in reply.messages))
-                await self._set_mark(room, since)
-            elif mark is None:
+            since, stored = await store_page(
+                reply.messages, since, self.store_messages, lambda seq: self._set_mark(room, seq)
+            )
+            stored_any |= stored
+            if not reply.messages and mark is None:
                 await self._set_mark(room, since)
             if len(reply.messages) < self.page_size:
                 break
@@ -281,6 +289,17 @@ class RoomSync:
         for name in wanted - by_name.keys():  # not in the room list yet: pull without a count
             await self._pull_guarded(request, name, None)
 
+    async def _store_sent(self, request: Requester) -> None:
+        while self._sent:
+            room, seq = self._sent.pop(0)
+            try:
+                reply = await request(Pull(room=room, since=seq - 1, limit=1), Pulled)
+            except (HubRefused, BadReply):
+                self.mark_dirty(room)  # the room's next pull brings it
+                continue
+            assert isinstance(reply, Pulled)
+            await self.store_messages(reply.messages)
+
     async def run(self, request: Requester, *, interval: float, quiet_secs: float) -> None:
         """Reconcile every ``interval`` seconds, and ``quiet_secs`` after a burst of pushes ends."""
         next_full = self._clock.monotonic() + interval
@@ -290,6 +309,7 @@ class RoomSync:
             if self._pushed or self._dirty:
                 deadline = min(deadline, self._last_push + quiet_secs)
             self._kick.clear()
+            await self._store_sent(request)
             if deadline > now and not self._full_wanted:
                 await wait_or_timeout(self._kick, self._clock, deadline - now)
                 continue  # re-evaluate: a kick may have changed what is due

@@ -17,12 +17,20 @@ log = logging.getLogger(__name__)
 FailureReporter = Callable[[str, BaseException], None]
 
 
+def log_failure(task: asyncio.Task[Any]) -> None:
+    """Log how a finished task failed (with its traceback); nothing if it did not."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("task %s failed", task.get_name(), exc_info=task.exception())
+
+
 class TaskSupervisor:
     """A named group of tasks that dies together."""
 
-    def __init__(self, name: str, on_failure: FailureReporter | None = None) -> None:
+    def __init__(self, name: str, on_failure: FailureReporter | None = None, *, log_failures: bool = True) -> None:
+        """``log_failures=False``: the tasks' awaiters handle their errors; do not log them too."""
         self.name = name
         self._on_failure = on_failure
+        self._log_failures = log_failures
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(self, name: str, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
@@ -39,7 +47,8 @@ class TaskSupervisor:
         error = task.exception()
         if error is None:
             return
-        log.error("task %s failed", task.get_name(), exc_info=error)
+        if self._log_failures:
+            log_failure(task)
         if self._on_failure is not None:
             self._on_failure(task.get_name(), error)
 

@@ -37,6 +37,9 @@ class HubLimits:
     max_blob_storage_bytes: int = 1024 * MIB
     upload_reservation_pool_bytes: int = 50 * MIB
     max_connections: int = 1024
+    # Sockets from one address that have not finished the handshake: one address cannot hold the
+    # connection cap with sockets that never authenticate.
+    max_handshaking_per_address: int = 64
     max_hellos: int = 4
     max_owned_rooms: int = 1000
     max_tokens: int = 1000
@@ -49,7 +52,7 @@ class HubLimits:
     http_per_ip: RateBudget = RateBudget(600, 60)
     push_queue_size: int = 256
     nonce_ttl_secs: float = 60.0
-    handshake_timeout_secs: float = 15.0
+    handshake_timeout_secs: float = 15.0  # from the socket's opening: frames do not extend it
     idle_timeout_secs: float | None = 1800.0
     presence_stale_secs: float = 300.0
     max_wait_secs: float = 60.0

@@ -15,6 +15,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 
+from parler_desktop.disk_errors import is_disk_full
 from parler_desktop.hub.context import HubContext, OpError, SessionState
 from parler_desktop.hub.handshake import handle_hello
 from parler_desktop.hub.ops.blobs import receive_blob_bytes, release_upload
@@ -28,12 +29,19 @@ log = logging.getLogger(__name__)
 Reply = HubFrame | tuple[HubFrame, bytes]  # get_blob answers with a frame and then the bytes
 
 
+def remote_host(ws: ServerConnection) -> str:
+    remote = ws.remote_address
+    return str(remote[0]) if remote else "?"
+
+
 class ClientConnection:
-    def __init__(self, ctx: HubContext, ws: ServerConnection) -> None:
+    """Serves one socket that holds one of its address's handshake slots until it authenticates."""
+
+    def __init__(self, ctx: HubContext, ws: ServerConnection, address: str) -> None:
         self._ctx = ctx
         self._ws = ws
-        remote = ws.remote_address
-        self.session = SessionState(ws=ws, remote=str(remote[0]) if remote else "?")
+        self.session = SessionState(ws=ws, remote=address)
+        self._holds_handshake_slot = True
 
     async def run(self) -> None:
         log.info("connection from %s", self.session.remote)
@@ -48,10 +56,19 @@ class ClientConnection:
     async def _serve(self) -> None:
         limits = self._ctx.config.limits
         session = self.session
+        # One deadline for the whole handshake: frames that do not authenticate never extend it.
+        loop = asyncio.get_running_loop()
+        handshake_deadline = loop.time() + limits.handshake_timeout_secs
+        timeout = limits.idle_timeout_secs
         while True:
-            timeout = limits.handshake_timeout_secs if not session.authenticated else limits.idle_timeout_secs
+            if not session.authenticated:
+                deadline: float | None = handshake_deadline
+            else:
+                if self._holds_handshake_slot:
+                    self._release_handshake_slot()
+                deadline = None if timeout is None else loop.time() + timeout
             try:
-                async with asyncio.timeout(timeout):
+                async with asyncio.timeout_at(deadline):
                     data = await self._ws.recv()
             except TimeoutError:
                 if not session.authenticated:
@@ -97,7 +114,10 @@ class ClientConnection:
             return await work
         except OpError as refusal:
             return ErrorFrame(message=refusal.message, code=refusal.code)
-        except Exception:
+        except Exception as error:
+            if is_disk_full(error):  # transient for clients: they back off and retry
+                log.warning("hub operation failed: the disk is full")
+                return ErrorFrame(message="the hub's disk is full — try again later", code=errors.STORAGE_FULL)
             log.exception("hub operation failed")
             return ErrorFrame(message="internal hub error", code=errors.INTERNAL)
 
@@ -116,8 +136,14 @@ class ClientConnection:
         await self._ws.send(encode(ErrorFrame(message=message, code=code)))
         await self._ws.close(close_code, message[:100])
 
+    def _release_handshake_slot(self) -> None:
+        self._holds_handshake_slot = False
+        self._ctx.handshaking.release(self.session.remote)
+
     def _cleanup(self) -> None:
         session = self.session
+        if self._holds_handshake_slot:
+            self._release_handshake_slot()
         release_upload(self._ctx, session)
         if session.push_queue is not None:
             assert session.agent is not None
@@ -125,9 +151,9 @@ class ClientConnection:
             session.push_queue.close()
 
 
-async def reject_at_capacity(ws: ServerConnection) -> None:
+async def reject_at_capacity(ws: ServerConnection, message: str) -> None:
     try:
-        await ws.send(encode(ErrorFrame(message="hub at capacity — try again shortly", code=errors.AT_CAPACITY)))
+        await ws.send(encode(ErrorFrame(message=message, code=errors.AT_CAPACITY)))
         await ws.close(CloseCode.TRY_AGAIN_LATER, "at capacity")
     except ConnectionClosed:
         pass

@@ -11,6 +11,8 @@ import os
 import sqlite3
 from pathlib import Path
 
+from parler_desktop.disk_errors import DISK_FULL_HINT, is_disk_full
+
 SCHEMA_VERSION = 1
 
 SCHEMA = """
@@ -137,6 +139,10 @@ class HubDatabaseError(Exception):
     """The hub database cannot be used; the message names the file and the problem."""
 
 
+def _reason(exc: Exception, path: Path) -> str:
+    return DISK_FULL_HINT if is_disk_full(exc, path) else str(exc)
+
+
 def open_database(path: Path) -> sqlite3.Connection:
     """Open (creating if needed) the hub database; the caller owns the connection's thread.
 
@@ -150,12 +156,12 @@ def open_database(path: Path) -> sqlite3.Connection:
             pass
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=True)
     except (OSError, sqlite3.Error) as exc:
-        raise HubDatabaseError(f"cannot open hub database {path}: {exc}") from exc
+        raise HubDatabaseError(f"cannot open hub database {path}: {_reason(exc, path)}") from exc
     try:
         _prepare(conn)
     except sqlite3.Error as exc:
         conn.close()
-        raise HubDatabaseError(f"cannot use hub database {path}: {exc}") from exc
+        raise HubDatabaseError(f"cannot use hub database {path}: {_reason(exc, path)}") from exc
     except HubDatabaseError as exc:
         conn.close()
         raise HubDatabaseError(f"cannot use hub database {path}: {exc}") from None

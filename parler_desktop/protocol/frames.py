@@ -22,6 +22,7 @@ from parler_desktop.protocol.codec import (
     WireError,
     WireShape,
 )
+from parler_desktop.protocol.json_nesting import MAX_JSON_NESTING, nesting_exceeds
 from parler_desktop.protocol.values import (
     AgentCard,
     Attention,
@@ -558,6 +559,8 @@ def _decode(obj: dict, cls: type) -> Any:
 
 
 def decode_client_frame(text: str | bytes) -> ClientFrame | Malformed:
+    if nesting_exceeds(text):  # what the reference hub's parser accepts, before we parse
+        return Malformed(f"JSON nested deeper than {MAX_JSON_NESTING} levels")
     obj = _load_object(text, "op")
     if isinstance(obj, Malformed):
         return obj

@@ -6,6 +6,8 @@ thread for asyncio code: ``await worker.call(LocalStore.max_seq, "team")``.
 
 from parler_desktop.store.errors import StoreError, StoreProblem
 from parler_desktop.store.local_store import FreshStart, LocalStore, RoomSummary
-from parler_desktop.store.worker import StoreWorker
+from parler_desktop.store.worker import StoreWorker, open_for_session
 
-__all__ = ["FreshStart", "LocalStore", "RoomSummary", "StoreError", "StoreProblem", "StoreWorker"]
+__all__ = [
+    "FreshStart", "LocalStore", "RoomSummary", "StoreError", "StoreProblem", "StoreWorker", "open_for_session",
+]

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from parler_desktop.store.errors import StoreProblem, from_sqlite, store_error
+from parler_desktop.store.errors import StoreProblem, from_os_error, from_sqlite, store_error
 from parler_desktop.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 P = ParamSpec("P")
@@ -58,8 +58,13 @@ def _make_private_dirs(directory: Path) -> None:
 class StoreDatabase:
     """The open database file; ``LocalStore`` adds the tables' methods."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        """``read_only``: open an existing store as a file nobody changes meanwhile (no WAL index
+        to create, so it opens on a full disk); every write then fails."""
         self.path = Path(path)
+        if read_only:
+            self._open_read_only()
+            return
         try:
             _make_private_dirs(self.path.parent)
             # Create it 0600 from the first byte (sqlite would use 0644); it may exist already.
@@ -67,7 +72,7 @@ class StoreDatabase:
         except FileExistsError:
             pass
         except OSError as exc:
-            raise store_error(self.path, StoreProblem.UNWRITABLE, exc.strerror or str(exc), "creating it") from exc
+            raise from_os_error(self.path, exc, "creating it") from exc
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
@@ -78,6 +83,16 @@ class StoreDatabase:
         except BaseException:
             self._db.close()
             raise
+
+    @guarded("opening it read-only")
+    def _open_read_only(self) -> None:
+        self._db = sqlite3.connect(
+            f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, isolation_level=None, check_same_thread=False
+        )
+        if self.schema_version != SCHEMA_VERSION:
+            version = self.schema_version
+            self._db.close()
+            raise store_error(self.path, StoreProblem.FAILED, f"format {version}, not {SCHEMA_VERSION}", "opening it read-only")
 
     @guarded("opening it")
     def _configure(self) -> None:
@@ -148,7 +163,7 @@ class StoreDatabase:
                 if sidecar.exists():
                     sidecar.rename(target.with_name(target.name + suffix))
         except OSError as exc:
-            raise store_error(path, StoreProblem.UNWRITABLE, exc.strerror or str(exc), "moving it aside") from exc
+            raise from_os_error(path, exc, "moving it aside") from exc
         return target
 
     @contextmanager

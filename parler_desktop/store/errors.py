@@ -10,6 +10,8 @@ import enum
 import sqlite3
 from pathlib import Path
 
+from parler_desktop.disk_errors import is_disk_full
+
 
 class StoreProblem(enum.Enum):
     CORRUPT = "corrupt"  # not a database / damaged pages: quarantine and rebuild
@@ -42,15 +44,15 @@ class StoreError(Exception):
 
 # Primary SQLite result codes (the low byte of the extended code).
 _SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
-_SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 11, 13, 14, 26
+_SQLITE_CORRUPT, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 11, 14, 26
 
 
-def problem_of(exc: sqlite3.Error) -> StoreProblem:
+def problem_of(exc: sqlite3.Error, path: Path) -> StoreProblem:
     code = getattr(exc, "sqlite_errorcode", None)
     primary = code & 0xFF if isinstance(code, int) else None
     if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
         return StoreProblem.CORRUPT
-    if primary == _SQLITE_FULL:
+    if is_disk_full(exc, path):
         return StoreProblem.DISK_FULL
     if primary in (_SQLITE_READONLY, _SQLITE_PERM, _SQLITE_CANTOPEN):
         return StoreProblem.UNWRITABLE
@@ -98,4 +100,9 @@ def store_error(path: Path, problem: StoreProblem, detail: str, action: str = ""
 
 
 def from_sqlite(path: Path, exc: sqlite3.Error, action: str) -> StoreError:
-    return store_error(path, problem_of(exc), str(exc), action)
+    return store_error(path, problem_of(exc, path), str(exc), action)
+
+
+def from_os_error(path: Path, exc: OSError, action: str) -> StoreError:
+    problem = StoreProblem.DISK_FULL if is_disk_full(exc) else StoreProblem.UNWRITABLE
+    return store_error(path, problem, exc.strerror or str(exc), action)

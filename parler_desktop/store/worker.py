@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
+from parler_desktop.store.errors import StoreError, StoreProblem
 from parler_desktop.store.local_store import LocalStore
 
 P = ParamSpec("P")
@@ -23,8 +24,9 @@ class StoreWorker:
     started still completes (the caller only stops waiting for it).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
         self.path = Path(path)
+        self.read_only = read_only
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parler-store")
         self._store: LocalStore | None = None
 
@@ -32,7 +34,7 @@ class StoreWorker:
         """Open (create, migrate) the store on the worker thread; raises ``StoreError``."""
         if self._store is not None:
             raise RuntimeError("StoreWorker is already open")
-        self._store = await self._run(LocalStore, self.path)
+        self._store = await self._run(LocalStore, self.path, read_only=self.read_only)
 
     async def call(self, fn: Callable[Concatenate[LocalStore, P], T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``fn(store, *args, **kwargs)`` on the worker thread and return its result."""
@@ -52,3 +54,23 @@ class StoreWorker:
     async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+
+
+async def open_for_session(path: Path) -> tuple[StoreWorker, StoreError | None]:
+    """The store a session works on: writable, or — when the disk is too full to open it so —
+    read-only, with the reason: the window still shows the cached rooms and messages."""
+    writable = StoreWorker(path)
+    try:
+        await writable.open()
+        return writable, None
+    except StoreError as error:
+        await writable.close()
+        if error.problem is not StoreProblem.DISK_FULL or not Path(path).exists():
+            raise
+        read_only = StoreWorker(path, read_only=True)
+        try:
+            await read_only.open()
+        except StoreError:
+            await read_only.close()
+            raise error from None
+        return read_only, error

@@ -95,7 +95,9 @@ class MessageEdit(QPlainTextEdit):
 
 
 class Composer(QWidget):
-    """Emits ``submitted(text, mentions, reply_to, extra_parts)`` and clears itself;
+    """Emits ``submitted(text, mentions, reply_to, extra_parts)``; the text stays, read-only, until
+    the window says it is durably in the outbox (``accepted``: cleared) or could not be saved
+    (``refused``: kept, with the reason shown), so nothing typed is lost to a failed write.
     ``draftChanged`` when the human edits the text or the reply target (not on ``restore``)."""
 
     submitted = Signal(str, list, object, list)
@@ -120,6 +122,9 @@ class Composer(QWidget):
         reply_row.addWidget(self._reply_label, 1)
         reply_row.addWidget(cancel_reply)
         self._reply_bar.hide()
+        self._problem = QLabel(objectName="composerProblem", textFormat=Qt.TextFormat.PlainText, wordWrap=True)
+        self._problem.setStyleSheet("color: #b3261e;")
+        self._problem.hide()
         handoff = QPushButton("Hand off…", objectName="handoffButton")
         handoff.setToolTip("Hand the work to someone: who, what next, what is done")
         handoff.clicked.connect(self.hand_off)
@@ -133,6 +138,7 @@ class Composer(QWidget):
         row.addLayout(buttons)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 6)
+        layout.addWidget(self._problem)
         layout.addWidget(self._reply_bar)
         layout.addLayout(row)
 
@@ -172,16 +178,33 @@ class Composer(QWidget):
             return
         super().keyPressEvent(event)
 
+    @property
+    def saving(self) -> bool:
+        """A submitted message is being written to the outbox (the text is read-only meanwhile)."""
+        return self.edit.isReadOnly()
+
     def send(self, extra_parts: Sequence[dict] = (), extra_mentions: Sequence[str] = ()) -> None:
         text = self.edit.toPlainText().strip()
-        if not text and not extra_parts:
-            return
+        if self.saving or (not text and not extra_parts):
+            return  # a second Enter while the first is being saved would post it twice
         mentions = mentions_in(text, self.edit.names.stringList())
         mentions += [m for m in (name.lower() for name in extra_mentions) if m not in mentions]
         reply_to = self._reply_to
+        self.edit.setReadOnly(True)
         self.submitted.emit(text, mentions, reply_to, list(extra_parts))
+
+    def accepted(self) -> None:
+        """The submitted message is safe in the outbox: start afresh."""
+        self.edit.setReadOnly(False)
         self.edit.clear()
         self.set_reply(None)
+        self._problem.hide()
+
+    def refused(self, reason: str) -> None:
+        """The submitted message was not saved: keep the text (and the reply) and say why."""
+        self.edit.setReadOnly(False)
+        self._problem.setText(reason)
+        self._problem.show()
 
     def hand_off(self) -> HandoffDialog:
         """Open the hand-off dialog (no nested event loop); Hand off sends it."""

@@ -1,12 +1,18 @@
-"""The always-visible connection line: what the link to the hub is doing, and Retry now."""
+"""The always-visible connection line: what the link to the hub is doing, Retry now, and — when
+the local cache is damaged — Start with a fresh cache.
+
+The line never widens the window: a text longer than the bar is elided, and the whole text is
+in its tooltip.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QPalette, QResizeEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
 from parler_desktop.app.connection_status import NOT_CONNECTED, StatusView, Tone
+from parler_desktop.app.tooltips import plain_tooltip
 
 TONE_STYLES = {
     Tone.OK: "background: #e8f5e9; color: #1b5e20;",
@@ -22,34 +28,67 @@ DARK_TONE_STYLES = {  # the same tones for a dark theme: dark grounds, light tex
 }
 
 
+class ElidedLabel(QLabel):
+    """A one-line plain-text label that shows as much of its text as fits, ending in "…"."""
+
+    def __init__(self, objectName: str) -> None:  # noqa: N803 - Qt's spelling
+        super().__init__(objectName=objectName, textFormat=Qt.TextFormat.PlainText)  # may quote the hub
+        self.full_text = ""
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+
+    def set_full_text(self, text: str) -> None:
+        self.full_text = text
+        self.setToolTip(plain_tooltip(text, wrap=True) if text else "")
+        self._elide()
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(0, super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._elide()
+
+    def _elide(self) -> None:
+        one_line = " ".join(self.full_text.split())
+        self.setText(self.fontMetrics().elidedText(one_line, Qt.TextElideMode.ElideRight, self.width()))
+
+
 class ConnectionBar(QWidget):
     retryRequested = Signal()
     connectRequested = Signal()
+    freshCacheRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("connectionState")
-        self.label = QLabel(objectName="connectionText", textFormat=Qt.TextFormat.PlainText)  # may quote the hub
-        self.label.setWordWrap(True)  # a long reason (a certificate problem) wraps instead of widening the window
+        self.label = ElidedLabel("connectionText")
         self.retry = QPushButton("Retry now", objectName="retryNow")
         self.retry.clicked.connect(self.retryRequested)
+        self.fresh_cache = QPushButton("Start with a fresh cache", objectName="freshCache")
+        self.fresh_cache.setToolTip("Move the damaged cache aside (kept, not deleted), reload from the hub, send what was waiting")
+        self.fresh_cache.clicked.connect(self.freshCacheRequested)
+        self.fresh_cache.hide()
         self.connect_button = QPushButton("Connect…", objectName="connectButton")
         self.connect_button.clicked.connect(self.connectRequested)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 2, 8, 2)
         layout.addWidget(self.label, 1)
         layout.addWidget(self.retry)
+        layout.addWidget(self.fresh_cache)
         layout.addWidget(self.connect_button)
         self.setAutoFillBackground(True)
         self.show_status(NOT_CONNECTED)
 
     def show_status(self, view: StatusView) -> None:
-        self.label.setText(view.text)
+        self.label.set_full_text(view.text)
         dark = self.palette().color(QPalette.ColorRole.Window).lightness() < 128
         style = (DARK_TONE_STYLES if dark else TONE_STYLES)[view.tone]
         self.setStyleSheet(f"#connectionState {{ {style} }} QLabel {{ {style} }}")
         self.retry.setVisible(view.can_retry)
 
+    def offer_fresh_cache(self, offered: bool) -> None:
+        self.fresh_cache.setVisible(offered)
+
     @property
     def text(self) -> str:
-        return self.label.text()
+        return self.label.full_text

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 
@@ -20,11 +21,12 @@ from parler_desktop.app.sleep_watch import SleepWatch
 from parler_desktop.autostart import sync_autostart
 from parler_desktop.client.session import HubSession
 from parler_desktop.demo.plan import DEMO_FAILURES, DemoPlan
-from parler_desktop.hub import EmbeddedHub
+from parler_desktop.disk_errors import has_room_near, os_error_text
+from parler_desktop.hub import EmbeddedHub, HubDatabaseError
 from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, read_join_secret, save_settings
-from parler_desktop.store import StoreError
+from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.ui.attention import Attention
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
 from parler_desktop.ui.error_report import ErrorReport, open_folder
@@ -36,6 +38,7 @@ from parler_desktop.ui.search import Search
 log = logging.getLogger(__name__)
 SHUTDOWN_SECS = 5.0  # closing the window ends the process within this, whatever is in flight
 
+REOPEN_CHECK_SECS = 2.0  # how often a read-only window checks whether the disk has room again
 
 
 class DesktopApp:
@@ -63,6 +66,13 @@ class DesktopApp:
         self.links = InviteLinks(self.window, self.bridge, self.home, self._switch_hub)
         self.links.messageLinkOpened.connect(self.message_links.open)
         self.links.instances.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
+        self.window.connection_bar.retryRequested.connect(self._retry_connect)
+        self.window.connection_bar.freshCacheRequested.connect(
+            lambda: self.bridge.tasks.spawn("fresh cache", self.start_fresh_cache())
+        )
+        self.bridge.storeFailed.connect(self._store_failed)
+        self._hub_url: str | None = None  # what connect() was last asked for ("" = embedded)
+        self._damaged_store: Path | None = None  # the cache "Start with a fresh cache" replaces
 
     def quit(self) -> None:
         """Close the window for good (never just to the tray); run() then shuts down in order."""
@@ -82,9 +92,12 @@ class DesktopApp:
             self._tell(f"Could not update the start-at-login entry: {error}")
         url = self.hub_override if self.hub_override is not None else loaded.settings.hub_url
         if self.hub_override is not None and self.hub_override != loaded.settings.hub_url:
-            await asyncio.to_thread(
-                save_settings, self.home.settings_file, dataclasses.replace(loaded.settings, hub_url=self.hub_override)
-            )
+            try:
+                await asyncio.to_thread(
+                    save_settings, self.home.settings_file, dataclasses.replace(loaded.settings, hub_url=self.hub_override)
+                )
+            except OSError as error:  # e.g. a full disk: the window still starts, saying so
+                self._tell(f"Could not save the settings ({os_error_text(error)}); this hub is used for this run only.")
         if await self.connect(url) and self.demo is not None:
             self.start_demo(self.demo)
         if self.link is not None:
@@ -98,18 +111,78 @@ class DesktopApp:
     async def connect(self, hub_url: str) -> bool:
         """Attach a session for ``hub_url`` ("" = the embedded hub); False (and a message) on failure."""
         await self._drop_session()
+        self._hub_url, self._damaged_store = hub_url, None
+        self.window.connection_bar.offer_fresh_cache(False)
         try:
             if not hub_url:
                 if self.local_hub is None:
                     self.local_hub = await asyncio.to_thread(start_local_hub, self.home)
                 hub_url = self.local_hub.url
             session = await HubSession.open(self.home, hub_url)
-        except (KeyFileError, StoreError, OSError, ValueError) as error:
-            self.window.status.show_problem(f"Could not connect: {error}")
+        except StoreError as error:
+            self.window.status.show_problem(f"Could not connect: {error}", can_retry=True)
+            self._offer_fresh_cache(error)
+            return False
+        except OSError as error:
+            self.window.status.show_problem(f"Could not connect: {os_error_text(error)}", can_retry=True)
+            return False
+        except HubDatabaseError as error:  # the embedded hub's database: a full disk, another hub
+            self.window.status.show_problem(f"Could not start the local hub: {error}", can_retry=True)
+            return False
+        except (KeyFileError, ValueError) as error:
+            self.window.status.show_problem(f"Could not connect: {error}", can_retry=True)
             return False
         self.bridge.attach(session)
         session.start()
         return True
+
+    def _store_failed(self, error: StoreError) -> None:
+        """The session stopped on its store (it waits for Retry now): say why, offer the way out.
+        A session whose store is read-only (a full disk) shows the cache and reopens by itself
+        once the disk has room again."""
+        self._tell(str(error))
+        self._offer_fresh_cache(error)
+        session = self.bridge.session
+        if session is not None and session.read_only is not None:
+            self.window.status.show_problem(f"Read-only: {error}", can_retry=True)
+            self.bridge.tasks.spawn("reopen", self._reopen_when_there_is_room(session))
+
+    async def _reopen_when_there_is_room(self, session: HubSession) -> None:
+        while self.bridge.session is session and self._hub_url is not None:
+            await asyncio.sleep(REOPEN_CHECK_SECS)
+            if self.bridge.session is session and has_room_near(session.store.path):
+                await self.connect(self._hub_url)
+                return
+
+    def _offer_fresh_cache(self, error: StoreError) -> None:
+        if error.fresh_cache_fixes:
+            self._damaged_store = error.path
+            self.window.connection_bar.offer_fresh_cache(True)
+
+    def _retry_connect(self) -> None:
+        """Retry now with no session, or a read-only one: open it again (e.g. once disk space was
+        freed)."""
+        session = self.bridge.session
+        if (session is None or session.read_only is not None) and self._hub_url is not None:
+            self.bridge.tasks.spawn("connect", self.connect(self._hub_url))
+
+    async def start_fresh_cache(self) -> None:
+        """Set the damaged cache aside (kept, named in the message), keep its unsent messages,
+        and connect again: the cache refills from the hub and the kept messages are sent."""
+        damaged, hub_url = self._damaged_store, self._hub_url
+        if damaged is None or hub_url is None:
+            return
+        await self._drop_session()  # the session's store must be closed before its file moves
+        try:
+            fresh = await asyncio.to_thread(LocalStore.start_fresh, damaged)
+        except StoreError as error:
+            self.window.status.show_problem(f"Could not start a fresh cache: {error}", can_retry=True)
+            return
+        if await self.connect(hub_url):
+            self._tell(
+                f"Started with a fresh cache; the damaged one is kept as {fresh.moved_to}. "
+                f"{fresh.kept_unsent} unsent message(s) from it will be sent."
+            )
 
     def start_demo(self, plan: DemoPlan) -> None:
         """Scripted agents (or a load generator) on the hub this window is connected to; they
@@ -144,7 +217,7 @@ class DesktopApp:
         try:
             await asyncio.to_thread(self._save_choice, settings, choice)
         except OSError as error:
-            self._tell(f"Could not save the settings: {error}")
+            self._tell(f"Could not save the settings: {os_error_text(error)}")
             return
         self.hub_override = None
         await self.connect(choice.hub_url)

@@ -12,7 +12,7 @@ from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
-from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.app.bridge import SessionBridge, why_not_posted
 from parler_desktop.app.connection_status import ConnectionStatus
 from parler_desktop.app.drafts import DraftKeeper
 from parler_desktop.app.read_tracker import ReadTracker
@@ -20,6 +20,7 @@ from parler_desktop.app.room_list_model import RoomListModel
 from parler_desktop.app.roster_model import RosterModel
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.store import StoreError
 from parler_desktop.store.drafts import Draft
 from parler_desktop.ui.cards import Card
 from parler_desktop.ui.composer import Composer
@@ -90,6 +91,7 @@ class MainWindow(QMainWindow):
             view.installEventFilter(self.typing)
         self._fit_screen()
         self._pending_room: str | None = None
+        self._composing_for: tuple[str, str] | None = None  # (hub, room) the composer's text belongs to
         self._add_actions()
         self._wire()
         self._update_title(0)
@@ -169,13 +171,16 @@ class MainWindow(QMainWindow):
     def show_room(self, room: str) -> None:
         if room == self.timeline_model.room:
             return
-        self.composer.restore("", None, "")  # the last room's draft is kept by self.drafts
+        composing_for = (self.bridge.hub_url, room)
+        if composing_for != self._composing_for:  # the same room again (a session reopened) keeps its text
+            self._composing_for = composing_for
+            self.composer.restore("", None, "")  # the last room's draft is kept by self.drafts
+            self.bridge.tasks.spawn("draft", self._restore_draft(room))
         self.composer.setEnabled(True)
         self.invite_action.setEnabled(True)
         self.timeline_model.open_room(room)
         self.roster.set_room(room)
         self._update_room_title()
-        self.bridge.tasks.spawn("draft", self._restore_draft(room))
 
     def _focus_composer(self, *_index: object) -> None:
         if self.composer.isEnabled():
@@ -237,13 +242,27 @@ class MainWindow(QMainWindow):
         self.room_title.clear()
         self.composer.setEnabled(False)
         self.invite_action.setEnabled(False)
-        self.room_panel.forget_shown()  # the new session's first room opens, even if named alike
+        self.room_panel.shown_room = None  # the new session's timeline opens afresh, even the same room
 
     def _post(self, text: str, mentions: list, reply_to: object, extra_parts: list) -> None:
         room = self.timeline_model.room
-        if room is not None:
-            self.timeline.scroll_to_newest()  # the post shows at the bottom, in view
-            self.bridge.post(room, text, mentions, reply_to if isinstance(reply_to, str) else None, extra_parts)
+        if room is None:
+            self.composer.refused("Not sent: open a room first.")
+            return
+        reply = reply_to if isinstance(reply_to, str) else None
+        self.timeline.scroll_to_newest()  # the post shows at the bottom, in view
+        self.bridge.tasks.spawn("post", self._post_durably(room, text, mentions, reply, extra_parts))
+
+    async def _post_durably(self, room: str, text: str, mentions: list, reply_to: str | None, extra_parts: list) -> None:
+        """The composer lets go of the text only once it is in the outbox on disk."""
+        try:
+            await self.bridge.post(room, text, mentions, reply_to, extra_parts)
+        except Exception as error:
+            self.composer.refused(why_not_posted(error))
+            if not isinstance(error, (StoreError, ValueError, SessionClosed)):
+                raise  # unexpected: the task supervisor reports it as well
+            return
+        self.composer.accepted()
 
     def _save_blob(self, card: Card) -> QFileDialog:
         """Ask where to save (no nested event loop), then fetch and write the file."""

@@ -15,11 +15,13 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QObject
 from PySide6.QtGui import QTextCursor
 
-from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.app.bridge import SessionBridge, why_not_posted
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline_model import TimelineModel
+from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.events import OutboxItem
 from parler_desktop.protocol.parts import Handoff, TaskStatus
+from parler_desktop.store import StoreError
 from parler_desktop.ui.composer import Composer
 from parler_desktop.ui.timeline_view import TimelineView
 
@@ -73,9 +75,19 @@ class RequestActions(QObject):
             self._composer.edit.setPlainText(f"@{entry.sender_name} ")
             self._composer.edit.moveCursor(QTextCursor.MoveOperation.End)
             return
+        self._mark_answered(entry.message_id)  # at once: a second click finds no button
+        self._bridge.tasks.spawn("post", self._post(entry, action))
+
+    async def _post(self, entry: TimelineEntry, action: str) -> None:
+        """Into the outbox (then sent); if it cannot be written, the buttons come back and the
+        status bar says why."""
         text, parts = answer(entry, action)
-        self._mark_answered(entry.message_id)
-        self._bridge.post(entry.room, text, [entry.sender_name.lower()], entry.message_id, parts)
+        try:
+            await self._bridge.post(entry.room, text, [entry.sender_name.lower()], entry.message_id, parts)
+        except (StoreError, ValueError, SessionClosed) as error:
+            self._answered.discard(entry.message_id)
+            self._relayout()
+            self._view.window().statusBar().showMessage(f"{action}: {why_not_posted(error)}", 15_000)
 
     def _outbox_changed(self, item: OutboxItem) -> None:
         if item.reply_to:

@@ -125,11 +125,6 @@ class RoomListPanel(QWidget):
         finally:
             self._filtering = False
 
-    def forget_shown(self) -> None:
-        """No room is shown (another session): the next choice opens, whatever its name."""
-        self.shown_room = None
-        self.view.setCurrentIndex(QModelIndex())
-
     def next_unread(self) -> None:
         row = self.proxy.next_unread_row(self.view.currentIndex().row())
         if row is not None:

@@ -31,9 +31,13 @@ class RawAgent:
         return self.identity.agent_id
 
     @classmethod
-    async def open(cls, url: str, identity: Identity | None = None, name: str = "agent") -> "RawAgent":
-        """Connect without a handshake."""
-        ws = await connect(url, max_size=None, ping_interval=None, compression=None, open_timeout=10)
+    async def open(
+        cls, url: str, identity: Identity | None = None, name: str = "agent", source: str | None = None
+    ) -> "RawAgent":
+        """Connect without a handshake; ``source`` picks the local address (e.g. ``127.0.0.2``,
+        another loopback address, to play a second machine)."""
+        extra = {"local_addr": (source, 0)} if source is not None else {}
+        ws = await connect(url, max_size=None, ping_interval=None, compression=None, open_timeout=10, **extra)
         return cls(ws, identity or Identity.generate(), name)
 
     @classmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sqlite3
 from typing import NamedTuple
 
@@ -18,6 +19,8 @@ from parler_desktop.protocol.frames import Delivery, Pull, Pulled, Send, Sent
 from parler_desktop.protocol.parts import SIG_KIND, Dispatch
 from parler_desktop.protocol.trim import trim
 from parler_desktop.protocol.values import Target
+
+log = logging.getLogger(__name__)
 
 
 class Appended(NamedTuple):
@@ -37,14 +40,18 @@ def normalize_mentions(mentions: tuple[str, ...] | None) -> list[str] | None:
 
 
 def _string_chars(value: object) -> int:
-    """Code points in every string leaf of a JSON value."""
-    if isinstance(value, str):
-        return len(value)
-    if isinstance(value, list):
-        return sum(_string_chars(item) for item in value)
-    if isinstance(value, dict):
-        return sum(_string_chars(item) for item in value.values())
-    return 0
+    """Code points in every string leaf of a JSON value (a loop, not recursion: any depth)."""
+    chars = 0
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            chars += len(item)
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+    return chars
 
 
 def estimated_tokens(parts: tuple[dict, ...]) -> int:
@@ -117,6 +124,7 @@ async def handle_send(ctx: HubContext, session: SessionState, frame: Send) -> Se
     if not ctx.budgets.sends_per_agent.allow(session.agent):
         raise OpError("rate limit: too many messages — slow down", errors.RATE_LIMITED)
     mentions = normalize_mentions(frame.mentions)
+    tokens = estimated_tokens(frame.parts)  # everything that can fail runs before the append
     appended = await ctx.db.call(
         _append,
         ctx.budgets.sends_per_room,
@@ -134,12 +142,22 @@ async def handle_send(ctx: HubContext, session: SessionState, frame: Send) -> Se
     row = appended.row
     if appended.is_new:
         ctx.stats.messages_total += 1
-        ctx.stats.tokens_total += estimated_tokens(frame.parts)
-        ctx.wakeups.wake(row.room)
-        if appended.members:
-            delivery = encode(Delivery(message=stored_message(row)))
-            ctx.subscribers.fan_out(delivery, appended.members, session.agent)
+        ctx.stats.tokens_total += tokens
+        _announce(ctx, appended, session.agent)
     return Sent(id=row.id, seq=row.seq, room=row.room)
+
+
+def _announce(ctx: HubContext, appended: Appended, sender: str) -> None:
+    """Wake long-polls and push the stored message. It is stored, so the sender is answered
+    ``sent`` whatever happens here (an error would make a sender without a clientId post it
+    again); members that miss the push find it with their next pull."""
+    try:
+        ctx.wakeups.wake(appended.row.room)
+        if appended.members:
+            delivery = encode(Delivery(message=stored_message(appended.row)))
+            ctx.subscribers.fan_out(delivery, appended.members, sender)
+    except Exception:
+        log.exception("announcing message %s failed; it is stored", appended.row.id)
 
 
 async def handle_pull(ctx: HubContext, session: SessionState, frame: Pull) -> Pulled:

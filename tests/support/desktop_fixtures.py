@@ -1,28 +1,35 @@
-"""The real window on a real hub, driven the way a person does (listed in tests/conftest.py).
+"""The whole window against a real hub (a plugin listed in tests/conftest.py).
 
-Fixtures: ``desktop`` — a ``DesktopApp`` (its ``MainWindow`` shown) connected to the ``hub``
-fixture as "boss", live; ``peer`` — a raw-wire agent "alice" (planner), subscribed. Helpers put
-the two in rooms, post as the peer, and click and type in the window.
+- ``desktop_home`` → the folder the window's home lives in (override it, e.g. on a small disk).
+- ``desktop`` → a ``DesktopApp`` connected to ``hub`` and live, shut down at teardown.
+- ``peer`` → a subscribed raw agent "alice" (a planner) on ``hub``.
+- ``join_room``, ``open_room``, ``post_as``: what a test does with them; ``click_room`` and
+  ``activate`` do it as a person does (a click on the row, the window focused); ``unread``;
+  ``start_desktop`` / ``stop_desktop`` for a test that restarts the app on one home.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtTest import QTest
+
 from support.qt_loop import run_coroutine
 from support.raw_agent import RawAgent
 
-from parler_desktop.app import roles
-from parler_desktop.paths import Home
-from parler_desktop.settings import Settings, save_settings
-from parler_desktop.ui.desktop import DesktopApp
+
+@pytest.fixture
+def desktop_home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
 
 
-def start_desktop(qtbot, qloop, home_dir: Path, hub_url: str, name: str = "boss") -> DesktopApp:
+def start_desktop(qtbot, qloop, home_dir: Path, hub_url: str, name: str = "boss") -> Any:
     """A DesktopApp for a fresh (or existing) home, its window shown, connected and live."""
+    from parler_desktop.paths import Home
+    from parler_desktop.settings import Settings, save_settings
+    from parler_desktop.ui.desktop import DesktopApp
+
     home = Home.resolve(home_dir)
     home.ensure()
     save_settings(home.settings_file, Settings(display_name=name))
@@ -33,51 +40,56 @@ def start_desktop(qtbot, qloop, home_dir: Path, hub_url: str, name: str = "boss"
     return app
 
 
-def stop_desktop(qtbot, qloop, app: DesktopApp) -> None:
+def stop_desktop(qtbot, qloop, app: Any) -> None:
     run_coroutine(qtbot, qloop, app.shutdown())
     app.window.close()
     app.window.deleteLater()
 
 
 @pytest.fixture
-def desktop(qtbot, qloop, tmp_path: Path, hub):
-    app = start_desktop(qtbot, qloop, tmp_path / "home", hub.url)
+def desktop(qtbot, qloop, desktop_home: Path, hub) -> Any:
+    app = start_desktop(qtbot, qloop, desktop_home, hub.url)
     yield app
     stop_desktop(qtbot, qloop, app)
 
 
 @pytest.fixture
-def peer(qtbot, qloop, hub):
+def peer(qtbot, qloop, hub) -> Any:
     agent = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
     run_coroutine(qtbot, qloop, agent.ok({"op": "subscribe"}, "subscribed"))
     yield agent
     run_coroutine(qtbot, qloop, agent.close())
 
 
-def join_room(qtbot, qloop, desktop: DesktopApp, peer: RawAgent, room: str) -> str:
+def join_room(qtbot, qloop, desktop: Any, peer: RawAgent, room: str) -> str:
     invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": room}, "invited"))
     run_coroutine(qtbot, qloop, desktop.bridge.session.redeem(invited["code"]))
     qtbot.waitUntil(lambda: invited["room"] in desktop.window.rooms.room_names(), timeout=10_000)
     return invited["room"]
 
 
-def post_as(qtbot, qloop, peer: RawAgent, room: str, text: str, **extra) -> dict:
+def post_as(qtbot, qloop, peer: RawAgent, room: str, text: str, **extra: Any) -> dict:
     frame = {"op": "send", "target": {"kind": "room", "room": room}, "parts": [{"kind": "text", "text": text}], **extra}
     return run_coroutine(qtbot, qloop, peer.ok(frame, "sent"))
 
 
-def unread(desktop: DesktopApp, room: str) -> int:
-    summary = desktop.window.rooms.summary(room)
-    return summary.unread if summary is not None else -1
-
-
-def open_room(qtbot, desktop: DesktopApp, room: str) -> None:
+def open_room(qtbot, desktop: Any, room: str) -> None:
     assert desktop.window.room_panel.select_room(room)
     qtbot.waitUntil(lambda: desktop.window.timeline_model.room == room and not desktop.window.timeline_model.loading, timeout=5000)
 
 
-def click_room(qtbot, desktop: DesktopApp, room: str) -> None:
+def unread(desktop: Any, room: str) -> int:
+    summary = desktop.window.rooms.summary(room)
+    return summary.unread if summary is not None else -1
+
+
+def click_room(qtbot, desktop: Any, room: str) -> None:
     """Click the room's row in the room list, as a person does, and wait until it is on screen."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    from parler_desktop.app import roles
+
     window = desktop.window
     panel = window.room_panel
     row = next(r for r in range(panel.proxy.rowCount()) if panel.proxy.index(r, 0).data(roles.ROOM_NAME) == room)
@@ -88,7 +100,7 @@ def click_room(qtbot, desktop: DesktopApp, room: str) -> None:
     qtbot.waitUntil(lambda: model.rowCount() == 0 or window.timeline.seen_seq > 0, timeout=5000)
 
 
-def activate(qtbot, desktop: DesktopApp) -> None:
+def activate(qtbot, desktop: Any) -> None:
     """Give the window the focus (the read tracker only reads in an active window)."""
     desktop.window.activateWindow()
     qtbot.waitUntil(desktop.window.isActiveWindow, timeout=5000)

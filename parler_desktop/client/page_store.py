@@ -1,0 +1,42 @@
+"""Storing a pulled page in bounded transactions, so a tight disk still makes progress.
+
+A page may be hundreds of messages (megabytes). Written as one transaction, a disk without room
+for all of it refuses the whole page on every retry and the cache never advances. Written in
+small transactions, with the room's sync mark moved after each, everything that fits is kept;
+on a full disk the write fails at the first message that does not fit (``StoreError``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+
+from parler_desktop.protocol.values import StoredMessage
+from parler_desktop.store import StoreError, StoreProblem
+
+MESSAGES_PER_WRITE = 50  # halved while the disk refuses a write, down to one message
+
+
+async def store_page(
+    messages: Sequence[StoredMessage],
+    mark: int,
+    store: Callable[[Sequence[StoredMessage]], Awaitable[list[StoredMessage]]],
+    set_mark: Callable[[int], Awaitable[None]],
+) -> tuple[int, bool]:
+    """Store ``messages`` (ascending by seq) with ``store``, calling ``set_mark`` after each
+    transaction; returns the new mark and whether any message was new."""
+    stored_any = False
+    size = MESSAGES_PER_WRITE
+    rest = list(messages)
+    while rest:
+        chunk = rest[:size]
+        try:
+            stored_any |= bool(await store(chunk))
+        except StoreError as error:
+            if error.problem is not StoreProblem.DISK_FULL or size == 1:
+                raise
+            size //= 2
+            continue
+        rest = rest[size:]
+        mark = max(mark, max(m.seq for m in chunk))
+        await set_mark(mark)
+    return mark, stored_any

@@ -1,0 +1,113 @@
+"""The window on a real full disk (a small tmpfs as its home): what the human typed is never lost,
+the window starts and says what is wrong, and "disk full" is said in those words."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLabel, QPushButton
+from support.desktop_fixtures import join_room, open_room, post_as
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+
+from parler_desktop.paths import Home
+from parler_desktop.settings import Settings, save_settings
+from parler_desktop.ui.desktop import DesktopApp
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture
+def desktop_home(small_disk):
+    return small_disk.path / "home"
+
+
+def test_a_message_typed_on_a_full_disk_stays_in_the_composer_until_it_is_saved(qtbot, qloop, small_disk, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    open_room(qtbot, desktop, team)
+    composer = desktop.window.composer
+    problem = composer.findChild(QLabel, "composerProblem")
+    small_disk.fill()
+    qtbot.keyClicks(composer.edit, "deploy now")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(problem.isVisible, timeout=5000)
+    assert problem.text() == "Not sent: the disk is full — free some space, then press Send again."
+    assert composer.edit.toPlainText() == "deploy now"
+    pulled = run_coroutine(qtbot, qloop, peer.ok({"op": "pull", "room": team, "since": 0}, "pulled"))
+    assert pulled["messages"] == []
+
+    small_disk.free()
+    QTest.mouseClick(composer.findChild(QPushButton, "sendButton"), Qt.MouseButton.LeftButton)
+    delivered = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
+    assert delivered["parts"][0] == {"kind": "text", "text": "deploy now"}
+    qtbot.waitUntil(lambda: composer.edit.toPlainText() == "" and not problem.isVisible(), timeout=5000)
+    pulled = run_coroutine(qtbot, qloop, peer.ok({"op": "pull", "room": team, "since": 0}, "pulled"))
+    assert [m["seq"] for m in pulled["messages"]] == [delivered["seq"]]
+
+
+def test_the_window_starts_on_a_full_disk_shows_the_cache_and_reopens_when_there_is_room(
+    qtbot, qloop, small_disk, hub, peer, caplog
+):
+    home = Home.resolve(small_disk.path / "home")
+    home.ensure()
+    save_settings(home.settings_file, Settings(display_name="boss"))  # the embedded hub: --hub differs
+    earlier = DesktopApp(home, hub.url)
+    assert run_coroutine(qtbot, qloop, earlier.connect(hub.url))
+    qtbot.waitUntil(lambda: earlier.bridge.is_live, timeout=15_000)
+    team = join_room(qtbot, qloop, earlier, peer, "team")
+    open_room(qtbot, earlier, team)
+    post_as(qtbot, qloop, peer, team, "cached before the disk filled")
+    qtbot.waitUntil(lambda: earlier.window.timeline_model.rowCount() == 1, timeout=10_000)
+    run_coroutine(qtbot, qloop, earlier.shutdown())
+    earlier.window.close()
+    small_disk.fill()
+
+    app = DesktopApp(home, hub.url)
+    running = qloop.create_task(app.run())
+    window, bar = app.window, app.window.connection_bar
+    qtbot.waitUntil(lambda: bar.text.startswith("Read-only: The disk holding"), timeout=10_000)
+    assert "is full" in bar.text and bar.retry.isVisible()
+    assert "Could not save the settings (the disk is full — free some space)" in caplog.text  # said, then replaced
+    qtbot.waitUntil(lambda: team in window.rooms.room_names(), timeout=5000)  # the cache is there to read
+    open_room(qtbot, app, team)
+    assert window.timeline_model.entry(0).text == "cached before the disk filled"
+    composer, problem = window.composer, window.composer.findChild(QLabel, "composerProblem")
+    qtbot.keyClicks(composer.edit, "written on a full disk")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(problem.isVisible, timeout=5000)
+    assert "the disk is full" in problem.text() and composer.edit.toPlainText() == "written on a full disk"
+
+    small_disk.free()  # the window reopens the cache writable by itself
+    model = window.timeline_model
+    qtbot.waitUntil(lambda: app.bridge.is_live and model.room == team and not model.loading, timeout=15_000)
+    assert composer.isEnabled() and composer.edit.toPlainText() == "written on a full disk"
+    QTest.mouseClick(composer.findChild(QPushButton, "sendButton"), Qt.MouseButton.LeftButton)
+    delivered = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
+    assert delivered["parts"][0] == {"kind": "text", "text": "written on a full disk"}
+    window.close()
+    qtbot.waitUntil(running.done, timeout=10_000)
+    running.result()
+
+
+def test_the_window_with_its_local_hub_starts_on_a_full_disk_and_says_so(qtbot, qloop, small_disk):
+    home = Home.resolve(small_disk.path / "home")
+    home.ensure()
+    save_settings(home.settings_file, Settings(display_name="boss"))  # no hub: the embedded one
+    earlier = DesktopApp(home)
+    assert run_coroutine(qtbot, qloop, earlier.connect(""))
+    qtbot.waitUntil(lambda: earlier.bridge.is_live, timeout=15_000)
+    run_coroutine(qtbot, qloop, earlier.shutdown())
+    earlier.window.close()
+    small_disk.fill()
+
+    app = DesktopApp(home)
+    running = qloop.create_task(app.run())
+    bar = app.window.connection_bar
+    qtbot.waitUntil(lambda: "Could not start the local hub" in bar.text, timeout=10_000)
+    assert "the disk is full — free some space" in bar.text and bar.retry.isVisible()
+    small_disk.free()
+    QTest.mouseClick(bar.retry, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: app.bridge.is_live, timeout=15_000)
+    app.window.close()
+    qtbot.waitUntil(running.done, timeout=10_000)
+    running.result()
