@@ -93,3 +93,24 @@ def test_older_messages_are_indexed_in_the_background_with_progress(qtbot, qloop
     finally:
         run_coroutine(qtbot, qloop, bridge.tasks.cancel_all())
         run_coroutine(qtbot, qloop, worker.close())
+
+
+def test_on_a_full_disk_indexing_stops_quietly_and_search_still_answers(qtbot, qloop, small_disk):
+    path = small_disk.path / "store.sqlite3"
+    store_before_search(path, [message(seq, "team", f"older message {seq}") for seq in range(1, 3001)])
+    worker = StoreWorker(path)
+    run_coroutine(qtbot, qloop, worker.open())
+    small_disk.fill()  # not a byte left: the index cannot grow
+    bridge = SessionBridge()
+    failures = []
+    bridge.notice.connect(lambda text, _room: failures.append(text))
+    try:
+        indexer = SearchIndexer(bridge)
+        bridge.attach(StoreBackedSession(worker))
+        qtbot.waitUntil(lambda: not bridge.tasks.tasks, timeout=10_000)
+        assert failures == [] and indexer.latest is None  # stopped without a word to the human
+        assert run_coroutine(qtbot, qloop, worker.call(LocalStore.search, "older", None, None, None, 10)) == []
+    finally:
+        small_disk.free()
+        run_coroutine(qtbot, qloop, bridge.tasks.cancel_all())
+        run_coroutine(qtbot, qloop, worker.close())

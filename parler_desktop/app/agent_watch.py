@@ -17,7 +17,7 @@ from parler_desktop.app.agent_activity import AgentActivity, AgentState, Hint
 from parler_desktop.app.attention_settings import AttentionSettings
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.protocol.values import StoredMessage
-from parler_desktop.store import LocalStore
+from parler_desktop.store import LocalStore, StoreError
 
 CHECK_MS = 30_000
 HISTORY_PAGE = 200
@@ -93,11 +93,16 @@ class AgentWatch(QObject):
             self._bridge.tasks.spawn("agent states", self._read_history(self._bridge.store))
 
     async def _read_history(self, store: object) -> None:
-        for room in await store.call(LocalStore.room_names):
-            count = await store.call(LocalStore.message_count, room)
-            page = await store.call(LocalStore.messages_slice, room, max(0, count - HISTORY_PAGE), HISTORY_PAGE)
-            if store is not self._bridge.store:
-                return
-            for message in page:
-                self.activity.observe(message)
+        """What each room's newest page says (a damaged cache, which the session reports, is
+        skipped: the states then start from what arrives)."""
+        try:
+            for room in await store.call(LocalStore.room_names):
+                count = await store.call(LocalStore.message_count, room)
+                page = await store.call(LocalStore.messages_slice, room, max(0, count - HISTORY_PAGE), HISTORY_PAGE)
+                if store is not self._bridge.store:
+                    return
+                for message in page:
+                    self.activity.observe(message)
+        except StoreError:
+            return
         self.check()

@@ -26,7 +26,7 @@ from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.client.events import ConnectionState, StateChanged
 from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
-from parler_desktop.store import LocalStore
+from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.store.codec import preview_text
 
 QUIET_MS = 1500
@@ -190,7 +190,10 @@ class AttentionNotifier(QObject):
         for room, batch in sorted(batches.items()):
             if not batch.kept:
                 continue
-            cursor = await store.call(LocalStore.cursor, room)
+            try:
+                cursor = await store.call(LocalStore.cursor, room)
+            except StoreError:
+                return  # a damaged cache: the session says so; nothing reliable to announce
             if settings.quiet() or self._on_screen(room) or store is not self._bridge.store:
                 continue
             unread = RoomBatch(

@@ -9,14 +9,17 @@ store work is never held up for long, and reports its progress.
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
 
 from parler_desktop.app.bridge import SessionBridge
-from parler_desktop.store import LocalStore
+from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.store.search import BacklogProgress, SearchHit
+
+log = logging.getLogger(__name__)
 
 SEARCH_DELAY_MS = 150
 RESULT_LIMIT = 200
@@ -101,8 +104,14 @@ class SearchIndexer(QObject):
             self._bridge.tasks.spawn("search index", self._index(self._bridge.store))
 
     async def _index(self, store: Any) -> None:
+        """Step by step until done; a store that cannot be written now (a full disk opens it
+        read-only) leaves the rest for the next session: search still finds what is indexed."""
         while store is self._bridge.store:
-            self.latest = await store.call(LocalStore.index_backlog, BACKLOG_STEP)
+            try:
+                self.latest = await store.call(LocalStore.index_backlog, BACKLOG_STEP)
+            except StoreError as error:
+                log.info("the search index is not built further for now: %s", error)
+                return
             self.progress.emit(self.latest)
             if self.latest.done:
                 return
