@@ -8,11 +8,14 @@ import json
 
 import pytest
 
+from parler_desktop.client.feed import StoreFeed
+from parler_desktop.store import LocalStore, StoreError, StoreProblem, StoreWorker
 from support.cli_runner import run_cli
 from support.peer_ops import hub_history, say
 from support.raw_agent import RawAgent
 
 from test_cli_listen import joined_home, team_with_messages
+from test_store import make_message
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -36,6 +39,28 @@ async def test_listen_on_a_tight_disk_stores_what_fits_then_stops_with_one_messa
     printed += [json.loads(line)["text"][:3] for line in rest.stdout.splitlines()]
     assert printed == [f"{n:03d}" for n in range(120)]  # each once, in order
     await peer.close()
+
+
+async def test_the_feed_prints_nothing_it_cannot_record_so_the_next_listen_prints_each_message_once(small_disk):
+    store = StoreWorker(small_disk.path / "store.sqlite3")
+    await store.open()
+    printed: list[int] = []
+
+    def new_listen() -> StoreFeed:
+        return StoreFeed(store, lambda message: printed.append(message.seq) or True)
+
+    try:
+        await store.call(LocalStore.insert_messages, [make_message(seq) for seq in (1, 2, 3)], room_mark=("team", 3))
+        small_disk.fill()
+        with pytest.raises(StoreError) as refused:
+            await new_listen().drain()
+        assert refused.value.problem is StoreProblem.DISK_FULL and printed == []
+        small_disk.free()
+        await new_listen().drain()
+        await new_listen().drain()
+        assert printed == [1, 2, 3]
+    finally:
+        await store.close()
 
 
 async def test_send_with_no_byte_free_says_the_disk_is_full(hub, small_disk):

@@ -202,5 +202,34 @@ async def test_the_feed_fills_gaps_once_and_resumes_after_a_restart(tmp_path):
         await store.call(LocalStore.insert_messages, [message(4)])
         await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # a new listen process
         assert fed == [1, 3, 2, 4]
+        await store.call(LocalStore.insert_messages, [message(6)])  # 5 was a dropped push too
+        await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()
+        await store.call(LocalStore.insert_messages, [message(5)])
+        await store.call(LocalStore.set_sync_mark, "team", 6)
+        await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # knows 6 was fed
+        assert fed == [1, 3, 2, 4, 6, 5]
+    finally:
+        await store.close()
+
+
+async def test_what_this_process_stores_is_fed_at_once_and_never_again(tmp_path):
+    store = StoreWorker(tmp_path / "store.sqlite3")
+    await store.open()
+    fed: list[int] = []
+
+    def message(seq: int, room: str = "team") -> StoredMessage:
+        return StoredMessage(seq=seq, id=f"m{seq}", room=room, sender=EndpointRef(id="U1", name="a"), parts=(), ts=seq)
+
+    try:
+        feed = StoreFeed(store, lambda m: fed.append(m.seq) or True)
+        await store.call(LocalStore.insert_messages, [message(1)])
+        await feed.drain()
+        new = await store.call(LocalStore.insert_messages, [message(2), message(3, "ops")])  # a push, stored
+        assert feed.feed_new(new) and fed == [1, 2]  # printed without a drain; "ops" was never drained
+        await feed.drain()
+        await feed.drain()
+        assert fed == [1, 2, 3]
+        await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # the drain recorded 2
+        assert fed == [1, 2, 3]
     finally:
         await store.close()

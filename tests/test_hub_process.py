@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import stat
 import subprocess
@@ -33,6 +34,37 @@ async def test_sent_messages_survive_kill_9(hub_process_factory, raw_agent):
     assert replay["seq"] == sent[0]  # idempotency survives the restart too
     fresh = await again.ok({"op": "send", "target": {"kind": "room", "room": room}, "parts": []})
     assert fresh["seq"] > sent[-1]
+
+
+async def test_no_acknowledged_send_is_lost_when_the_hub_is_killed_mid_stream(hub_process_factory, raw_agent):
+    """Three agents keep sending (commits batched, replies in flight) when the hub is killed:
+    every seq a ``sent`` acknowledged is there after the restart."""
+    process = hub_process_factory()
+    owner = await raw_agent(process.url, name="owner")
+    writers = [await raw_agent(process.url, name=f"w{i}") for i in range(3)]
+    room = await make_room(owner, "team", *writers)
+    acknowledged: list[int] = []
+    enough = asyncio.Event()
+
+    async def keep_sending(agent) -> None:  # noqa: ANN001
+        for i in range(10_000):
+            reply = await agent.request({"op": "send", "target": {"kind": "room", "room": room},
+                                         "parts": [{"kind": "text", "text": f"{agent.name}-{i}"}]})
+            if reply["type"] != "sent":
+                return  # the hub is gone
+            acknowledged.append(reply["seq"])
+            if len(acknowledged) >= 150:
+                enough.set()
+
+    senders = [asyncio.create_task(keep_sending(agent)) for agent in writers]
+    await asyncio.wait_for(enough.wait(), 30)
+    process.kill()
+    await asyncio.gather(*senders, return_exceptions=True)
+    process.restart()
+    again = await raw_agent(process.url, name="owner", identity=owner.identity)
+    pulled = await again.ok({"op": "pull", "room": room, "since": 0, "limit": 1000}, "pulled")
+    stored = {m["seq"] for m in pulled["messages"]}
+    assert set(acknowledged) <= stored
 
 
 def test_cli_prints_exactly_one_url_line_and_exits_0_on_sigterm(hub_process_factory):

@@ -28,9 +28,8 @@ async def stalled_subscriber(url: str, identity: Identity):
     return ws
 
 
-@pytest.mark.timeout(60)
-async def test_a_stalled_subscriber_drops_pushes_without_blocking_anyone(hub_factory, raw_agent):
-    hub = hub_factory(limits={"push_queue_size": 2})
+async def room_with_a_stalled_subscriber(hub, raw_agent):  # noqa: ANN001, ANN201
+    """An author, a reading subscriber and a member whose subscribed socket stalls, in one room."""
     author = await raw_agent(hub.url, name="author")
     reader = await raw_agent(hub.url, name="reader")
     slow_identity = Identity.generate()
@@ -38,10 +37,20 @@ async def test_a_stalled_subscriber_drops_pushes_without_blocking_anyone(hub_fac
     room = await make_room(author, "team", reader, slow_member)
     slow = await stalled_subscriber(hub.url, slow_identity)
     await reader.ok({"op": "subscribe"})
+    return author, reader, slow_member, slow, room
 
+
+async def send_big(author, room: str, i: int) -> None:  # noqa: ANN001
+    await author.ok({"op": "send", "target": {"kind": "room", "room": room},
+                     "parts": [{"kind": "text", "text": f"{i}:{BODY}"}]}, "sent")
+
+
+@pytest.mark.timeout(60)
+async def test_a_stalled_subscriber_drops_pushes_without_blocking_anyone(hub_factory, raw_agent):
+    hub = hub_factory(limits={"push_queue_size": 2})
+    author, reader, slow_member, slow, room = await room_with_a_stalled_subscriber(hub, raw_agent)
     for i in range(MESSAGES):
-        await author.ok({"op": "send", "target": {"kind": "room", "room": room},
-                         "parts": [{"kind": "text", "text": f"{i}:{BODY}"}]}, "sent")
+        await send_big(author, room, i)
     for i in range(MESSAGES):  # the reading subscriber gets every push, in order
         delivered = await reader.recv_delivery(timeout=20)
         assert delivered["parts"][0]["text"].startswith(f"{i}:")
@@ -57,3 +66,17 @@ async def test_a_stalled_subscriber_drops_pushes_without_blocking_anyone(hub_fac
     pulled = await slow_member.ok({"op": "pull", "room": room, "since": 0, "limit": 1000})
     assert len(pulled["messages"]) == MESSAGES  # a pull is still complete
     slow.transport.abort()  # a graceful close would wait on pushes still in flight to a 1-frame buffer
+
+
+@pytest.mark.timeout(60)
+async def test_each_push_reaches_a_reading_subscriber_while_another_one_is_stalled(hub_factory, raw_agent):
+    """Every delivery arrives before the author's next send, although the stalled subscriber's
+    socket is full and its queue holds pushes all along: nothing waits on it."""
+    hub = hub_factory()
+    author, reader, _slow_member, slow, room = await room_with_a_stalled_subscriber(hub, raw_agent)
+    for i in range(MESSAGES):
+        await send_big(author, room, i)
+        delivered = await reader.recv_delivery(timeout=20)
+        assert delivered["parts"][0]["text"].startswith(f"{i}:")
+    assert reader.deliveries.empty()
+    slow.transport.abort()

@@ -79,3 +79,20 @@ def test_escape_cancels_a_reply(qtbot, qloop, desktop, peer):
     qtbot.waitUntil(lambda: window.composer.reply_to is not None, timeout=5000)
     qtbot.keyClick(window.composer.edit, Qt.Key.Key_Escape)
     assert window.composer.reply_to is None
+
+
+def test_switching_rooms_while_a_post_is_saved_keeps_the_other_rooms_draft(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    ops = join_room(qtbot, qloop, desktop, peer, "ops")
+    composer = desktop.window.composer
+    click_room(qtbot, desktop, ops)
+    qtbot.keyClicks(composer.edit, "ops note")
+    click_room(qtbot, desktop, team)
+    qtbot.keyClicks(composer.edit, "for the team")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)  # saved to the outbox in the background…
+    click_room(qtbot, desktop, ops)  # …while the human already moved on
+    delivered = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
+    assert delivered["room"] == team and delivered["parts"][0]["text"] == "for the team"
+    qtbot.waitUntil(lambda: composer.edit.toPlainText() == "ops note" and not composer.saving, timeout=5000)
+    click_room(qtbot, desktop, team)
+    assert composer.edit.toPlainText() == "" and composer.reply_to is None  # sent: nothing left behind

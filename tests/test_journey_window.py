@@ -11,7 +11,7 @@ from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.ui.connect_dialog import ConnectDialog
 from parler_desktop.ui.handoff_dialog import HandoffDialog
-from parler_desktop.ui.main_window import MIN_TIMELINE_PX
+from parler_desktop.ui.panel_layout import MIN_TIMELINE_PX
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -1,7 +1,7 @@
 """TimelineEntry: one row of a timeline, from a stored message or from the human's outbox.
 
-An entry is what the delegate paints. It is built once per row; the signature check is costly
-(an Ed25519 verify) so it runs only when a row is first shown and is then remembered.
+An entry is what the delegate paints. It is built once per row; the signature verdict comes with
+the stored message (checked on the store's thread when it was stored), so painting never checks.
 """
 
 from __future__ import annotations
@@ -11,10 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from parler_desktop.client.events import OutboxItem, OutboxStatus
-from parler_desktop.identity import verify_signature
-from parler_desktop.protocol.canonical import SignatureState, verify_message
 from parler_desktop.protocol.parts import SIG_KIND
-from parler_desktop.protocol.values import StoredMessage
+from parler_desktop.protocol.values import SignatureState, StoredMessage
 
 
 GROUP_SECS = 300  # one author's messages this close together share one header
@@ -41,9 +39,10 @@ class RowContext:
 
 
 def row_context(previous: "TimelineEntry | None", entry: "TimelineEntry", divider: bool) -> RowContext:
-    day = day_label(entry.ts_ms)
-    if previous is not None and day == day_label(previous.ts_ms):
-        day = ""
+    """Asked for every row the view lays out: the day is compared as each entry's remembered
+    date, and worded only for the (few) rows that start a day."""
+    new_day = previous is None or previous.day != entry.day
+    day = day_label(entry.ts_ms) if new_day else ""
     grouped = (
         previous is not None
         and not divider
@@ -70,7 +69,8 @@ class TimelineEntry:
     mine: bool
     message: StoredMessage | None = None
     outbox: OutboxItem | None = None
-    _signature: SignatureState | None = field(default=None, repr=False)
+    signature: SignatureState | None = None  # None: the human's own outbox row, or not checked
+    _day: str = field(default="", repr=False)
 
     @classmethod
     def from_message(cls, message: StoredMessage, my_id: str) -> "TimelineEntry":
@@ -88,6 +88,7 @@ class TimelineEntry:
             reply_to=message.reply_to,
             mine=message.sender.id == my_id,
             message=message,
+            signature=message.signature,
         )
 
     @classmethod
@@ -109,6 +110,13 @@ class TimelineEntry:
         )
 
     @property
+    def day(self) -> str:
+        """The local date of the message ("2026-12-01"), worked out once."""
+        if not self._day:
+            self._day = time.strftime("%Y-%m-%d", time.localtime(self.ts_ms / 1000))
+        return self._day
+
+    @property
     def text(self) -> str:
         """The text parts joined by blank lines (what Markdown rendering and previews use)."""
         return "\n\n".join(p["text"] for p in self.parts if p.get("kind") == "text" and isinstance(p.get("text"), str))
@@ -125,11 +133,3 @@ class TimelineEntry:
     @property
     def is_failed(self) -> bool:
         return self.outbox is not None and self.outbox.status is OutboxStatus.FAILED
-
-    def signature(self, my_id: str) -> SignatureState | None:
-        """VALID / UNSIGNED / INVALID for a stored message; None for the human's own outbox row."""
-        if self.message is None:
-            return None
-        if self._signature is None:
-            self._signature = verify_message(self.message, verify_signature, my_id)
-        return self._signature

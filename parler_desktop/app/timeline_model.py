@@ -6,8 +6,9 @@ the first unread message, so the reader starts where they left off without the w
 being read in. Older pages are read when the view asks (scrolling up), newer ones likewise
 (scrolling down, ``has_newer``); ``load_latest`` goes back to the newest page. Rows are the
 loaded stored messages, ascending by seq, followed by outbox rows (pending / failed / sent but
-not yet stored). New messages are buffered for one frame and appended in one insert, and while
-the reader follows the bottom the window is trimmed from the top so it never grows without end.
+not yet stored). New messages are appended at once in a quiet room and once a frame in a burst
+(``append_pacer``), and while the reader follows the bottom the window is trimmed from the top so
+it never grows without end.
 
 ``read_marker`` is the hub cursor when the room was opened: the "new messages" divider sits
 above the first row with a higher seq written by someone else (the human's own posts are never
@@ -22,8 +23,9 @@ import bisect
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QObject, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QObject, Signal
 
+from parler_desktop.app.append_pacer import AppendPacer
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline_rows import TimelineRows
@@ -33,7 +35,6 @@ from parler_desktop.store import LocalStore
 
 PAGE_SIZE = 200
 FOLLOW_WINDOW = 600  # rows kept while following the bottom; older ones are re-read on scroll-up
-APPEND_DELAY_MS = 16
 CONTEXT_ROWS = 20  # read messages kept above the first unread when a room opens there
 
 
@@ -56,8 +57,7 @@ class TimelineModel(TimelineRows):
         self._incoming: list[Any] = []
         self._outbox_during_load: dict[str, OutboxItem] = {}  # newest state per post, applied after the load
         self.following = True  # the view is pinned to the bottom (set by the view)
-        self._flush_timer = QTimer(self, singleShot=True, interval=APPEND_DELAY_MS)
-        self._flush_timer.timeout.connect(self._flush_incoming)
+        self._pacer = AppendPacer(self._flush_incoming, self)
         bridge.messagesStored.connect(self._messages_stored)
         bridge.outboxChanged.connect(self._outbox_changed)
         bridge.sessionChanged.connect(self._session_changed)
@@ -115,7 +115,7 @@ class TimelineModel(TimelineRows):
         self._loading = False
         self.roomLoaded.emit(room)
         if self._incoming:
-            self._flush_incoming()
+            self._pacer.request()
         changed, self._outbox_during_load = self._outbox_during_load, {}
         for item in changed.values():
             self._outbox_changed(item)
@@ -195,16 +195,23 @@ class TimelineModel(TimelineRows):
         if room != self.room:
             return
         self._incoming.extend(messages)
-        if not self._loading and not self._flush_timer.isActive():
-            self._flush_timer.start()
+        if not self._loading:
+            self._pacer.request()
 
-    def _flush_incoming(self) -> None:
-        """Append what is newer than the window; put gap fills (a lost push fetched later, our own
-        post stored after a newer push) where their seq belongs."""
-        incoming, self._incoming = self._incoming, []
+    def _flush_incoming(self, rows: int) -> bool:
+        """Append the oldest ``rows`` waiting messages that are newer than the window; put gap
+        fills (a lost push fetched later, our own post stored after a newer push) where their seq
+        belongs. True while more are waiting."""
+        if self._loading:
+            return False  # the room's newest page comes first; it asks again once it is in
+        waiting = sorted({m.seq: m for m in self._incoming}.values(), key=lambda m: m.seq)
+        fresh, self._incoming = waiting[:rows], waiting[rows:]
+        self._append(fresh)
+        return bool(self._incoming)
+
+    def _append(self, fresh: list[Any]) -> None:
         newest = self.newest_seq
         my_id = self._bridge.agent_id
-        fresh = sorted({m.seq: m for m in incoming}.values(), key=lambda m: m.seq)
         entries = [TimelineEntry.from_message(m, my_id) for m in fresh]
         ids = {e.message_id for e in entries}
         for row in reversed(range(len(self._outbox))):

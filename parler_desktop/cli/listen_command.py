@@ -39,9 +39,9 @@ from parler_desktop.client.headless import (
 from parler_desktop.client.session import HubSession
 from parler_desktop.identity import verify_signature
 from parler_desktop.paths import Home
-from parler_desktop.protocol.canonical import SignatureState, verify_message
+from parler_desktop.protocol.canonical import verify_message
 from parler_desktop.protocol.parts import SIG_KIND
-from parler_desktop.protocol.values import StoredMessage
+from parler_desktop.protocol.values import SignatureState, StoredMessage
 from parler_desktop.store import LocalStore
 from parler_desktop.cli.help_text import description
 
@@ -114,7 +114,7 @@ class MessagePrinter:
         self._my_id = my_id
 
     def write(self, message: StoredMessage) -> bool:
-        signature = verify_message(message, verify_signature, self._my_id)
+        signature = message.signature or verify_message(message, verify_signature, self._my_id)  # the store checked it
         if self._as_json:
             line = json.dumps(message_object(message, signature), ensure_ascii=True, separators=(",", ":"))
         else:
@@ -142,7 +142,13 @@ async def listen(
 
     def on_event(event: SessionEvent) -> None:
         nonlocal caught_up
-        if isinstance(event, (MessagesStored, OutboxChanged)):
+        if isinstance(event, MessagesStored):
+            # Live, what this process stored is printed at once; the drain that follows (it skips
+            # those) prints the rest in order and remembers how far the home has been fed.
+            if event.live and not feed.feed_new(event.messages, rooms):
+                finish(EXIT_OK)  # the reader went away
+            wake.set()
+        elif isinstance(event, OutboxChanged):
             wake.set()
         elif isinstance(event, StateChanged):
             if event.state is ConnectionState.AUTH_FAILED:
@@ -155,8 +161,8 @@ async def listen(
                 caught_up = True
                 wake.set()
 
-    session.add_listener(on_event)
     feed = StoreFeed(session.store, printer.write)
+    session.add_listener(on_event)
     clock = SystemClock()
     while not finished.done():
         await wait_or_timeout(wake, clock, STORE_POLL_SECS)  # also notices other processes' writes

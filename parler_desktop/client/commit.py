@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from parler_desktop.client.events import SessionEvent
-from parler_desktop.client.tasks import TaskSupervisor, log_failure
+from parler_desktop.client.tasks import TaskSupervisor, log_unheard_failure
 from parler_desktop.store import LocalStore, StoreWorker
 
 P = ParamSpec("P")
@@ -24,7 +24,8 @@ class Committer:
     def __init__(self, store: StoreWorker, emit: Callable[[SessionEvent], None]) -> None:
         self._store = store
         self._emit = emit
-        # A failed write reaches its caller (logged only if the caller was cancelled meanwhile).
+        # A failed write reaches its caller (logged only if the caller was cancelled meanwhile,
+        # and the failure was not the store's refusal, which the session reports itself).
         self._writes = TaskSupervisor("store-write", log_failures=False)
 
     async def __call__(
@@ -47,7 +48,7 @@ class Committer:
         try:
             return await asyncio.shield(task)
         except asyncio.CancelledError:
-            task.add_done_callback(log_failure)  # nobody is left to hear how it ended
+            task.add_done_callback(log_unheard_failure)  # nobody is left to hear how it ended
             raise
 
     async def drain(self) -> None:

@@ -15,6 +15,7 @@ import hashlib
 import logging
 import random
 import ssl
+import time
 from collections.abc import Awaitable, Callable
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -58,6 +59,7 @@ Requester = Callable[[ClientFrame, ReplyKind], Awaitable[HubFrame]]
 
 MAX_MESSAGE_BYTES = None  # a pulled page or a blob may be tens of MiB (protocol.md §1.5)
 CLOSE_TIMEOUT_SECS = 2.0
+READ_SLICE_SECS = 0.004  # reading a backlog of frames yields to the loop (the window) this often
 
 
 class _Closed:
@@ -177,8 +179,12 @@ class HubConnection:
     async def _read(self) -> None:
         reason = "the hub closed the connection"
         try:
-            async for data in self._ws:
+            yield_at = time.monotonic() + READ_SLICE_SECS
+            async for data in self._ws:  # frames already buffered come without a pause
                 self._route(data)
+                if time.monotonic() > yield_at:
+                    await asyncio.sleep(0)
+                    yield_at = time.monotonic() + READ_SLICE_SECS
         except ConnectionClosed as error:
             reason = f"connection lost ({error})"
         except OSError as error:

@@ -2,22 +2,63 @@
 
 Printing MessagesStored events is not enough for a command: the store belongs to the whole home,
 and a message the window (or another ``listen``) stored first is never announced in this process.
-So the feed reads the store itself. Per room it remembers, in the store's meta, how far it has fed
-without gaps (never beyond the room's sync mark, below which the store is complete); messages
-above that (pushes not yet reconciled) are fed at once and remembered in memory, so a message
-that fills a gap later is still fed, once. ``listen`` drains every second; a room whose sync mark
-and message count did not change since its last drain is skipped without reading its messages.
+So the feed reads the store itself. Per room it keeps, in the store's meta, how far it has fed
+without gaps (never beyond the room's sync mark, below which the store is complete) and which
+messages above that it fed already (pushes not yet reconciled), so a message that fills a gap
+later is still fed, once — in this process or the next. ``listen`` drains every second; a room
+whose sync mark and message count did not change since its last drain is skipped without reading
+its messages.
+
+What a drain feeds is written down *before* it is delivered, and once written it is delivered
+even if the drain is cancelled meanwhile: a write the disk refuses delivers nothing (the next
+``listen`` does), so a command that stops on a full disk has printed every message once.
+
+What this process itself stores once live (pushes, mostly) is fed at once, from the session's
+event (``feed_new``), without reading it back: rows the store reports as newly stored were not
+stored before, so no feed on the home can have fed them yet. They are remembered like pushes
+above the mark, and the next drain skips them and records them. Only rooms drained once already
+are fed so (before that, older stored messages may be waiting to be fed first); the rest wait for
+the drain.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import asyncio
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
 
+from parler_desktop.client.tasks import TaskSupervisor, log_unheard_failure
 from parler_desktop.protocol.values import StoredMessage
 from parler_desktop.store import LocalStore, StoreWorker
 
-FED_KEY = "listen-fed:"  # + room: the seq up to which every message was fed
+FED_KEY = "listen-fed:"  # + room: "<seq up to which every message was fed> <fed seqs above it>..."
 PAGE = 500
+
+
+@dataclass(frozen=True)
+class FedState:
+    """How far one room was fed without gaps, and the seqs above that which were fed too."""
+
+    upto: int = 0
+    ahead: frozenset[int] = frozenset()
+
+    @classmethod
+    def parse(cls, value: str | None) -> FedState:
+        """The meta value as written by ``text`` (or an unreadable one: nothing fed)."""
+        numbers = (value or "").split()
+        if not numbers or not all(number.isdigit() for number in numbers):
+            return cls()
+        return cls(int(numbers[0]), frozenset(int(number) for number in numbers[1:]))
+
+    def text(self) -> str:
+        return " ".join(str(seq) for seq in (self.upto, *sorted(self.ahead)))
+
+    def feeding(self, seqs: Iterable[int], complete_to: int | None) -> FedState:
+        """This state after the messages ``seqs`` are fed and, with ``complete_to``, every
+        message up to it."""
+        upto = max(self.upto, complete_to or 0)
+        ahead = self.ahead.union(seqs)
+        return FedState(upto, frozenset(seq for seq in ahead if seq > upto))
 
 
 class StoreFeed:
@@ -25,12 +66,28 @@ class StoreFeed:
         """``deliver`` returns False when the consumer is gone (then the feed stops)."""
         self._store = store
         self._deliver = deliver
-        self._fed: dict[str, int] = {}
-        self._ahead: dict[str, set[int]] = {}  # fed seqs above the room's gap-free point
+        self._fed: dict[str, FedState] = {}  # what was delivered
+        self._recorded: dict[str, FedState] = {}  # what the store's meta says was delivered
         self._drained: dict[str, tuple[int, int]] = {}  # room -> its head (mark, count) when last drained
+        self._recording = TaskSupervisor("listen-feed", log_failures=False)  # failures reach the drain
+
+    def feed_new(self, messages: Iterable[StoredMessage], rooms: Collection[str] | None = None) -> bool:
+        """Feed messages this process has just stored (in ``rooms``, default every room); False
+        once delivery stopped."""
+        for message in messages:
+            if rooms and message.room not in rooms:
+                continue
+            if message.room not in self._drained:
+                continue
+            if not self._deliver(message):
+                return False
+            self._fed[message.room] = self._fed[message.room].feeding([message.seq], None)
+        return True
 
     async def drain(self, rooms: Iterable[str] | None = None) -> bool:
-        """Feed what is new in ``rooms`` (default: every stored room); False once delivery stopped."""
+        """Feed what is new in ``rooms`` (default: every stored room); False once delivery stopped.
+
+        Raises ``StoreError`` when the store refuses to record what is fed (nothing is delivered)."""
         heads = await self._store.call(LocalStore.room_heads)
         for room in list(rooms) if rooms is not None else list(heads):
             head = heads.get(room)
@@ -42,28 +99,38 @@ class StoreFeed:
         return True
 
     async def _drain_room(self, room: str, complete_to: int) -> bool:
-        fed = await self._fed_mark(room)
-        ahead = self._ahead.setdefault(room, set())
-        after = fed
+        after = (await self._fed_state(room)).upto
         while True:
             page = await self._store.call(LocalStore.messages_after, room, after, PAGE)
-            for message in page:
-                if message.seq in ahead:
-                    continue
-                if not self._deliver(message):
-                    return False
-                ahead.add(message.seq)
-            if len(page) < PAGE:
-                break
+            last = len(page) < PAGE
+            fed = self._fed[room]  # as of now: ``feed_new`` may have fed some of the page meanwhile
+            fresh = [message for message in page if message.seq not in fed.ahead]
+            state = fed.feeding((message.seq for message in fresh), complete_to if last else None)
+            if state != self._recorded[room] and not await self._record_then_deliver(room, state, fresh):
+                return False
+            if last:
+                return True
             after = page[-1].seq
-        if complete_to > fed:
-            self._fed[room] = complete_to
-            await self._store.call(LocalStore.set_meta, FED_KEY + room, str(complete_to))
-            ahead.difference_update({seq for seq in ahead if seq <= complete_to})
-        return True
 
-    async def _fed_mark(self, room: str) -> int:
+    async def _record_then_deliver(self, room: str, state: FedState, messages: list[StoredMessage]) -> bool:
+        async def record_and_deliver() -> bool:
+            await self._store.call(LocalStore.set_meta, FED_KEY + room, state.text())
+            self._recorded[room] = state
+            fed_meanwhile = self._fed[room].ahead  # by ``feed_new``, while this was recorded
+            self._fed[room] = state.feeding(fed_meanwhile, None)
+            unfed = (message for message in messages if message.seq not in fed_meanwhile)
+            return all(self._deliver(message) for message in unfed)  # stops at the first refusal
+
+        task = self._recording.spawn(room, record_and_deliver())
+        try:
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:  # it still delivers once recorded; nobody awaits it now
+            task.add_done_callback(log_unheard_failure)
+            raise
+
+    async def _fed_state(self, room: str) -> FedState:
         if room not in self._fed:
-            value = await self._store.call(LocalStore.get_meta, FED_KEY + room)
-            self._fed[room] = int(value) if value and value.isdigit() else 0
+            recorded = FedState.parse(await self._store.call(LocalStore.get_meta, FED_KEY + room))
+            self._fed[room] = self._recorded[room] = recorded
         return self._fed[room]
+

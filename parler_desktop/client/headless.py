@@ -92,11 +92,16 @@ def store_problem(error: StoreError) -> str:
 
 
 def stderr_reporter(command: str, on_store_failed: Callable[[], None] = lambda: None) -> Callable[[SessionEvent], None]:
-    """A listener printing state changes (not repeats), notices and store failures to stderr."""
+    """A listener printing state changes (not repeats), notices and the first store failure (it
+    ends the command; a later one, e.g. the command's own write, would only repeat it) to stderr."""
     last: list[ConnectionState] = []
+    reported_failure: list[StoreFailed] = []
 
     def on_event(event: SessionEvent) -> None:
         if isinstance(event, StoreFailed):
+            if reported_failure:
+                return
+            reported_failure.append(event)
             last[:] = [ConnectionState.OFFLINE]  # its OFFLINE state would only repeat the error
             report(command, store_problem(event.error))
             on_store_failed()
@@ -131,7 +136,8 @@ async def run_session(
         return EXIT_FAILED
     stop = asyncio.Event()
     store_failed = asyncio.Event()  # a full disk or a damaged cache: retrying would not help
-    session.add_listener(stderr_reporter(command, on_store_failed=store_failed.set))
+    reporter = stderr_reporter(command, on_store_failed=store_failed.set)
+    session.add_listener(reporter)
     try:
         with stop_on_signals(stop):
             session.start()
@@ -146,5 +152,8 @@ async def run_session(
             with contextlib.suppress(asyncio.CancelledError):
                 await work
             return EXIT_FAILED if store_failed.is_set() else interrupted_status
+    except StoreError as error:  # the command's own write was refused (listen recording what it fed)
+        reporter(StoreFailed(error))
+        return EXIT_FAILED
     finally:
         await session.stop()

@@ -10,6 +10,7 @@ Everything is reported as the typed events of ``events.py``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import random
 from collections.abc import Callable, Iterable, Sequence
@@ -27,7 +28,7 @@ from parler_desktop.client.read_markers import ReadMarkers
 from parler_desktop.client.roster import RosterWatcher
 from parler_desktop.client.sync import RoomSync
 from parler_desktop.client.tuning import SessionTuning
-from parler_desktop.identity import Identity, load_or_create_identity
+from parler_desktop.identity import Identity, load_or_create_identity, verify_signature
 from parler_desktop.paths import Home
 from parler_desktop.protocol.frames import (
     Invite,
@@ -42,6 +43,7 @@ from parler_desktop.protocol.frames import (
     Redeem,
     ResolveJoin,
 )
+from parler_desktop.protocol.canonical import verify_message
 from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.protocol.values import JoinRequest, Part, RoomInfo, StoredMessage
 from parler_desktop.settings import load_settings, read_join_secret
@@ -76,6 +78,8 @@ class HubSession:
         self.name = name
         self.role = role
         self.store = store
+        # Verdicts on the store's thread, as messages are stored (DMs bound to us, §8).
+        store.check_signatures_with(functools.partial(verify_message, verify=verify_signature, my_id=identity.agent_id))
         self.tuning = tuning or SessionTuning()
         self.sync_messages = sync_messages
         self._clock: Clock = clock or SystemClock()

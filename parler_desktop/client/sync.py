@@ -104,13 +104,23 @@ class RoomSync:
 
     # ---- the record ----------------------------------------------------------------------
 
-    async def store_messages(self, messages: Sequence[StoredMessage]) -> list[StoredMessage]:
-        """Insert; emit MessagesStored for the rows that were new (per room, ascending)."""
+    async def store_messages(
+        self, messages: Sequence[StoredMessage], room_mark: tuple[str, int] | None = None
+    ) -> list[StoredMessage]:
+        """Insert; emit MessagesStored for the rows that were new (per room, ascending).
+
+        ``room_mark`` (room, seq), for a pulled chunk: move that room's sync mark over it in the
+        same transaction, so a refused mark (a full disk) refuses the chunk too and the event
+        follows both (``listen`` trusts the mark to say what is stored for good)."""
         if not messages:
             return []
-        return await self._commit(
-            LocalStore.insert_messages, messages, self._mentions_me, announce=self._announce_messages
+        stored = await self._commit(
+            LocalStore.insert_messages, messages, self._mentions_me, room_mark=room_mark,
+            announce=self._announce_messages,
         )
+        if room_mark is not None:
+            self._marked(*room_mark)
+        return stored
 
     def _announce_messages(self, new: list[StoredMessage]) -> list[MessagesStored]:
         return [MessagesStored(room, tuple(rows), live=self.live) for room, rows in group_by_room(new).items()]
@@ -144,8 +154,11 @@ class RoomSync:
         return await self._mark(room) or 0
 
     async def _set_mark(self, room: str, seq: int) -> None:
-        self._marks[room] = seq
         await self._store.call(LocalStore.set_sync_mark, room, seq)
+        self._marked(room, seq)
+
+    def _marked(self, room: str, seq: int) -> None:
+        self._marks[room] = seq
         self._on_marked(room)
 
     async def learn_cursor(self, request: Requester, room: str) -> int:
@@ -172,7 +185,7 @@ class RoomSync:
             reply = await request(Pull(room=room, since=since, limit=self.page_size), Pulled)
             assert isinstance(reply, Pulled)
             since, stored = await store_page(
-                reply.messages, since, self.store_messages, lambda seq: self._set_mark(room, seq)
+                reply.messages, since, lambda chunk, seq: self.store_messages(chunk, (room, seq))
             )
             stored_any |= stored
             if not reply.messages and mark is None:

@@ -12,6 +12,8 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from parler_desktop.store import StoreError
+
 log = logging.getLogger(__name__)
 
 FailureReporter = Callable[[str, BaseException], None]
@@ -21,6 +23,15 @@ def log_failure(task: asyncio.Task[Any]) -> None:
     """Log how a finished task failed (with its traceback); nothing if it did not."""
     if not task.cancelled() and task.exception() is not None:
         log.error("task %s failed", task.get_name(), exc_info=task.exception())
+
+
+def log_unheard_failure(task: asyncio.Task[Any]) -> None:
+    """For a store write whose awaiter was cancelled: log how it failed, unless the store refused
+    it. A refused write keeps nothing of itself, and the refusal is the session's to report: its
+    next write meets the same full disk or damaged file and says so once (``StoreFailed``), while
+    a command stopping on one has said so already."""
+    if not task.cancelled() and not isinstance(task.exception(), StoreError):
+        log_failure(task)
 
 
 class TaskSupervisor:

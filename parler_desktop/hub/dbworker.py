@@ -1,9 +1,11 @@
 """One thread owns the hub's SQLite connection; the event loop hands it jobs.
 
 Jobs that arrive while the thread is busy are run together in one transaction, each inside its
-own savepoint (a failing job rolls back only itself), and committed once.  Callers are answered
-only after that commit, so everything a reply acknowledges is durable, while concurrent senders
-share one fsync.  This is what lets the hub stay responsive and fast without giving up durability.
+own savepoint (a failing job rolls back only itself), and committed once. The loop hands jobs
+over once per loop turn, all the jobs of that turn together, so a burst of requests wakes the
+thread once, not once per request.  Callers are answered
+only after that commit, so everything a reply acknowledges survives the hub being killed (see
+``db.py``), while concurrent senders share one commit.  This is what lets the hub stay responsive and fast without giving up durability.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ class DbWorker:
 
     def __init__(self, path: Path) -> None:
         self._path = path
-        self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[list[Job] | None] = queue.SimpleQueue()
+        self._this_turn: list[Job] = []  # jobs to hand over at the end of this loop turn
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._opened: asyncio.Future[None] | None = None
@@ -46,13 +49,21 @@ class DbWorker:
         if self._loop is None:
             raise RuntimeError("database worker is not running")
         future: asyncio.Future[T] = self._loop.create_future()
-        self._jobs.put((fn, args, future))
+        if not self._this_turn:
+            self._loop.call_soon(self._hand_over)
+        self._this_turn.append((fn, args, future))
         return await future
+
+    def _hand_over(self) -> None:
+        jobs, self._this_turn = self._this_turn, []
+        if jobs:
+            self._jobs.put(jobs)
 
     async def stop(self) -> None:
         """Finish every queued job, then close the connection."""
         if self._thread is None:
             return
+        self._hand_over()
         self._jobs.put(None)
         await asyncio.to_thread(self._thread.join)
         self._thread = None
@@ -70,17 +81,17 @@ class DbWorker:
                 first = self._jobs.get()
                 if first is None:
                     return
-                batch = [first]
+                batch = first
                 stopping = False
                 while len(batch) < MAX_BATCH:
                     try:
-                        job = self._jobs.get_nowait()
+                        jobs = self._jobs.get_nowait()
                     except queue.Empty:
                         break
-                    if job is None:
+                    if jobs is None:
                         stopping = True
                         break
-                    batch.append(job)
+                    batch.extend(jobs)
                 self._run_batch(conn, batch)
                 if stopping:
                     return

@@ -6,7 +6,6 @@ identity module supplies Ed25519.
 
 from __future__ import annotations
 
-import enum
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -21,6 +20,7 @@ from parler_desktop.protocol.values import (
     Part,
     RoomTarget,
     ServiceTarget,
+    SignatureState,
     StoredMessage,
     Target,
     service_room,
@@ -29,12 +29,6 @@ from parler_desktop.protocol.values import (
 
 Signer = Callable[[bytes], str]  # bytes -> standard padded base64 signature
 Verifier = Callable[[str, bytes, str], bool]  # (agent id, bytes, base64 signature) -> valid
-
-
-class SignatureState(enum.Enum):
-    VALID = "verified"
-    UNSIGNED = "unsigned"
-    INVALID = "invalid"
 
 
 def canonical_json(value: Any) -> bytes:

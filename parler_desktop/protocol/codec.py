@@ -57,6 +57,7 @@ U64 = Annotated[int, IntRange(0, 2**64 - 1)]
 WIRE_NAME = "wire"
 NULL_IS_MALFORMED = "null_is_malformed"  # a defaulted member where null is rejected (§1.3)
 OMIT_WHEN_DEFAULT = "omit_when_default"  # e.g. requireApproval is omitted when false
+LOCAL = "local"  # not a wire member: what this client learned about the value (never sent or read)
 
 
 def camel_case(name: str) -> str:
@@ -204,6 +205,8 @@ def field_specs(cls: type) -> tuple[FieldSpec, ...]:
     hints = typing.get_type_hints(cls, include_extras=True)
     specs = []
     for f in dataclasses.fields(cls):
+        if f.metadata.get(LOCAL, False):
+            continue
         hint, optional = _split_optional(hints[f.name])
         has_default = f.default is not dataclasses.MISSING
         specs.append(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -15,6 +16,7 @@ from parler_desktop.protocol.codec import (
     WireShape,
     check_text,
     WIRE_NAME,
+    LOCAL,
 )
 from parler_desktop.protocol.trim import trim
 
@@ -133,6 +135,14 @@ class EndpointRef(WireShape):
     role: str | None = None
 
 
+class SignatureState(enum.Enum):
+    """What checking a message's ``com.parler.sig`` part found (§8)."""
+
+    VALID = "verified"
+    UNSIGNED = "unsigned"
+    INVALID = "invalid"
+
+
 @dataclass(frozen=True)
 class StoredMessage(WireShape):
     seq: I64
@@ -143,6 +153,8 @@ class StoredMessage(WireShape):
     ts: I64
     mentions: tuple[str, ...] | None = None
     reply_to: str | None = None
+    # Checked once, off the UI thread, when the local store stored the message (None: unchecked).
+    signature: SignatureState | None = field(default=None, compare=False, repr=False, metadata={LOCAL: True})
 
     @property
     def text(self) -> str:

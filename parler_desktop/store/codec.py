@@ -23,7 +23,7 @@ def to_json(value: Any) -> str:
 
 
 def message_row(message: StoredMessage, mentions_me: bool) -> tuple:
-    """Values for ``messages(seq, room, id, sender_name, ts, mentions_me, wire)``."""
+    """Values for ``messages(seq, room, id, sender_name, ts, mentions_me, wire, signature)``."""
     return (
         message.seq,
         message.room,
@@ -32,6 +32,7 @@ def message_row(message: StoredMessage, mentions_me: bool) -> tuple:
         message.ts,
         1 if mentions_me else 0,
         to_json(message.to_wire()),
+        message.signature.value if message.signature is not None else None,
     )
 
 

@@ -23,8 +23,9 @@ from parler_desktop.store.errors import StoreProblem, store_error
 from parler_desktop.store.drafts import DraftTables
 from parler_desktop.store.outbox import OutboxTables, salvage_unsent
 from parler_desktop.store.search import SearchTables
+from parler_desktop.store.signatures import MESSAGE_COLUMNS, SignatureChecks
 
-_MESSAGE_WIRE = "SELECT wire FROM messages WHERE room = ?"
+_MESSAGE_WIRE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE room = ?"
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class FreshStart:
     kept_unsent: int
 
 
-class LocalStore(OutboxTables, DraftTables, SearchTables):
+class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables):
     """The store of one (hub, identity); see the module docstring."""
 
     @classmethod
@@ -153,24 +154,32 @@ class LocalStore(OutboxTables, DraftTables, SearchTables):
         self,
         messages: Sequence[StoredMessage],
         mentions_me: Callable[[StoredMessage], bool] | None = None,
+        *,
+        room_mark: tuple[str, int] | None = None,
     ) -> list[StoredMessage]:
         """Store messages unique by seq; return the newly stored ones, ascending by seq.
 
         ``messages`` may span rooms and repeat; rooms the store has not heard of are created as
         ``channel`` until ``replace_rooms`` says otherwise. ``mentions_me`` flags messages for
-        the mention badge (it runs here, on the store's thread). A stored seq arriving with a
-        different message id means the hub's history was reset: ``StoreError`` (``DIVERGED``),
-        nothing of the batch is stored.
+        the mention badge (it runs here, on the store's thread), and new messages get their
+        signature verdict here too. A stored seq arriving with a different message id means the
+        hub's history was reset: ``StoreError`` (``DIVERGED``), nothing of the batch is stored.
+        ``room_mark`` (room, seq) sets that room's sync mark in the same transaction: a pulled
+        chunk and the mark covering it are kept or refused together (a chunk kept above its mark
+        would be fed by ``listen`` again after a restart).
         """
         unique = sorted({m.seq: m for m in reversed(messages)}.values(), key=lambda m: m.seq)
+        stored = self._stored_seqs([m.seq for m in unique])
+        checked = {m.seq: m for m in self.verdicts(m for m in unique if m.seq not in stored)}
+        unique = [checked.get(m.seq, m) for m in unique]
         rows = [codec.message_row(m, bool(mentions_me and mentions_me(m))) for m in unique]
         inserted: list[StoredMessage] = []
         added: dict[str, int] = {}
         with self._write():
             for message, row in zip(unique, rows):
                 cursor = self._db.execute(
-                    "INSERT OR IGNORE INTO messages (seq, room, id, sender_name, ts, mentions_me, wire) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO messages (seq, room, id, sender_name, ts, mentions_me, wire, signature) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
                 if cursor.rowcount == 1:
@@ -185,7 +194,18 @@ class LocalStore(OutboxTables, DraftTables, SearchTables):
                     "DO UPDATE SET message_count = message_count + excluded.message_count, settled_unread = NULL",
                     (room, count),
                 )
+            if room_mark is not None:
+                self._set_sync_mark(*room_mark)
         return inserted
+
+    def _stored_seqs(self, seqs: list[int]) -> set[int]:
+        """Which of ``seqs`` are stored already (a pull repeats what pushes brought: no re-check)."""
+        found: set[int] = set()
+        for start in range(0, len(seqs), 500):
+            chunk = seqs[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            found.update(seq for (seq,) in self._db.execute(f"SELECT seq FROM messages WHERE seq IN ({marks})", chunk))
+        return found
 
     def _check_same_message(self, message: StoredMessage) -> None:
         """A seq already stored must hold the same message: seqs are never reused by a hub."""
@@ -227,7 +247,7 @@ class LocalStore(OutboxTables, DraftTables, SearchTables):
         rows = self._db.execute(
             _MESSAGE_WIRE + " AND seq >= ? ORDER BY seq LIMIT ?", (room, row[0], end - start)
         ).fetchall()
-        return [codec.message_from_wire_text(wire) for (wire,) in rows]
+        return self.messages_from_rows(rows)
 
     @guarded("reading messages")
     def messages_after(self, room: str, seq: int, limit: int) -> list[StoredMessage]:
@@ -235,7 +255,7 @@ class LocalStore(OutboxTables, DraftTables, SearchTables):
         rows = self._db.execute(
             _MESSAGE_WIRE + " AND seq > ? ORDER BY seq LIMIT ?", (room, seq, limit)
         ).fetchall()
-        return [codec.message_from_wire_text(wire) for (wire,) in rows]
+        return self.messages_from_rows(rows)
 
     @guarded("reading messages")
     def messages_before(self, room: str, seq: int, limit: int) -> list[StoredMessage]:
@@ -244,7 +264,7 @@ class LocalStore(OutboxTables, DraftTables, SearchTables):
             _MESSAGE_WIRE + " AND seq < ? ORDER BY seq DESC LIMIT ?", (room, seq, limit)
         ).fetchall()
         rows.reverse()
-        return [codec.message_from_wire_text(wire) for (wire,) in rows]
+        return self.messages_from_rows(rows)
 
     @guarded("reading messages")
     def count_after(self, room: str, seq: int) -> int:
@@ -258,7 +278,7 @@ class LocalStore(OutboxTables, DraftTables, SearchTables):
     @guarded("reading messages")
     def message_by_id(self, room: str, message_id: str) -> StoredMessage | None:
         row = self._db.execute(_MESSAGE_WIRE + " AND id = ?", (room, message_id)).fetchone()
-        return codec.message_from_wire_text(row[0]) if row else None
+        return self.messages_from_rows([row])[0] if row else None
 
     # ---- cursors and sync marks ---------------------------------------------------------
 
@@ -289,12 +309,15 @@ class LocalStore(OutboxTables, DraftTables, SearchTables):
     def set_sync_mark(self, room: str, seq: int) -> None:
         """Record the sync mark as given (it may move back to re-read a gap); dropped with the room."""
         with self._write():
-            self._db.execute(
-                "INSERT INTO rooms (name, sync_mark) VALUES (?, ?) ON CONFLICT (name) "
-                "DO UPDATE SET sync_mark = excluded.sync_mark, "
-                "settled_unread = CASE WHEN sync_mark = excluded.sync_mark THEN settled_unread END",
-                (room, seq),
-            )
+            self._set_sync_mark(room, seq)
+
+    def _set_sync_mark(self, room: str, seq: int) -> None:
+        self._db.execute(
+            "INSERT INTO rooms (name, sync_mark) VALUES (?, ?) ON CONFLICT (name) "
+            "DO UPDATE SET sync_mark = excluded.sync_mark, "
+            "settled_unread = CASE WHEN sync_mark = excluded.sync_mark THEN settled_unread END",
+            (room, seq),
+        )
 
     # ---- settled unread counts -----------------------------------------------------------
 

@@ -87,6 +87,12 @@ def _drafts(db: sqlite3.Connection) -> None:
     )
 
 
+def _message_signatures(db: sqlite3.Connection) -> None:
+    """Per-message signature verdict ('verified' / 'unsigned' / 'invalid'; NULL: not checked yet),
+    checked once on the store's thread instead of on every reader's (``signatures.py``)."""
+    db.execute("ALTER TABLE messages ADD COLUMN signature TEXT")
+
+
 SEARCH_BACKLOG_KEY = "search_backlog_below"  # meta: stored messages below this seq may be unindexed
 
 
@@ -101,7 +107,7 @@ def _search_index(db: sqlite3.Connection) -> None:
 
 
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _initial_schema, _room_sync_marks, _room_settled_unread, _drafts, _search_index,
+    _initial_schema, _room_sync_marks, _room_settled_unread, _drafts, _message_signatures, _search_index,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

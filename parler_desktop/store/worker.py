@@ -11,6 +11,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from parler_desktop.store.errors import StoreError, StoreProblem
 from parler_desktop.store.local_store import LocalStore
+from parler_desktop.store.signatures import SignatureCheck
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -35,6 +36,13 @@ class StoreWorker:
         if self._store is not None:
             raise RuntimeError("StoreWorker is already open")
         self._store = await self._run(LocalStore, self.path, read_only=self.read_only)
+
+    def check_signatures_with(self, signature_of: SignatureCheck) -> None:
+        """``LocalStore.check_signatures_with`` ahead of every call made after this one (it needs
+        no await, so a session sets it as it is made, before anything is stored or read)."""
+        if self._store is None:
+            raise RuntimeError("StoreWorker.check_signatures_with() needs open() first")
+        self._executor.submit(self._store.check_signatures_with, signature_of)
 
     async def call(self, fn: Callable[Concatenate[LocalStore, P], T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``fn(store, *args, **kwargs)`` on the worker thread and return its result."""

@@ -166,7 +166,9 @@ class Composer(QWidget):
         return self._reply_label.text() if self._reply_to is not None else ""
 
     def restore(self, text: str, reply_to: str | None, reply_label: str) -> None:
-        """Show a room's draft (another room's text never stays: this replaces it)."""
+        """Show a room's draft (another room's text never stays: this replaces it, and a post of
+        the last room still being saved no longer holds the text box)."""
+        self.edit.setReadOnly(False)
         with QSignalBlocker(self.edit):
             self.edit.setPlainText(text)
         self.edit.moveCursor(QTextCursor.MoveOperation.End)

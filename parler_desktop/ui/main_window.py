@@ -8,35 +8,32 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence, QResizeEvent
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
-from parler_desktop.app.bridge import SessionBridge, why_not_posted
+from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.connection_status import ConnectionStatus
-from parler_desktop.app.drafts import DraftKeeper
 from parler_desktop.app.read_tracker import ReadTracker
 from parler_desktop.app.room_list_model import RoomListModel
 from parler_desktop.app.roster_model import RosterModel
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
-from parler_desktop.store import StoreError
-from parler_desktop.store.drafts import Draft
 from parler_desktop.ui.cards import Card
 from parler_desktop.ui.composer import Composer
 from parler_desktop.ui.connection_bar import ConnectionBar
 from parler_desktop.ui.demo_offer import DemoOffer
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE, TypingToComposer
+from parler_desktop.ui.panel_layout import PanelLayout
 from parler_desktop.ui.room_actions import RoomActions
+from parler_desktop.ui.room_composer import RoomComposer
 from parler_desktop.ui.room_list_view import RoomListPanel
 from parler_desktop.ui.roster_panel import RosterPanel
 from parler_desktop.ui.timeline_view import TimelineView
 
 APP_TITLE = "Parler"
-DEFAULT_SIZE = QSize(1250, 800)
-NARROW_PX = 1000
-MIN_TIMELINE_PX = 480
-MIN_ROOMS_PX = 150
+
+
 def _column(*widgets: QWidget, stretch: QWidget) -> QWidget:
     """The widgets stacked edge to edge, ``stretch`` taking the spare height."""
     column = QWidget()
@@ -63,7 +60,6 @@ class MainWindow(QMainWindow):
         self.status = ConnectionStatus(self)
         self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
         self.room_actions = RoomActions(bridge, self)
-        self.drafts = DraftKeeper(bridge, self)
 
         self.room_panel = RoomListPanel(self.rooms)
         self.timeline = TimelineView(self.timeline_model)
@@ -82,16 +78,16 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([260, 760, 230])
         self.splitter.setCollapsible(1, False)
-        self._roster_wanted = True  # the human's choice; a narrow window hides it anyway
-        self._wide_sizes: list[int] | None = None  # the splitter's sizes before the window got narrow
+        self.panels = PanelLayout(self, self.splitter, self.roster_panel)
+        self.room_composer = RoomComposer(bridge, self.composer, self.timeline, self)
+        self.drafts = self.room_composer.drafts
         self.setCentralWidget(_column(self.connection_bar, self.splitter, stretch=self.splitter))
         self.setStyleSheet(FOCUS_OUTLINE)
         self.typing = TypingToComposer(self.composer.edit, self)
         for view in (self.timeline, self.room_panel.view):
             view.installEventFilter(self.typing)
-        self._fit_screen()
+        self.panels.fit_screen()
         self._pending_room: str | None = None
-        self._composing_for: tuple[str, str] | None = None  # (hub, room) the composer's text belongs to
         self._add_actions()
         self._wire()
         self._update_title(0)
@@ -161,8 +157,6 @@ class MainWindow(QMainWindow):
         delegate.retryRequested.connect(bridge.retry_outbox)
         delegate.discardRequested.connect(bridge.discard_outbox)
         delegate.saveRequested.connect(self._save_blob)
-        self.composer.submitted.connect(self._post)
-        self.composer.draftChanged.connect(self._remember_draft)
         self.room_actions.roomReady.connect(self._open_when_listed)
         self.rooms.reloaded.connect(self._open_pending_room)
         self.demo_offer.clicked.connect(self.demoRequested)
@@ -171,11 +165,7 @@ class MainWindow(QMainWindow):
     def show_room(self, room: str) -> None:
         if room == self.timeline_model.room:
             return
-        composing_for = (self.bridge.hub_url, room)
-        if composing_for != self._composing_for:  # the same room again (a session reopened) keeps its text
-            self._composing_for = composing_for
-            self.composer.restore("", None, "")  # the last room's draft is kept by self.drafts
-            self.bridge.tasks.spawn("draft", self._restore_draft(room))
+        self.room_composer.switch_to(room)
         self.composer.setEnabled(True)
         self.invite_action.setEnabled(True)
         self.timeline_model.open_room(room)
@@ -185,18 +175,6 @@ class MainWindow(QMainWindow):
     def _focus_composer(self, *_index: object) -> None:
         if self.composer.isEnabled():
             self.composer.edit.setFocus()
-
-    async def _restore_draft(self, room: str) -> None:
-        draft = await self.drafts.recall(room)
-        untouched = not self.composer.edit.toPlainText() and self.composer.reply_to is None
-        if draft is not None and room == self.timeline_model.room and untouched:
-            self.composer.restore(draft.text, draft.reply_to, draft.reply_label)
-
-    def _remember_draft(self) -> None:
-        room = self.timeline_model.room
-        if room is not None:
-            composer = self.composer
-            self.drafts.remember(Draft(room, composer.edit.toPlainText(), composer.reply_to, composer.reply_label))
 
     def _open_when_listed(self, room: str) -> None:
         """A room just created or joined opens as soon as the room list has it."""
@@ -244,26 +222,6 @@ class MainWindow(QMainWindow):
         self.invite_action.setEnabled(False)
         self.room_panel.shown_room = None  # the new session's timeline opens afresh, even the same room
 
-    def _post(self, text: str, mentions: list, reply_to: object, extra_parts: list) -> None:
-        room = self.timeline_model.room
-        if room is None:
-            self.composer.refused("Not sent: open a room first.")
-            return
-        reply = reply_to if isinstance(reply_to, str) else None
-        self.timeline.scroll_to_newest()  # the post shows at the bottom, in view
-        self.bridge.tasks.spawn("post", self._post_durably(room, text, mentions, reply, extra_parts))
-
-    async def _post_durably(self, room: str, text: str, mentions: list, reply_to: str | None, extra_parts: list) -> None:
-        """The composer lets go of the text only once it is in the outbox on disk."""
-        try:
-            await self.bridge.post(room, text, mentions, reply_to, extra_parts)
-        except Exception as error:
-            self.composer.refused(why_not_posted(error))
-            if not isinstance(error, (StoreError, ValueError, SessionClosed)):
-                raise  # unexpected: the task supervisor reports it as well
-            return
-        self.composer.accepted()
-
     def _save_blob(self, card: Card) -> QFileDialog:
         """Ask where to save (no nested event loop), then fetch and write the file."""
         dialog = QFileDialog(self, "Save file", card.file_name)
@@ -291,31 +249,12 @@ class MainWindow(QMainWindow):
     def _update_title(self, unread: int) -> None:
         self.setWindowTitle(f"{APP_TITLE} — {unread} unread" if unread else APP_TITLE)
 
-    def _fit_screen(self) -> None:
-        """A default size that fits the screen's free area (1280×800, 1366×768, at 1× or 2×)."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        free = screen.availableGeometry() if screen is not None else QRect(0, 0, 1280, 800)
-        self.resize(min(DEFAULT_SIZE.width(), free.width() - 40), min(DEFAULT_SIZE.height(), free.height() - 60))
-
     def _toggle_roster(self) -> None:
-        self._roster_wanted = not self.roster_panel.isVisible()
-        self.roster_panel.setVisible(self._roster_wanted)
-        self.toggle_roster.setChecked(self._roster_wanted)
+        self.toggle_roster.setChecked(self.panels.toggle_members())
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        """Below NARROW_PX the members collapse and the room list narrows: the timeline keeps
-        at least MIN_TIMELINE_PX."""
         super().resizeEvent(event)
-        narrow = self.width() < NARROW_PX
-        if narrow and self._wide_sizes is None:
-            self._wide_sizes = self.splitter.sizes()  # given back when the window is wide again
-        self.roster_panel.setVisible(self._roster_wanted and not narrow)
-        if narrow:
-            rooms = max(MIN_ROOMS_PX, min(self._wide_sizes[0], self.width() - MIN_TIMELINE_PX - 24))
-            self.splitter.setSizes([rooms, self.width() - rooms, 0])
-        elif self._wide_sizes is not None:
-            self.splitter.setSizes(self._wide_sizes)
-            self._wide_sizes = None
+        self.panels.resized(self.width())
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

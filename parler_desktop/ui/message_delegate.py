@@ -19,6 +19,7 @@ from parler_desktop.protocol.canonical import SignatureState
 from parler_desktop.ui.markdown import markdown_document
 from parler_desktop.ui.message_layout import DATE_HEIGHT, DIVIDER_HEIGHT, PAD, WARNING, LayoutCache, RowLayout, body_width, shows_role
 from parler_desktop.ui.row_painting import paint_card, paint_rule, paint_status
+from parler_desktop.ui.row_sizes import RowSizes
 from parler_desktop.ui.row_text import full_date
 
 MINE_TINT = QColor(66, 133, 244, 28)
@@ -60,27 +61,32 @@ class MessageDelegate(QStyledItemDelegate):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.layouts = LayoutCache()
-        self.my_id = ""
+        self.sizes = RowSizes()
         self.selection: tuple[str, int, int] | None = None  # entry key, start, end in its body
         self.answered: Callable[[str], bool] = lambda _message_id: False  # the human acted on that request
 
     def set_identity(self, agent_id: str, name: str, role: str | None) -> None:
-        self.my_id = self.layouts.my_id = agent_id
+        self.layouts.my_id = agent_id
         self.layouts.my_name = name
         self.layouts.my_role = role
         self.layouts.clear()
+        self.sizes.clear()
 
-    def _layout(self, option: QStyleOptionViewItem, index: QModelIndex) -> tuple[TimelineEntry, RowLayout] | None:
+    def _layout(
+        self, option: QStyleOptionViewItem, index: QModelIndex, exact: bool = True
+    ) -> tuple[TimelineEntry, RowLayout] | None:
         # Straight from the model, not through QVariant data roles: Qt asks for every row's size.
-        model = index.model()
-        entry = model.entry(index.row())
+        model, row = index.model(), index.row()
+        entry = model.entry(row)
         if entry is None:
             return None
-        context = model.row_context(index.row())
         answered = entry.message_id is not None and self.answered(entry.message_id)
-        expanded, open_cards = model.is_expanded(entry.key), model.open_cards(entry.key)
-        layout = self.layouts.get(entry, self.row_width(), context, option.font, expanded, open_cards, answered)
-        return entry, layout
+
+        def laid_out() -> RowLayout:
+            expanded, open_cards = model.is_expanded(entry.key), model.open_cards(entry.key)
+            return self.layouts.get(entry, self.row_width(), model.row_context(row), option.font, expanded, open_cards, answered)
+
+        return entry, self.sizes.layout(model, row, entry, self.row_width(), laid_out, exact, answered)
 
     def row_layout(self, option: QStyleOptionViewItem, index: QModelIndex) -> RowLayout | None:
         """The row's layout (row coordinates), as painted."""
@@ -93,8 +99,13 @@ class MessageDelegate(QStyledItemDelegate):
         return max(200, view.viewport().width()) if view is not None else 400
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
-        found = self._layout(option, index)
+        found = self._layout(option, index, exact=False)
         return QSize(self.row_width(), found[1].height if found else 0)
+
+    def exact_height(self, option: QStyleOptionViewItem, index: QModelIndex) -> int:
+        """The row's height laid out at the current width, even when it is off screen."""
+        found = self._layout(option, index)
+        return found[1].height if found else 0
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         found = self._layout(option, index)

@@ -153,7 +153,7 @@ class LayoutCache:
         metrics = QFontMetrics(font)
         line = metrics.height()
         inner = body_width(width)
-        signature = entry.signature(self.my_id)
+        signature = entry.signature
         top = (DATE_HEIGHT if context.day else 0) + (DIVIDER_HEIGHT if context.divider else 0)
         header_top = top + (2 if context.grouped else PAD)
         top = header_top

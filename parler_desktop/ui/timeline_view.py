@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeyEvent, QPainter, QPaintEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QListView, QPushButton, QWidget
 
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.ui.message_rows_view import MessageRowsView
+from parler_desktop.ui.width_relayout import WidthRelayout
 
 BOTTOM_SLACK_PX = 4
 LOAD_OLDER_PX = 300
@@ -41,6 +42,7 @@ class TimelineView(MessageRowsView):
         open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl,
     ) -> None:
         super().__init__(model, parent, open_url)
+        self._width_relayout = WidthRelayout(self, model, self.message_delegate)
         self.setObjectName("timeline")
         self.message_delegate.cardToggled.connect(self._toggle_card)
         self.message_delegate.replyClicked.connect(self.go_to_original)
@@ -129,8 +131,13 @@ class TimelineView(MessageRowsView):
         self.at_bottom = at_bottom
 
     def _appended(self, count: int) -> None:
+        if self.at_bottom:
+            # Lay the new rows out and paint them in this loop turn, not one or two turns later
+            # (Qt's deferred layout, then the posted repaint): that was a third of push to pixels.
+            self.executeDelayedItemsLayout()  # _range_changed keeps the bottom in view
+            QCoreApplication.sendPostedEvents(self.window(), QEvent.Type.UpdateRequest)
         if self.at_bottom or not count:
-            return  # _range_changed keeps the bottom in view once the new rows are laid out
+            return
         self.unseen += count
         self._pill.setText(f"{self.unseen} new message{'s' if self.unseen != 1 else ''} ↓")
         self._pill.adjustSize()
@@ -256,6 +263,8 @@ class TimelineView(MessageRowsView):
             painter.drawText(area, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.placeholder)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
+        if event.size().width() != event.oldSize().width():
+            self._width_relayout.width_changing(self.at_bottom)
         super().resizeEvent(event)
         self._place_overlays()
 

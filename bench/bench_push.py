@@ -1,0 +1,222 @@
+"""Benchmark push latency end to end: an agent's send until the row is painted in the window, and
+until ``listen --json`` prints it, each against a bare websockets subscriber in the same run.
+
+Run: QT_QPA_PLATFORM=offscreen /work/venv/bin/python bench/bench_push.py [--messages 200]
+
+The hub runs as its own process (``parler-desktop hub``); the sending agent and the bare
+subscriber (a raw WebSocket that only decodes the frame) run in a second process; the window
+(the real ``DesktopApp`` and ``MainWindow``, subscribed to the hub like any user) runs in this
+one. One message at a time, with a quiet gap between messages (the everyday case: an agent says
+something, the supervisor sees it). The window's paint passes are timestamped when they end; a
+message counts as painted at the end of the first pass that drew its row. Times are
+``perf_counter`` (CLOCK_MONOTONIC, shared by the processes). Then the window closes and the
+same is measured for ``listen --json`` (its stdout read by the agents' process).
+
+Figures: p50 / p99 in ms and the p50 ratio to the bare subscriber.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import asyncio
+import multiprocessing
+import statistics
+import sys
+import tempfile
+import time
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+import qasync
+from PySide6.QtGui import QPaintEvent
+from PySide6.QtWidgets import QApplication
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from support.cli_runner import run_cli, started_cli  # noqa: E402
+from support.hub_fixtures import HubProcess  # noqa: E402
+from support.raw_agent import RawAgent  # noqa: E402
+
+from parler_desktop.paths import Home  # noqa: E402
+from parler_desktop.settings import Settings, save_settings  # noqa: E402
+from parler_desktop.ui.desktop import DesktopApp  # noqa: E402
+
+WARMUP = 20
+GAP_SECS = 0.04  # quiet time between messages
+ROOM = "push"
+
+
+def label(n: int) -> str:
+    return f"push {n}: the **build** is green, `pytest -q` passed"
+
+
+# ---- the agents' process ---------------------------------------------------------------------
+
+
+async def send_one(sender: RawAgent, bare: RawAgent, n: int) -> tuple[float, float]:
+    """Send message ``n``; (sent at, bare delivery at)."""
+    text = label(n)
+    sent_at = time.perf_counter()
+    await sender.ok({"op": "send", "target": {"kind": "room", "room": ROOM}, "parts": [{"kind": "text", "text": text}]})
+    while True:
+        delivered = await bare.recv_delivery(timeout=30)
+        arrived = time.perf_counter()
+        if delivered["parts"][0]["text"] == text:
+            return sent_at, arrived
+
+
+async def agents(url: str, root: Path, pipe: Connection, count: int) -> None:
+    owner = await RawAgent.connect(url, name="owner")
+    sender = await RawAgent.connect(url, name="builder", role="worker")
+    bare = await RawAgent.connect(url, name="bare")
+    room_code = (await owner.ok({"op": "invite", "kind": "channel", "room": ROOM, "maxUses": 10}, "invited"))["code"]
+    for agent in (sender, bare):
+        await agent.ok({"op": "redeem", "code": room_code}, "joined")
+    await bare.ok({"op": "subscribe"}, "subscribed")
+    pipe.send(room_code)
+
+    async def run(total: int) -> list[tuple[float, float]]:
+        times = []
+        for n in range(total):
+            times.append(await send_one(sender, bare, n))
+            await asyncio.sleep(GAP_SECS)
+        return times
+
+    await asyncio.to_thread(pipe.recv)  # the window is live in the room
+    pipe.send(await run(WARMUP + count))
+    await asyncio.to_thread(pipe.recv)  # the window is closed: now the command line
+    home = root / "listen-home"
+    joined = await run_cli(home, "join", "--hub", url, room_code)
+    assert joined.status == 0, joined.stderr
+    printed: dict[str, float] = {}
+    async with started_cli(home, "listen", "--json", "--hub", url, "--room", ROOM) as listen:
+        assert listen.stdout is not None
+
+        async def read() -> None:
+            while line := await listen.stdout.readline():
+                arrived = time.perf_counter()
+                printed[json.loads(line)["text"]] = arrived
+
+        reader = asyncio.create_task(read())
+        await send_one(sender, bare, -1)
+        while label(-1) not in printed:  # listen is live
+            await asyncio.sleep(0.05)
+        rows = []
+        for n in range(WARMUP + count):
+            sent_at, bare_at = await send_one(sender, bare, n + 100_000)
+            while label(n + 100_000) not in printed:
+                await asyncio.sleep(0.001)
+            rows.append((sent_at, bare_at, printed[label(n + 100_000)]))
+            await asyncio.sleep(GAP_SECS)
+        reader.cancel()
+    pipe.send(rows)
+    for agent in (owner, sender, bare):
+        await agent.close()
+
+
+def agents_process(url: str, root: str, pipe: Connection, count: int) -> None:
+    asyncio.run(agents(url, Path(root), pipe, count))
+
+
+# ---- the window ------------------------------------------------------------------------------
+
+
+class PaintWatch:
+    """Timestamps the end of each timeline paint pass and notes which new rows it drew."""
+
+    def __init__(self, desktop: DesktopApp) -> None:
+        self.painted: dict[str, float] = {}
+        self.view = desktop.window.timeline
+        self.model = desktop.window.timeline_model
+        paint = self.view.paintEvent
+
+        def timed_paint(event: QPaintEvent) -> None:
+            paint(event)
+            self._drawn(event)
+
+        self.view.paintEvent = timed_paint  # the instance's override: Qt calls it for each pass
+
+    def _drawn(self, event: QPaintEvent) -> None:
+        ended = time.perf_counter()
+        area = event.rect()
+        for row in range(self.model.rowCount() - 1, max(-1, self.model.rowCount() - 6), -1):
+            entry = self.model.entry(row)
+            rect = self.view.visualRect(self.model.index(row))
+            if entry is not None and rect.intersects(area):
+                self.painted.setdefault(entry.text, ended)
+
+
+async def wait_for(condition, timeout: float) -> None:  # noqa: ANN001
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the condition did not become true in time")
+        await asyncio.sleep(0.01)
+
+
+def quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def report(name: str, ours: list[float], bare: list[float]) -> None:
+    ms = 1000.0
+    print(
+        f"{name}: p50 {quantile(ours, 0.5) * ms:6.2f} ms, p99 {quantile(ours, 0.99) * ms:6.2f} ms;"
+        f" bare subscriber p50 {quantile(bare, 0.5) * ms:5.2f} ms, p99 {quantile(bare, 0.99) * ms:5.2f} ms;"
+        f" p50 ratio {quantile(ours, 0.5) / quantile(bare, 0.5):.2f}x (mean {statistics.mean(ours) * ms:.2f} ms)"
+    )
+
+
+async def main(count: int) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        hub = HubProcess(root / "hub.sqlite3", 0, ["--relaxed-limits"], root).start()
+        context = multiprocessing.get_context("spawn")
+        ours, theirs = context.Pipe()
+        child = context.Process(target=agents_process, args=(hub.url, directory, theirs, count), daemon=True)
+        child.start()
+        try:
+            code = await asyncio.to_thread(ours.recv)
+            home = Home.resolve(root / "window-home").ensure()
+            save_settings(home.settings_file, Settings(display_name="boss"))
+            desktop = DesktopApp(home, hub.url)
+            desktop.window.resize(1200, 800)
+            desktop.window.show()
+            await desktop.connect(hub.url)
+            await wait_for(lambda: desktop.bridge.is_live, 15)
+            await desktop.bridge.session.redeem(code)
+            await wait_for(lambda: ROOM in desktop.window.rooms.room_names(), 10)
+            desktop.window.room_panel.select_room(ROOM)
+            await wait_for(lambda: desktop.window.timeline_model.room == ROOM and not desktop.window.timeline_model.loading, 10)
+            watch = PaintWatch(desktop)
+            await asyncio.sleep(0.5)
+            ours.send("go")
+            sent = await asyncio.to_thread(ours.recv)
+            await wait_for(lambda: label(WARMUP + count - 1) in watch.painted, 30)
+            painted = [watch.painted[label(n)] - sent_at for n, (sent_at, _) in enumerate(sent)][WARMUP:]
+            bare = [bare_at - sent_at for sent_at, bare_at in sent][WARMUP:]
+            await desktop.shutdown()
+            desktop.window.close()
+            ours.send("listen")
+            rows = (await asyncio.to_thread(ours.recv))[WARMUP:]
+            await asyncio.to_thread(child.join, 30)
+        finally:
+            if child.is_alive():
+                child.kill()
+            hub.terminate()
+    report(f"push -> row painted ({count} messages)", painted, bare)
+    report(f"push -> listen --json line ({count} messages)", [p - s for s, _, p in rows], [b - s for s, b, _ in rows])
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=200)
+    options = parser.parse_args()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setQuitOnLastWindowClosed(False)  # the benchmark ends when main() returns
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        loop.run_until_complete(main(options.messages))
