@@ -3,33 +3,19 @@ sleep, or the same signal from anyone but logind's bus name, does not."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import uuid
 
 import pytest
 from PySide6.QtCore import SLOT, QObject, Slot
 from PySide6.QtDBus import QDBusConnection, QDBusMessage
+from support.private_bus import bus_address, needs_dbus  # noqa: F401 - fixture
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import bridge, session, store  # noqa: F401 - fixtures
 
 from parler_desktop.app.sleep_watch import LOGIND, LOGIND_MANAGER, LOGIND_PATH, SleepWatch
 
-pytestmark = pytest.mark.skipif(shutil.which("dbus-daemon") is None, reason="needs dbus-daemon")
+pytestmark = needs_dbus
 BARRIER_INTERFACE = "org.example.TestBarrier"
-
-
-@pytest.fixture
-def bus_address():
-    daemon = subprocess.Popen(
-        ["dbus-daemon", "--session", "--nofork", "--print-address=1"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-    )
-    try:
-        yield daemon.stdout.readline().strip()
-    finally:
-        daemon.terminate()
-        daemon.wait(timeout=10)
 
 
 def connect(address: str) -> QDBusConnection:

@@ -9,11 +9,9 @@ from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton, QToolTip
 from support.desktop_fixtures import click_room, join_room, post_as, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
-from parler_desktop.app.unseen_tally import UnseenTally
 from parler_desktop.ui.connect_dialog import ConnectDialog
 from parler_desktop.ui.handoff_dialog import HandoffDialog
 from parler_desktop.ui.panel_layout import MIN_TIMELINE_PX
-from parler_desktop.ui.tray import Tray
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -71,27 +69,16 @@ def test_the_window_fits_the_screen_and_a_narrow_one_keeps_the_timeline_readable
     qtbot.waitUntil(lambda: window.roster_panel.isVisible() and window.roster_panel.width() > 100, timeout=5000)
 
 
-class ShownTray(Tray):
-    """The real tray, with its pop-ups kept for the test instead of shown by the desktop."""
-
-    def __init__(self, *args) -> None:
-        super().__init__(*args)
-        self.shown: list[tuple[str, str]] = []
-
-    def showMessage(self, title, text, *_rest) -> None:  # noqa: N802 - Qt's name
-        self.shown.append((title, text))
-
-
 def test_an_at_name_in_the_text_badges_highlights_and_notifies(qtbot, qloop, desktop, peer):
     team = join_room(qtbot, qloop, desktop, peer, "team")
     ops = join_room(qtbot, qloop, desktop, peer, "ops")
     window = desktop.window
     click_room(qtbot, desktop, team)
-    tally = UnseenTally(desktop.bridge, window, quiet_ms=50)  # the window is not active here
-    tray = ShownTray(window, window.rooms, tally)
+    alerts = []
+    desktop.attention.notifier.alert.connect(alerts.append)
     post_as(qtbot, qloop, peer, ops, "hey @boss, can you approve the deploy?")  # no `mentions` member
     qtbot.waitUntil(lambda: window.rooms.summary(ops) is not None and window.rooms.summary(ops).mentions_unread == 1, timeout=5000)
-    qtbot.waitUntil(lambda: tray.shown == [("ops", "1 new message, 1 for you")], timeout=5000)
+    qtbot.waitUntil(lambda: [(a.title, a.body) for a in alerts] == [("alice in ops", "hey @boss, can you approve the deploy?")], timeout=5000)
     click_room(qtbot, desktop, ops)
     assert window.timeline.row_layout(window.timeline_model.index(0)).mentions_me  # highlighted by the same rule
 

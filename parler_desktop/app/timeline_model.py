@@ -52,7 +52,8 @@ class TimelineModel(TimelineRows):
         self._loading_older = False
         self._older_task: asyncio.Task | None = None
         self.has_newer = False  # stored messages after the loaded window (it opened at the first unread)
-        self.landing = "unread"  # where the view goes once loaded: "unread" (the read cursor) or "newest"
+        # Where the view goes once loaded: "unread" (the read cursor), "newest", or a seq (that message).
+        self.landing: str | int = "unread"
         self._incoming: list[Any] = []
         self._outbox_during_load: dict[str, OutboxItem] = {}  # newest state per post, applied after the load
         self.following = True  # the view is pinned to the bottom (set by the view)
@@ -71,9 +72,9 @@ class TimelineModel(TimelineRows):
         return self._loading
 
     # -- loading ----------------------------------------------------------------------------
-    def open_room(self, room: str | None, landing: str = "unread") -> None:
+    def open_room(self, room: str | None, landing: str | int = "unread") -> None:
         """Show ``room`` (or nothing): reset, then read its page in the background; ``landing``
-        "newest" reads the newest page whatever is unread."""
+        "newest" reads the newest page whatever is unread, a seq the page holding that message."""
         self._generation += 1
         self.beginResetModel()
         self.room, self.landing, self.has_newer = room, landing, False
@@ -97,6 +98,8 @@ class TimelineModel(TimelineRows):
         first_unread = await store.call(LocalStore.row_of_seq, room, cursor)
         at_unread = self.landing == "unread" and total - first_unread > PAGE_SIZE
         offset = max(0, first_unread - CONTEXT_ROWS) if at_unread else max(0, total - PAGE_SIZE)
+        if isinstance(self.landing, int):  # one message, with a little context above it
+            offset = min(offset, max(0, await store.call(LocalStore.row_of_seq, room, self.landing - 1) - CONTEXT_ROWS))
         messages = await store.call(LocalStore.messages_slice, room, offset, PAGE_SIZE)
         outbox = await store.call(LocalStore.outbox_items, (OutboxStatus.PENDING, OutboxStatus.FAILED), room)
         if generation != self._generation:

@@ -45,7 +45,7 @@ def _add_options(parser: argparse.ArgumentParser, default: object = None) -> Non
     )
     parser.add_argument(
         "--link", metavar="LINK", help="open an invite link (parler://HOST:PORT/join/CODE): asks, then joins; "
-        "a bare link as the only argument means the same",
+        "or a message link (parler://HOST:PORT/room/ROOM/SEQ): shows it; a bare link as the only argument means the same",
     )
 
 
@@ -146,7 +146,7 @@ def _run_window(home: Home, hub_url: str | None, demo: "DemoPlan | None", link: 
     with loop:
         log_unhandled_exceptions(loop)
         desktop = DesktopApp(home, hub_url, demo, link)
-        for stop_signal in (signal.SIGINT, signal.SIGTERM):  # close as if by the window's button
-            signal.signal(stop_signal, lambda *_: desktop.window.close())
+        for stop_signal in (signal.SIGINT, signal.SIGTERM):  # quit, as from the tray menu (not to the tray)
+            signal.signal(stop_signal, lambda *_: desktop.quit())
         loop.run_until_complete(desktop.run())
     return 0

@@ -184,5 +184,18 @@ class StoreDatabase:
             if durable:
                 self._db.execute("PRAGMA synchronous = NORMAL")
 
+    @guarded("reading settings")
+    def get_meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    @guarded("saving settings")
+    def set_meta(self, key: str, value: str) -> None:
+        with self._write():
+            self._db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
     def _count(self, sql: str, *params: object) -> int:
         return self._db.execute(sql, params).fetchone()[0]

@@ -2,8 +2,8 @@
 
 Synchronous by design and used from ONE thread only (``StoreWorker``); every public method is
 one short transaction. Rooms, messages, cursors, sync marks, roster and meta live here; the
-outbox methods come from ``OutboxTables``, the drafts from ``DraftTables`` and the file handling
-from ``StoreDatabase``.
+outbox methods come from ``OutboxTables``, the drafts from ``DraftTables``, full-text search from
+``SearchTables`` and the file handling (and meta values) from ``StoreDatabase``.
 
 A room's *settled unread* is the hub's unread count recorded when a complete pull left the store
 agreeing with it; every write that changes the room's messages, cursor, sync mark or kind drops
@@ -22,6 +22,7 @@ from parler_desktop.store.database import guarded
 from parler_desktop.store.errors import StoreProblem, store_error
 from parler_desktop.store.drafts import DraftTables
 from parler_desktop.store.outbox import OutboxTables, salvage_unsent
+from parler_desktop.store.search import SearchTables
 from parler_desktop.store.signatures import MESSAGE_COLUMNS, SignatureChecks
 
 _MESSAGE_WIRE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE room = ?"
@@ -52,7 +53,7 @@ class FreshStart:
     kept_unsent: int
 
 
-class LocalStore(OutboxTables, DraftTables, SignatureChecks):
+class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables):
     """The store of one (hub, identity); see the module docstring."""
 
     @classmethod
@@ -99,6 +100,7 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks):
             self._forget(name)
 
     def _forget(self, name: str) -> None:
+        self._unindex_room(name)
         self._db.execute("DELETE FROM messages WHERE room = ?", (name,))
         self._db.execute("DELETE FROM roster WHERE room = ?", (name,))
         self._db.execute("DELETE FROM rooms WHERE name = ?", (name,))
@@ -185,6 +187,7 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks):
                     added[message.room] = added.get(message.room, 0) + 1
                 else:
                     self._check_same_message(message)
+            self._index(inserted)
             for room, count in added.items():
                 self._db.execute(
                     "INSERT INTO rooms (name, message_count) VALUES (?, ?) ON CONFLICT (name) "
@@ -362,18 +365,3 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks):
     def roster(self, room: str) -> list[RosterEntry]:
         rows = self._db.execute("SELECT wire FROM roster WHERE room = ? ORDER BY position", (room,))
         return [codec.roster_entry_from_wire_text(wire) for (wire,) in rows]
-
-    # ---- meta --------------------------------------------------------------------------
-
-    @guarded("reading settings")
-    def get_meta(self, key: str) -> str | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row[0] if row else None
-
-    @guarded("saving settings")
-    def set_meta(self, key: str, value: str) -> None:
-        with self._write():
-            self._db.execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )

@@ -34,8 +34,8 @@ _WHITESPACE = re.compile(r"\s+")
 _KEPT = re.compile("\ue000(\\d+)\ue001")
 
 
-def plain_text(markdown: str) -> str:
-    """``markdown`` as one line of plain text, whitespace collapsed."""
+def plain_text(markdown: str, scan_chars: int = SCAN_CHARS) -> str:
+    """The first ``scan_chars`` of ``markdown`` as one line of plain text, whitespace collapsed."""
     kept: list[str] = []  # code and escaped characters, put back after the syntax is gone
 
     def keep(text: str) -> str:
@@ -44,7 +44,7 @@ def plain_text(markdown: str) -> str:
 
     lines: list[str] = []
     fence: str | None = None
-    for line in markdown[:SCAN_CHARS].splitlines():
+    for line in markdown[:scan_chars].splitlines():
         opening = _FENCE.match(line)
         if fence is not None:
             if opening is not None and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):

@@ -93,8 +93,22 @@ def _message_signatures(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE messages ADD COLUMN signature TEXT")
 
 
+SEARCH_BACKLOG_KEY = "search_backlog_below"  # meta: stored messages below this seq may be unindexed
+
+
+def _search_index(db: sqlite3.Connection) -> None:
+    """The full-text index (store/search.py), empty; every message stored so far is backlog."""
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS message_search "
+        "USING fts5(body, kinds, tokenize = 'unicode61 remove_diacritics 2')"
+    )
+    (below,) = db.execute("SELECT coalesce(max(seq), 0) + 1 FROM messages").fetchone()
+    db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (SEARCH_BACKLOG_KEY, str(below)))
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _initial_schema, _room_sync_marks, _room_settled_unread, _drafts, _message_signatures,
+    _initial_schema, _room_sync_marks, _room_settled_unread, _drafts, _message_signatures, _search_index,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
+SEARCH_INDEX_VERSION = MIGRATIONS.index(_search_index) + 1  # the first version with the search index

@@ -18,6 +18,7 @@ from parler_desktop.protocol.parts import OBSERVATION_KIND, BundleRef, Dispatch,
 __all__ = ["Card", "card_for", "human_size"]
 
 MAX_DETAIL = 300
+REQUEST_ACTIONS = ("Reply", "Hand back", "Done")  # on a card that waits for the human
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class Card:
     blob_id: str | None = None  # a downloadable blob (file / bundle)
     file_name: str = ""
     more: str = ""  # the whole part, shown when the card is expanded ("" = nothing to expand)
+    actions: tuple[str, ...] = ()  # buttons: a handoff addressed to the human, a task awaiting input
 
 
 def _clip(text: str) -> str:
@@ -42,9 +44,12 @@ def card_for(part: dict[str, Any], my_name: str, my_role: str | None) -> Card:
     if (handoff := Handoff.from_part(part)) is not None:
         mine = handoff.is_addressed_to(my_name, my_role)
         detail = f"done: {handoff.summary}" if handoff.summary else ""
-        return Card(title, _clip(detail), highlight=mine and bool(handoff.to), more=part_details(part))
+        for_me = mine and bool(handoff.to)
+        actions = REQUEST_ACTIONS if for_me else ()
+        return Card(title, _clip(detail), highlight=for_me, more=part_details(part), actions=actions)
     if (task := TaskStatus.from_part(part)) is not None:
-        return Card(title, _clip(task.note or ""), more=part_details(part))
+        actions = REQUEST_ACTIONS if task.status == "awaiting" else ()
+        return Card(title, _clip(task.note or ""), more=part_details(part), actions=actions)
     if (file := FileRef.from_part(part)) is not None:
         return Card(title, _clip(file.summary or ""), blob_id=file.blob, file_name=file.safe_name)
     if (bundle := BundleRef.from_part(part)) is not None:

@@ -14,7 +14,6 @@ import logging
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QSystemTrayIcon
 
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.local_hub import save_join_secret, start_local_hub
@@ -29,11 +28,13 @@ from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, read_join_secret, save_settings
 from parler_desktop.store import LocalStore, StoreError
+from parler_desktop.ui.attention import Attention
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
 from parler_desktop.ui.error_report import ErrorReport, open_folder
 from parler_desktop.ui.invite_links import InviteLinks
+from parler_desktop.ui.link_opening import LinkOpening
 from parler_desktop.ui.main_window import MainWindow
-from parler_desktop.ui.tray import Tray
+from parler_desktop.ui.search import Search
 
 log = logging.getLogger(__name__)
 SHUTDOWN_SECS = 5.0  # closing the window ends the process within this, whatever is in flight
@@ -46,13 +47,14 @@ class DesktopApp:
         self.home = home.ensure()
         self.hub_override = hub_url
         self.demo = demo  # started once connected (parler-desktop demo)
-        self.link = link  # an invite link from the command line, asked about once connected
+        self.link = link  # an invite or message link from the command line, opened once connected
         self.bridge = SessionBridge()
         self.window = MainWindow(self.bridge)
         self.network = NetworkWatch(self.bridge, self.window)
         self.sleep = SleepWatch(self.bridge, self.window)
-        if QSystemTrayIcon.isSystemTrayAvailable():
-            Tray(self.window, self.window.rooms, self.window.unseen).show()
+        self.attention = Attention(self.home, self.bridge, self.window)
+        self.search = Search(self.bridge, self.window, self.attention.jump)
+        self.message_links = LinkOpening(self.bridge, self.window, self.attention.jump)
         self.local_hub: EmbeddedHub | None = None
         self._demo_tasks: set[asyncio.Task] = set()
         self._closed = asyncio.get_event_loop().create_future()
@@ -63,6 +65,7 @@ class DesktopApp:
         self.errors = ErrorReport(self.window, self.home.log_dir)
         self.errors.install()
         self.links = InviteLinks(self.window, self.bridge, self.home, self._switch_hub)
+        self.links.messageLinkOpened.connect(self.message_links.open)
         self.links.instances.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
         self.window.connection_bar.retryRequested.connect(self._retry_connect)
         self.window.connection_bar.freshCacheRequested.connect(
@@ -75,10 +78,15 @@ class DesktopApp:
         # the full collections, which otherwise walk all of it and hold the window for ~50 ms.
         gc.freeze()
 
+    def quit(self) -> None:
+        """Close the window for good (never just to the tray); run() then shuts down in order."""
+        self.attention.quit()
+
     async def run(self) -> None:
         """Show the window, connect, and return once the window is closed and all is shut down."""
         self.links.listen()
         self.window.show()
+        await self.attention.start()
         loaded = load_settings(self.home.settings_file)
         if loaded.problem:
             self._tell(loaded.problem)
@@ -239,6 +247,7 @@ class DesktopApp:
             await session.stop()
 
     async def shutdown(self) -> None:
+        await self.attention.stop()
         self.errors.uninstall()
         self.links.close()
         await self._drop_session()

@@ -12,12 +12,13 @@ import logging
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.instance_channel import InstanceServer, channel_name
 from parler_desktop.client.address import parse_invite
+from parler_desktop.client.message_link import is_message_link
 from parler_desktop.paths import Home
 from parler_desktop.protocol.frames import Joined
 from parler_desktop.settings import Settings, load_settings
@@ -31,6 +32,8 @@ SwitchHub = Callable[[Settings, ConnectChoice], Awaitable[None]]
 
 
 class InviteLinks(QObject):
+    messageLinkOpened = Signal(str)  # a link to a message (``parler://…/room/ROOM/SEQ``), not an invite
+
     def __init__(self, window: QMainWindow, bridge: SessionBridge, home: Home, switch_hub: SwitchHub) -> None:
         super().__init__(window)
         self._window = window
@@ -61,8 +64,12 @@ class InviteLinks(QObject):
         self._window.activateWindow()
 
     def open(self, link: str) -> None:
-        """Ask, naming the host and who joins, then join (after a hub switch if the link says so)."""
+        """Ask, naming the host and who joins, then join (after a hub switch if the link says so).
+        A link to a message is passed on to be shown instead."""
         self.raise_window()
+        if is_message_link(link):
+            self.messageLinkOpened.emit(link)
+            return
         try:
             invite = parse_invite(link)
         except ValueError as error:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QUrl, QUrlQuery
 
+from parler_desktop.client.message_link import is_message_link, parse_message_link
+
 WEB_SCHEMES = frozenset({"http", "https"})
 MAIL_FIELDS_KEPT = ("subject", "body")
 TOOLTIP_LINE_CHARS = 100
@@ -45,6 +47,9 @@ def shown_address(url: QUrl) -> str:
 def link_tooltip(href: str) -> str:
     """Plain text for the tooltip over a link (the caller must show it as plain text): the whole
     address, cut into lines so a long one still fits on the screen."""
+    if is_message_link(href):
+        link = parse_message_link(href)
+        return f"{href}\nOpens message #{link.seq} of {link.room} here."
     url = openable_url(href)
     address = href if url is None else shown_address(url)
     lines = [address[start:start + TOOLTIP_LINE_CHARS] for start in range(0, len(address), TOOLTIP_LINE_CHARS)]

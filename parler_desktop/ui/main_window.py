@@ -18,7 +18,6 @@ from parler_desktop.app.read_tracker import ReadTracker
 from parler_desktop.app.room_list_model import RoomListModel
 from parler_desktop.app.roster_model import RosterModel
 from parler_desktop.app.timeline_model import TimelineModel
-from parler_desktop.app.unseen_tally import UnseenTally
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.ui.cards import Card
 from parler_desktop.ui.composer import Composer
@@ -60,7 +59,6 @@ class MainWindow(QMainWindow):
         self.roster = RosterModel(bridge, self)
         self.status = ConnectionStatus(self)
         self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
-        self.unseen = UnseenTally(bridge, self)
         self.room_actions = RoomActions(bridge, self)
 
         self.room_panel = RoomListPanel(self.rooms)
@@ -263,7 +261,6 @@ class MainWindow(QMainWindow):
         if event.type() in (QEvent.Type.ActivationChange, QEvent.Type.WindowStateChange):
             active = self.isActiveWindow() and not self.isMinimized()
             self.read_tracker.set_window_active(active)
-            self.unseen.set_window_active(active)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.closing.emit()

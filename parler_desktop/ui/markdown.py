@@ -31,6 +31,8 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
+from parler_desktop.ui.message_links import link_message_addresses
+
 FEATURES = QTextDocument.MarkdownFeature(
     QTextDocument.MarkdownFeature.MarkdownDialectGitHub.value | QTextDocument.MarkdownFeature.MarkdownNoHTML.value
 )
@@ -61,6 +63,8 @@ def markdown_document(text: str, font: QFont | None = None) -> SafeTextDocument:
         _replace_images(document)
     if "#" in text or "==" in text or "--" in text:  # the only Markdown that makes a heading
         _scale_headings(document)
+    if "parler://" in text:
+        link_message_addresses(document)
     if "`" in text or "~~~" in text or "    " in text:
         _shade_code(document, text)
     return document

@@ -8,6 +8,8 @@ across the row, the text hidden until "Show anyway". Where each piece goes is
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QLinearGradient, QMouseEvent, QPainter, QPalette, QTextCursor
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
@@ -54,12 +56,14 @@ class MessageDelegate(QStyledItemDelegate):
     toggleRequested = Signal(QModelIndex)  # the row's "Show more" / "Show anyway" / … was clicked
     cardToggled = Signal(QModelIndex, int)  # a card with details was clicked
     replyClicked = Signal(QModelIndex)  # the row's "in reply to" line was clicked
+    requestAction = Signal(QModelIndex, str)  # a card's Reply / Hand back / Done was clicked
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.layouts = LayoutCache()
         self.sizes = RowSizes()
         self.selection: tuple[str, int, int] | None = None  # entry key, start, end in its body
+        self.answered: Callable[[str], bool] = lambda _message_id: False  # the human acted on that request
 
     def set_identity(self, agent_id: str, name: str, role: str | None) -> None:
         self.layouts.my_id = agent_id
@@ -77,13 +81,13 @@ class MessageDelegate(QStyledItemDelegate):
         if entry is None:
             return None
         width = width or self.row_width()  # asking the viewport costs a good part of a row's size
+        answered = entry.message_id is not None and self.answered(entry.message_id)
 
         def laid_out() -> RowLayout:
-            return self.layouts.get(
-                entry, width, model.row_context(row), option.font, model.is_expanded(entry.key), model.open_cards(entry.key)
-            )
+            expanded, open_cards = model.is_expanded(entry.key), model.open_cards(entry.key)
+            return self.layouts.get(entry, width, model.row_context(row), option.font, expanded, open_cards, answered)
 
-        return entry, self.sizes.layout(model, row, entry, width, laid_out, exact)
+        return entry, self.sizes.layout(model, row, entry, width, laid_out, exact, answered)
 
     def row_layout(self, option: QStyleOptionViewItem, index: QModelIndex) -> RowLayout | None:
         """The row's layout (row coordinates), as painted."""
@@ -294,6 +298,10 @@ class MessageDelegate(QStyledItemDelegate):
                 (self.retryRequested if name == "retry" else self.discardRequested).emit(entry.outbox.client_id)
                 return True
         for number, card in enumerate(layout.cards):
+            for label, rect in card.actions.items():
+                if rect.contains(point):
+                    self.requestAction.emit(index, label)
+                    return True
             if card.save is not None and card.save.contains(point):
                 self.saveRequested.emit(card.card)
                 return True

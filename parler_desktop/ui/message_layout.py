@@ -47,6 +47,7 @@ class CardLayout:
     save: QRect | None  # its Save… link
     expanded: bool
     detail_lines: int
+    actions: dict[str, QRect] = field(default_factory=dict)  # the card's request buttons by label
 
 
 @dataclass
@@ -121,15 +122,17 @@ class LayoutCache:
         font: QFont,
         expanded: bool = False,
         open_cards: frozenset[int] = frozenset(),
+        answered: bool = False,
     ) -> RowLayout:
         """The row's layout; ``expanded`` shows a long (or a suspect) body whole instead of
-        folded, ``open_cards`` are the cards shown with every detail."""
+        folded, ``open_cards`` are the cards shown with every detail; a request the human has
+        ``answered`` has no buttons left."""
         status = entry.outbox.status if entry.outbox is not None else None
         online = self.online if status is not None else None
-        cache_key = (entry.key, status, online, entry.seq, width, context, expanded, open_cards)
+        cache_key = (entry.key, status, online, entry.seq, width, context, expanded, open_cards, answered)
         layout = self._rows.get(cache_key)
         if layout is None:
-            layout = self._compute(entry, width, context, font, expanded, open_cards)
+            layout = self._compute(entry, width, context, font, expanded, open_cards, answered)
             self._rows[cache_key] = layout
             if len(self._rows) > CACHE_SIZE:
                 self._rows.popitem(last=False)
@@ -138,7 +141,14 @@ class LayoutCache:
         return layout
 
     def _compute(
-        self, entry: TimelineEntry, width: int, context: RowContext, font: QFont, expanded: bool, open_cards: frozenset[int]
+        self,
+        entry: TimelineEntry,
+        width: int,
+        context: RowContext,
+        font: QFont,
+        expanded: bool,
+        open_cards: frozenset[int],
+        answered: bool,
     ) -> RowLayout:
         metrics = QFontMetrics(font)
         line = metrics.height()
@@ -204,7 +214,14 @@ class LayoutCache:
             if card.blob_id:
                 save_width = metrics.horizontalAdvance("Save…") + 8
                 save = QRect(box.right() - save_width - CARD_PAD, box.top() + CARD_PAD, save_width, line)
-            cards.append(CardLayout(card, box, save, opened, lines))
+            actions: dict[str, QRect] = {}
+            if card.actions and not entry.mine and not answered:
+                x, y = box.left() + CARD_PAD, box.bottom() + 1
+                for label in card.actions:
+                    actions[label] = QRect(x, y, metrics.horizontalAdvance(label) + 16, line + 4)
+                    x += actions[label].width() + 6
+                box.setHeight(box.height() + line + 4 + CARD_PAD)
+            cards.append(CardLayout(card, box, save, opened, lines, actions))
             top += box.height() + GAP
         status = status_text(entry, self.online)
         status_top = top

@@ -2,7 +2,8 @@
 
 Links in messages are clickable: the pointer turns into a hand over one, its tooltip shows the
 full address, and a click hands it to ``open_url`` (the desktop's opener) only when ``links.py``
-allows it; any other link is refused with ``linkRefused``. A time's tooltip is its full date, a
+allows it; any other link is refused with ``linkRefused``, but a link to a message
+(``parler://…/room/ROOM/SEQ``) is handed on as ``messageLinkOpened`` to show it here. A time's tooltip is its full date, a
 signature icon's says what it means.
 
 A long message is folded (``message_layout``); its "Show more" link, Enter or Space on the
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import QListView, QMenu, QStyleOptionViewItem, QToolTip, 
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.app.tooltips import plain_tooltip
+from parler_desktop.client.message_link import is_message_link
 from parler_desktop.ui.links import link_tooltip, openable_url
 from parler_desktop.ui.message_delegate import MessageDelegate
 from parler_desktop.ui.message_layout import RowLayout
@@ -33,6 +35,8 @@ from parler_desktop.ui.message_layout import RowLayout
 class MessageRowsView(QListView):
     replyRequested = Signal(object)  # TimelineEntry
     linkRefused = Signal(str)  # the address of a link that was not opened
+    copyLinkRequested = Signal(object)  # TimelineEntry whose parler:// link goes on the clipboard
+    messageLinkOpened = Signal(str)  # a parler://…/room/ROOM/SEQ link in a message was clicked
 
     def __init__(
         self, model: TimelineModel, parent: QWidget | None = None, open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl
@@ -119,6 +123,9 @@ class MessageRowsView(QListView):
         return link is not None and link.contains(point)
 
     def open_link(self, href: str) -> None:
+        if is_message_link(href):
+            self.messageLinkOpened.emit(href)
+            return
         url = openable_url(href)
         if url is None:
             self.linkRefused.emit(href)
@@ -207,8 +214,8 @@ class MessageRowsView(QListView):
         return self.message_delegate.tooltip_at(self._row_option(index), index, point) if index.isValid() else None
 
     def _context_menu(self, point: QPoint) -> QMenu | None:
-        """Reply, Copy (the selection), Copy text, Show whole message: a popup answering by
-        signals, no nested event loop."""
+        """Reply, Copy (the selection), Copy text, Copy link, Show whole message: a popup
+        answering by signals, no nested event loop."""
         index = self.indexAt(point)
         entry: TimelineEntry | None = self._model.entry(index.row()) if index.isValid() else None
         if entry is None:
@@ -221,6 +228,8 @@ class MessageRowsView(QListView):
         if selected:
             menu.addAction("Copy", lambda: QGuiApplication.clipboard().setText(selected))
         menu.addAction("Copy text", lambda: QGuiApplication.clipboard().setText(entry.text))
+        copy_link = menu.addAction("Copy link", lambda: self.copyLinkRequested.emit(entry))
+        copy_link.setEnabled(entry.seq is not None)
         if self.toggle_link(index) is not None:
             expanded = self._model.is_expanded(entry.key)
             row = QPersistentModelIndex(index)

@@ -1,5 +1,6 @@
 """Painting the pieces of a timeline row other than its text: rules (date separators, the
-"New messages" divider), part cards and an unsent post's status with Retry / Discard.
+"New messages" divider), part cards (with Reply / Hand back / Done on a request) and an unsent
+post's status with Retry / Discard.
 Colours come from the palette, so a dark theme stays readable.
 """
 
@@ -57,6 +58,8 @@ def paint_card(painter: QPainter, option: QStyleOptionViewItem, layout: CardLayo
     if save is not None:
         painter.setPen(option.palette.color(QPalette.ColorRole.Link))
         painter.drawText(save, Qt.AlignmentFlag.AlignCenter, "Save…")
+    for label, rect in layout.actions.items():
+        paint_button(painter, option, rect, label)
 
 
 def paint_status(painter: QPainter, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout) -> None:
@@ -66,8 +69,12 @@ def paint_status(painter: QPainter, option: QStyleOptionViewItem, entry: Timelin
     painter.setPen(colour)
     painter.drawText(QPoint(PAD, layout.status_top + 2 + metrics.ascent()), layout.status_text)
     for name, rect in layout.buttons.items():
-        painter.setPen(option.palette.color(QPalette.ColorRole.Mid))
-        painter.setBrush(option.palette.color(QPalette.ColorRole.Button))
-        painter.drawRoundedRect(rect, 4, 4)
-        painter.setPen(option.palette.color(QPalette.ColorRole.ButtonText))
-        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, name.capitalize())
+        paint_button(painter, option, rect, name.capitalize())
+
+
+def paint_button(painter: QPainter, option: QStyleOptionViewItem, rect: QRect, label: str) -> None:
+    painter.setPen(option.palette.color(QPalette.ColorRole.Mid))
+    painter.setBrush(option.palette.color(QPalette.ColorRole.Button))
+    painter.drawRoundedRect(rect, 4, 4)
+    painter.setPen(option.palette.color(QPalette.ColorRole.ButtonText))
+    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)

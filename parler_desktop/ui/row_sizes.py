@@ -36,11 +36,19 @@ class RowSizes:
         self.stale.clear()
 
     def layout(
-        self, model: TimelineModel, row: int, entry: TimelineEntry, width: int, compute: Callable[[], RowLayout], exact: bool
+        self,
+        model: TimelineModel,
+        row: int,
+        entry: TimelineEntry,
+        width: int,
+        compute: Callable[[], RowLayout],
+        exact: bool,
+        answered: bool = False,
     ) -> RowLayout:
         """The row's layout at ``width``; ``compute`` lays it out when nothing known still holds
         (unless only the width changed, ``exact`` is false and the row is outside ``exact_rows``:
-        then the old layout, for its height)."""
+        then the old layout, for its height). ``answered``: the human acted on the request the
+        row holds (its card loses its buttons)."""
         above = model.entry(row - 1) if row else None
         token = (
             width,
@@ -51,6 +59,7 @@ class RowSizes:
             entry.outbox.status if entry.outbox is not None else None,
             entry.seq,
             time.time() // 3600,
+            answered,
         )
         known = self._known.get(entry.key)
         if known is not None:

@@ -214,12 +214,28 @@ class TimelineView(MessageRowsView):
         self.seenChanged.emit(0)
 
     def _room_loaded(self) -> None:
-        """Open at the read cursor: the first unread message at the top, or else the bottom."""
+        """Open at the read cursor: the first unread message at the top, or else the bottom; or,
+        opened at one message (a notification, a search result, a link), at that message."""
+        if isinstance(self._model.landing, int):
+            self._show_message(self._model.landing)
+            return
         row = self._model.first_unread_row()
         if row is not None and self._model.landing == "unread":
             self._show_at_top(row)
         else:
             self.scroll_to_newest()
+        self._update_jump()
+
+    def _show_message(self, seq: int) -> None:
+        """Select the message ``seq`` and put it in the middle of the view."""
+        model = self._model
+        row = next((row for row in range(model.rowCount()) if (entry := model.entry(row)) and entry.seq == seq), None)
+        if row is not None:
+            self._set_at_bottom(False)
+            self.doItemsLayout()
+            self.setCurrentIndex(model.index(row))
+            self.scrollTo(model.index(row), QAbstractItemView.ScrollHint.PositionAtCenter)
+            self._scrolled(self.verticalScrollBar().value())
         self._update_jump()
 
     def _show_at_top(self, row: int) -> None:

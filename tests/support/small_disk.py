@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-DISK_BYTES = 8 * 1024 * 1024
+DISK_BYTES = 10 * 1024 * 1024  # a cache of 120 30-KB messages and its WAL (and their search index) fit with room to spare
 _CHUNK = 64 * 1024
 
 

@@ -1,0 +1,122 @@
+"""Full-text search over the stored messages: an SQLite FTS5 table beside ``messages``.
+
+The index row of a message has the message's seq as its rowid, its readable words (``body``) and
+its part kinds (``kinds``). New messages are indexed in the transaction that stores them;
+messages stored before the index existed are indexed by ``index_backlog`` in small steps (newest
+first), which the app runs in the background and reports as progress.
+
+A query is the human's words, each matched as a word prefix, all of them required; it is never
+parsed as FTS syntax, so any input is safe and none is an error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from parler_desktop.protocol.values import StoredMessage
+from parler_desktop.store.database import StoreDatabase, guarded
+from parler_desktop.store.schema import SEARCH_BACKLOG_KEY
+from parler_desktop.store.search_text import indexed_text
+
+SNIPPET_START, SNIPPET_END = "\x02", "\x03"  # around each match in a snippet (never in wire text)
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def match_expression(query: str, kind: str | None = None) -> str | None:
+    """The FTS5 expression for the human's words (None when there is no word to look for)."""
+    words = [f'"{word}"*' for word in _WORD.findall(query.lower())]
+    if not words:
+        return None
+    expression = f"body : ({' AND '.join(words)})"
+    if kind:
+        expression += f' AND kinds : "{kind.lower()}"'
+    return expression
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    seq: int
+    room: str
+    sender: str
+    ts: int
+    snippet: str  # plain text with SNIPPET_START/SNIPPET_END around the matches
+
+
+@dataclass(frozen=True)
+class BacklogProgress:
+    indexed: int  # stored messages in the index
+    total: int  # stored messages
+
+    @property
+    def done(self) -> bool:
+        return self.indexed >= self.total
+
+
+class SearchTables(StoreDatabase):
+    """The search methods of ``LocalStore``."""
+
+    def _index(self, messages: Sequence[StoredMessage]) -> None:
+        self._db.executemany(
+            "INSERT INTO message_search (rowid, body, kinds) VALUES (?, ?, ?)",
+            [(m.seq, *indexed_text(m.parts)) for m in messages],
+        )
+
+    def _unindex_room(self, room: str) -> None:
+        self._db.execute("DELETE FROM message_search WHERE rowid IN (SELECT seq FROM messages WHERE room = ?)", (room,))
+
+    @guarded("searching messages")
+    def search(
+        self, query: str, room: str | None = None, author: str | None = None, kind: str | None = None, limit: int = 100
+    ) -> list[SearchHit]:
+        """The newest ``limit`` messages holding every word of ``query`` (as word prefixes),
+        optionally only in ``room``, from ``author`` (any case) and with a part of ``kind``."""
+        expression = match_expression(query, kind)
+        if expression is None:
+            return []
+        sql = (
+            "SELECT m.seq, m.room, m.sender_name, m.ts, snippet(message_search, 0, ?, ?, '…', 16) "
+            "FROM message_search JOIN messages m ON m.seq = message_search.rowid "
+            "WHERE message_search MATCH ?"
+        )
+        params: list[object] = [SNIPPET_START, SNIPPET_END, expression]
+        if room:
+            sql += " AND m.room = ?"
+            params.append(room)
+        if author:
+            sql += " AND m.sender_name = ? COLLATE NOCASE"
+            params.append(author.strip())
+        sql += " ORDER BY message_search.rowid DESC LIMIT ?"
+        params.append(limit)
+        return [SearchHit(*row) for row in self._db.execute(sql, params)]
+
+    @guarded("indexing messages for search")
+    def index_backlog(self, batch: int = 2000) -> BacklogProgress:
+        """Index up to ``batch`` more of the messages stored before the index existed."""
+        with self._write():
+            below = int(self.get_meta(SEARCH_BACKLOG_KEY) or 0)
+            rows = (
+                self._db.execute(
+                    "SELECT seq, wire FROM messages m WHERE seq < ? AND NOT EXISTS "
+                    "(SELECT 1 FROM message_search WHERE rowid = m.seq) ORDER BY seq DESC LIMIT ?",
+                    (below, batch),
+                ).fetchall()
+                if below > 0
+                else []
+            )
+            self._db.executemany(
+                "INSERT INTO message_search (rowid, body, kinds) VALUES (?, ?, ?)",
+                [(seq, *indexed_text(json.loads(wire)["parts"])) for seq, wire in rows],
+            )
+            below = rows[-1][0] if len(rows) == batch else 0
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (SEARCH_BACKLOG_KEY, str(below)))
+        return self.search_progress()
+
+    @guarded("reading the search index")
+    def search_progress(self) -> BacklogProgress:
+        total = self._count("SELECT coalesce(sum(message_count), 0) FROM rooms")
+        below = int(self.get_meta(SEARCH_BACKLOG_KEY) or 0)
+        waiting = self._count("SELECT count(*) FROM messages WHERE seq < ?", below) if below > 0 else 0
+        return BacklogProgress(total - waiting, total)

@@ -1,0 +1,61 @@
+"""Agents at a glance: room state by urgency, and the stuck and loop warnings on an injected clock."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from support.stored_session import ALICE, ME, message
+
+from parler_desktop.app.agent_activity import AgentActivity, AgentState
+from parler_desktop.protocol.values import EndpointRef
+
+BOB = EndpointRef(id="UBOB", name="bob", role="coder")
+CAROL = EndpointRef(id="UCAROL", name="carol", role="reviewer")
+T0 = 1_700_000_000.0  # message(seq) is stamped T0 + seq seconds
+
+
+def task(seq: int, room: str, status: str, sender: EndpointRef = ALICE):
+    made = message(seq, room, f"task {status}", sender)
+    return dataclasses.replace(made, parts=made.parts + ({"kind": "com.parler.task", "status": status, "task": "t"},))
+
+
+def test_a_room_shows_its_most_urgent_agent():
+    activity = AgentActivity(ME.id)
+    activity.observe(task(1, "r", "working", ALICE))
+    assert activity.room_state("r") is AgentState.WORKING
+    activity.observe(task(2, "r", "failed", BOB))
+    assert activity.room_state("r") is AgentState.FAILED
+    activity.observe(task(3, "r", "awaiting", CAROL))
+    assert activity.room_state("r") is AgentState.WAITING
+    activity.observe(task(4, "r", "done", CAROL))
+    assert activity.room_state("r") is AgentState.FAILED
+    assert activity.room_state("elsewhere") is AgentState.IDLE
+
+
+def test_an_agent_working_without_a_message_for_too_long_seems_stuck():
+    activity = AgentActivity(ME.id, stuck_after=600)
+    activity.observe(task(1, "r", "working", ALICE))
+    assert activity.hints("r", T0 + 1 + 600) == []
+    (hint,) = activity.hints("r", T0 + 1 + 601)
+    assert (hint.kind, hint.agents, hint.seq) == ("stuck", ("alice",), 1)
+    assert hint.text == "alice has shown “working” for 10 min without a message: it may be stuck"
+    activity.observe(message(700, "r", "still at it", ALICE))  # a message resets the time
+    assert activity.hints("r", T0 + 700 + 30) == []
+    activity.observe(task(701, "r", "done", ALICE))
+    assert activity.hints("r", T0 + 10_000) == []  # done: not stuck however long it is quiet
+
+
+def test_two_agents_talking_without_a_human_are_a_loop_until_a_human_speaks():
+    activity = AgentActivity(ME.id, loop_messages=20, loop_window=300)
+    for seq in range(1, 21):
+        activity.observe(message(seq, "r", "ping", ALICE if seq % 2 else BOB))
+    assert activity.hints("r", T0 + 21) == []  # 20 is not more than 20
+    activity.observe(message(21, "r", "pong", BOB))
+    (hint,) = activity.hints("r", T0 + 21)
+    assert (hint.kind, hint.agents, hint.seq) == ("loop", ("alice", "bob"), 21)
+    assert activity.hints("r", T0 + 21 + 300) == []  # the window has moved on
+    activity.observe(message(22, "r", "stop that", ME))
+    assert activity.hints("r", T0 + 22) == []  # a human spoke in the window
+    for seq in range(23, 45):
+        activity.observe(message(seq, "three", "chatter", [ALICE, BOB, CAROL][seq % 3]))
+    assert activity.hints("three", T0 + 45) == []  # three agents: a discussion, not a loop

@@ -1,0 +1,113 @@
+"""Acting on an agent's request from its card, in the real window against a real hub: Done and
+Hand back each post exactly once (a second click finds no button), Reply opens the composer
+replying to the request, and a task awaiting input offers the same."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from support.desktop_fixtures import click_room, join_room
+from support.peer_ops import hub_history
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def send_parts(qtbot, qloop, peer, room: str, text: str, part: dict) -> dict:
+    frame = {"op": "send", "target": {"kind": "room", "room": room}, "parts": [{"kind": "text", "text": text}, part]}
+    return run_coroutine(qtbot, qloop, peer.ok(frame, "sent"))
+
+
+def handoff(next_step: str, to: str) -> dict:
+    return {"kind": "com.parler.handoff", "next": next_step, "to": to}
+
+
+def awaiting(task: str) -> dict:
+    return {"kind": "com.parler.task", "status": "awaiting", "task": task, "note": "need an answer"}
+
+
+def card_buttons(window, row: int) -> dict:
+    view = window.timeline
+    return view.row_layout(window.timeline_model.index(row)).cards[0].actions
+
+
+def click_button(qtbot, window, row: int, label: str) -> None:
+    view = window.timeline
+    rect = card_buttons(window, row)[label]
+    point = view.visualRect(window.timeline_model.index(row)).topLeft() + rect.center()
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+
+def answers(qtbot, qloop, peer, room: str, request_id: str) -> list[dict]:
+    return [m for m in run_coroutine(qtbot, qloop, hub_history(peer, room)) if m.get("replyTo") == request_id]
+
+
+def test_done_and_hand_back_post_once_through_the_outbox(qtbot, qloop, desktop, peer):
+    room = join_room(qtbot, qloop, desktop, peer, "reviews")
+    window = desktop.window
+    click_room(qtbot, desktop, room)
+    first = send_parts(qtbot, qloop, peer, room, "over to you", handoff("approve the schema patch", "boss"))
+    second = send_parts(qtbot, qloop, peer, room, "and this", handoff("rotate the keys", "supervisor"))
+    send_parts(qtbot, qloop, peer, room, "not yours", handoff("refactor", "carol"))
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 3, timeout=5000)
+    assert list(card_buttons(window, 0)) == ["Reply", "Hand back", "Done"]
+    assert list(card_buttons(window, 1)) == ["Reply", "Hand back", "Done"]  # addressed to my role
+    assert card_buttons(window, 2) == {}
+    done_button = card_buttons(window, 0)["Done"]
+    click_button(qtbot, window, 0, "Done")
+    qtbot.waitUntil(lambda: card_buttons(window, 0) == {}, timeout=5000)
+    click_button(qtbot, window, 1, "Hand back")
+    qtbot.waitUntil(
+        lambda: len(answers(qtbot, qloop, peer, room, first["id"])) == 1
+        and len(answers(qtbot, qloop, peer, room, second["id"])) == 1,
+        timeout=10_000,
+    )
+    (done,) = answers(qtbot, qloop, peer, room, first["id"])
+    assert done["parts"][0] == {"kind": "text", "text": "@alice done: approve the schema patch"}
+    assert done["mentions"] == ["alice"]
+    (back,) = answers(qtbot, qloop, peer, room, second["id"])
+    handoffs = [p for p in back["parts"] if p["kind"] == "com.parler.handoff"]
+    assert handoffs == [
+        {
+            "kind": "com.parler.handoff",
+            "next": "rotate the keys",
+            "summary": "handed back by the supervisor",
+            "to": "alice",
+        }
+    ]
+    qtbot.waitUntil(lambda: card_buttons(window, 1) == {}, timeout=5000)
+    view = window.timeline
+    where_done_was = view.visualRect(window.timeline_model.index(0)).topLeft() + done_button.center()
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=where_done_was)
+    assert not [task for task in desktop.bridge.tasks.tasks if task.get_name() == "window:post"]  # nothing was sent
+    assert len(answers(qtbot, qloop, peer, room, first["id"])) == 1
+
+
+def test_reply_prefills_the_composer_and_a_task_awaiting_input_offers_done(qtbot, qloop, desktop, peer):
+    room = join_room(qtbot, qloop, desktop, peer, "builds")
+    window = desktop.window
+    click_room(qtbot, desktop, room)
+    asked = send_parts(qtbot, qloop, peer, room, "which region?", awaiting("deploy-42"))
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
+    click_button(qtbot, window, 0, "Reply")
+    composer = window.composer
+    assert composer.edit.toPlainText() == "@alice "
+    qtbot.keyClicks(composer.edit, "eu-west-1")
+    QTest.keyClick(composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: len(answers(qtbot, qloop, peer, room, asked["id"])) == 1, timeout=10_000)
+    (reply,) = answers(qtbot, qloop, peer, room, asked["id"])
+    assert reply["parts"][0] == {"kind": "text", "text": "@alice eu-west-1"}
+    qtbot.waitUntil(lambda: card_buttons(window, 0) == {}, timeout=5000)  # answered: the buttons go
+    again = send_parts(qtbot, qloop, peer, room, "and now?", awaiting("deploy-43"))
+    qtbot.waitUntil(
+        lambda: window.timeline_model.entry(window.timeline_model.rowCount() - 1).message_id == again["id"],
+        timeout=5000,
+    )
+    row = window.timeline_model.rowCount() - 1
+    click_button(qtbot, window, row, "Done")
+    qtbot.waitUntil(lambda: len(answers(qtbot, qloop, peer, room, again["id"])) == 1, timeout=10_000)
+    (done,) = answers(qtbot, qloop, peer, room, again["id"])
+    assert [p for p in done["parts"] if p["kind"] == "com.parler.task"] == [
+        {"kind": "com.parler.task", "status": "done", "task": "deploy-43"}
+    ]
