@@ -16,7 +16,7 @@ from support.raw_agent import RawAgent
 from parler_desktop.app import roles
 from parler_desktop.app.agent_activity import AgentState
 from parler_desktop.app.attention_settings import Level, with_level
-from parler_desktop.ui.agent_glance import DOT_COLOURS, DOT_SIZE
+from parler_desktop.ui.agent_glance import DOT_COLOURS, dot_rect
 
 pytestmark = [needs_dbus, pytest.mark.timeout(60)]
 
@@ -33,9 +33,7 @@ def dot_colour(desktop, room: str) -> QColor:
     rect = panel.view.visualRect(panel.proxy.index(row, 0))
     line = panel.view.fontMetrics().height()
     image = panel.view.viewport().grab().toImage()
-    return image.pixelColor(
-        rect.left() + 1 + DOT_SIZE // 2, rect.top() + 6 + (line + 2 - DOT_SIZE) // 2 + DOT_SIZE // 2
-    )
+    return image.pixelColor(dot_rect(rect, line).center())
 
 
 def test_states_show_as_dots_and_a_quiet_working_agent_is_flagged_once(qtbot, qloop, server, watching, peer):

@@ -4,7 +4,7 @@ timeline when an agent seems stuck or two agents seem to be in a loop."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QRect, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QLabel, QStyleOptionViewItem, QWidget
 
@@ -12,7 +12,7 @@ from parler_desktop.app import roles
 from parler_desktop.app.agent_activity import AgentState
 from parler_desktop.app.agent_watch import AgentWatch
 from parler_desktop.app.timeline_model import TimelineModel
-from parler_desktop.ui.room_list_view import RoomBadgeDelegate
+from parler_desktop.ui.room_list_view import TEXT_LEFT, RoomBadgeDelegate
 
 DOT_COLOURS = {
     AgentState.WAITING: QColor(245, 124, 0),
@@ -25,6 +25,11 @@ STATE_WORDS = {
     AgentState.FAILED: "a task failed",
     AgentState.WORKING: "agents are working",
 }
+
+
+def dot_rect(row: QRect, line: int) -> QRect:
+    """Where a row's dot goes: in the margin left of the room's name, centred on its line."""
+    return QRect(row.left() + (TEXT_LEFT - DOT_SIZE) // 2, row.top() + 6 + (line + 2 - DOT_SIZE) // 2, DOT_SIZE, DOT_SIZE)
 
 
 class AgentDotDelegate(RoomBadgeDelegate):
@@ -42,10 +47,7 @@ class AgentDotDelegate(RoomBadgeDelegate):
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(colour)
-            line = option.fontMetrics.height()
-            painter.drawEllipse(
-                option.rect.left() + 1, option.rect.top() + 6 + (line + 2 - DOT_SIZE) // 2, DOT_SIZE, DOT_SIZE
-            )
+            painter.drawEllipse(dot_rect(option.rect, option.fontMetrics.height()))
             painter.restore()
 
 

@@ -17,6 +17,7 @@ from parler_desktop.app.room_list_model import RoomListModel, RoomSortFilterProx
 KIND_MARKS = {"channel": "#", "dm": "@", "service": "⚙"}
 UNREAD_BADGE = QColor(90, 90, 90)
 MENTION_BADGE = QColor(211, 47, 47)
+TEXT_LEFT = 14  # the row's text starts here; the margin holds the agents' dot (ui/agent_glance.py)
 
 
 class RoomBadgeDelegate(QStyledItemDelegate):
@@ -56,12 +57,12 @@ class RoomBadgeDelegate(QStyledItemDelegate):
         painter.setFont(name_font)
         painter.setPen(text_colour)
         mark = KIND_MARKS.get(index.data(roles.ROOM_KIND) or "", "?")
-        name_rect = QRect(rect.left() + 8, rect.top() + 6, x_right - rect.left() - 12, line + 2)
+        name_rect = QRect(rect.left() + TEXT_LEFT, rect.top() + 6, x_right - rect.left() - TEXT_LEFT - 4, line + 2)
         painter.drawText(name_rect, Qt.AlignmentFlag.AlignVCenter, metrics.elidedText(f"{mark} {index.data()}", Qt.TextElideMode.ElideRight, name_rect.width()))
         painter.setFont(option.font)
         if not selected:
             painter.setPen(option.palette.color(QPalette.ColorRole.PlaceholderText))
-        preview_rect = QRect(rect.left() + 8, rect.top() + 8 + line, rect.width() - 16, line)
+        preview_rect = QRect(rect.left() + TEXT_LEFT, rect.top() + 8 + line, rect.width() - TEXT_LEFT - 8, line)
         preview = " ".join(str(index.data(roles.ROOM_PREVIEW) or "").split())
         painter.drawText(preview_rect, Qt.AlignmentFlag.AlignVCenter, metrics.elidedText(preview, Qt.TextElideMode.ElideRight, preview_rect.width()))
         painter.restore()
