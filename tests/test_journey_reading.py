@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
 from support.desktop_fixtures import activate, click_room, join_room, post_as, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
@@ -52,6 +53,9 @@ def test_a_room_opens_at_its_first_unread_and_reads_only_what_was_on_screen(qtbo
     qtbot.keyClick(view, Qt.Key.Key_End)  # scrolling down reads further
     qtbot.waitUntil(lambda: unread(desktop, team) == 0, timeout=10_000)
     assert hub_unread(qtbot, qloop, desktop, team) == 0 and "unread" not in window.windowTitle()
+    assert view.visualRect(model.index(row)).bottom() < 0  # the divider is far above, yet
+    jump = view.findChild(QPushButton, "jumpToUnread")
+    qtbot.waitUntil(lambda: not jump.isVisible(), timeout=5000)  # nothing is left to jump back to
 
 
 def test_a_reader_scrolled_up_does_not_read_what_arrives_below(qtbot, qloop, desktop, peer):

@@ -42,6 +42,7 @@ class TimelineModel(TimelineRows):
     roomLoaded = Signal(str)  # the newest page of the room is in
     olderLoaded = Signal(int)  # that many rows were inserted at the top
     appended = Signal(int)  # that many stored messages from others were appended at the bottom
+    readUpTo = Signal()  # the shown room's hub cursor moved (read here or by another client)
 
     def __init__(self, bridge: SessionBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -57,10 +58,12 @@ class TimelineModel(TimelineRows):
         self._incoming: list[Any] = []
         self._outbox_during_load: dict[str, OutboxItem] = {}  # newest state per post, applied after the load
         self.following = True  # the view is pinned to the bottom (set by the view)
+        self.cursor = 0  # the shown room's hub cursor now (read_marker stays where the room opened)
         self._pacer = AppendPacer(self._flush_incoming, self)
         bridge.messagesStored.connect(self._messages_stored)
         bridge.outboxChanged.connect(self._outbox_changed)
         bridge.sessionChanged.connect(self._session_changed)
+        bridge.cursorChanged.connect(self._cursor_changed)
 
     @property
     def tasks(self) -> TaskSupervisor:
@@ -78,7 +81,7 @@ class TimelineModel(TimelineRows):
         self._generation += 1
         self.beginResetModel()
         self.room, self.landing, self.has_newer = room, landing, False
-        self._stored, self._outbox, self._offset, self.read_marker = [], [], 0, 0
+        self._stored, self._outbox, self._offset, self.read_marker, self.cursor = [], [], 0, 0, 0
         self._incoming.clear()
         self._outbox_during_load.clear()
         self._loading_older = False
@@ -110,7 +113,7 @@ class TimelineModel(TimelineRows):
         self.has_newer = offset + len(messages) < total
         self._stored = [TimelineEntry.from_message(m, my_id) for m in messages]
         self._outbox = [TimelineEntry.from_outbox(item, my_id, my_name) for item in outbox]
-        self.read_marker = int(cursor or 0)
+        self.read_marker = self.cursor = int(cursor or 0)
         self.endResetModel()
         self._loading = False
         self.roomLoaded.emit(room)
@@ -186,6 +189,20 @@ class TimelineModel(TimelineRows):
         return self.row_of_id(message_id) if generation == self._generation else None
 
     # -- live changes -----------------------------------------------------------------------
+    def _cursor_changed(self, room: str, cursor: int) -> None:
+        if room == self.room and cursor > self.cursor:
+            self.cursor = cursor
+            self.readUpTo.emit()
+
+    @property
+    def all_read(self) -> bool:
+        """Nothing from others is left unread: no newer page waits and the cursor has reached
+        the newest loaded message that is not the human's own."""
+        if self.has_newer:
+            return False
+        newest_from_others = next((entry.seq or 0 for entry in reversed(self._stored) if not entry.mine), 0)
+        return newest_from_others <= self.cursor
+
     def _session_changed(self) -> None:
         self._expanded.clear()
         self._open_cards.clear()

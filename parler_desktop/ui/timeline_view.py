@@ -76,6 +76,7 @@ class TimelineView(MessageRowsView):
         model.roomLoaded.connect(lambda _room: self._room_loaded())
         model.olderLoaded.connect(self._older_loaded)
         model.appended.connect(self._appended)
+        model.readUpTo.connect(self._update_jump)  # read to the end: nothing left to jump back to
         model.rowsInserted.connect(self._rows_inserted)
         for change in (model.rowsRemoved, model.rowsMoved, model.modelReset, model.layoutChanged, self.message_delegate.sizeHintChanged):
             change.connect(self._rows_changed)
@@ -253,9 +254,10 @@ class TimelineView(MessageRowsView):
 
     # -- first unread -----------------------------------------------------------------------
     def _update_jump(self) -> None:
-        row = self._model.first_unread_row()
-        above = row is not None and self.visualRect(self._model.index(row)).bottom() < 0
-        show = not self._model.loading and (above or self._model.first_unread_outside)
+        model = self._model
+        row = model.first_unread_row()
+        above = row is not None and self.visualRect(model.index(row)).bottom() < 0
+        show = not model.loading and not model.all_read and (above or model.first_unread_outside)
         if show != self._jump.isVisible():
             self._jump.setVisible(show)
             self._place_overlays()
