@@ -25,28 +25,24 @@ class Home:
 
     config_dir: Path
     data_dir: Path
-    logs_dir: Path | None = None  # None: the data dir's "logs" folder
+    log_dir: Path
 
     @classmethod
     def resolve(cls, home: str | os.PathLike[str] | None = None) -> "Home":
         chosen = home if home is not None else os.environ.get(HOME_ENV) or None
         if chosen is not None:
             root = Path(chosen).expanduser().resolve()
-            return cls(config_dir=root / "config", data_dir=root / "data", logs_dir=root / "logs")
+            return cls(config_dir=root / "config", data_dir=root / "data", log_dir=root / "logs")
         return cls(
             config_dir=Path(platformdirs.user_config_dir(APP_NAME)),
             data_dir=Path(platformdirs.user_data_dir(APP_NAME)),
-            logs_dir=Path(platformdirs.user_log_dir(APP_NAME)),
+            log_dir=Path(platformdirs.user_log_dir(APP_NAME)),
         )
 
     @property
     def is_platform_default(self) -> bool:
         """True for the home used without --home or PARLER_DESKTOP_HOME."""
         return self.config_dir == Path(platformdirs.user_config_dir(APP_NAME))
-
-    @property
-    def log_dir(self) -> Path:
-        return self.logs_dir if self.logs_dir is not None else self.data_dir / "logs"
 
     @property
     def key_file(self) -> Path:
