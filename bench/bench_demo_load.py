@@ -18,6 +18,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from bench_hub import percentile
 from parler_desktop.demo.agent import DemoAgent
 from parler_desktop.demo.load import LoadReport, run_load
 from parler_desktop.hub import EmbeddedHub, HubConfig, HubLimits
@@ -33,15 +34,10 @@ async def measure(url: str, rate: float, rooms: int, agents: int, seconds: float
         await supervisor.close()
 
 
-def p(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] * 1000
-
-
 def line(name: str, report: LoadReport, rate: float) -> str:
     return (
         f"{name:<9} asked {rate:>6.0f}/s  got {report.rate:>7.1f}/s ({report.rate / rate:.2f})  late {report.late:>4}  "
-        f"send→sent p50 {p(report.latencies, 0.5):5.1f} ms  p99 {p(report.latencies, 0.99):6.1f} ms"
+        f"send→sent p50 {percentile(report.latencies, 0.5) * 1000:5.1f} ms  p99 {percentile(report.latencies, 0.99) * 1000:6.1f} ms"
     )
 
 

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import QApplication
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from bench_hub import percentile  # noqa: E402
 from support.cli_runner import run_cli, started_cli  # noqa: E402
 from support.hub_fixtures import HubProcess  # noqa: E402
 from support.raw_agent import RawAgent  # noqa: E402
@@ -155,17 +156,12 @@ async def wait_for(condition, timeout: float) -> None:  # noqa: ANN001
         await asyncio.sleep(0.01)
 
 
-def quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def report(name: str, ours: list[float], bare: list[float]) -> None:
     ms = 1000.0
     print(
-        f"{name}: p50 {quantile(ours, 0.5) * ms:6.2f} ms, p99 {quantile(ours, 0.99) * ms:6.2f} ms;"
-        f" bare subscriber p50 {quantile(bare, 0.5) * ms:5.2f} ms, p99 {quantile(bare, 0.99) * ms:5.2f} ms;"
-        f" p50 ratio {quantile(ours, 0.5) / quantile(bare, 0.5):.2f}x (mean {statistics.mean(ours) * ms:.2f} ms)"
+        f"{name}: p50 {percentile(ours, 0.5) * ms:6.2f} ms, p99 {percentile(ours, 0.99) * ms:6.2f} ms;"
+        f" bare subscriber p50 {percentile(bare, 0.5) * ms:5.2f} ms, p99 {percentile(bare, 0.99) * ms:5.2f} ms;"
+        f" p50 ratio {percentile(ours, 0.5) / percentile(bare, 0.5):.2f}x (mean {statistics.mean(ours) * ms:.2f} ms)"
     )
 
 
