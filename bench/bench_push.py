@@ -35,6 +35,7 @@ from PySide6.QtWidgets import QApplication
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from bench_hub import percentile  # noqa: E402
+from bench_ui import wait_for  # noqa: E402
 from support.cli_runner import run_cli, started_cli  # noqa: E402
 from support.hub_fixtures import HubProcess  # noqa: E402
 from support.raw_agent import RawAgent  # noqa: E402
@@ -146,14 +147,6 @@ class PaintWatch:
             rect = self.view.visualRect(self.model.index(row))
             if entry is not None and rect.intersects(area):
                 self.painted.setdefault(entry.text, ended)
-
-
-async def wait_for(condition, timeout: float) -> None:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError("the condition did not become true in time")
-        await asyncio.sleep(0.01)
 
 
 def report(name: str, ours: list[float], bare: list[float]) -> None:
