@@ -108,7 +108,7 @@ class SearchTables(StoreDatabase):
             )
             self._index((seq, json.loads(wire)["parts"]) for seq, wire in rows)
             below = rows[-1][0] if len(rows) == batch else 0
-            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (SEARCH_BACKLOG_KEY, str(below)))
+            self._set_meta(SEARCH_BACKLOG_KEY, str(below))
         return self.search_progress()
 
     @guarded("reading the search index")
