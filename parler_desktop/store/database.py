@@ -192,10 +192,14 @@ class StoreDatabase:
     @guarded("saving settings")
     def set_meta(self, key: str, value: str) -> None:
         with self._write():
-            self._db.execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
+            self._set_meta(key, value)
+
+    def _set_meta(self, key: str, value: str) -> None:
+        """``set_meta`` inside a write transaction already open."""
+        self._db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
 
     def _count(self, sql: str, *params: object) -> int:
         return self._db.execute(sql, params).fetchone()[0]

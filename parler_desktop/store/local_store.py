@@ -187,7 +187,7 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables):
                     added[message.room] = added.get(message.room, 0) + 1
                 else:
                     self._check_same_message(message)
-            self._index(inserted)
+            self._index((m.seq, m.parts) for m in inserted)
             for room, count in added.items():
                 self._db.execute(
                     "INSERT INTO rooms (name, message_count) VALUES (?, ?) ON CONFLICT (name) "

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from parler_desktop.protocol.values import StoredMessage
 from parler_desktop.store.database import StoreDatabase, guarded
 from parler_desktop.store.schema import SEARCH_BACKLOG_KEY
 from parler_desktop.store.search_text import indexed_text
@@ -58,10 +57,11 @@ class BacklogProgress:
 class SearchTables(StoreDatabase):
     """The search methods of ``LocalStore``."""
 
-    def _index(self, messages: Sequence[StoredMessage]) -> None:
+    def _index(self, messages: Iterable[tuple[int, Sequence[dict]]]) -> None:
+        """Index (seq, parts) pairs: new messages as they are stored, and the backlog."""
         self._db.executemany(
             "INSERT INTO message_search (rowid, body, kinds) VALUES (?, ?, ?)",
-            [(m.seq, *indexed_text(m.parts)) for m in messages],
+            [(seq, *indexed_text(parts)) for seq, parts in messages],
         )
 
     def _unindex_room(self, room: str) -> None:
@@ -106,12 +106,9 @@ class SearchTables(StoreDatabase):
                 if below > 0
                 else []
             )
-            self._db.executemany(
-                "INSERT INTO message_search (rowid, body, kinds) VALUES (?, ?, ?)",
-                [(seq, *indexed_text(json.loads(wire)["parts"])) for seq, wire in rows],
-            )
+            self._index((seq, json.loads(wire)["parts"]) for seq, wire in rows)
             below = rows[-1][0] if len(rows) == batch else 0
-            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (SEARCH_BACKLOG_KEY, str(below)))
+            self._set_meta(SEARCH_BACKLOG_KEY, str(below))
         return self.search_progress()
 
     @guarded("reading the search index")
