@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import uuid
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from parler_desktop.client.connection import HubConnection, ReplyKind, expect
+from parler_desktop.client.outbox import build_item
 from parler_desktop.identity import Identity
-from parler_desktop.protocol import StoredMessage, canonical
+from parler_desktop.protocol import StoredMessage
 from parler_desktop.protocol.frames import (
     ClientFrame, Invite, Invited, Joined, JoinPending, Presence, PresenceOk, PutBlob, Redeem, Send, Sent, Subscribe, Subscribed,
 )
 from parler_desktop.protocol.parts import FileRef, Handoff, TaskStatus
-from parler_desktop.protocol.values import Part, RoomTarget, normalize_parts
+from parler_desktop.protocol.values import Part, RoomTarget
 
 log = logging.getLogger(__name__)
 
@@ -62,10 +63,9 @@ class DemoAgent:
     async def post(
         self, room: str, text: str = "", *, parts: Sequence[Part] = (), mentions: Sequence[str] = (), reply_to: str | None = None
     ) -> Sent:
-        body: list[Part] = [{"kind": "text", "text": text}] if text else []
-        body.extend(parts)
-        signed = canonical.sign_parts(self.identity.agent_id, RoomTarget(room), normalize_parts(body), reply_to, self.identity.sign)
-        frame = Send(target=RoomTarget(room), parts=signed, mentions=tuple(mentions) or None, reply_to=reply_to, client_id=str(uuid.uuid4()))
+        """Signed as the window signs the human's posts (``build_item``), sent at once."""
+        item = build_item(self.identity, room, text, mentions=mentions, reply_to=reply_to, extra_parts=parts, created_at=time.time())
+        frame = Send(target=RoomTarget(room), parts=item.parts, mentions=item.mentions or None, reply_to=reply_to, client_id=item.client_id)
         return await self._ask(frame, Sent, "send")
 
     async def task(self, room: str, task: str, status: str, note: str | None = None, text: str = "") -> Sent:

@@ -24,6 +24,7 @@ from parler_desktop.protocol.frames import Joined
 from parler_desktop.settings import Settings, load_settings
 from parler_desktop.ui.connect_dialog import ConnectChoice
 from parler_desktop.ui.invite_prompt import OpenUrlEvents, ask_to_join
+from parler_desktop.ui.message_jump import bring_forward
 from parler_desktop.ui.room_actions import FAILURES as JOIN_FAILURES
 
 log = logging.getLogger(__name__)
@@ -57,11 +58,7 @@ class InviteLinks(QObject):
 
     def raise_window(self) -> None:
         """A later launch asked for the window: bring it to the front instead of a second one."""
-        if self._window.isMinimized():
-            self._window.showNormal()
-        self._window.show()
-        self._window.raise_()
-        self._window.activateWindow()
+        bring_forward(self._window)
 
     def open(self, link: str) -> None:
         """Ask, naming the host and who joins, then join (after a hub switch if the link says so).

@@ -14,7 +14,11 @@ from parler_desktop.ui.room_list_view import RoomListPanel
 
 
 def bring_forward(window: QMainWindow) -> None:
-    window.showNormal()
+    """Show the window in front: a minimized one restored, a hidden (closed to the tray) or
+    maximized one in the state it had."""
+    if window.isMinimized():
+        window.showNormal()
+    window.show()
     window.raise_()
     window.activateWindow()
 

@@ -9,6 +9,7 @@ import dataclasses
 import datetime
 import time
 
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMainWindow, QMenu
 
 from parler_desktop.app.attention_preferences import AttentionPreferences
@@ -33,6 +34,17 @@ def quiet_label(settings: AttentionSettings, now: float) -> str:
     return "Notifications on"
 
 
+def add_pause_action(menu: QMenu, preferences: AttentionPreferences) -> QAction:
+    """A checkable "Pause notifications" in ``menu`` that pauses or resumes; its owner checks it
+    to follow the setting, which the other menu (window or tray) may change."""
+    action = menu.addAction("Pause notifications")
+    action.setCheckable(True)
+    action.toggled.connect(
+        lambda paused: preferences.update(dataclasses.replace(preferences.current(), paused=paused))
+    )
+    return action
+
+
 class NotificationsMenu(QMenu):
     def __init__(self, window: QMainWindow, preferences: AttentionPreferences) -> None:
         super().__init__("&Notifications", window)
@@ -46,9 +58,7 @@ class NotificationsMenu(QMenu):
             self.addAction(label, lambda s=seconds: self.quiet_until(time.time() + s))
         self.addAction("Do not disturb until tomorrow morning", lambda: self.quiet_until(next_morning(time.time())))
         self.resume = self.addAction("Notify me again", self._resume)
-        self.pause = self.addAction("Pause notifications")
-        self.pause.setCheckable(True)
-        self.pause.toggled.connect(self._pause_toggled)
+        self.pause = add_pause_action(self, preferences)
         self.addSeparator()
         self.addAction("Notification settings…", self.open_settings)
         self.aboutToShow.connect(self._refresh)
@@ -61,16 +71,12 @@ class NotificationsMenu(QMenu):
     def _resume(self) -> None:
         self._preferences.update(dataclasses.replace(self._preferences.current(), quiet_until=0.0, paused=False))
 
-    def _pause_toggled(self, paused: bool) -> None:
-        self._preferences.update(dataclasses.replace(self._preferences.current(), paused=paused))
-
     def _refresh(self, *_changed: object) -> None:
         settings = self._preferences.current()
         now = time.time()
         self.state.setText(quiet_label(settings, now))
         self.resume.setEnabled(settings.quiet(now))
-        if self.pause.isChecked() != settings.paused:
-            self.pause.setChecked(settings.paused)
+        self.pause.setChecked(settings.paused)  # toggled (and so an update) only on a change
 
     def open_settings(self) -> NotificationSettingsDialog:
         dialog = NotificationSettingsDialog(self._preferences.current(), self._window)

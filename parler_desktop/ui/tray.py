@@ -4,8 +4,6 @@ platform has no notification service. Clicking it (or the balloon) shows the win
 
 from __future__ import annotations
 
-import dataclasses
-
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QSystemTrayIcon
@@ -16,6 +14,7 @@ from parler_desktop.app.attention_settings import AttentionSettings
 from parler_desktop.app.connection_status import ConnectionStatus, StatusView, Tone
 from parler_desktop.app.room_list_model import RoomListModel
 from parler_desktop.ui.message_jump import bring_forward
+from parler_desktop.ui.notifications_menu import add_pause_action
 
 TONE_COLOURS = {
     Tone.OK: QColor(46, 160, 67),
@@ -69,9 +68,7 @@ class Tray(QSystemTrayIcon):
         self._balloon: Alert | None = None
         self.menu = QMenu()
         self.menu.addAction("Show Parler", self.show_window)
-        self.pause_action = self.menu.addAction("Pause notifications")
-        self.pause_action.setCheckable(True)
-        self.pause_action.toggled.connect(self._pause_toggled)
+        self.pause_action = add_pause_action(self.menu, preferences)
         self.menu.addSeparator()
         self.menu.addAction("Quit", self.quitRequested.emit)
         self.setContextMenu(self.menu)
@@ -100,12 +97,8 @@ class Tray(QSystemTrayIcon):
         else:
             self.show_window()
 
-    def _pause_toggled(self, paused: bool) -> None:
-        self._preferences.update(dataclasses.replace(self._preferences.current(), paused=paused))
-
     def _preferences_changed(self, settings: AttentionSettings) -> None:
-        if self.pause_action.isChecked() != settings.paused:
-            self.pause_action.setChecked(settings.paused)
+        self.pause_action.setChecked(settings.paused)
         self._refresh()
 
     def _unread_changed(self, unread: int) -> None:
