@@ -231,5 +231,10 @@ async def test_what_this_process_stores_is_fed_at_once_and_never_again(tmp_path)
         assert fed == [1, 2, 3]
         await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # the drain recorded 2
         assert fed == [1, 2, 3]
+        await store.call(LocalStore.insert_messages, [message(4), message(5)])  # a catch-up, stored
+        feed.stored_behind("team")
+        assert feed.feed_new(await store.call(LocalStore.insert_messages, [message(6)])) and fed == [1, 2, 3]
+        await feed.drain()  # 6 waited for the catch-up below it: the lines stay in seq order
+        assert fed == [1, 2, 3, 4, 5, 6]
     finally:
         await store.close()

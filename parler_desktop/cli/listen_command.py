@@ -145,7 +145,9 @@ async def listen(
         if isinstance(event, MessagesStored):
             # Live, what this process stored is printed at once; the drain that follows (it skips
             # those) prints the rest in order and remembers how far the home has been fed.
-            if event.live and not feed.feed_new(event.messages, rooms):
+            if not event.live:
+                feed.stored_behind(event.room)  # a catch-up: the drain prints it, in order
+            elif not feed.feed_new(event.messages, rooms):
                 finish(EXIT_OK)  # the reader went away
             wake.set()
         elif isinstance(event, OutboxChanged):

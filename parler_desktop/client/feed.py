@@ -84,6 +84,11 @@ class StoreFeed:
             self._fed[message.room] = self._fed[message.room].feeding([message.seq], None)
         return True
 
+    def stored_behind(self, room: str) -> None:
+        """A catch-up stored messages of ``room`` that only the drain prints: until the drain has
+        run, live messages of that room wait for it too, so lines keep their order."""
+        self._drained.pop(room, None)
+
     async def drain(self, rooms: Iterable[str] | None = None) -> bool:
         """Feed what is new in ``rooms`` (default: every stored room); False once delivery stopped.
 
