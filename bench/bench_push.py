@@ -12,9 +12,11 @@ message counts as painted at the end of the first pass that drew its row. Times 
 ``perf_counter`` (CLOCK_MONOTONIC, shared by the processes). Then the window closes and the
 same is measured for ``listen --json`` (its stdout read by the agents' process).
 
-Figures: p50 / p99 in ms and the p50 ratio to the bare subscriber, and where the window's time
-goes: the p50 of each stage between the agent's send and the painted row (the push read and
-decoded, the store's write announced, the row in the model, the row painted).
+Figures: p50 / p99 in ms and the p50 ratio to the bare subscriber (also to the bare subscriber of
+the second pass, when the window no longer competes with it for the machine's cores), and where
+the window's time goes: the p50 of each stage between the agent's send and the painted row (the
+push read and decoded, announced to the window as it arrived or once stored, the row in the
+model, the row painted).
 """
 
 from __future__ import annotations
@@ -154,11 +156,12 @@ class PaintWatch:
 
 class StageWatch:
     """When each message reached the stages before its paint, by text: read off the socket and
-    decoded (the session's push inbox), announced as stored (the bridge), appended to the model."""
+    decoded (the session's push inbox), first announced to the window (the bridge: arrived, or
+    stored), appended to the model."""
 
     def __init__(self, desktop: DesktopApp) -> None:
         self.read: dict[str, float] = {}
-        self.stored: dict[str, float] = {}
+        self.announced: dict[str, float] = {}
         self.appended: dict[str, float] = {}
         put = BoundedInbox.put
 
@@ -171,7 +174,7 @@ class StageWatch:
         deliver, append = bridge._deliver, model._append
 
         def timed_deliver(session: object, event: object) -> None:
-            self._note(self.stored, getattr(event, "messages", ()))
+            self._note(self.announced, getattr(event, "messages", ()))
             deliver(session, event)
 
         def timed_append(fresh: list) -> None:
@@ -192,10 +195,10 @@ class StageWatch:
 
 def report_stages(stages: StageWatch, painted: dict[str, float], sent: list[tuple[float, float]]) -> None:
     """The p50 of each step from the send to the painted row (each message's own steps)."""
-    steps = {"send -> read": [], "read -> stored": [], "stored -> model": [], "model -> painted": []}
+    steps = {"send -> read": [], "read -> announced": [], "announced -> model": [], "model -> painted": []}
     for n, (sent_at, _bare_at) in list(enumerate(sent))[WARMUP:]:
         text = label(n)
-        times = [sent_at, stages.read.get(text), stages.stored.get(text), stages.appended.get(text), painted.get(text)]
+        times = [sent_at, stages.read.get(text), stages.announced.get(text), stages.appended.get(text), painted.get(text)]
         if None in times:
             continue
         for name, start, end in zip(steps, times, times[1:]):
@@ -254,7 +257,15 @@ async def main(count: int) -> None:
             hub.terminate()
     report(f"push -> row painted ({count} messages)", painted, bare)
     report_stages(stages, watch.painted, sent)
-    report(f"push -> listen --json line ({count} messages)", [p - s for s, _, p in rows], [b - s for s, b, _ in rows])
+    listen_bare = [b - s for s, b, _ in rows]
+    report(f"push -> listen --json line ({count} messages)", [p - s for s, _, p in rows], listen_bare)
+    # The bare subscriber shares the machine with the window: while the window paints, the hub and
+    # the agents' process wait for a core too. The same p50 against the bare subscriber of the
+    # second pass (the window closed, only ``listen`` running) is the stricter figure.
+    print(
+        f"push -> row painted p50 against the bare subscriber p50 of the listen pass"
+        f" ({percentile(listen_bare, 0.5) * 1000:.2f} ms): {percentile(painted, 0.5) / percentile(listen_bare, 0.5):.2f}x"
+    )
 
 
 if __name__ == "__main__":
