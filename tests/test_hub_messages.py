@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 
 import pytest
 
@@ -88,7 +89,9 @@ async def test_stored_message_shape_from_and_normalization(pair):
                                 {"a": "kept", "kind": "com.acme.thing", "z": 1}]
     assert message["mentions"] == ["bob", "review"] and message["replyTo"] == "m-0"
     assert abs(message["ts"] - time.time() * 1000) < 60_000
-    assert sent["id"][14] == "7"  # a UUIDv7
+    minted = uuid.UUID(sent["id"])  # a UUIDv7 in canonical text, its timestamp now
+    assert minted.version == 7 and minted.variant == uuid.RFC_4122 and str(minted) == sent["id"]
+    assert abs((minted.int >> 80) - time.time() * 1000) < 60_000
 
 
 async def test_empty_mentions_are_stored_as_absent(pair):
