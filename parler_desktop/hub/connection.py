@@ -21,6 +21,7 @@ from parler_desktop.hub.handshake import handle_hello
 from parler_desktop.hub.ops.blobs import receive_blob_bytes, release_upload
 from parler_desktop.hub.ops.common import too_large, utf8_size_over
 from parler_desktop.hub.ops.table import HANDLERS
+from parler_desktop.hub.push import write_now
 from parler_desktop.protocol import encode, errors
 from parler_desktop.protocol.frames import ErrorFrame, Hello, HubFrame, Malformed, Pull, decode_client_frame
 
@@ -140,7 +141,8 @@ class ClientConnection:
         except ValueError:  # a value that cannot be JSON must not end the connection
             log.exception("hub reply %s could not be encoded", frame.TAG)
             text, data = encode(ErrorFrame(message="internal hub error", code=errors.INTERNAL)), None
-        await self._ws.send(text)
+        if not write_now(self._ws, text):
+            await self._ws.send(text)
         if data is not None:
             await self._ws.send(data)
 

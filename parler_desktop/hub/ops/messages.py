@@ -10,12 +10,12 @@ from typing import NamedTuple
 
 from parler_desktop.hub.context import HubContext, OpError, SessionState
 from parler_desktop.hub.ids import now_ms, uuid7
-from parler_desktop.hub.ops.common import check_len, not_member, stored_message
+from parler_desktop.hub.ops.common import check_len, fresh_delivery, not_member, stored_message
 from parler_desktop.hub.ops.targets import check_target, resolve_target
 from parler_desktop.hub.ratelimit import FixedWindowLimiter
 from parler_desktop.hub.sql import messages, rooms
-from parler_desktop.protocol import errors, encode
-from parler_desktop.protocol.frames import Delivery, Pull, Pulled, Send, Sent
+from parler_desktop.protocol import errors
+from parler_desktop.protocol.frames import Pull, Pulled, Send, Sent
 from parler_desktop.protocol.parts import SIG_KIND, Dispatch
 from parler_desktop.protocol.trim import trim
 from parler_desktop.protocol.values import Target
@@ -154,8 +154,7 @@ def _announce(ctx: HubContext, appended: Appended, sender: str) -> None:
     try:
         ctx.wakeups.wake(appended.row.room)
         if appended.members:
-            delivery = encode(Delivery(message=stored_message(appended.row)))
-            ctx.subscribers.fan_out(delivery, appended.members, sender)
+            ctx.subscribers.fan_out(fresh_delivery(appended.row), appended.members, sender)
     except Exception:
         log.exception("announcing message %s failed; it is stored", appended.row.id)
 
