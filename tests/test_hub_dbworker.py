@@ -1,4 +1,4 @@
-"""The database thread: batching, per-job rollback, and surviving storage failures."""
+"""The hub database's per-turn batches: per-job rollback, and surviving storage failures."""
 
 from __future__ import annotations
 
@@ -47,12 +47,12 @@ async def test_a_failing_job_rolls_back_only_itself(worker):
     assert await worker.call(room_names) == ["a", "c"]
 
 
-async def test_a_storage_failure_fails_the_batch_but_not_the_thread(worker):
+async def test_a_storage_failure_fails_the_batch_but_not_the_hub(worker):
     results = await asyncio.gather(
         worker.call(break_the_transaction), worker.call(insert_room, "x"), return_exceptions=True
     )
     assert any(isinstance(r, sqlite3.Error) for r in results)
-    assert await worker.call(insert_room, "y") >= 1  # the thread still serves jobs
+    assert await worker.call(insert_room, "y") >= 1  # the hub still serves jobs
 
 
 async def test_stop_finishes_queued_jobs(tmp_path):

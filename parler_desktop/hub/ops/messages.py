@@ -91,7 +91,7 @@ def _append(
     agent, name, role = session
     parts_json, mentions_json, reply_to, client_id = body
     room = resolve_target(conn, agent, target, now)
-    if not room_budget.allow(room):  # this limiter is only ever touched on the database thread
+    if not room_budget.allow(room):  # charged inside the database job, after resolving
         raise OpError(f"rate limit: room '{room}' is too busy — slow down", errors.RATE_LIMITED)
     if client_id is not None:
         original = messages.find_replay(conn, room, agent, client_id)
