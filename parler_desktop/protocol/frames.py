@@ -520,7 +520,7 @@ def encode(frame: ClientFrame | HubFrame) -> str:
 
 def encode_wire(wire: dict[str, Any]) -> str:
     """Compact JSON text of a frame's wire form (``to_wire()``), for callers that adjust it first."""
-    return json.dumps(wire, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return wire_json.dumps(wire)
 
 
 # A \uD800-\uDFFF escape: only then can the decoded object hold an unpaired surrogate.

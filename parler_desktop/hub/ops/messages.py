@@ -14,7 +14,7 @@ from parler_desktop.hub.ops.common import check_len, fresh_delivery, not_member,
 from parler_desktop.hub.ops.targets import check_target, resolve_target
 from parler_desktop.hub.ratelimit import FixedWindowLimiter
 from parler_desktop.hub.sql import messages, rooms
-from parler_desktop.protocol import errors
+from parler_desktop.protocol import errors, wire_json
 from parler_desktop.protocol.frames import Pull, Pulled, Send, Sent
 from parler_desktop.protocol.parts import SIG_KIND, Dispatch
 from parler_desktop.protocol.trim import trim
@@ -112,7 +112,7 @@ async def handle_send(ctx: HubContext, session: SessionState, frame: Send) -> Se
     assert session.agent is not None
     limits = ctx.config.limits
     check_target(ctx, frame.target)
-    parts_json = json.dumps(list(frame.parts), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    parts_json = wire_json.dumps(list(frame.parts), sort_keys=True)
     check_len(ctx, "message", parts_json, limits.max_parts_bytes)
     if frame.mentions is not None:
         if len(frame.mentions) > limits.max_mentions:
