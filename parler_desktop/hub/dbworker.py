@@ -1,8 +1,8 @@
-"""The hub's SQLite connection, used by the event loop in one batch per loop turn.
+"""The hub's SQLite connection, used by the event loop in batches of jobs.
 
-Every job handed in during a loop turn runs at the start of the next turn, all of them in one
-transaction, each inside its own savepoint (a failing job rolls back only itself), committed
-once. Callers are answered only after that commit, so everything a reply acknowledges survives
+The jobs handed in while the loop is busy run together, on the first loop turn that adds none
+(see ``_run_once_settled``), in one transaction, each inside its own savepoint (a failing job
+rolls back only itself), committed once. Callers are answered only after that commit, so everything a reply acknowledges survives
 the hub being killed (see ``db.py``), while concurrent senders share one commit.
 
 The jobs run on the loop's own thread, not on a database thread. A job is a few short
@@ -27,14 +27,16 @@ from parler_desktop.hub.db import open_database
 T = TypeVar("T")
 Job = tuple[Callable[..., Any], tuple[Any, ...], asyncio.Future[Any]]
 
+MAX_WAIT_TURNS = 4  # bench_hub.py, 10 agents: 2 → 0.57-0.75× the floor, 4 → 0.66-0.78×, 8 → 0.56-0.68×
+
 
 class DbWorker:
-    """``await worker.call(fn, *args)`` runs ``fn(conn, *args)`` in the next turn's batch."""
+    """``await worker.call(fn, *args)`` runs ``fn(conn, *args)`` in the next batch."""
 
     def __init__(self, path: Path) -> None:
         self._path = path
         self._conn: sqlite3.Connection | None = None
-        self._this_turn: list[Job] = []  # jobs to run together at the start of the next turn
+        self._pending: list[Job] = []  # the next batch
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def start(self) -> None:
@@ -46,21 +48,32 @@ class DbWorker:
         if self._conn is None or self._loop is None:
             raise RuntimeError("the hub database is not open")
         future: asyncio.Future[T] = self._loop.create_future()
-        if not self._this_turn:
-            self._loop.call_soon(self._run_turn)
-        self._this_turn.append((fn, args, future))
+        self._pending.append((fn, args, future))
+        if len(self._pending) == 1:
+            self._loop.call_soon(self._run_once_settled, 1, 0)
         return await future
+
+    def _run_once_settled(self, seen: int, waited: int) -> None:
+        """Run the batch once a loop turn has added nothing to it, or after ``MAX_WAIT_TURNS``.
+
+        Jobs come from frames read together: a busy hub's batch keeps growing for a turn or
+        two, and one commit for all of it is cheaper than one per turn (with ten agents sending,
+        ~20% less CPU per send); a quiet hub's single job waits no longer than before."""
+        if len(self._pending) > seen and waited < MAX_WAIT_TURNS:
+            self._loop.call_soon(self._run_once_settled, len(self._pending), waited + 1)
+        else:
+            self._run_pending()
 
     async def stop(self) -> None:
         """Run every job already handed in, then close the connection."""
         if self._conn is None:
             return
-        self._run_turn()
+        self._run_pending()
         self._conn.close()
         self._conn = None
 
-    def _run_turn(self) -> None:
-        batch, self._this_turn = self._this_turn, []
+    def _run_pending(self) -> None:
+        batch, self._pending = self._pending, []
         if batch and self._conn is not None:
             _settle(_run_batch(self._conn, batch))
 
