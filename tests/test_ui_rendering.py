@@ -78,6 +78,28 @@ def test_single_newlines_are_line_breaks_outside_code(qapp):
     assert document.toPlainText().splitlines() == ["first line", "second line"]
 
 
+def shown_blocks(text: str) -> list[tuple[str, str]]:
+    """Each block of the rendered ``text``: its text and its list marker ("" outside a list)."""
+    document, shown = markdown_document(text), []
+    block = document.begin()
+    while block.isValid():
+        items = block.textList()
+        shown.append((block.text(), items.itemText(block) if items else ""))
+        block = block.next()
+    return shown
+
+
+def test_a_line_under_a_list_is_not_one_more_item(qapp):
+    """Lines typed under a list read as in a chat: an unindented one ends the list, an indented
+    one is a new line inside its item; neither is numbered as an item nobody wrote."""
+    assert shown_blocks("1. build\n2. test\nDone, thanks.") == [("build", "1."), ("test", "2."), ("Done, thanks.", "")]
+    assert shown_blocks("- a\n- b\nafter") == [("a", "."), ("b", "."), ("after", "")]
+    assert shown_blocks("1. first\n   more\n   and more\n2. second\nDone") == [
+        ("first\u2028more\u2028and more", "1."), ("second", "2."), ("Done", "")]
+    assert shown_blocks("intro\n- a\n- b") == [("intro", ""), ("a", "."), ("b", ".")]
+    assert shown_blocks("-5 degrees\nstill cold") == [("-5 degrees", ""), ("still cold", "")]
+
+
 def test_headings_are_only_a_little_larger_than_the_body(qapp):
     body_font = QFont("Sans Serif", 10)
     document = markdown_document("# Sprint 12 plan\n\n## Goals with `code`\n\n### Details\n\nbody text", body_font)
