@@ -36,19 +36,19 @@ def test_images_are_never_loaded_and_show_as_their_address(qapp):
 def test_handoff_card_names_addressee_and_highlights_when_for_me():
     part = Handoff(next="wire the login UI", summary="rotation done", to="Boss").to_part()
     card = card_for(part, "boss", "supervisor")
-    assert card.title == "🤝 handoff → Boss: wire the login UI" and card.detail == "done: rotation done"
+    assert card.title == "➤ handoff → Boss: wire the login UI" and card.detail == "done: rotation done"
     assert card.highlight
     assert not card_for(Handoff(next="x", to="webdev").to_part(), "boss", "supervisor").highlight
 
 
 def test_task_file_bundle_dispatch_and_unknown_cards():
     task = card_for(TaskStatus(status="awaiting", task="0190f3c2-aaaa", note="which DB?").to_part(), "boss", None)
-    assert task.title == "⏳ task awaiting (0190f3c2-aaa)" and task.detail == "which DB?"
+    assert task.title == "⚑ task awaiting (0190f3c2-aaa)" and task.detail == "which DB?"
     file = card_for(FileRef(blob="ab" * 32, name="../../etc/report.pdf", size=4096, summary="Q3").to_part(), "boss", None)
-    assert file.title == "📎 report.pdf (4.0 KiB)" and file.file_name == "report.pdf" and file.blob_id == "ab" * 32
+    assert file.title == "⬇ report.pdf (4.0 KiB)" and file.file_name == "report.pdf" and file.blob_id == "ab" * 32
     bundle = card_for(BundleRef(blob="cd" * 32, vcs="git", size=20480, tip="c0ffee1234567890", summary="fix login").to_part(), "boss", None)
-    assert bundle.title == "📦 fix login @c0ffee123456 (20.0 KiB)" and bundle.blob_id == "cd" * 32
-    assert card_for(Dispatch(role="review").to_part(), "boss", None).title == "📨 work for role “review”"
+    assert bundle.title == "▣ fix login @c0ffee123456 (20.0 KiB)" and bundle.blob_id == "cd" * 32
+    assert card_for(Dispatch(role="review").to_part(), "boss", None).title == "✉ work for role “review”"
     assert card_for({"kind": "com.acme.thing", "x": 1}, "boss", None).title == "[com.acme.thing]"
     assert card_for({"kind": "data", "data": {"a": [1, 2]}}, "boss", None).detail == '{"a":[1,2]}'
     assert human_size(12) == "12 bytes"
