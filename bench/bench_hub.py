@@ -14,7 +14,9 @@ hub's figures are given as a ratio to it. Figures:
   message (durable: every ``sent`` follows a commit);
 - fan-out latency, send → ``delivery`` at a subscriber, p50/p99 in ms, both idle (one message at
   a time) and under that full send load;
-- the same send load and idle fan-out with ``--subscribers`` more subscribed members.
+- the same send load and idle fan-out with ``--subscribers`` more subscribed members;
+- the server process's CPU time per send under that load (user + system, every thread), the
+  figure to judge a change by: unlike sends/s it hardly moves with other load on the machine.
 
 Targets: sends/s ≥ 0.6× the floor; fan-out in the low milliseconds.
 """
@@ -27,6 +29,7 @@ import functools
 import itertools
 import json
 import multiprocessing
+import os
 import statistics
 import tempfile
 import time
@@ -209,6 +212,12 @@ async def idle_fanout(sender: Agent, subscriber: Agent, room: str, messages: int
     return latencies
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used, every thread (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
@@ -217,8 +226,9 @@ def percentile(values: list[float], fraction: float) -> float:
 class Bench:
     """The agents of one server (the hub or the floor): senders, a subscriber, a crowd of them."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, pid: int) -> None:
         self.url = url
+        self.pid = pid
         self.agents: list[Agent] = []
 
     async def join(self, name: str, code: str, *, subscribe: bool = False) -> Agent:
@@ -251,17 +261,25 @@ class Bench:
             await agent.close()
 
 
+async def measured_sends(bench: Bench, seconds: float) -> tuple[float, float]:
+    """The send rate, and the server's CPU time per send while it lasted."""
+    cpu_before = cpu_seconds(bench.pid)
+    rate, count = await send_rate(bench.senders, "bench", seconds)
+    return rate, (cpu_seconds(bench.pid) - cpu_before) / count * 1e6
+
+
 async def round_of(bench: Bench, seconds: float, crowded: bool) -> dict[str, float]:
     """One measuring round: ping rate, idle fan-out, send rate (with the crowd: the last two)."""
     if crowded:
         idle = await idle_fanout(bench.senders[0], bench.crowd_last, "bench", 50)
-        sends, _ = await send_rate(bench.senders, "bench", seconds)
+        sends, cpu = await measured_sends(bench, seconds)
         return {f"sends/s, {bench.crowd_size} more subscribers": sends,
+                f"server CPU µs/send, {bench.crowd_size} more subscribers": cpu,
                 f"fan-out idle p50 ms, {bench.crowd_size} more subscribers": percentile(idle, 0.5) * 1000}
     figures = {"ping round trips/s": await ping_rate(bench.owner, seconds)}
     idle = await idle_fanout(bench.senders[0], bench.subscriber, "bench", 100)
     bench.subscriber.delivery_latencies.clear()
-    figures["sends/s"], _ = await send_rate(bench.senders, "bench", seconds)
+    figures["sends/s"], figures["server CPU µs/send"] = await measured_sends(bench, seconds)
     loaded = list(bench.subscriber.delivery_latencies)
     return figures | {"fan-out idle p50 ms": percentile(idle, 0.5) * 1000, "fan-out idle p99 ms": percentile(idle, 0.99) * 1000,
                       "fan-out loaded p50 ms": percentile(loaded, 0.5) * 1000, "fan-out loaded p99 ms": percentile(loaded, 0.99) * 1000}
@@ -272,9 +290,9 @@ def best(rounds: list[dict[str, float]]) -> dict[str, float]:
     return {name: (max if name.endswith("/s") or "/s," in name else min)(r[name] for r in rounds) for name in rounds[0]}
 
 
-async def measure(urls: dict[str, str], agents: int, seconds: float, crowd: int, rounds: int) -> dict[str, dict[str, float]]:
+async def measure(servers: dict[str, tuple[str, int]], agents: int, seconds: float, crowd: int, rounds: int) -> dict[str, dict[str, float]]:
     """Alternate short rounds between the servers, so both see the same machine."""
-    benches = {name: Bench(url) for name, url in urls.items()}
+    benches = {name: Bench(url, pid) for name, (url, pid) in servers.items()}
     for bench in benches.values():
         await bench.setup(agents, crowd)
         await ping_rate(bench.owner, 0.3)  # warm up
@@ -316,8 +334,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as db_dir:
         children = {name: start_child(target, db_dir, context) for name, target in (("floor", run_floor), ("hub", run_hub))}
         try:
-            urls = {name: url for name, (_, _, url) in children.items()}
-            figures = asyncio.run(measure(urls, args.agents, args.seconds, args.subscribers, args.rounds))
+            servers = {name: (url, child.pid) for name, (child, _, url) in children.items()}
+            figures = asyncio.run(measure(servers, args.agents, args.seconds, args.subscribers, args.rounds))
         finally:
             for child, stop, _ in children.values():
                 stop.set()

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from parler_desktop.atomic_file import write_atomically
 from parler_desktop.paths import Home
+from parler_desktop.protocol.trim import trim
 
 JOIN_SECRET_ENV = "PARLER_JOIN_SECRET"
 DEFAULT_ROLE = "supervisor"
@@ -117,7 +118,8 @@ def save_settings(path: Path, settings: Settings) -> None:
 def read_join_secret(home: Home, settings: Settings) -> str | None:
     """The join secret to present: ``$PARLER_JOIN_SECRET``, else the secret file; None if neither.
 
-    One trailing line break is removed from the file (editors add it; the hub compares bytes).
+    The file's surrounding whitespace is trimmed, as the hub trims the secret file it reads (the
+    hub then compares bytes): one file can serve both, whatever line ending an editor added.
     Raises ``OSError`` when a configured secret file cannot be read.
     """
     from_env = os.environ.get(JOIN_SECRET_ENV)
@@ -131,8 +133,4 @@ def read_join_secret(home: Home, settings: Settings) -> str | None:
         if configured:
             raise
         return None
-    for ending in ("\r\n", "\n"):
-        if secret.endswith(ending):
-            secret = secret[: -len(ending)]
-            break
-    return secret or None
+    return trim(secret) or None

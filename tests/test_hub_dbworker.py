@@ -1,4 +1,4 @@
-"""The database thread: batching, per-job rollback, and surviving storage failures."""
+"""The hub database's per-turn batches: per-job rollback, and surviving storage failures."""
 
 from __future__ import annotations
 
@@ -47,12 +47,12 @@ async def test_a_failing_job_rolls_back_only_itself(worker):
     assert await worker.call(room_names) == ["a", "c"]
 
 
-async def test_a_storage_failure_fails_the_batch_but_not_the_thread(worker):
+async def test_a_storage_failure_fails_the_batch_but_not_the_hub(worker):
     results = await asyncio.gather(
         worker.call(break_the_transaction), worker.call(insert_room, "x"), return_exceptions=True
     )
     assert any(isinstance(r, sqlite3.Error) for r in results)
-    assert await worker.call(insert_room, "y") >= 1  # the thread still serves jobs
+    assert await worker.call(insert_room, "y") >= 1  # the hub still serves jobs
 
 
 async def test_stop_finishes_queued_jobs(tmp_path):
@@ -66,3 +66,39 @@ async def test_stop_finishes_queued_jobs(tmp_path):
     await again.start()
     assert len(await again.call(room_names)) == 50
     await again.stop()
+
+
+def hand_in_turn_by_turn(worker: DbWorker, turns: list[list[tuple]]) -> list[asyncio.Future]:
+    """Hand the jobs of ``turns[i]`` (each a function and its arguments) to the worker ``i`` loop
+    turns from now; the futures, one per job in order, resolve to the finished calls."""
+    loop = asyncio.get_running_loop()
+    futures: list[asyncio.Future] = []
+
+    def hand_in(index: int, mine: list[asyncio.Future]) -> None:
+        for (fn, *args), future in zip(turns[index], mine):
+            asyncio.ensure_future(worker.call(fn, *args)).add_done_callback(future.set_result)
+        if index + 1 < len(turns):
+            loop.call_soon(hand_in, index + 1, later[index + 1])
+
+    later = [[loop.create_future() for _ in jobs] for jobs in turns]
+    loop.call_soon(hand_in, 0, later[0])
+    return [future for mine in later for future in mine]
+
+
+async def test_jobs_arriving_on_following_turns_share_the_batch_of_a_busy_loop(worker):
+    """While jobs keep coming, jobs handed in turns after the first still join its batch: a
+    broken transaction fails them all (with one batch per turn, the first two would commit)."""
+    turns = [[(insert_room, "a"), (insert_room, "b")], [(insert_room, "c")], [(break_the_transaction,)]]
+    outcomes = [await future for future in hand_in_turn_by_turn(worker, turns)]
+    assert all(isinstance(outcome.exception(), sqlite3.Error) for outcome in outcomes), outcomes
+
+
+async def test_a_batch_stops_waiting_for_more_jobs_after_a_few_turns(worker):
+    """Jobs that keep coming every turn do not hold the first ones back for long."""
+    turns = [[(insert_room, f"r{turn}-{i}") for i in range(2)] for turn in range(20)]
+    futures = hand_in_turn_by_turn(worker, turns)
+    first = await futures[0]
+    assert first.exception() is None
+    assert sum(f.done() for f in futures) < len(futures)  # answered while jobs were still coming
+    await asyncio.gather(*futures)
+    assert len(await worker.call(room_names)) == 40

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from parler_desktop.hub import HubLimits
 from parler_desktop.identity import Identity
+from support.raw_agent import make_room
 
 
 async def test_welcome_carries_the_signed_identity_and_the_challenge_is_hub_bound(hub, raw_agent):
@@ -113,6 +117,26 @@ async def test_authenticated_idle_socket_is_closed_without_an_error_frame(hub_fa
     hub = hub_factory(limits={"idle_timeout_secs": 0.3})
     agent = await raw_agent(hub.url)
     assert (await agent.recv(timeout=5)) == {"type": "_closed"}
+
+
+@pytest.mark.timeout(15)
+async def test_a_socket_in_use_is_not_idle_whether_it_sends_or_is_pushed_to(hub_factory, raw_agent):
+    """Frames in either direction keep a socket open past the idle timeout; once both stop it
+    closes. (Both run flat out for three timeouts: no sleeps, the hub's replies pace them.)"""
+    timeout = 0.3
+    hub = hub_factory(limits=HubLimits(idle_timeout_secs=timeout).relaxed())
+    talker = await raw_agent(hub.url, name="talker")
+    listener = await raw_agent(hub.url, name="listener")
+    room = await make_room(talker, "busy", listener)
+    await listener.ok({"op": "subscribe"}, "subscribed")
+    loop = asyncio.get_running_loop()
+    until = loop.time() + 3 * timeout
+    while loop.time() < until:  # the listener only receives pushes
+        await talker.ok({"op": "send", "target": {"kind": "room", "room": room}, "parts": [{"kind": "text", "text": "x"}]})
+        await listener.recv_delivery()
+    assert not talker.ws.close_code and not listener.ws.close_code
+    assert (await listener.recv(timeout=5)) == {"type": "_closed"}  # then quiet: closed
+    assert (await talker.recv(timeout=5)) == {"type": "_closed"}
 
 
 async def test_reconnecting_identity_keeps_its_name_from_the_latest_hello(hub, raw_agent):

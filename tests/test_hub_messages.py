@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 
 import pytest
 
@@ -76,19 +77,26 @@ async def test_limit_defaults_caps_and_zero(pair, hub):
 
 
 async def test_stored_message_shape_from_and_normalization(pair):
+    """Pulled and pushed alike (the push splices the stored parts text: it must equal the pull)."""
     alice, bob, room = pair
-    parts = [{"kind": "text", "text": "hi", "extra": 1}, {"kind": "data", "data": {"b": 1, "a": [1]}, "x": 2},
+    await bob.ok({"op": "subscribe"}, "subscribed")
+    parts = [{"kind": "text", "text": "hi \u2028 \"q\" </script>", "extra": 1},
+             {"kind": "data", "data": {"b": 1.5, "a": [1, -0.0, 1e-7, 2**63]}, "x": 2},
              {"kind": "com.acme.thing", "z": 1, "a": "kept"}]
     sent = await alice.ok({"op": "send", "target": {"kind": "room", "room": room}, "parts": parts,
                            "mentions": [" Bob ", "bob", "", "REVIEW"], "replyTo": "m-0"}, "sent")
     (message,) = (await bob.ok({"op": "pull", "room": room}))["messages"]
+    assert await bob.recv_delivery() == message
     assert message["id"] == sent["id"] and message["seq"] == sent["seq"] and message["room"] == room
     assert message["from"] == {"id": alice.id, "name": "alice", "role": "planner"}
-    assert message["parts"] == [{"kind": "text", "text": "hi"}, {"kind": "data", "data": {"a": [1], "b": 1}},
+    assert message["parts"] == [{"kind": "text", "text": "hi \u2028 \"q\" </script>"},
+                                {"kind": "data", "data": {"a": [1, -0.0, 1e-7, 2**63], "b": 1.5}},
                                 {"a": "kept", "kind": "com.acme.thing", "z": 1}]
     assert message["mentions"] == ["bob", "review"] and message["replyTo"] == "m-0"
     assert abs(message["ts"] - time.time() * 1000) < 60_000
-    assert sent["id"][14] == "7"  # a UUIDv7
+    minted = uuid.UUID(sent["id"])  # a UUIDv7 in canonical text, its timestamp now
+    assert minted.version == 7 and minted.variant == uuid.RFC_4122 and str(minted) == sent["id"]
+    assert abs((minted.int >> 80) - time.time() * 1000) < 60_000
 
 
 async def test_empty_mentions_are_stored_as_absent(pair):

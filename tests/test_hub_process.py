@@ -10,7 +10,10 @@ import sys
 
 import pytest
 
+from support.cli_runner import run_cli
 from support.raw_agent import make_room
+
+from parler_desktop.paths import Home
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -118,6 +121,17 @@ async def test_cli_join_secret_file_is_enforced(hub_process_factory, raw_agent, 
     assert (await refused.handshake())["code"] == "not_authorized"
     await raw_agent(process.url, secret="s3cr3t")
     assert secret_file.read_text() == "\u3000 s3cr3t\t\n"
+
+
+async def test_one_secret_file_serves_the_hub_and_the_client(hub_process_factory, tmp_path):
+    """The client trims the file as the hub does, so an editor's spaces or CRLF cannot lock it out."""
+    home = tmp_path / "home"
+    secret_file = Home.resolve(home).join_secret_file
+    secret_file.parent.mkdir(parents=True)
+    secret_file.write_text("\u3000 s3cr3t \r\n")
+    process = hub_process_factory(extra_args=["--join-secret-file", str(secret_file)])
+    result = await run_cli(home, "send", "--hub", process.url, "--timeout", "20", "--room", "nowhere", "hi")
+    assert result.status == 1 and "not a member of 'nowhere'" in result.stderr, result.stderr  # past the handshake
 
 
 def test_cli_database_that_is_not_a_database_is_a_one_line_error(tmp_path):

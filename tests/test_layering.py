@@ -68,7 +68,7 @@ ALLOWED = {
     "atomic_file.py": set(),
     "disk_errors.py": set(),
     "instance_lock.py": {"paths", "file_lock"},
-    "settings.py": {"paths", "atomic_file", "disk_errors"},
+    "settings.py": {"paths", "atomic_file", "disk_errors", "protocol"},
     "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file", "disk_errors"},
     "store": {"store", "protocol", "disk_errors"},
     "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors"},

@@ -264,7 +264,7 @@ def test_preview_labels_non_text_parts_skips_signatures_and_shortens(store: Loca
     )
     store.insert_messages([make_message(1, parts=parts)])
     (summary,) = store.room_summaries()
-    assert summary.last_preview.startswith("🤝 handoff → dana: review the login PR [data] word word")
+    assert summary.last_preview.startswith("➤ handoff → dana: review the login PR [data] word word")
     assert len(summary.last_preview) <= 120 and summary.last_preview.endswith("…")
     assert "sig" not in summary.last_preview
 

@@ -36,19 +36,19 @@ def test_images_are_never_loaded_and_show_as_their_address(qapp):
 def test_handoff_card_names_addressee_and_highlights_when_for_me():
     part = Handoff(next="wire the login UI", summary="rotation done", to="Boss").to_part()
     card = card_for(part, "boss", "supervisor")
-    assert card.title == "🤝 handoff → Boss: wire the login UI" and card.detail == "done: rotation done"
+    assert card.title == "➤ handoff → Boss: wire the login UI" and card.detail == "done: rotation done"
     assert card.highlight
     assert not card_for(Handoff(next="x", to="webdev").to_part(), "boss", "supervisor").highlight
 
 
 def test_task_file_bundle_dispatch_and_unknown_cards():
     task = card_for(TaskStatus(status="awaiting", task="0190f3c2-aaaa", note="which DB?").to_part(), "boss", None)
-    assert task.title == "⏳ task awaiting (0190f3c2-aaa)" and task.detail == "which DB?"
+    assert task.title == "⚑ task awaiting (0190f3c2-aaa)" and task.detail == "which DB?"
     file = card_for(FileRef(blob="ab" * 32, name="../../etc/report.pdf", size=4096, summary="Q3").to_part(), "boss", None)
-    assert file.title == "📎 report.pdf (4.0 KiB)" and file.file_name == "report.pdf" and file.blob_id == "ab" * 32
+    assert file.title == "⬇ report.pdf (4.0 KiB)" and file.file_name == "report.pdf" and file.blob_id == "ab" * 32
     bundle = card_for(BundleRef(blob="cd" * 32, vcs="git", size=20480, tip="c0ffee1234567890", summary="fix login").to_part(), "boss", None)
-    assert bundle.title == "📦 fix login @c0ffee123456 (20.0 KiB)" and bundle.blob_id == "cd" * 32
-    assert card_for(Dispatch(role="review").to_part(), "boss", None).title == "📨 work for role “review”"
+    assert bundle.title == "▣ fix login @c0ffee123456 (20.0 KiB)" and bundle.blob_id == "cd" * 32
+    assert card_for(Dispatch(role="review").to_part(), "boss", None).title == "✉ work for role “review”"
     assert card_for({"kind": "com.acme.thing", "x": 1}, "boss", None).title == "[com.acme.thing]"
     assert card_for({"kind": "data", "data": {"a": [1, 2]}}, "boss", None).detail == '{"a":[1,2]}'
     assert human_size(12) == "12 bytes"
@@ -76,6 +76,28 @@ def test_single_newlines_are_line_breaks_outside_code(qapp):
     assert with_hard_breaks("```\na\nb\n```\nx\ny") == "```\na\nb\n```\nx  \ny"
     document = markdown_document("first line\nsecond line")
     assert document.toPlainText().splitlines() == ["first line", "second line"]
+
+
+def shown_blocks(text: str) -> list[tuple[str, str]]:
+    """Each block of the rendered ``text``: its text and its list marker ("" outside a list)."""
+    document, shown = markdown_document(text), []
+    block = document.begin()
+    while block.isValid():
+        items = block.textList()
+        shown.append((block.text(), items.itemText(block) if items else ""))
+        block = block.next()
+    return shown
+
+
+def test_a_line_under_a_list_is_not_one_more_item(qapp):
+    """Lines typed under a list read as in a chat: an unindented one ends the list, an indented
+    one is a new line inside its item; neither is numbered as an item nobody wrote."""
+    assert shown_blocks("1. build\n2. test\nDone, thanks.") == [("build", "1."), ("test", "2."), ("Done, thanks.", "")]
+    assert shown_blocks("- a\n- b\nafter") == [("a", "."), ("b", "."), ("after", "")]
+    assert shown_blocks("1. first\n   more\n   and more\n2. second\nDone") == [
+        ("first\u2028more\u2028and more", "1."), ("second", "2."), ("Done", "")]
+    assert shown_blocks("intro\n- a\n- b") == [("intro", ""), ("a", "."), ("b", ".")]
+    assert shown_blocks("-5 degrees\nstill cold") == [("-5 degrees", ""), ("still cold", "")]
 
 
 def test_headings_are_only_a_little_larger_than_the_body(qapp):

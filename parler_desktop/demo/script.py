@@ -54,7 +54,7 @@ SCRIPT: tuple[Beat, ...] = (
     Beat("planner", PLANNING, "@{human} we need a call: shorten the socket name, or move the socket "
          "to `$XDG_RUNTIME_DIR` / `$TMPDIR`?", mention_human=True),
     Beat("planner", PLANNING, "Handing this one to you.", handoff=("decide where the socket lives", "two options above; both are a few lines")),
-    Beat("reviewer", REVIEW, "✅ Approved, one nit:\n\n```diff\n-    timeout=30\n+    timeout=CONFIRM_TIMEOUT\n```",
+    Beat("reviewer", REVIEW, "✔ Approved, one nit:\n\n```diff\n-    timeout=30\n+    timeout=CONFIRM_TIMEOUT\n```",
          task=("review-invite-links", "done", None)),
     Beat("coder", BUILD, "Shortened the name for now; all green.", task=("invite-links", "done", "merged as 3f2a9c1")),
     Beat("planner", PLANNING, "| step | state |\n|---|---|\n| parse links | done |\n| confirm with host | done |\n"

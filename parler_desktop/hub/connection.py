@@ -21,6 +21,7 @@ from parler_desktop.hub.handshake import handle_hello
 from parler_desktop.hub.ops.blobs import receive_blob_bytes, release_upload
 from parler_desktop.hub.ops.common import too_large, utf8_size_over
 from parler_desktop.hub.ops.table import HANDLERS
+from parler_desktop.hub.push import write_now
 from parler_desktop.protocol import encode, errors
 from parler_desktop.protocol.frames import ErrorFrame, Hello, HubFrame, Malformed, Pull, decode_client_frame
 
@@ -42,6 +43,9 @@ class ClientConnection:
         self._ws = ws
         self.session = SessionState(ws=ws, remote=address)
         self._holds_handshake_slot = True
+        self._last_frame = time.monotonic()
+        self._idle_timer: asyncio.TimerHandle | None = None
+        self._idle_close: asyncio.Task[None] | None = None  # held: the loop keeps only weak references
 
     async def run(self) -> None:
         log.info("connection from %s", self.session.remote)
@@ -57,28 +61,21 @@ class ClientConnection:
         limits = self._ctx.config.limits
         session = self.session
         # One deadline for the whole handshake: frames that do not authenticate never extend it.
-        loop = asyncio.get_running_loop()
-        handshake_deadline = loop.time() + limits.handshake_timeout_secs
-        timeout = limits.idle_timeout_secs
+        handshake_deadline = asyncio.get_running_loop().time() + limits.handshake_timeout_secs
         while True:
-            if not session.authenticated:
-                deadline: float | None = handshake_deadline
-            else:
+            if session.authenticated:
                 if self._holds_handshake_slot:
                     self._release_handshake_slot()
-                deadline = None if timeout is None else loop.time() + timeout
-            try:
-                async with asyncio.timeout_at(deadline):
-                    data = await self._ws.recv()
-            except TimeoutError:
-                if not session.authenticated:
+                    self._watch_idleness()
+                data = await self._ws.recv()
+                self._last_frame = time.monotonic()
+            else:
+                try:
+                    async with asyncio.timeout_at(handshake_deadline):
+                        data = await self._ws.recv()
+                except TimeoutError:
                     await self._fail("handshake timed out", errors.TIMEOUT, CloseCode.POLICY_VIOLATION)
                     return
-                pushes = session.push_queue
-                if pushes is not None and time.monotonic() - pushes.last_sent < timeout:
-                    continue  # a connection we keep pushing to is not idle
-                await self._ws.close(CloseCode.NORMAL_CLOSURE, "idle")
-                return
             if isinstance(data, bytes):
                 if session.upload is None or not session.authenticated:
                     await self._fail(
@@ -92,6 +89,22 @@ class ClientConnection:
                 await self._fail(refusal.message, refusal.code, CloseCode.MESSAGE_TOO_BIG)
                 return
             await self._reply(await self._answer(data))
+
+    def _watch_idleness(self) -> None:
+        """Close the socket once no frame has come and no push has left for the idle timeout.
+
+        A timer that re-arms itself, rather than a timeout around every read: that would cost
+        more than the read does, on every frame of every agent."""
+        timeout = self._ctx.config.limits.idle_timeout_secs
+        if timeout is None:
+            return
+        pushes = self.session.push_queue
+        active = max(self._last_frame, pushes.last_sent if pushes is not None else self._last_frame)
+        loop = asyncio.get_running_loop()
+        if time.monotonic() - active < timeout:  # loop.time() is time.monotonic() too
+            self._idle_timer = loop.call_at(active + timeout, self._watch_idleness)
+        else:
+            self._idle_close = loop.create_task(self._ws.close(CloseCode.NORMAL_CLOSURE, "idle"))
 
     async def _answer(self, text: str) -> Reply:
         frame = decode_client_frame(text)
@@ -128,7 +141,8 @@ class ClientConnection:
         except ValueError:  # a value that cannot be JSON must not end the connection
             log.exception("hub reply %s could not be encoded", frame.TAG)
             text, data = encode(ErrorFrame(message="internal hub error", code=errors.INTERNAL)), None
-        await self._ws.send(text)
+        if not write_now(self._ws, text):
+            await self._ws.send(text)
         if data is not None:
             await self._ws.send(data)
 
@@ -144,6 +158,8 @@ class ClientConnection:
         session = self.session
         if self._holds_handshake_slot:
             self._release_handshake_slot()
+        if self._idle_timer is not None:
+            self._idle_timer.cancel()
         release_upload(self._ctx, session)
         if session.push_queue is not None:
             assert session.agent is not None

@@ -35,8 +35,8 @@ class HubStats:
 class RateBudgets:
     """The per-agent and per-room budgets of §7.16, one limiter each.
 
-    The per-room limiters are charged after target resolution, inside the database job, so they
-    are only ever touched on the database thread; the others only on the event loop.
+    The per-room limiters are charged after target resolution, inside the database job; the
+    others before it. All of them only on the hub's event loop.
     """
 
     def __init__(self, config: HubConfig) -> None:

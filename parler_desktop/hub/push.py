@@ -18,8 +18,22 @@ from collections.abc import Iterable
 
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from parler_desktop.hub.config import HubFaults
+
+
+def write_now(ws: ServerConnection, frame: str | bytes) -> bool:
+    """Write a text frame (``bytes``: UTF-8 JSON) without waiting, if the socket keeps up: it is
+    open and its write buffer is under the high-water mark. False: the caller must wait for it.
+
+    ``ws.send`` costs an async context manager and a timeout per frame; replies and pushes are
+    most of what a busy hub writes, and a socket that keeps up never needs that wait."""
+    transport = ws.transport
+    if ws.state is not State.OPEN or transport.get_write_buffer_size() >= transport.get_write_buffer_limits()[1]:
+        return False
+    broadcast((ws,), frame, text=True)  # the library's non-waiting write (never fragmented here)
+    return True
 
 
 class PushQueue:
@@ -35,8 +49,7 @@ class PushQueue:
 
     def offer(self, frame: bytes) -> bool:
         """Write ``frame`` (UTF-8 JSON) now, or queue it; False when it had to be dropped."""
-        if not self._waiting and not self._backed_up():
-            broadcast((self._ws,), frame, text=True)  # the library's non-waiting write
+        if not self._waiting and write_now(self._ws, frame):
             self.last_sent = time.monotonic()
             return True
         if len(self._waiting) >= self._size:
@@ -44,10 +57,6 @@ class PushQueue:
         self._waiting.append(frame)
         self._wake.set()
         return True
-
-    def _backed_up(self) -> bool:
-        transport = self._ws.transport
-        return transport.get_write_buffer_size() >= transport.get_write_buffer_limits()[1]
 
     async def _drain(self) -> None:
         """Write the queue as the socket drains; a frame leaves the queue only once written, so

@@ -515,7 +515,12 @@ HUB_FRAMES: dict[str, type[HubFrame]] = {
 
 def encode(frame: ClientFrame | HubFrame) -> str:
     """Compact JSON text of a frame, tag first, optional members omitted."""
-    return json.dumps(frame.to_wire(), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return encode_wire(frame.to_wire())
+
+
+def encode_wire(wire: dict[str, Any]) -> str:
+    """Compact JSON text of a frame's wire form (``to_wire()``), for callers that adjust it first."""
+    return wire_json.dumps(wire)
 
 
 # A \uD800-\uDFFF escape: only then can the decoded object hold an unpaired surrogate.

@@ -1,6 +1,8 @@
 """One line of words for an extension part (protocol.md §8): the title of its card in the
-timeline and its preview in the room list ("🤝 handoff → dana: review the login PR"), so the
-two always say the same thing. Plain text only; nothing here is markup.
+timeline and its preview in the room list ("➤ handoff → dana: review the login PR"), so the
+two always say the same thing. Plain text only; nothing here is markup. Its symbols are ones
+DejaVu Sans, Segoe UI Symbol and Apple Symbols all draw: emoji need a colour emoji font, and
+without one (a minimal Linux desktop) every card began with an empty box.
 """
 
 from __future__ import annotations
@@ -23,22 +25,22 @@ def human_size(size: int) -> str:
 def part_headline(part: dict[str, Any]) -> str:
     """The part in one line (not clipped: callers cut it to their width)."""
     if (handoff := Handoff.from_part(part)) is not None:
-        return f"🤝 handoff → {handoff.to or 'anyone'}: {handoff.next}"
+        return f"➤ handoff → {handoff.to or 'anyone'}: {handoff.next}"
     if (task := TaskStatus.from_part(part)) is not None:
         task_id = f" ({task.task[:12]})" if task.task else ""
         return f"{TaskStatus.MARKERS.get(task.status, '•')} task {task.status}{task_id}"
     if (file := FileRef.from_part(part)) is not None:
-        return f"📎 {file.safe_name} ({human_size(file.size)})"
+        return f"⬇ {file.safe_name} ({human_size(file.size)})"
     if (bundle := BundleRef.from_part(part)) is not None:
         tip = f" @{bundle.tip[:12]}" if bundle.tip else ""
-        return f"📦 {bundle.summary or bundle.vcs + ' bundle'}{tip} ({human_size(bundle.size)})"
+        return f"▣ {bundle.summary or bundle.vcs + ' bundle'}{tip} ({human_size(bundle.size)})"
     if (dispatch := Dispatch.from_part(part)) is not None:
-        return f"📨 work for role “{dispatch.role}”"
+        return f"✉ work for role “{dispatch.role}”"
     kind = part.get("kind")
     if kind == "data":
         return "[data]"
     if kind == OBSERVATION_KIND:
-        return f"🔎 {part.get('tool_name') or part.get('type') or 'activity'}"
+        return f"▸ {part.get('tool_name') or part.get('type') or 'activity'}"
     return f"[{kind}]"
 
 

@@ -62,8 +62,9 @@ class TaskStatus(ExtensionPart):
     tokens: U64 | None = None
     elapsed_ms: U64 | None = None
 
+    # Symbols every desktop font draws, as in part_text.py.
     MARKERS: ClassVar[dict[str, str]] = {
-        "accepted": "🟢", "working": "🔧", "awaiting": "⏳", "done": "✅", "failed": "❌", "cancelled": "🚫",
+        "accepted": "☐", "working": "⚙", "awaiting": "⚑", "done": "☑", "failed": "☒", "cancelled": "⊘",
     }
 
 

@@ -49,9 +49,23 @@ def _refuse_constant(text: str) -> Any:
     raise NumberError(f"{text} is not a JSON number")
 
 
+# Built once: json.loads and json.dumps build a new decoder or encoder on every call that passes
+# options, which costs as much as decoding or encoding a whole small frame.
+_DECODER = json.JSONDecoder(parse_int=_parse_int, parse_float=_parse_float, parse_constant=_refuse_constant)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_COMPACT_SORTED = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, sort_keys=True)
+
+
 def loads(text: str | bytes) -> Any:
     """``json.loads`` with the reference's numbers; raises ``ValueError`` (NumberError for numbers)."""
-    return json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_refuse_constant)
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode(json.detect_encoding(text), "surrogatepass")  # as json.loads does
+    return _DECODER.decode(text)
+
+
+def dumps(value: Any, *, sort_keys: bool = False) -> str:
+    """Compact JSON text, non-ASCII kept as is; NaN and Infinity refused (``ValueError``)."""
+    return (_COMPACT_SORTED if sort_keys else _COMPACT).encode(value)
 
 
 def float_text(value: float) -> str:

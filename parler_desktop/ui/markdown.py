@@ -41,6 +41,7 @@ HEADING_SCALE = {1: 1.3, 2: 1.15}  # deeper levels: body size, bold
 CODE_SHADE = QColor(127, 127, 127, 40)  # grey at low alpha reads on light and dark themes alike
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 
 
 class SafeTextDocument(QTextDocument):
@@ -71,22 +72,45 @@ def markdown_document(text: str, font: QFont | None = None) -> SafeTextDocument:
 
 
 def with_hard_breaks(text: str) -> str:
-    """``text`` with each single newline outside code blocks made a Markdown hard break."""
+    """``text`` with each single newline outside code blocks made a line break, as in a chat.
+
+    Markdown would join such lines, so each becomes a hard break; except in a list, where Qt
+    turns a hard break into one more (numbered) item: there an indented line under an item is a
+    line break inside it (U+2028), and a line that is neither an item nor indented ends the list
+    (Markdown would carry it on as part of the last item).
+    """
     lines = text.split("\n")
+    out: list[str] = []
     fence: str | None = None
-    for number, line in enumerate(lines[:-1]):
-        opening = _FENCE.match(line)
-        if fence is not None:
-            if opening is not None and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
-                fence = None
-            continue
-        if opening is not None:
-            fence = opening.group(1)
-            continue
+    in_list = False
+    joined = False  # this line was an indented continuation, already joined to its item
+    for number, line in enumerate(lines):
+        out.append(line)
+        if number == len(lines) - 1:
+            break
         following = lines[number + 1]
-        if line.strip() and following.strip() and not _FENCE.match(following) and not line.endswith(("  ", "\\")):
-            lines[number] = line + "  "
-    return "\n".join(lines)
+        opening = _FENCE.match(line)
+        if fence is not None or opening is not None:
+            if fence is None:
+                fence = opening.group(1)  # type: ignore[union-attr]
+            elif opening is not None and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = None
+            out.append("\n")
+            continue
+        in_list = bool(_LIST_ITEM.match(line)) or (in_list and joined)
+        joined = False
+        if not (line.strip() and following.strip()) or _FENCE.match(following):
+            out.append("\n")
+        elif in_list and _LIST_ITEM.match(following):
+            out.append("\n")
+        elif in_list and following.startswith((" ", "\t")):
+            out.append("\u2028")
+            lines[number + 1], joined = following.lstrip(" \t"), True
+        elif in_list:
+            out.append("\n\n")  # a blank line: the list ends here
+        else:
+            out.append("\n" if line.endswith(("  ", "\\")) else "  \n")
+    return "".join(out)
 
 
 def _shade_code(document: QTextDocument, text: str) -> None:

@@ -10,12 +10,12 @@ from typing import NamedTuple
 
 from parler_desktop.hub.context import HubContext, OpError, SessionState
 from parler_desktop.hub.ids import now_ms, uuid7
-from parler_desktop.hub.ops.common import check_len, not_member, stored_message
+from parler_desktop.hub.ops.common import check_len, fresh_delivery, not_member, stored_message
 from parler_desktop.hub.ops.targets import check_target, resolve_target
 from parler_desktop.hub.ratelimit import FixedWindowLimiter
 from parler_desktop.hub.sql import messages, rooms
-from parler_desktop.protocol import errors, encode
-from parler_desktop.protocol.frames import Delivery, Pull, Pulled, Send, Sent
+from parler_desktop.protocol import errors, wire_json
+from parler_desktop.protocol.frames import Pull, Pulled, Send, Sent
 from parler_desktop.protocol.parts import SIG_KIND, Dispatch
 from parler_desktop.protocol.trim import trim
 from parler_desktop.protocol.values import Target
@@ -91,7 +91,7 @@ def _append(
     agent, name, role = session
     parts_json, mentions_json, reply_to, client_id = body
     room = resolve_target(conn, agent, target, now)
-    if not room_budget.allow(room):  # this limiter is only ever touched on the database thread
+    if not room_budget.allow(room):  # charged inside the database job, after resolving
         raise OpError(f"rate limit: room '{room}' is too busy — slow down", errors.RATE_LIMITED)
     if client_id is not None:
         original = messages.find_replay(conn, room, agent, client_id)
@@ -112,7 +112,7 @@ async def handle_send(ctx: HubContext, session: SessionState, frame: Send) -> Se
     assert session.agent is not None
     limits = ctx.config.limits
     check_target(ctx, frame.target)
-    parts_json = json.dumps(list(frame.parts), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    parts_json = wire_json.dumps(list(frame.parts), sort_keys=True)
     check_len(ctx, "message", parts_json, limits.max_parts_bytes)
     if frame.mentions is not None:
         if len(frame.mentions) > limits.max_mentions:
@@ -154,8 +154,7 @@ def _announce(ctx: HubContext, appended: Appended, sender: str) -> None:
     try:
         ctx.wakeups.wake(appended.row.room)
         if appended.members:
-            delivery = encode(Delivery(message=stored_message(appended.row)))
-            ctx.subscribers.fan_out(delivery, appended.members, sender)
+            ctx.subscribers.fan_out(fresh_delivery(appended.row), appended.members, sender)
     except Exception:
         log.exception("announcing message %s failed; it is stored", appended.row.id)
 

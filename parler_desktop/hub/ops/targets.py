@@ -1,6 +1,6 @@
 """Resolving a send/put_blob target to a concrete room (protocol.md §7.4 step 3).
 
-Runs on the database thread, inside the caller's job, so a DM room it creates and the message
+Runs inside the caller's database job, so a DM room it creates and the message
 stored into it commit together.
 """
 

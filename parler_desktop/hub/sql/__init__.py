@@ -1,2 +1,2 @@
 """Synchronous queries, one module per table group; every function takes the connection first
-and runs on the database thread (see ``DbWorker``)."""
+and runs inside a batch of database jobs (see ``DbWorker``)."""
