@@ -1,7 +1,9 @@
-"""Signature verdicts are checked on the store's thread as a message is stored and kept with it."""
+"""Signature verdicts are checked on the store's thread as a message is stored and kept with it (a
+push shown before it is stored is checked as it arrives, and the store keeps that verdict)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import sqlite3
 import threading
@@ -9,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from parler_desktop.client.events import ConnectionState
+from parler_desktop.client.events import ConnectionState, MessagesArrived
 from parler_desktop.identity import Identity, verify_signature
 from parler_desktop.client import session as session_module
 from parler_desktop.protocol.canonical import sign_parts, verify_message
@@ -88,7 +90,7 @@ def test_rows_stored_before_verdicts_are_checked_once_when_first_read(tmp_path: 
     store.close()
 
 
-async def test_a_pushed_signed_message_arrives_with_its_verdict_checked_off_the_loop_thread(
+async def test_a_pushed_message_is_shown_with_its_verdict_before_it_is_stored_and_checked_once(
     hub, raw_agent, session_factory, checks: list[str]
 ):
     peer = await raw_agent(hub.url, name="bot", identity=AUTHOR)
@@ -102,5 +104,18 @@ async def test_a_pushed_signed_message_arrives_with_its_verdict_checked_off_the_
         parts = ({"kind": "text", "text": text}, *parts[1:])
         await peer.ok({"op": "send", "target": {"kind": "room", "room": "team"}, "parts": list(parts)}, "sent")
     await log.wait_until(lambda: len(log.messages("team")) == 2, "both messages stored")
+    arrived = [m for event in log.of(MessagesArrived) for m in event.messages]
+    assert [m.signature for m in arrived] == [SignatureState.VALID, SignatureState.INVALID]  # as shown at once
     assert [m.signature for m in log.messages("team")] == [SignatureState.VALID, SignatureState.INVALID]
-    assert checks and all(name.startswith("parler-store") for name in checks)
+    assert len(checks) == 2  # once each, as they arrived: the store keeps those verdicts
+
+
+def test_a_verdict_that_comes_with_a_message_is_kept_without_a_second_check(tmp_path: Path, checks: list[str]):
+    store = LocalStore(tmp_path / "store.sqlite3")
+    store.check_signatures_with(owners_check())
+    given = dataclasses.replace(signed_message(1), signature=SignatureState.VALID)
+    assert [m.signature for m in store.insert_messages([given, tampered(signed_message(2))])] == [
+        SignatureState.VALID, SignatureState.INVALID,
+    ]
+    assert column(tmp_path / "store.sqlite3") == {1: "verified", 2: "invalid"} and len(checks) == 1
+    store.close()

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QLabel, QPushButton
-from support.desktop_fixtures import join_room, open_room, post_as
+from support.desktop_fixtures import activate, click_room, hub_cursor, join_room, open_room, post_as
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.paths import Home
@@ -43,6 +43,32 @@ def test_a_message_typed_on_a_full_disk_stays_in_the_composer_until_it_is_saved(
     qtbot.waitUntil(lambda: composer.edit.toPlainText() == "" and not problem.isVisible(), timeout=5000)
     pulled = run_coroutine(qtbot, qloop, peer.ok({"op": "pull", "room": team, "since": 0}, "pulled"))
     assert [m["seq"] for m in pulled["messages"]] == [delivered["seq"]]
+
+
+def test_a_message_shown_before_the_disk_refused_it_stays_unread_until_it_is_stored(qtbot, qloop, small_disk, hub, desktop, peer):
+    """A push is on screen before its write; the disk refuses the write: the row stays (the human
+    has seen it), the hub cursor does not pass it, the window says the disk is full. Once there is
+    room, "Retry now" stores it (once) and then it is read."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window, model, bar = desktop.window, desktop.window.timeline_model, desktop.window.connection_bar
+    activate(qtbot, desktop)
+    click_room(qtbot, desktop, team)
+    first = post_as(qtbot, qloop, peer, team, "before the disk filled")["seq"]
+    qtbot.waitUntil(lambda: window.rooms.summary(team).cursor == first, timeout=10_000)  # read, and saved so
+    small_disk.fill()
+    refused = post_as(qtbot, qloop, peer, team, "arrives on a full disk")["seq"]
+    qtbot.waitUntil(lambda: "full" in bar.text and bar.retry.isVisible(), timeout=10_000)
+    qtbot.waitUntil(lambda: window.timeline.seen_seq == refused, timeout=5000)  # on screen all the same
+    activate(qtbot, desktop)  # back from the error box: the row is read…
+    tracker = window.read_tracker
+    qtbot.waitUntil(lambda: tracker.window_active and not tracker.may_read(), timeout=5000)
+    assert hub_cursor(qtbot, qloop, desktop, hub.url, team) == first  # …but not marked so: not stored
+
+    small_disk.free()
+    QTest.mouseClick(bar.retry, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.rooms.summary(team).cursor == refused, timeout=15_000)  # stored, then read
+    assert hub_cursor(qtbot, qloop, desktop, hub.url, team) == refused
+    assert [model.entry(row).text for row in range(model.rowCount())] == ["before the disk filled", "arrives on a full disk"]
 
 
 def test_the_window_starts_on_a_full_disk_shows_the_cache_and_reopens_when_there_is_room(

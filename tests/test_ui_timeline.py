@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QAbstractItemView
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
-from parler_desktop.app.timeline_model import TimelineModel
+from parler_desktop.app.timeline_model import FOLLOW_WINDOW, TimelineModel
 from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
 from parler_desktop.store import LocalStore
 from parler_desktop.ui.timeline_view import TimelineView
@@ -62,6 +62,19 @@ def test_scrolled_up_reader_gets_a_pill_instead_of_a_jump(qtbot, qloop, session,
     assert pill.text() == "3 new messages ↓" and bar.value() == position
     qtbot.mouseClick(pill, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: at_bottom(view) and not pill.isVisible(), timeout=5000)
+
+
+def test_following_the_bottom_keeps_only_the_newest_rows_and_scrolling_up_reads_the_rest_again(qtbot, qloop, session, bridge):
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 201)])
+    read_up_to(qtbot, qloop, session, 200)
+    view = make_view(qtbot, bridge)
+    model = view.model()
+    qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
+    add_messages(qtbot, qloop, session, [message(300, "team", "a new one")])
+    qtbot.waitUntil(lambda: model.newest_seq == 300 and at_bottom(view), timeout=5000)
+    assert [model.entry(row).seq for row in range(model.rowCount())] == [*range(202 - FOLLOW_WINDOW, 201), 300]  # the oldest went
+    view.verticalScrollBar().setValue(0)
+    qtbot.waitUntil(lambda: model.entry(0).seq == 1, timeout=5000)  # read again on the way up
 
 
 def test_scrolling_to_the_top_loads_older_history_in_place(qtbot, qloop, session, bridge):

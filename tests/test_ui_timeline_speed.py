@@ -5,19 +5,22 @@ append lays out only the new row and paints only it (the rows above move as pixe
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
-from PySide6.QtCore import QEvent, QObject, QPoint, QRect
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt
 from PySide6.QtGui import QCursor, QImage, QRegion
 from PySide6.QtWidgets import QPushButton
+from support.desktop_fixtures import join_room, open_room, post_as, unread
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
 from parler_desktop.app.append_pacer import FIRST_ROWS, MAX_ROWS, MIN_ROWS
-from parler_desktop.client.events import OutboxChanged, OutboxItem
+from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
 from parler_desktop.store import LocalStore
 from parler_desktop.ui import message_layout
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE
-from test_ui_timeline import at_bottom, make_view
+from test_ui_timeline import at_bottom, build_log, make_view
 
 LONG = "\n\n".join(f"paragraph {n}: " + "words that wrap " * 12 for n in range(4))
 
@@ -68,7 +71,8 @@ def test_a_burst_goes_in_a_frame_at_a_time_and_all_of_it_arrives(qtbot, qloop, s
     assert inserts == [FIRST_ROWS]  # the first slice at once, the rest in later frames
     qtbot.waitUntil(lambda: model.newest_seq == 1000 + burst - 1, timeout=10_000)
     assert sum(inserts) == burst and len(inserts) > 1 and all(MIN_ROWS <= n <= MAX_ROWS for n in inserts[:-1])
-    assert [model.entry(row).seq for row in range(model.rowCount())][-burst:] == list(range(1000, 1000 + burst))
+    kept = [seq for seq in (model.entry(row).seq for row in range(model.rowCount())) if seq >= 1000]
+    assert kept == list(range(1000 + burst - len(kept), 1000 + burst))  # in order (the oldest trimmed as it followed)
     qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
 
 
@@ -83,6 +87,43 @@ def test_an_append_lays_out_only_the_new_row(qtbot, qloop, session, bridge, monk
     view.viewport().repaint()
     assert laid_out == ["m200"]
     assert len(looked_up) < 40  # the rows painted; Qt's relayout of all 151 rows asked no layout
+
+
+def placed_at_own_heights(view) -> bool:  # noqa: ANN001
+    """Every row is placed with the height its layout has now."""
+    model, delegate = view.model(), view.message_delegate
+    return all(
+        view.visualRect(model.index(row)).height() == delegate.exact_height(view._row_option(model.index(row)), model.index(row))
+        for row in range(model.rowCount())
+    )
+
+
+def test_appends_size_rows_from_what_is_settled_only_while_nothing_else_changed(qtbot, qloop, session, bridge):
+    view = opened(qtbot, qloop, session, bridge, 40)
+    model = view.model()
+    add_messages(qtbot, qloop, session, [message(100, "team", build_log(60)), message(101, "team", "after the log")])
+    qtbot.waitUntil(lambda: model.newest_seq == 101 and at_bottom(view), timeout=5000)
+    row = model.rowCount() - 2
+    folded = view.visualRect(model.index(row)).height()
+    view.setFocus()
+    view.setCurrentIndex(model.index(row))
+    qtbot.keyClick(view, Qt.Key.Key_Return)  # the reader unfolds the log: only its size changed
+    qtbot.waitUntil(lambda: view.visualRect(model.index(row)).height() > 2 * folded, timeout=5000)
+    add_messages(qtbot, qloop, session, [message(102, "team", "one more")])
+    qtbot.waitUntil(lambda: model.newest_seq == 102 and at_bottom(view), timeout=5000)
+    assert placed_at_own_heights(view)
+    add_messages(qtbot, qloop, session, [message(50, "team", build_log(40))])  # a gap fill moves the rows below it
+    qtbot.waitUntil(lambda: model.entry(40) is not None and model.entry(40).seq == 50, timeout=5000)
+    add_messages(qtbot, qloop, session, [message(103, "team", "and another")])
+    qtbot.waitUntil(lambda: model.newest_seq == 103 and at_bottom(view), timeout=5000)
+    assert placed_at_own_heights(view)
+    pending = OutboxItem("c1", "team", ({"kind": "text", "text": "my post"},), 1_700_000_000.0)
+    session.emit(OutboxChanged(pending))
+    qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
+    session.emit(OutboxChanged(replace(pending, status=OutboxStatus.FAILED, error="not a member of this room")))
+    session.emit(OutboxChanged(OutboxItem("c2", "team", ({"kind": "text", "text": "my next post"},), 1_700_000_001.0)))
+    qtbot.waitUntil(lambda: model.rowCount() and model.entry(model.rowCount() - 1).key == "outbox:c2" and at_bottom(view), timeout=5000)
+    assert placed_at_own_heights(view)
 
 
 def test_a_new_width_lays_out_the_rows_on_screen_first_and_the_rest_later(qtbot, qloop, session, bridge, monkeypatch):
@@ -157,3 +198,16 @@ def test_a_message_arriving_above_a_pending_post_shows_both_where_they_now_are(q
     shown = on_screen(view)  # the post moved down under the new row: more than the bottom changed
     view.viewport().repaint()
     assert shown == on_screen(view)
+
+
+def test_news_of_another_room_repaints_nothing_of_the_open_timeline(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    ops = join_room(qtbot, qloop, desktop, peer, "ops")
+    open_room(qtbot, desktop, team)
+    for n in range(3):
+        post_as(qtbot, qloop, peer, team, f"in team {n}")
+    qtbot.waitUntil(lambda: desktop.window.timeline_model.rowCount() == 3, timeout=5000)
+    painted = PaintedAreas(desktop.window.timeline.viewport())
+    post_as(qtbot, qloop, peer, ops, "in ops")
+    qtbot.waitUntil(lambda: unread(desktop, ops) == 1, timeout=5000)  # the room list was reloaded
+    assert painted.areas == []

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Signal
 from parler_desktop.client.events import (
     ConnectionState,
     CursorChanged,
+    MessagesArrived,
     MessagesStored,
     Notice,
     OutboxChanged,
@@ -41,6 +42,7 @@ def why_not_posted(error: Exception) -> str:
 class SessionBridge(QObject):
     sessionChanged = Signal()  # a different session (hub or identity) is now attached, or none
     stateChanged = Signal(object)  # StateChanged
+    messagesArrived = Signal(str, object)  # room, tuple[StoredMessage, ...]: pushed, not stored yet
     messagesStored = Signal(str, object, bool)  # room, tuple[StoredMessage, ...], live
     roomsChanged = Signal(object)  # tuple[RoomInfo, ...]
     cursorChanged = Signal(str, int)
@@ -101,6 +103,8 @@ class SessionBridge(QObject):
         if isinstance(event, StateChanged):
             self.last_state = event
             self.stateChanged.emit(event)
+        elif isinstance(event, MessagesArrived):
+            self.messagesArrived.emit(event.room, event.messages)
         elif isinstance(event, MessagesStored):
             self.messagesStored.emit(event.room, event.messages, event.live)
         elif isinstance(event, RoomsChanged):

@@ -34,7 +34,10 @@ from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.store import LocalStore
 
 PAGE_SIZE = 200
-FOLLOW_WINDOW = 600  # rows kept while following the bottom; older ones are re-read on scroll-up
+# Rows kept while following the bottom (older ones are read again on scroll-up): Qt lays out every
+# loaded row after each append, a few microseconds a row, so 600 rows cost ~3 ms a message. Trimmed
+# TRIM_ROWS at a time, so the whole-view relayout and repaint of a trim come once per that many.
+FOLLOW_WINDOW, TRIM_ROWS = 120, 60
 CONTEXT_ROWS = 20  # read messages kept above the first unread when a room opens there
 
 
@@ -56,10 +59,12 @@ class TimelineModel(TimelineRows):
         # Where the view goes once loaded: "unread" (the read cursor), "newest", or a seq (that message).
         self.landing: str | int = "unread"
         self._incoming: list[Any] = []
+        self._shown_early: set[int] = set()  # seqs taken as they arrived whose store write is to come
         self._outbox_during_load: dict[str, OutboxItem] = {}  # newest state per post, applied after the load
         self.following = True  # the view is pinned to the bottom (set by the view)
         self.cursor = 0  # the shown room's hub cursor now (read_marker stays where the room opened)
         self._pacer = AppendPacer(self._flush_incoming, self)
+        bridge.messagesArrived.connect(self._messages_arrived)
         bridge.messagesStored.connect(self._messages_stored)
         bridge.outboxChanged.connect(self._outbox_changed)
         bridge.sessionChanged.connect(self._session_changed)
@@ -83,6 +88,7 @@ class TimelineModel(TimelineRows):
         self.room, self.landing, self.has_newer = room, landing, False
         self._stored, self._outbox, self._offset, self.read_marker, self.cursor = [], [], 0, 0, 0
         self._incoming.clear()
+        self._shown_early.clear()
         self._outbox_during_load.clear()
         self._loading_older = False
         self.endResetModel()
@@ -208,9 +214,22 @@ class TimelineModel(TimelineRows):
         self._open_cards.clear()
         self.open_room(None)
 
+    def _messages_arrived(self, room: str, messages: Sequence[Any]) -> None:
+        """Pushed messages not stored yet: shown at once (acks wait for the store, see
+        ``client/arrivals.py``); their ``messagesStored`` then adds nothing."""
+        if room == self.room:
+            self._shown_early.update(m.seq for m in messages)
+            self._take(messages)
+
     def _messages_stored(self, room: str, messages: Sequence[Any], live: bool) -> None:
         if room != self.room:
             return
+        fresh = [m for m in messages if m.seq not in self._shown_early]
+        self._shown_early.difference_update(m.seq for m in messages)
+        if fresh:
+            self._take(fresh)
+
+    def _take(self, messages: Sequence[Any]) -> None:
         self._incoming.extend(messages)
         if not self._loading:
             self._pacer.request()
@@ -267,7 +286,7 @@ class TimelineModel(TimelineRows):
 
     def _trim_if_following(self) -> None:
         excess = len(self._stored) - FOLLOW_WINDOW
-        if not self.following or excess < PAGE_SIZE:
+        if not self.following or excess < TRIM_ROWS:
             return
         self.beginRemoveRows(QModelIndex(), 0, excess - 1)
         del self._stored[:excess]

@@ -55,6 +55,16 @@ class StateChanged:
 
 
 @dataclass(frozen=True)
+class MessagesArrived:
+    """Pushed messages of ``room`` read off the socket and not yet stored (ascending by seq,
+    signature verdicts set): they may be shown at once, never acknowledged before they are
+    stored. ``MessagesStored`` follows for each one the store did not hold yet."""
+
+    room: str
+    messages: tuple[StoredMessage, ...]
+
+
+@dataclass(frozen=True)
 class MessagesStored:
     """Messages newly written to the local store for ``room``, ascending by seq, never repeated."""
 
@@ -108,6 +118,6 @@ class StoreFailed:
 
 
 SessionEvent = (
-    StateChanged | MessagesStored | RoomsChanged | CursorChanged | RosterChanged | OutboxChanged | Notice
+    StateChanged | MessagesArrived | MessagesStored | RoomsChanged | CursorChanged | RosterChanged | OutboxChanged | Notice
     | StoreFailed
 )

@@ -2,7 +2,8 @@
 
 ``mark_read`` records how far the human has read; an ack-only pull (``limit: 0, ack: N``) commits
 it when connected. The ack never passes the room's sync mark (everything up to it is stored), so
-a message the hub pushed past a dropped one is not marked read before the gap is filled.
+a message the hub pushed past a dropped one is not marked read before the gap is filled, and one
+shown before its write landed (``client/arrivals.py``) not before it is stored.
 """
 
 from __future__ import annotations
@@ -26,11 +27,14 @@ class ReadMarkers:
         commit: Committer,
         emit: Callable[[SessionEvent], None],
         sync_mark: Callable[[str], Awaitable[int]],
+        shown_early: Callable[[str], int] = lambda room: 0,
     ) -> None:
+        """``shown_early(room)``: the newest seq of the room shown before it was stored."""
         self._store = store
         self._commit = commit
         self._emit = emit
         self._sync_mark = sync_mark
+        self._shown_early = shown_early
         self._wanted: dict[str, int] = {}  # room -> seq the human has seen, not yet committed
         self._kick = asyncio.Event()
 
@@ -39,7 +43,9 @@ class ReadMarkers:
         return bool(self._wanted)
 
     async def mark_read(self, room: str, seq: int) -> None:
-        seq = min(seq, await self._store.call(LocalStore.max_seq, room))  # what could have been seen
+        # What could have been seen: what is stored, or was shown before its write landed (the
+        # ack still waits for the sync mark, which only passes stored messages).
+        seq = min(seq, max(await self._store.call(LocalStore.max_seq, room), self._shown_early(room)))
         cursor = await self._store.call(LocalStore.cursor, room)
         if seq <= max(cursor, self._wanted.get(room, 0)):
             return

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from parler_desktop.client.address import normalize_hub_url, parse_invite
+from parler_desktop.client.arrivals import Arrivals
 from parler_desktop.client.clock import Clock, SystemClock
 from parler_desktop.client.commit import Committer
 from parler_desktop.client.errors import SessionClosed
@@ -79,7 +80,8 @@ class HubSession:
         self.role = role
         self.store = store
         # Verdicts on the store's thread, as messages are stored (DMs bound to us, §8).
-        store.check_signatures_with(functools.partial(verify_message, verify=verify_signature, my_id=identity.agent_id))
+        signature_of = functools.partial(verify_message, verify=verify_signature, my_id=identity.agent_id)
+        store.check_signatures_with(signature_of)
         self.tuning = tuning or SessionTuning()
         self.sync_messages = sync_messages
         self._clock: Clock = clock or SystemClock()
@@ -87,12 +89,13 @@ class HubSession:
         self._listeners: list[Listener] = []
         self._pacer = RequestPacer(self._clock, per_window=self.tuning.ops_per_minute)
         self._commit = Committer(store, self._emit)
+        self._arrivals = Arrivals(self._emit, signature_of)  # pushes shown before they are stored
         self._sync = RoomSync(
-            store, self._commit, self._emit, self._clock, mentions_me=self._mentions_me,
+            store, self._commit, self._emit, self._clock, mentions_me=self._mentions_me, show_early=self._arrivals.announce,
             page_size=self.tuning.page_size, on_marked=lambda room: self._read_markers.on_marked(room),
         )
         self._outbox = Outbox(store, self._commit, self._clock, on_sent=self._on_sent)
-        self._read_markers = ReadMarkers(store, self._commit, self._emit, self._sync.mark)
+        self._read_markers = ReadMarkers(store, self._commit, self._emit, self._sync.mark, self._arrivals.up_to)
         self._rosters = RosterWatcher(self._commit, self._clock, interval=self.tuning.roster_secs)
         self._lifecycle = ConnectionLifecycle(
             self.hub_url, identity, name=name, role=role, join_secret=join_secret, ca_file=ca_file, tuning=self.tuning,

@@ -59,6 +59,7 @@ class RoomSync:
         clock: Clock,
         *,
         mentions_me: Callable[[StoredMessage], bool],
+        show_early: Callable[[Sequence[StoredMessage]], list[StoredMessage]] = list,
         page_size: int = DEFAULT_PAGE_SIZE,
         on_marked: Callable[[str], None] = lambda room: None,
     ) -> None:
@@ -67,6 +68,7 @@ class RoomSync:
         self._emit = emit
         self._clock = clock
         self._mentions_me = mentions_me
+        self._show_early = show_early  # announces pushes before they are stored (``Arrivals``)
         self._on_marked = on_marked
         self.page_size = page_size
         self.rooms: tuple[RoomInfo, ...] = ()
@@ -138,7 +140,7 @@ class RoomSync:
             self._pushed.add(message.room)
             if message.room not in known:
                 self._full_wanted = True  # a room we joined since the last rooms call
-        await self.store_messages(ready)
+        await self.store_messages(self._show_early(ready))
         self._kick.set()
 
     async def _mark(self, room: str) -> int | None:

@@ -35,11 +35,11 @@ class SignatureChecks(StoreDatabase):
         self._signature_of = signature_of
 
     def verdicts(self, messages: Iterable[StoredMessage]) -> list[StoredMessage]:
-        """``messages`` with their verdicts (checked here, on the store's thread); unchanged while
-        no check was given."""
+        """``messages`` with their verdicts (checked here, on the store's thread, unless the
+        session checked one as it arrived, to show it at once); unchanged while no check was given."""
         if self._signature_of is None:
             return list(messages)
-        return [dataclasses.replace(m, signature=self._signature_of(m)) for m in messages]
+        return [m if m.signature is not None else dataclasses.replace(m, signature=self._signature_of(m)) for m in messages]
 
     def messages_from_rows(self, rows: Sequence[MessageRow]) -> list[StoredMessage]:
         """Messages from their rows; a row without a verdict is checked now and its verdict kept."""

@@ -210,8 +210,9 @@ class MainWindow(QMainWindow):
         else:
             text = ""
         self.demo_offer.offer(no_rooms)
-        self.timeline.placeholder = text
-        self.timeline.viewport().update()
+        if text != self.timeline.placeholder:  # called on every room list reload: repaint only a change
+            self.timeline.placeholder = text
+            self.timeline.viewport().update()
 
     def _session_changed(self) -> None:
         self.status.reset()

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QLinearGradient, QMouseEvent, QPainter, QPalette, QTextCursor
-from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import QAbstractScrollArea, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.protocol.canonical import SignatureState
@@ -60,6 +60,8 @@ class MessageDelegate(QStyledItemDelegate):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        # The view's viewport, whose width rows take (asked for every row Qt lays out).
+        self._viewport = parent.viewport() if isinstance(parent, QAbstractScrollArea) else None
         self.layouts = LayoutCache()
         self.sizes = RowSizes()
         self.selection: tuple[str, int, int] | None = None  # entry key, start, end in its body
@@ -96,13 +98,20 @@ class MessageDelegate(QStyledItemDelegate):
 
     def row_width(self) -> int:
         """Rows span the viewport (the option's rect is not set when Qt asks for a size)."""
-        view = self.parent()
-        return max(200, view.viewport().width()) if view is not None else 400
+        return max(200, self._viewport.width()) if self._viewport is not None else 400
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
-        width = self.row_width()
-        found = self._layout(option, index, exact=False, width=width)
-        return QSize(width, found[1].height if found else 0)
+        # Asked for every row after each append: the row's settled size first (see RowSizes).
+        width, row = self.row_width(), index.row()
+        entry = index.model().entry(row)
+        settled = self.sizes.settled.get(row)
+        if settled is not None and settled[0] is entry and settled[1] == width:
+            return settled[2]
+        if entry is None:
+            return QSize(width, 0)
+        size = QSize(width, self._layout(option, index, exact=False, width=width)[1].height)
+        self.sizes.settle(row, entry, width, size)
+        return size
 
     def exact_height(self, option: QStyleOptionViewItem, index: QModelIndex) -> int:
         """The row's height laid out at the current width, even when it is off screen."""

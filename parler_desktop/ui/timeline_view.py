@@ -80,6 +80,7 @@ class TimelineView(MessageRowsView):
         model.rowsInserted.connect(self._rows_inserted)
         for change in (model.rowsRemoved, model.rowsMoved, model.modelReset, model.layoutChanged, self.message_delegate.sizeHintChanged):
             change.connect(self._rows_changed)
+        model.dataChanged.connect(self.message_delegate.sizes.unsettle)  # a row's content or state
 
     # -- following the bottom ---------------------------------------------------------------
     def scroll_to_newest(self) -> None:
@@ -162,6 +163,8 @@ class TimelineView(MessageRowsView):
         self._only_appended = False
 
     def doItemsLayout(self) -> None:
+        if not self._appending:  # rows may have changed in other ways: each is sized anew
+            self.message_delegate.sizes.unsettle()
         super().doItemsLayout()
         self._only_appended = None
 

@@ -5,6 +5,7 @@
 - ``peer`` → a subscribed raw agent "alice" (a planner) on ``hub``.
 - ``join_room``, ``open_room``, ``post_as``: what a test does with them; ``click_room`` and
   ``activate`` do it as a person does (a click on the row, the window focused); ``unread``;
+  ``hub_cursor`` (the window's cursor as the hub has it, asked on a second line);
   ``start_desktop`` / ``stop_desktop`` for a test that restarts the app on one home.
 """
 
@@ -76,6 +77,20 @@ def post_as(qtbot, qloop, peer: RawAgent, room: str, text: str, **extra: Any) ->
 def open_room(qtbot, desktop: Any, room: str) -> None:
     assert desktop.window.room_panel.select_room(room)
     qtbot.waitUntil(lambda: desktop.window.timeline_model.room == room and not desktop.window.timeline_model.loading, timeout=5000)
+
+
+def hub_cursor(qtbot, qloop, desktop: Any, hub_url: str, room: str) -> int:
+    """The window's read cursor of ``room`` on the hub, asked on a line of its own as the same
+    identity (an ack-only pull of 0 moves nothing), so a busy local store does not hold it up."""
+
+    async def ask() -> int:
+        line = await RawAgent.connect(hub_url, identity=desktop.bridge.session.identity, name="boss")
+        try:
+            return (await line.ok({"op": "pull", "room": room, "limit": 0, "ack": 0}, "pulled"))["cursor"]
+        finally:
+            await line.close()
+
+    return run_coroutine(qtbot, qloop, ask())
 
 
 def unread(desktop: Any, room: str) -> int:
