@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 import pytest
 
 from parler_desktop.client.events import ConnectionState, CursorChanged, OutboxStatus, RoomsChanged
+from parler_desktop.hub import HubLimits
 from parler_desktop.protocol.frames import Joined
 from parler_desktop.store import LocalStore
 from support.client_harness import FAST, session_factory  # noqa: F401  (fixture)
@@ -49,6 +51,27 @@ async def test_reading_never_moves_the_cursor_but_mark_read_does(hub, raw_agent,
     assert [r.unread for r in session.rooms] == [1]
     summaries = await session.store.call(LocalStore.room_summaries)
     assert [(s.name, s.unread, s.cursor) for s in summaries] == [("team", 1, seqs[1])]
+
+
+async def test_a_room_read_as_it_streams_is_acked_before_it_falls_quiet(hub_factory, raw_agent, session_factory):
+    """An agent that never pauses: pulls wait for pushes to fall quiet, but the human reading
+    along needs the sync mark to move, or the room's unread count grows as it is read."""
+    hub = hub_factory(limits=HubLimits().relaxed())  # the agent may post as fast as it likes
+    peer = await raw_agent(hub.url, name="bot")
+    code = await invite_code(peer, "team")
+    tuning = dataclasses.replace(FAST, reconcile_secs=600.0, quiet_secs=600.0, reader_pull_secs=0.2)
+    session, log = await session_factory(hub.url, tuning=tuning)
+    await log.wait_state(ConnectionState.LIVE)
+    first = await say(peer, "team", "before")
+    await session.redeem(code)
+    await log.wait_until(lambda: [m.seq for m in log.messages("team")] == [first], "the backlog, pulled")
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + 3  # acked within reader_pull_secs (0.2 s) and a pull
+    while not any(isinstance(e, CursorChanged) and e.cursor > first for e in log.events):
+        seq = await say(peer, "team", "stream")  # each one read as soon as it is stored
+        await log.wait_until(lambda: seq in [m.seq for m in log.messages("team")], "pushed and stored")
+        await session.mark_read("team", seq)
+        assert loop.time() < give_up, "the ack waited for the stream to fall quiet"
 
 
 async def test_mark_read_never_acks_beyond_the_stored_history(hub, raw_agent, session_factory):
@@ -94,7 +117,7 @@ async def test_an_ack_never_passes_the_sync_mark(hub, raw_agent, session_factory
     peer = await raw_agent(hub.url, name="bot")
     code = await invite_code(peer, "team")
     first = await say(peer, "team", "before")
-    tuning = dataclasses.replace(FAST, reconcile_secs=600.0, quiet_secs=600.0)  # only pushes, no pulls
+    tuning = dataclasses.replace(FAST, reconcile_secs=600.0, quiet_secs=600.0, reader_pull_secs=600.0)  # no pulls
     session, log = await session_factory(hub.url, tuning=tuning)
     await log.wait_state(ConnectionState.LIVE)
     await session.redeem(code)

@@ -228,7 +228,9 @@ class ConnectionLifecycle:
                 self._set_state(ConnectionState.CATCHING_UP)
                 await self._sync.catch_up(request)
                 interval = tune.reconcile_secs if pushed else tune.poll_secs
-                link.spawn("reconcile", _until_lost(self._sync.run(request, interval=interval, quiet_secs=tune.quiet_secs)))
+                link.spawn("reconcile", _until_lost(
+                    self._sync.run(request, interval=interval, quiet_secs=tune.quiet_secs, reader_secs=tune.reader_pull_secs)
+                ))
                 link.spawn("read-markers", _until_lost(self._read_markers.run(request)))
                 link.spawn("rosters", _until_lost(self._rosters.run(request)))
             self._nudge.clear()

@@ -28,13 +28,16 @@ class ReadMarkers:
         emit: Callable[[SessionEvent], None],
         sync_mark: Callable[[str], Awaitable[int]],
         shown_early: Callable[[str], int] = lambda room: 0,
+        pull_soon: Callable[[str], None] = lambda room: None,
     ) -> None:
-        """``shown_early(room)``: the newest seq of the room shown before it was stored."""
+        """``shown_early(room)``: the newest seq of the room shown before it was stored;
+        ``pull_soon(room)``: an ack waits for the room's sync mark, so it should be pulled soon."""
         self._store = store
         self._commit = commit
         self._emit = emit
         self._sync_mark = sync_mark
         self._shown_early = shown_early
+        self._pull_soon = pull_soon
         self._wanted: dict[str, int] = {}  # room -> seq the human has seen, not yet committed
         self._kick = asyncio.Event()
 
@@ -67,7 +70,10 @@ class ReadMarkers:
 
     async def flush(self, request: Requester) -> None:
         for room, wanted in list(self._wanted.items()):
-            ack = min(wanted, await self._sync_mark(room))
+            mark = await self._sync_mark(room)
+            if wanted > mark:
+                self._pull_soon(room)
+            ack = min(wanted, mark)
             cursor = await self._store.call(LocalStore.cursor, room)
             if ack > cursor:
                 await self._store.call(LocalStore.unsettle, room)  # a restart must not trust the old count

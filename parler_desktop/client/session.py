@@ -95,7 +95,9 @@ class HubSession:
             page_size=self.tuning.page_size, on_marked=lambda room: self._read_markers.on_marked(room),
         )
         self._outbox = Outbox(store, self._commit, self._clock, on_sent=self._on_sent)
-        self._read_markers = ReadMarkers(store, self._commit, self._emit, self._sync.mark, self._arrivals.up_to)
+        self._read_markers = ReadMarkers(
+            store, self._commit, self._emit, self._sync.mark, self._arrivals.up_to, self._sync.pull_for_reader
+        )
         self._rosters = RosterWatcher(self._commit, self._clock, interval=self.tuning.roster_secs)
         self._lifecycle = ConnectionLifecycle(
             self.hub_url, identity, name=name, role=role, join_secret=join_secret, ca_file=ca_file, tuning=self.tuning,

@@ -84,6 +84,7 @@ class RoomSync:
         self._hold_all = False  # hold every room's pushes (the room list is not known yet)
         self._full_wanted = False
         self._last_push = float("-inf")
+        self._reader_waits: dict[str, float] = {}  # room -> when the human first waited for its pull
         self._kick = asyncio.Event()
 
     # ---- requests from outside -----------------------------------------------------------
@@ -91,6 +92,14 @@ class RoomSync:
     def mark_dirty(self, room: str) -> None:
         """Pull ``room`` soon (after the pushes to it fall quiet)."""
         self._dirty.add(room)
+        self._kick.set()
+
+    def pull_for_reader(self, room: str) -> None:
+        """The human has read ``room`` past its sync mark, so the ack waits for a pull: pull it
+        ``reader_secs`` from the first such request, even while pushes to it never fall quiet
+        (waiting for quiet, a busy room's unread count grew for up to ``interval`` as it was read)."""
+        self._dirty.add(room)
+        self._reader_waits.setdefault(room, self._clock.monotonic())
         self._kick.set()
 
     def fetch_sent(self, room: str, seq: int) -> None:
@@ -178,6 +187,7 @@ class RoomSync:
         self._settled_unread.pop(room, None)
         self._pushed.discard(room)  # pushes landing during the pull flag the room again
         self._dirty.discard(room)
+        self._reader_waits.pop(room, None)
         mark = await self._mark(room)
         if mark is None:  # first time this store sees the room: learn where the human is, later
             self._cursor_unknown.add(room)
@@ -315,14 +325,17 @@ class RoomSync:
             assert isinstance(reply, Pulled)
             await self.store_messages(reply.messages)
 
-    async def run(self, request: Requester, *, interval: float, quiet_secs: float) -> None:
-        """Reconcile every ``interval`` seconds, and ``quiet_secs`` after a burst of pushes ends."""
+    async def run(self, request: Requester, *, interval: float, quiet_secs: float, reader_secs: float) -> None:
+        """Reconcile every ``interval`` seconds, ``quiet_secs`` after a burst of pushes ends, and
+        ``reader_secs`` after the human waits for a room's pull (``pull_for_reader``)."""
         next_full = self._clock.monotonic() + interval
         while True:
             now = self._clock.monotonic()
             deadline = next_full
             if self._pushed or self._dirty:
                 deadline = min(deadline, self._last_push + quiet_secs)
+            if self._reader_waits:
+                deadline = min(deadline, min(self._reader_waits.values()) + reader_secs)
             self._kick.clear()
             await self._store_sent(request)
             if deadline > now and not self._full_wanted:

@@ -22,6 +22,7 @@ class SessionTuning:
     reconcile_secs: float = 20.0  # rooms refresh + pull of rooms that may lag (≤ 60 s)
     poll_secs: float = 3.0  # the same when the hub does not push (no subscribe)
     quiet_secs: float = 2.0  # a burst of pushes is over after this much silence
+    reader_pull_secs: float = 1.0  # a room read past its sync mark is pulled this soon, quiet or not
     roster_secs: float = 45.0  # roster refresh of the rooms the window shows
     resume_tick_secs: float = 1.0  # resume detector: how often wall and monotonic time are compared
     resume_jump_secs: float = 5.0  # ... and how large a gap means "the machine slept"
