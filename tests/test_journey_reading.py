@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QPushButton, QWidget
 from support.desktop_fixtures import activate, click_room, join_room, post_as, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+
+from parler_desktop.app.timeline_model import FOLLOW_WINDOW, TRIM_ROWS
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -127,3 +129,26 @@ def test_own_posts_are_never_unread_and_posting_brings_them_into_view(qtbot, qlo
     qtbot.waitUntil(lambda: window.rooms.summary(team).max_seq == mine, timeout=5000)
     assert unread(desktop, team) == 0 and counts == [] and "unread" not in window.windowTitle()
     qtbot.waitUntil(lambda: hub_unread(qtbot, qloop, desktop, team) == 0, timeout=10_000)  # seen, so acknowledged
+
+
+def test_no_jump_back_is_offered_while_all_that_is_unread_is_on_screen(qtbot, qloop, desktop, peer):
+    """Following a busy room, the rows from the divider on leave the loaded window; a message that
+    then arrives unread is on screen at the bottom, so there is nothing to jump back to (the button
+    showed for every message whose ack had not landed yet)."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window, view, model = desktop.window, desktop.window.timeline, desktop.window.timeline_model
+    activate(qtbot, desktop)
+    click_room(qtbot, desktop, team)
+    for n in range(FOLLOW_WINDOW + TRIM_ROWS + 1):
+        post_as(qtbot, qloop, peer, team, f"step {n}")
+    qtbot.waitUntil(lambda: unread(desktop, team) == 0 and model.first_unread_outside, timeout=20_000)
+    other = QWidget()  # the supervisor looks away: what arrives now stays unread
+    qtbot.addWidget(other)
+    other.show()
+    other.activateWindow()
+    qtbot.waitUntil(lambda: not window.isActiveWindow(), timeout=5000)
+    post_as(qtbot, qloop, peer, team, "arrives on screen")
+    qtbot.waitUntil(lambda: unread(desktop, team) == 1 and model.entry(model.rowCount() - 1).text == "arrives on screen", timeout=5000)
+    newest = view.visualRect(model.index(model.rowCount() - 1))
+    assert 0 <= newest.top() and newest.bottom() <= view.viewport().height()
+    assert not view.findChild(QPushButton, "jumpToUnread").isVisible()

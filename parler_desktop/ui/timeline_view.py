@@ -257,10 +257,16 @@ class TimelineView(MessageRowsView):
 
     # -- first unread -----------------------------------------------------------------------
     def _update_jump(self) -> None:
+        """Offer the jump back to the divider while something unread is above the view: not
+        while all that is still unread is on screen or below it (following a busy room, the
+        divider's rows leave the loaded window, and the newest message is unread until its ack
+        lands: the button came and went with every message)."""
         model = self._model
         row = model.first_unread_row()
         above = row is not None and self.visualRect(model.index(row)).bottom() < 0
-        show = not model.loading and not model.all_read and (above or model.first_unread_outside)
+        unread = model.oldest_unread_row()
+        unread_above = unread == -1 or (unread is not None and self.visualRect(model.index(unread)).bottom() < 0)
+        show = not model.loading and unread_above and (above or model.first_unread_outside)
         if show != self._jump.isVisible():
             self._jump.setVisible(show)
             self._place_overlays()
