@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QLabel, QPushButton
+from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton
 from support.desktop_fixtures import activate, click_room, hub_cursor, join_room, open_room, post_as
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
@@ -59,8 +59,8 @@ def test_a_message_shown_before_the_disk_refused_it_stays_unread_until_it_is_sto
     refused = post_as(qtbot, qloop, peer, team, "arrives on a full disk")["seq"]
     qtbot.waitUntil(lambda: "full" in bar.text and bar.retry.isVisible(), timeout=10_000)
     qtbot.waitUntil(lambda: window.timeline.seen_seq == refused, timeout=5000)  # on screen all the same
-    activate(qtbot, desktop)  # back from the error box: the row is read…
-    tracker = window.read_tracker
+    assert window.isActiveWindow() and not [box for box in window.findChildren(QMessageBox) if box.isVisible()]
+    tracker = window.read_tracker  # the row is read…
     qtbot.waitUntil(lambda: tracker.window_active and not tracker.may_read(), timeout=5000)
     assert hub_cursor(qtbot, qloop, desktop, hub.url, team) == first  # …but not marked so: not stored
 

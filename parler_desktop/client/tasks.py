@@ -58,7 +58,11 @@ class TaskSupervisor:
         error = task.exception()
         if error is None:
             return
-        if self._log_failures:
+        if self._on_failure is not None and isinstance(error, StoreError):
+            # A full disk or a damaged cache: the owner tells the user (StoreFailed) and waits
+            # for "retry now". A logged trace would also open the "something went wrong" box.
+            log.warning("task %s stopped: %s", task.get_name(), error)
+        elif self._log_failures:
             log_failure(task)
         if self._on_failure is not None:
             self._on_failure(task.get_name(), error)
