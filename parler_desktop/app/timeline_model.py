@@ -209,19 +209,6 @@ class TimelineModel(TimelineRows):
         newest_from_others = next((entry.seq or 0 for entry in reversed(self._stored) if not entry.mine), 0)
         return newest_from_others <= self.cursor
 
-    def oldest_unread_row(self) -> int | None:
-        """Row of the oldest loaded message from others after the hub cursor *now* (the divider
-        stays where the room opened); -1 when that message is older than the loaded window, None
-        when nothing is unread."""
-        if self.all_read:
-            return None
-        if self._stored and (self._stored[0].seq or 0) > self.cursor and self._offset > 0:
-            return -1
-        row = bisect.bisect_right(self._stored, self.cursor, key=lambda e: e.seq or 0)
-        while row < len(self._stored) and self._stored[row].mine:
-            row += 1
-        return row if row < len(self._stored) else None
-
     def _session_changed(self) -> None:
         self._expanded.clear()
         self._open_cards.clear()

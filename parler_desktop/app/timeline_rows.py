@@ -81,24 +81,30 @@ class TimelineRows(QAbstractListModel):
         Asked for every row the view lays out, so it is remembered until the rows change.
         """
         if not self._first_unread_known:
-            self._first_unread = self._find_first_unread()
+            row = self.first_unread_after(self.read_marker)
+            self._first_unread = None if row == -1 else row
             self._first_unread_known = True
         return self._first_unread
 
     @property
     def first_unread_outside(self) -> bool:
         """The first unread message is older than the loaded window (it has to be paged in)."""
-        return bool(self._stored) and (self._stored[0].seq or 0) > self.read_marker and self._offset > 0
+        return self._older_than_window(self.read_marker)
+
+    def _older_than_window(self, marker: int) -> bool:
+        return bool(self._stored) and (self._stored[0].seq or 0) > marker and self._offset > 0
 
     def _forget_first_unread(self, *_change: object) -> None:
         self._first_unread_known = False
 
-    def _find_first_unread(self) -> int | None:
-        if not self._stored or self.newest_seq <= self.read_marker:
+    def first_unread_after(self, marker: int) -> int | None:
+        """Row of the first loaded message from others after seq ``marker`` (the read marker, or
+        the hub cursor now); -1 when it is older than the loaded window; None when there is none."""
+        if not self._stored or self.newest_seq <= marker:
             return None
-        if self.first_unread_outside:
-            return None
-        row = bisect.bisect_right(self._stored, self.read_marker, key=lambda e: e.seq or 0)
+        if self._older_than_window(marker):
+            return -1
+        row = bisect.bisect_right(self._stored, marker, key=lambda e: e.seq or 0)
         while row < len(self._stored) and self._stored[row].mine:
             row += 1
         return row if row < len(self._stored) else None

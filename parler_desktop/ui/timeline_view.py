@@ -264,7 +264,7 @@ class TimelineView(MessageRowsView):
         model = self._model
         row = model.first_unread_row()
         above = row is not None and self.visualRect(model.index(row)).bottom() < 0
-        unread = model.oldest_unread_row()
+        unread = model.first_unread_after(model.cursor)  # by the hub cursor now, not the divider
         unread_above = unread == -1 or (unread is not None and self.visualRect(model.index(unread)).bottom() < 0)
         show = not model.loading and unread_above and (above or model.first_unread_outside)
         if show != self._jump.isVisible():
