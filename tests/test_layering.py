@@ -73,7 +73,7 @@ ALLOWED = {
     "store": {"store", "protocol", "disk_errors"},
     "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors"},
     "demo": {"demo", "client", "protocol", "identity"},
-    "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file", "disk_errors"},
+    "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file", "disk_errors", "assets"},
     "ui": {"ui", "app", "demo", "autostart", "client", "protocol", "identity", "store", "paths", "settings", "hub", "disk_errors"},
     "__init__.py": set(),
     "__main__.py": {"cli"},

@@ -24,6 +24,7 @@ from jeepney.io.asyncio import DBusConnection, DBusRouter, open_dbus_connection
 from PySide6.QtCore import QObject, Signal
 
 from parler_desktop.app.attention_notifier import Alert
+from parler_desktop.assets import APP_ID
 from parler_desktop.client.tasks import TaskSupervisor
 
 log = logging.getLogger(__name__)
@@ -32,7 +33,6 @@ SERVICE = "org.freedesktop.Notifications"
 PATH = "/org/freedesktop/Notifications"
 INTERFACE = "org.freedesktop.Notifications"
 APP_NAME = "Parler"
-APP_ICON = "parler-desktop"
 CALL_TIMEOUT_SECS = 5.0
 NOTIFICATIONS = DBusAddress(PATH, bus_name=SERVICE, interface=INTERFACE)
 
@@ -91,7 +91,7 @@ class DesktopNotifications(QObject):
 
     async def _notify(self, alert: Alert) -> None:
         body = html.escape(alert.body, quote=False) if self._markup else alert.body
-        hints = {"category": ("s", "im.received"), "desktop-entry": ("s", APP_ICON)}
+        hints = {"category": ("s", "im.received"), "desktop-entry": ("s", APP_ID)}
         message = new_method_call(
             NOTIFICATIONS,
             "Notify",
@@ -99,7 +99,7 @@ class DesktopNotifications(QObject):
             (
                 APP_NAME,
                 self._by_room.get(alert.room, 0),
-                APP_ICON,
+                APP_ID,
                 alert.title,
                 body,
                 ["default", "Open", "open", "Open"],

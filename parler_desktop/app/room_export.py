@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import datetime
 import enum
-import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from parler_desktop.protocol import wire_json
 from parler_desktop.protocol.part_text import part_headline
 from parler_desktop.protocol.parts import SIG_KIND
 from parler_desktop.protocol.values import StoredMessage
@@ -52,7 +52,7 @@ def as_markdown(message: StoredMessage) -> str:
 
 
 def as_ndjson(message: StoredMessage) -> str:
-    return json.dumps(message.to_wire(), ensure_ascii=False, separators=(",", ":")) + "\n"
+    return wire_json.dumps(message.to_wire()) + "\n"
 
 
 async def export_room(

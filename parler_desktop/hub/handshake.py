@@ -5,7 +5,6 @@ from __future__ import annotations
 import hmac
 import time
 
-from parler_desktop.disk_errors import is_disk_full
 from parler_desktop.hub.context import HubContext, OpError, SessionState
 from parler_desktop.hub.ids import auth_nonce, now_ms
 from parler_desktop.hub.ops.common import check_len
@@ -48,11 +47,7 @@ async def handle_hello(ctx: HubContext, session: SessionState, hello: Hello) -> 
         hello.secret is None or not hmac.compare_digest(hello.secret.encode(), secret)
     ):
         raise OpError("this hub requires a join secret (set PARLER_JOIN_SECRET)", errors.NOT_AUTHORIZED)
-    try:
-        await ctx.db.call(agents.record_hello, hello.id, hello.name, hello.role, now_ms())
-    except Exception as exc:
-        code = errors.STORAGE_FULL if is_disk_full(exc) else errors.INTERNAL
-        raise OpError(f"storage failure: {exc}", code) from exc
+    await ctx.db.call(agents.record_hello, hello.id, hello.name, hello.role, now_ms())  # failures: see _guarded
     session.agent, session.name, session.role = hello.id, hello.name, hello.role
     session.nonce = None
     return Welcome(id=hello.id, name=hello.name)

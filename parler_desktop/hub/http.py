@@ -10,6 +10,7 @@ from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request, Response
 
 from parler_desktop.hub import rest
+from parler_desktop.hub.connection import remote_host
 from parler_desktop.hub.context import HubContext
 from parler_desktop.hub.responses import json_response, response, text
 from parler_desktop.protocol import PROTOCOL_VERSION
@@ -63,8 +64,7 @@ async def route_http(ctx: HubContext, connection: ServerConnection, request: Req
     path = url.path
     if path == "/health":
         return text(HTTPStatus.OK, "ok")
-    remote = connection.remote_address
-    if not ctx.budgets.http_per_ip.allow(remote[0] if remote else "?"):
+    if not ctx.budgets.http_per_ip.allow(remote_host(connection)):
         return text(HTTPStatus.TOO_MANY_REQUESTS, "rate limit: too many requests — slow down\n", {"Retry-After": "60"})
     if path == "/ws":
         return None

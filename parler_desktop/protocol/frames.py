@@ -515,12 +515,7 @@ HUB_FRAMES: dict[str, type[HubFrame]] = {
 
 def encode(frame: ClientFrame | HubFrame) -> str:
     """Compact JSON text of a frame, tag first, optional members omitted."""
-    return encode_wire(frame.to_wire())
-
-
-def encode_wire(wire: dict[str, Any]) -> str:
-    """Compact JSON text of a frame's wire form (``to_wire()``), for callers that adjust it first."""
-    return wire_json.dumps(wire)
+    return wire_json.dumps(frame.to_wire())
 
 
 # A \uD800-\uDFFF escape: only then can the decoded object hold an unpaired surrogate.

@@ -15,7 +15,7 @@ from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QLinearGra
 from PySide6.QtWidgets import QAbstractScrollArea, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from parler_desktop.app.timeline_entry import TimelineEntry
-from parler_desktop.protocol.canonical import SignatureState
+from parler_desktop.protocol.values import SignatureState
 from parler_desktop.ui.markdown import markdown_document
 from parler_desktop.ui.message_layout import DATE_HEIGHT, DIVIDER_HEIGHT, PAD, WARNING, LayoutCache, RowLayout, body_width, shows_role
 from parler_desktop.ui.row_painting import paint_card, paint_rule, paint_status

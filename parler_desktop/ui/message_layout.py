@@ -23,7 +23,7 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QTextDocument
 
 from parler_desktop.app.timeline_entry import RowContext, TimelineEntry
-from parler_desktop.protocol.canonical import SignatureState
+from parler_desktop.protocol.values import SignatureState
 from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.ui.cards import Card, card_for
 from parler_desktop.ui.markdown import markdown_document

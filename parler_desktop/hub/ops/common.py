@@ -8,7 +8,7 @@ import logging
 from parler_desktop.hub.context import HubContext, OpError
 from parler_desktop.hub.sql.messages import MessageRow
 from parler_desktop.protocol import errors, wire_json
-from parler_desktop.protocol.frames import Delivery, encode_wire
+from parler_desktop.protocol.frames import Delivery
 from parler_desktop.protocol.values import EndpointRef, Part, StoredMessage
 
 log = logging.getLogger(__name__)
@@ -67,7 +67,7 @@ def fresh_delivery(row: MessageRow) -> str:
     the cost of a push. (JSON objects are unordered; ``parts`` simply comes last.)"""
     wire = Delivery(message=_message_with_parts(row, ())).to_wire()
     del wire["message"]["parts"]
-    return f'{encode_wire(wire)[:-2]},"parts":{row.parts}}}}}'
+    return f'{wire_json.dumps(wire)[:-2]},"parts":{row.parts}}}}}'
 
 
 def _message_with_parts(row: MessageRow, parts: tuple[Part, ...]) -> StoredMessage:
