@@ -41,6 +41,26 @@ FOLLOW_WINDOW, TRIM_ROWS = 120, 60
 CONTEXT_ROWS = 20  # read messages kept above the first unread when a room opens there
 
 
+def _opening_page(store: LocalStore, room: str, landing: str | int) -> tuple[int, int, int, list[Any], list[OutboxItem]]:
+    """On the store's thread, in one call (one consistent read, one round trip): where the room
+    opens, its message count and cursor, that page, and the posts still in the outbox."""
+    total = store.message_count(room)
+    cursor = store.cursor(room)
+    first_unread = store.row_of_seq(room, cursor)
+    at_unread = landing == "unread" and total - first_unread > PAGE_SIZE
+    offset = max(0, first_unread - CONTEXT_ROWS) if at_unread else max(0, total - PAGE_SIZE)
+    if isinstance(landing, int):  # one message, with a little context above it
+        offset = min(offset, max(0, store.row_of_seq(room, landing - 1) - CONTEXT_ROWS))
+    messages = store.messages_slice(room, offset, PAGE_SIZE)
+    return offset, total, cursor, messages, store.outbox_items((OutboxStatus.PENDING, OutboxStatus.FAILED), room)
+
+
+def _page_before(store: LocalStore, room: str, seq: int) -> tuple[list[Any], int]:
+    """On the store's thread: the page before ``seq``, and the row its first message is at."""
+    messages = store.messages_before(room, seq, PAGE_SIZE)
+    return messages, store.row_of_seq(room, messages[0].seq - 1) if messages else 0
+
+
 class TimelineModel(TimelineRows):
     roomLoaded = Signal(str)  # the newest page of the room is in
     olderLoaded = Signal(int)  # that many rows were inserted at the top
@@ -101,16 +121,7 @@ class TimelineModel(TimelineRows):
         self.open_room(self.room, landing="newest")
 
     async def _load_newest(self, room: str, generation: int) -> None:
-        store = self._bridge.store
-        total = await store.call(LocalStore.message_count, room)
-        cursor = await store.call(LocalStore.cursor, room)
-        first_unread = await store.call(LocalStore.row_of_seq, room, cursor)
-        at_unread = self.landing == "unread" and total - first_unread > PAGE_SIZE
-        offset = max(0, first_unread - CONTEXT_ROWS) if at_unread else max(0, total - PAGE_SIZE)
-        if isinstance(self.landing, int):  # one message, with a little context above it
-            offset = min(offset, max(0, await store.call(LocalStore.row_of_seq, room, self.landing - 1) - CONTEXT_ROWS))
-        messages = await store.call(LocalStore.messages_slice, room, offset, PAGE_SIZE)
-        outbox = await store.call(LocalStore.outbox_items, (OutboxStatus.PENDING, OutboxStatus.FAILED), room)
+        offset, total, cursor, messages, outbox = await self._bridge.store.call(_opening_page, room, self.landing)
         if generation != self._generation:
             return
         my_id, my_name = self._bridge.agent_id, self._bridge.name
@@ -139,10 +150,8 @@ class TimelineModel(TimelineRows):
 
     async def _load_older(self, room: str, generation: int) -> None:
         """Page back by seq, not by row: rows shift when a gap fill lands before the window."""
-        store = self._bridge.store
         try:
-            messages = await store.call(LocalStore.messages_before, room, self._stored[0].seq or 0, PAGE_SIZE)
-            before = await store.call(LocalStore.row_of_seq, room, messages[0].seq - 1) if messages else 0
+            messages, before = await self._bridge.store.call(_page_before, room, self._stored[0].seq or 0)
         finally:
             if generation == self._generation:
                 self._loading_older = False
