@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import asyncio
+import gc
 import multiprocessing
 import statistics
 import sys
@@ -228,6 +229,7 @@ async def main(count: int) -> None:
             home = Home.resolve(root / "window-home").ensure()
             save_settings(home.settings_file, Settings(display_name="boss"))
             desktop = DesktopApp(home, hub.url)
+            gc.freeze()  # as the gui command does once the window is built
             desktop.window.resize(1200, 800)
             desktop.window.show()
             desktop.window.activateWindow()  # the supervisor is watching: what arrives is read at once

@@ -13,6 +13,7 @@ The big room (100,000 stored messages) is compared with a 200-message room.
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
 import tempfile
 import multiprocessing
@@ -142,6 +143,7 @@ async def bench_burst(root: Path, meter: StallMeter) -> tuple[float, int, float]
     home = Home.resolve(root / "home").ensure()
     save_settings(home.settings_file, Settings(display_name="boss"))
     desktop = DesktopApp(home, url)
+    gc.freeze()  # as the gui command does once the window is built
     desktop.window.show()
     await desktop.connect(url)
     await wait_for(lambda: desktop.bridge.is_live, 15)

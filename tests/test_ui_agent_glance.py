@@ -64,7 +64,8 @@ def test_states_show_as_dots_and_a_quiet_working_agent_is_flagged_once(qtbot, ql
     )
     calls = server.notify_calls
     post_as(qtbot, qloop, peer, other, "and again")  # still stuck: not announced twice
-    qtbot.waitUntil(lambda: settled(watching), timeout=5000)
+    qtbot.waitUntil(lambda: "and again" in (watching.window.rooms.summary(other).last_preview or ""), timeout=5000)
+    qtbot.waitUntil(lambda: settled(watching), timeout=5000)  # the watch has looked again by now
     assert server.notify_calls == calls
     click_room(qtbot, desktop=watching, room=work)
     bar = watching.attention.hint_bar

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QContextMenuEvent, QGuiApplication
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QFileDialog, QMenu
+from PySide6.QtWidgets import QApplication, QLineEdit, QMenu
 from support.desktop_fixtures import click_room, join_room, post_as, start_desktop, stop_desktop
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.stored_session import add_messages, message, session, store  # noqa: F401 - fixtures
@@ -101,7 +101,7 @@ def test_a_message_link_opened_by_a_later_launch_shows_it_in_the_running_window(
 
 
 def test_export_a_room_to_ndjson_and_markdown_from_the_room_menu(
-    qtbot, qloop, desktop, peer, tmp_path: Path, monkeypatch
+    qtbot, qloop, desktop, peer, tmp_path: Path
 ):
     room = join_room(qtbot, qloop, desktop, peer, "ops")
     sent = [post_as(qtbot, qloop, peer, room, f"line **{n}**") for n in range(5)]
@@ -110,12 +110,15 @@ def test_export_a_room_to_ndjson_and_markdown_from_the_room_menu(
         lambda: window.rooms.summary(room) is not None and window.rooms.summary(room).unread == 5, timeout=5000
     )
     target = tmp_path / "ops.ndjson"
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", staticmethod(lambda *args, **kw: (str(target), "")))
     dialog = desktop.attention.room_menu.export(room)
     dialog.format.setCurrentIndex(dialog.format.findData(ExportFormat.NDJSON))
     dialog.first.setValue(sent[1]["seq"])
     dialog.last.setValue(sent[3]["seq"])
     QTest.keyClick(dialog, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: dialog.save_as is not None and dialog.save_as.isVisible(), timeout=5000)
+    name = dialog.save_as.findChild(QLineEdit, "fileNameEdit")  # the file dialog's name field
+    name.setText(str(target))  # (typed, its completer's popup would take the Return)
+    QTest.keyClick(name, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: target.exists() and dialog.task.done(), timeout=10_000)
     lines = [json.loads(line) for line in target.read_text().splitlines()]
     assert [line["seq"] for line in lines] == [s["seq"] for s in sent[1:4]]

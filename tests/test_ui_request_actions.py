@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from support.desktop_fixtures import click_room, join_room
+from support.desktop_fixtures import click_room, join_room, post_as
 from support.peer_ops import hub_history
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.raw_agent import RawAgent
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -111,3 +112,19 @@ def test_reply_prefills_the_composer_and_a_task_awaiting_input_offers_done(qtbot
     assert [p for p in done["parts"] if p["kind"] == "com.parler.task"] == [
         {"kind": "com.parler.task", "status": "done", "task": "deploy-43"}
     ]
+
+
+def test_a_reply_from_another_client_of_the_human_takes_the_buttons_away(qtbot, qloop, hub, desktop, peer):
+    """The same human answers from elsewhere (the command line, another machine): the reply
+    arrives as one of the human's own stored messages, and the request counts as answered."""
+    room = join_room(qtbot, qloop, desktop, peer, "reviews")
+    window = desktop.window
+    click_room(qtbot, desktop, room)
+    request = send_parts(qtbot, qloop, peer, room, "over to you", handoff("approve the schema patch", "boss"))
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
+    assert list(card_buttons(window, 0)) == ["Reply", "Hand back", "Done"]
+    elsewhere = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, identity=desktop.bridge.session.identity, name="boss"))
+    post_as(qtbot, qloop, elsewhere, room, "approved", replyTo=request["id"])
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 2, timeout=5000)
+    qtbot.waitUntil(lambda: card_buttons(window, 0) == {}, timeout=5000)
+    run_coroutine(qtbot, qloop, elsewhere.close())

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import gc
 import logging
 from pathlib import Path
 
@@ -74,9 +73,6 @@ class DesktopApp:
         self.bridge.storeFailed.connect(self._store_failed)
         self._hub_url: str | None = None  # what connect() was last asked for ("" = embedded)
         self._damaged_store: Path | None = None  # the cache "Start with a fresh cache" replaces
-        # What exists now (modules, classes, the widgets) lives as long as the app: keep it out of
-        # the full collections, which otherwise walk all of it and hold the window for ~50 ms.
-        gc.freeze()
 
     def quit(self) -> None:
         """Close the window for good (never just to the tray); run() then shuts down in order."""

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.room_export import ExportFormat, export_room
 from parler_desktop.store import StoreError
+from parler_desktop.ui.save_as import ask_save_path
 
 SEQ_MAX = 2**31 - 1
 
@@ -47,13 +48,16 @@ class ExportDialog(QDialog):
         self.progress: QProgressDialog | None = None
         self.task: asyncio.Task | None = None
         self.path: Path | None = None
+        self.save_as: QFileDialog | None = None
 
     def accept(self) -> None:
+        """Save: ask where, then export there (Cancel in the file dialog keeps this one open)."""
         form: ExportFormat = self.format.currentData()
-        name, _ = QFileDialog.getSaveFileName(self, "Export to", f"{self.room}{form.suffix}")
-        if name:
-            self.start(Path(name))
-            super().accept()
+        self.save_as = ask_save_path(self, "Export to", f"{self.room}{form.suffix}", self._chosen)
+
+    def _chosen(self, path: Path) -> None:
+        self.start(path)
+        super().accept()
 
     def start(self, path: Path) -> None:
         """Export to ``path`` in the background with a progress dialog."""

@@ -27,6 +27,7 @@ from parler_desktop.ui.keyboard import FOCUS_OUTLINE, TypingToComposer
 from parler_desktop.ui.panel_layout import PanelLayout
 from parler_desktop.ui.room_actions import RoomActions
 from parler_desktop.ui.room_composer import RoomComposer
+from parler_desktop.ui.save_as import ask_save_path
 from parler_desktop.ui.room_list_view import RoomListPanel
 from parler_desktop.ui.roster_panel import RosterPanel
 from parler_desktop.ui.timeline_view import TimelineView
@@ -224,14 +225,8 @@ class MainWindow(QMainWindow):
         self.room_panel.shown_room = None  # the new session's timeline opens afresh, even the same room
 
     def _save_blob(self, card: Card) -> QFileDialog:
-        """Ask where to save (no nested event loop), then fetch and write the file."""
-        dialog = QFileDialog(self, "Save file", card.file_name)
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.selectFile(card.file_name)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.fileSelected.connect(lambda target: self.bridge.tasks.spawn("save file", self.save_blob(card, Path(target))))
-        dialog.open()
-        return dialog
+        """Ask where to save, then fetch and write the file."""
+        return ask_save_path(self, "Save file", card.file_name, lambda target: self.bridge.tasks.spawn("save file", self.save_blob(card, target)))
 
     async def save_blob(self, card: Card, target: Path) -> None:
         """The session checks the bytes against the blob id (SHA-256) before we write them."""

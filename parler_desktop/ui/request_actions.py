@@ -60,8 +60,8 @@ class RequestActions(QObject):
         bridge.outboxChanged.connect(self._outbox_changed)
         bridge.sessionChanged.connect(self._answered.clear)
         model.roomLoaded.connect(lambda _room: self._learn(range(model.rowCount())))
-        model.olderLoaded.connect(lambda count: self._learn(range(count)))
-        model.appended.connect(lambda count: self._learn(range(model.rowCount() - count, model.rowCount())))
+        # Every row that comes in, the human's own replies from other clients included.
+        model.rowsInserted.connect(lambda _parent, first, last: self._learn(range(first, last + 1)))
 
     def answered(self, message_id: str) -> bool:
         return message_id in self._answered
