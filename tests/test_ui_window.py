@@ -18,10 +18,11 @@ from PySide6.QtWidgets import QApplication, QListView, QMessageBox, QToolTip, QW
 from support.fault_proxy import FaultProxy
 from support.private_ca import make_private_ca
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
-from support.desktop_fixtures import join_room, open_room, post_as, unread
+from support.desktop_fixtures import join_room, open_room, post_as, start_desktop, stop_desktop, unread
 from support.raw_agent import RawAgent
 
 from parler_desktop.app import roles
+from parler_desktop.app.agent_activity import AgentState
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.client.events import ConnectionState
 from parler_desktop.paths import Home
@@ -345,3 +346,19 @@ def test_a_wss_hub_with_a_private_ca_is_explained_then_trusted_through_connect(q
     finally:
         run_coroutine(qtbot, qloop, desktop.shutdown())
         run_coroutine(qtbot, qloop, proxy.close())
+
+
+def test_agent_states_come_back_from_the_cache_after_a_restart(qtbot, qloop, hub, peer, tmp_path):
+    """A working agent's dot is read from the cached history when the window starts again, not
+    only from what arrives after."""
+    first = start_desktop(qtbot, qloop, tmp_path / "home", hub.url)
+    room = join_room(qtbot, qloop, first, peer, "work")
+    part = {"kind": "com.parler.task", "status": "working", "task": "migrate-db"}
+    post_as(qtbot, qloop, peer, room, "on it", parts=[{"kind": "text", "text": "on it"}, part])
+    qtbot.waitUntil(lambda: first.attention.agents.state(room) is AgentState.WORKING, timeout=5000)
+    stop_desktop(qtbot, qloop, first)
+    again = start_desktop(qtbot, qloop, tmp_path / "home", hub.url)
+    try:
+        qtbot.waitUntil(lambda: again.attention.agents.state(room) is AgentState.WORKING, timeout=5000)
+    finally:
+        stop_desktop(qtbot, qloop, again)

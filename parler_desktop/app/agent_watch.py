@@ -21,6 +21,7 @@ from parler_desktop.store import LocalStore, StoreError
 
 CHECK_MS = 30_000
 HISTORY_PAGE = 200
+NEWER_THAN_ANY = 2**63 - 1  # the largest seq SQLite holds: the page before it is the newest
 
 
 class AgentWatch(QObject):
@@ -96,9 +97,8 @@ class AgentWatch(QObject):
         """What each room's newest page says (a damaged cache, which the session reports, is
         skipped: the states then start from what arrives)."""
         try:
-            for room in await store.call(LocalStore.room_names):
-                count = await store.call(LocalStore.message_count, room)
-                page = await store.call(LocalStore.messages_slice, room, max(0, count - HISTORY_PAGE), HISTORY_PAGE)
+            for room in await store.call(LocalStore.room_names):  # a call a room: others go between
+                page = await store.call(LocalStore.messages_before, room, NEWER_THAN_ANY, HISTORY_PAGE)
                 if store is not self._bridge.store:
                     return
                 for message in page:
