@@ -255,13 +255,18 @@ class TimelineModel(TimelineRows):
         return bool(self._incoming)
 
     def _append(self, fresh: list[Any]) -> None:
-        newest = self.newest_seq
         my_id = self._bridge.agent_id
         entries = [TimelineEntry.from_message(m, my_id) for m in fresh]
         ids = {e.message_id for e in entries}
         for row in reversed(range(len(self._outbox))):
             if self._outbox[row].message_id in ids:
                 self._remove_outbox_row(row)
+        self._place(entries)
+
+    def _place(self, entries: list[TimelineEntry]) -> None:
+        """Numbered entries where their seqs belong: older ones fill gaps, newer ones go to the
+        bottom (or wait, past a window opened further up), and a window following it is trimmed."""
+        newest = self.newest_seq
         for entry in entries:
             if (entry.seq or 0) <= newest:
                 self._fill_gap(entry)
@@ -318,7 +323,7 @@ class TimelineModel(TimelineRows):
         if item.seq is not None:
             if row is not None:
                 self._remove_outbox_row(row)
-            self._place_sent(entry)
+            self._place([entry])  # a post the hub has numbered: where its seq belongs
             return
         if row is None:
             at = self.rowCount()
@@ -329,18 +334,6 @@ class TimelineModel(TimelineRows):
             self._outbox[row] = entry
             index = self.index(len(self._stored) + row)
             self.dataChanged.emit(index, index)
-
-    def _place_sent(self, entry: TimelineEntry) -> None:
-        """A post the hub has numbered goes where its seq belongs among the stored rows."""
-        if (entry.seq or 0) > self.newest_seq and self.has_newer:
-            return  # past the loaded window
-        if (entry.seq or 0) > self.newest_seq:
-            at = len(self._stored)
-            self.beginInsertRows(QModelIndex(), at, at)
-            self._stored.append(entry)
-            self.endInsertRows()
-        else:
-            self._fill_gap(entry)
 
     def _remove_outbox_row(self, row: int) -> None:
         at = len(self._stored) + row
