@@ -13,6 +13,7 @@ import sys
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
+from support.desktop_fixtures import join_room, open_room
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
@@ -50,6 +51,8 @@ def home_of(desktop):  # noqa: F811
 
 def test_a_link_opened_later_asks_naming_the_host_then_joins(qtbot, qloop, desktop, hub):  # noqa: F811
     peer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    open_room(qtbot, desktop, team)  # the human is reading another room
     invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": "ops"}, "invited"))
     assert invited["url"].startswith("parler://")
     assert desktop.links.instances.listen()
@@ -63,6 +66,7 @@ def test_a_link_opened_later_asks_naming_the_host_then_joins(qtbot, qloop, deskt
         join = next(b for b in box.buttons() if b.text() == "Join")
         qtbot.mouseClick(join, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: "ops" in desktop.window.rooms.room_names(), timeout=10_000)
+        qtbot.waitUntil(lambda: desktop.window.timeline_model.room == "ops", timeout=5000)  # and it opens
     roster = run_coroutine(qtbot, qloop, peer.ok({"op": "roster", "room": "ops"}, "roster"))
     assert "boss" in {entry["name"] for entry in roster["entries"]}
     run_coroutine(qtbot, qloop, peer.close())

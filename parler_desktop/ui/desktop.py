@@ -63,7 +63,7 @@ class DesktopApp:
         self.window.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
         self.errors = ErrorReport(self.window, self.home.log_dir)
         self.errors.install()
-        self.links = InviteLinks(self.window, self.bridge, self.home, self._switch_hub)
+        self.links = InviteLinks(self.window, self.bridge, self.home, self._switch_hub, self.window.room_actions.join)
         self.links.messageLinkOpened.connect(self.message_links.open)
         self.links.instances.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
         self.window.connection_bar.retryRequested.connect(self._retry_connect)

@@ -20,27 +20,29 @@ from parler_desktop.app.instance_channel import InstanceServer, channel_name
 from parler_desktop.client.address import parse_invite
 from parler_desktop.client.message_link import is_message_link
 from parler_desktop.paths import Home
-from parler_desktop.protocol.frames import Joined
 from parler_desktop.settings import Settings, load_settings
 from parler_desktop.ui.connect_dialog import ConnectChoice
 from parler_desktop.ui.invite_prompt import OpenUrlEvents, ask_to_join
 from parler_desktop.ui.message_jump import bring_forward
-from parler_desktop.ui.room_actions import FAILURES as JOIN_FAILURES
 
 log = logging.getLogger(__name__)
 
 SwitchHub = Callable[[Settings, ConnectChoice], Awaitable[None]]
+JoinRoom = Callable[[str], Awaitable[None]]  # redeem a code, say how it went, open the room
 
 
 class InviteLinks(QObject):
     messageLinkOpened = Signal(str)  # a link to a message (``parler://…/room/ROOM/SEQ``), not an invite
 
-    def __init__(self, window: QMainWindow, bridge: SessionBridge, home: Home, switch_hub: SwitchHub) -> None:
+    def __init__(
+        self, window: QMainWindow, bridge: SessionBridge, home: Home, switch_hub: SwitchHub, join_room: JoinRoom
+    ) -> None:
         super().__init__(window)
         self._window = window
         self._bridge = bridge
         self._home = home
         self._switch_hub = switch_hub
+        self._join_room = join_room
         self.instances = InstanceServer(channel_name(home), self)
         self.instances.raiseRequested.connect(self.raise_window)
         self.instances.linkRequested.connect(self.open)
@@ -87,15 +89,7 @@ class InviteLinks(QObject):
     async def _join(self, settings: Settings, hub_url: str, code: str) -> None:
         if hub_url != self._bridge.hub_url:
             await self._switch_hub(settings, ConnectChoice(hub_url=hub_url, display_name=settings.display_name, join_secret=None))
-        try:
-            joined = await self._bridge.redeem(code)
-        except JOIN_FAILURES as error:
-            self._tell(f"Could not join: {error}", logging.WARNING)
-            return
-        if isinstance(joined, Joined):
-            self._tell(f"You joined {joined.room}.", logging.INFO)
-        else:
-            self._tell(f"Asked to join {joined.room}; its owner has to approve you first.", logging.INFO)
+        await self._join_room(code)  # as Hub → Join with a code… does
 
     def _tell(self, text: str, level: int) -> None:
         log.log(level, "%s", text)
