@@ -12,7 +12,7 @@ import argparse
 import contextlib
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from parler_desktop import __version__
 
@@ -44,14 +44,16 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--home", metavar="DIR", default=argparse.SUPPRESS, help=HOME_HELP)
         with contextlib.suppress(argparse.ArgumentError):  # `hub` has a --verbose of its own
             sub.add_argument("--verbose", "-v", action="store_true", default=argparse.SUPPRESS, help=VERBOSE_HELP)
+    parser.set_defaults(commands=tuple(subparsers.choices))  # the names the parser knows
     return parser
 
 
-def with_link_option(argv: Sequence[str]) -> list[str]:
+def with_link_option(argv: Sequence[str], commands: Iterable[str]) -> list[str]:
     """``parler-desktop [OPTIONS] parler://…`` (how a desktop opens an invite link) means
-    ``--link parler://…`` for the window; ``join parler://…`` and the like stay as they are."""
+    ``--link parler://…`` for the window; ``join parler://…`` and the like (any of ``commands``
+    but the window's) stay as they are."""
     arguments = list(argv)
-    commands = {name.removesuffix("_command").replace("_", "-") for name in COMMAND_MODULES} - {"gui"}
+    commands = set(commands) - {"gui"}
     if arguments and arguments[-1].lower().startswith("parler://") and not commands & set(arguments[:-1]):
         arguments[-1:] = ["--link", arguments[-1]]
     return arguments
@@ -59,5 +61,5 @@ def with_link_option(argv: Sequence[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(with_link_option(sys.argv[1:] if argv is None else argv))
+    args = parser.parse_args(with_link_option(sys.argv[1:] if argv is None else argv, parser.get_default("commands")))
     return int(args.run(args) or 0)
