@@ -67,6 +67,8 @@ def test_a_link_opened_later_asks_naming_the_host_then_joins(qtbot, qloop, deskt
         qtbot.mouseClick(join, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: "ops" in desktop.window.rooms.room_names(), timeout=10_000)
         qtbot.waitUntil(lambda: desktop.window.timeline_model.room == "ops", timeout=5000)  # and it opens
+        qtbot.waitUntil(lambda: desktop.window.findChild(QMessageBox, "roomActionMessage") is not None, timeout=5000)
+        desktop.window.findChild(QMessageBox, "roomActionMessage").accept()  # "You are now a member of ops."
     roster = run_coroutine(qtbot, qloop, peer.ok({"op": "roster", "room": "ops"}, "roster"))
     assert "boss" in {entry["name"] for entry in roster["entries"]}
     run_coroutine(qtbot, qloop, peer.close())

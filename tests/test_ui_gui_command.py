@@ -42,7 +42,10 @@ def test_a_second_window_on_one_home_says_so_and_starts_nothing(qtbot, tmp_path,
     looks = []
 
     def close_the_box() -> None:  # the refusal is modal: read it and dismiss it like a user would
-        box = next((w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()), None)
+        box = next(  # this refusal's box: another test's may still be on screen
+            (w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible() and "already running" in w.text()),
+            None,
+        )
         looks.append(box)
         if box is None:
             if len(looks) < 250:
