@@ -32,7 +32,8 @@ def opened(qtbot, qloop, session, bridge, count: int, text: str = "", style_shee
     view = make_view(qtbot, bridge)
     view.setStyleSheet(style_sheet)
     view.scroll_to_newest()
-    qtbot.waitUntil(lambda: at_bottom(view) and not view.message_delegate.sizes.stale, timeout=5000)
+    settled = lambda: view.verticalScrollBar().isVisible() and not view.message_delegate.sizes.stale  # noqa: E731
+    qtbot.waitUntil(lambda: at_bottom(view) and settled(), timeout=5000)  # the scroll bar shows a turn after its range
     view.doItemsLayout()  # settled at the width the scroll bar leaves, and painted
     view.viewport().repaint()
     return view
@@ -77,6 +78,7 @@ def test_a_burst_goes_in_a_frame_at_a_time_and_all_of_it_arrives(qtbot, qloop, s
 
 
 def test_an_append_lays_out_only_the_new_row(qtbot, qloop, session, bridge, monkeypatch):
+
     view = opened(qtbot, qloop, session, bridge, 150)
     laid_out = counting_layouts(monkeypatch)
     looked_up: list[str] = []

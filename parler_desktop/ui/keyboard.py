@@ -7,7 +7,7 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QWidget
 
 FOCUS_OUTLINE = (  # where the keyboard is, visible in every theme
-    "QListView:focus, QPlainTextEdit:focus, QLineEdit:focus { border: 2px solid palette(highlight); }"
+    "QAbstractItemView:focus, QPlainTextEdit:focus, QLineEdit:focus { border: 2px solid palette(highlight); }"
 )
 
 

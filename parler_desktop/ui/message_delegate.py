@@ -101,17 +101,9 @@ class MessageDelegate(QStyledItemDelegate):
         return max(200, self._viewport.width()) if self._viewport is not None else 400
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
-        # Asked for every row after each append: the row's settled size first (see RowSizes).
-        width, row = self.row_width(), index.row()
-        entry = index.model().entry(row)
-        settled = self.sizes.settled.get(row)
-        if settled is not None and settled[0] is entry and settled[1] == width:
-            return settled[2]
-        if entry is None:
-            return QSize(width, 0)
-        size = QSize(width, self._layout(option, index, exact=False, width=width)[1].height)
-        self.sizes.settle(row, entry, width, size)
-        return size
+        width = self.row_width()
+        found = self._layout(option, index, exact=False, width=width)
+        return QSize(width, found[1].height if found is not None else 0)
 
     def exact_height(self, option: QStyleOptionViewItem, index: QModelIndex) -> int:
         """The row's height laid out at the current width, even when it is off screen."""

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QGuiApplication, QHelpEvent, QKeyEvent, QKeySequence, QMouseEvent, QTextCursor
-from PySide6.QtWidgets import QListView, QMenu, QStyleOptionViewItem, QToolTip, QWidget
+from PySide6.QtWidgets import QMenu, QStyleOptionViewItem, QToolTip, QWidget
 
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline_model import TimelineModel
@@ -30,9 +30,10 @@ from parler_desktop.client.message_link import is_message_link
 from parler_desktop.ui.links import link_tooltip, openable_url
 from parler_desktop.ui.message_delegate import MessageDelegate
 from parler_desktop.ui.message_layout import RowLayout
+from parler_desktop.ui.row_list_view import RowListView
 
 
-class MessageRowsView(QListView):
+class MessageRowsView(RowListView):
     replyRequested = Signal(object)  # TimelineEntry
     linkRefused = Signal(str)  # the address of a link that was not opened
     copyLinkRequested = Signal(object)  # TimelineEntry whose parler:// link goes on the clipboard

@@ -1,29 +1,22 @@
 """Row layouts remembered per (row, width), so laying out the whole timeline costs a lookup a row.
 
-QListView lays out every row again after any insert or removal (it asks the delegate for every
-row's size). Computing a row's layout, even from the layout cache, meant building its context
-and cache key each time: about 15–25 µs a row, so 600 loaded rows cost 10–15 ms per new message.
-Here a row's layout is kept under its key with everything else that decides it (the width, the
-row above, the "New messages" divider, what the reader expanded, the send status, the hour: a
-date separator may say "Today"), checked in a couple of microseconds, for sizes and for painting
-alike; only a new row, or one whose neighbourhood changed, is laid out.
-
-After an append Qt lays every row out again, though only the new rows changed: while that is
-all that changed, each row's size is remembered by row (``settled``), one lookup instead
-of the key check. The view says when anything else changed (``unsettle``); a row that now holds
-another entry, or a new width, is laid out the usual way.
+The view lays every row out again after rows are inserted above others or removed, and at a new
+width (``row_list_view``). Computing a row's layout, even from the layout cache, meant building
+its context and cache key each time: about 15–25 µs a row. Here a row's layout is kept under its
+key with everything else that decides it (the width, the row above, the "New messages" divider,
+what the reader expanded, the send status, the hour: a date separator may say "Today"), checked
+in a couple of microseconds, for sizes and for painting alike; only a new row, or one whose
+neighbourhood changed, is laid out.
 
 When only the width changed, a row outside ``exact_rows`` (what is on screen, see
-``width_relayout``) keeps its last layout's height for the moment and is noted ``stale``, to be laid out at the new
-width a little later (painting always asks for the exact layout).
+``width_relayout``) keeps its last layout's height for the moment and is noted ``stale``, to be
+laid out at the new width a little later (painting always asks for the exact layout).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-
-from PySide6.QtCore import QSize
 
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline_model import TimelineModel
@@ -37,22 +30,10 @@ class RowSizes:
         self._known: dict[str, tuple[tuple[object, ...], RowLayout]] = {}
         self.exact_rows: range | None = None  # None: every row is laid out when asked
         self.stale: set[str] = set()  # keys of rows whose height is still the one of another width
-        self.settled: dict[int, tuple[TimelineEntry, int, QSize]] = {}  # row -> entry, width, size
 
     def clear(self) -> None:
         self._known.clear()
         self.stale.clear()
-        self.unsettle()
-
-    def settle(self, row: int, entry: TimelineEntry, width: int, size: QSize) -> None:
-        """Remember the row's size at ``width`` (not a stale one): ``settled[row]`` answers for
-        it while the row holds the same entry and only rows were appended since."""
-        if entry.key not in self.stale:
-            self.settled[row] = (entry, width, size)
-
-    def unsettle(self, *_change: object) -> None:
-        """Something other than rows appended at the end changed: size every row anew."""
-        self.settled.clear()
 
     def layout(
         self,

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeyEvent, QPainter, QPaintEvent, QPalette, QResizeEvent
-from PySide6.QtWidgets import QAbstractItemView, QListView, QPushButton, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QPushButton, QWidget
 
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.ui.message_rows_view import MessageRowsView
@@ -41,16 +41,11 @@ class TimelineView(MessageRowsView):
         parent: QWidget | None = None,
         open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl,
     ) -> None:
-        self._only_appended: bool | None = None  # since the last layout: rows added at the end only? (None: no change)
-        self._appending = False
         super().__init__(model, parent, open_url)
         self._width_relayout = WidthRelayout(self, model, self.message_delegate)
         self.setObjectName("timeline")
         self.message_delegate.cardToggled.connect(self._toggle_card)
         self.message_delegate.replyClicked.connect(self.go_to_original)
-        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setResizeMode(QListView.ResizeMode.Adjust)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.verticalScrollBar().setSingleStep(24)
         self.at_bottom = True
@@ -77,10 +72,6 @@ class TimelineView(MessageRowsView):
         model.olderLoaded.connect(self._older_loaded)
         model.appended.connect(self._appended)
         model.readUpTo.connect(self._update_jump)  # read to the end: nothing left to jump back to
-        model.rowsInserted.connect(self._rows_inserted)
-        for change in (model.rowsRemoved, model.rowsMoved, model.modelReset, model.layoutChanged, self.message_delegate.sizeHintChanged):
-            change.connect(self._rows_changed)
-        model.dataChanged.connect(self.message_delegate.sizes.unsettle)  # a row's content or state
 
     # -- following the bottom ---------------------------------------------------------------
     def scroll_to_newest(self) -> None:
@@ -140,10 +131,9 @@ class TimelineView(MessageRowsView):
         self.at_bottom = at_bottom
 
     def _appended(self, count: int) -> None:
-        if self.at_bottom:
-            # Lay the new rows out and paint them in this loop turn, not one or two turns later
-            # (Qt's deferred layout, then the posted repaint): that was a third of push to pixels.
-            self._lay_out_appended()
+        if self.at_bottom:  # lay out what waits (rows not added at the end), then paint the new
+            # rows now, not a loop turn later (Qt's posted repaint)
+            self.executeDelayedItemsLayout()
             QCoreApplication.sendPostedEvents(self.window(), QEvent.Type.UpdateRequest)
         if self.at_bottom or not count:
             return
@@ -152,49 +142,6 @@ class TimelineView(MessageRowsView):
         self._pill.adjustSize()
         self._place_overlays()
         self._pill.show()
-
-    def _rows_inserted(self, _parent: QModelIndex, _first: int, last: int) -> None:
-        if last != self._model.rowCount() - 1:
-            self._rows_changed()
-        elif self._only_appended is None:
-            self._only_appended = True
-
-    def _rows_changed(self) -> None:
-        self._only_appended = False
-
-    def doItemsLayout(self) -> None:
-        if not self._appending:  # rows may have changed in other ways: each is sized anew
-            self.message_delegate.sizes.unsettle()
-        super().doItemsLayout()
-        self._only_appended = None
-
-    def _lay_out_appended(self) -> None:
-        """Lay out rows appended at the bottom and repaint only them: the rows above scroll up as
-        pixels (a blit) instead of being painted again, which was most of push to pixels.
-
-        Anything but rows added at the end, or a first scroll bar, paints the whole viewport."""
-        viewport = self.viewport()
-        if not self._only_appended or self.verticalScrollBar().maximum() == 0:
-            self.executeDelayedItemsLayout()
-            return
-        size = viewport.size()
-        self._appending = True
-        viewport.setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, True)
-        try:
-            self.executeDelayedItemsLayout()  # _range_changed scrolls to the bottom: a blit that
-            # leaves exactly the new rows to paint
-        finally:
-            self._appending = False
-            viewport.setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, False)
-        if viewport.size() != size:
-            viewport.update()
-
-    def updateGeometries(self) -> None:
-        if self._appending:
-            self.viewport().setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, False)
-        super().updateGeometries()
-        if self._appending:  # Qt's relayout would now mark the whole viewport for painting
-            self.viewport().setAttribute(Qt.WidgetAttribute.WA_UpdatesDisabled, True)
 
     def viewportEvent(self, event: QEvent) -> bool:
         handled = super().viewportEvent(event)

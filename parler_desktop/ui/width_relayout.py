@@ -1,6 +1,6 @@
 """A new width lays the rows on screen out at once and the others a slice at a time, later.
 
-QListView asks for every row's size when the width changes, and each row's Markdown has to be
+A new width asks for every row's size, and each row's Markdown has to be
 wrapped anew: 600 loaded rows held the window for ~100 ms at each step of a resize drag. Here
 the rows on screen, and a margin around them, are laid out at once at the new width; the others
 keep their last height for the moment (``RowSizes.stale``) and are laid out in slices of at most
@@ -10,17 +10,18 @@ keep their last height for the moment (``RowSizes.stale``) and are laid out in s
 from __future__ import annotations
 
 from PySide6.QtCore import QElapsedTimer, QObject, QPoint, QTimer
-from PySide6.QtWidgets import QListView, QStyleOptionViewItem
+from PySide6.QtWidgets import QStyleOptionViewItem
 
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.ui.message_delegate import MessageDelegate
+from parler_desktop.ui.row_list_view import RowListView
 
 MARGIN_ROWS = 10  # laid out at once beyond the rows on screen, for a scroll right after
 SLICE_MS = 6
 
 
 class WidthRelayout(QObject):
-    def __init__(self, view: QListView, model: TimelineModel, delegate: MessageDelegate) -> None:
+    def __init__(self, view: RowListView, model: TimelineModel, delegate: MessageDelegate) -> None:
         super().__init__(view)
         self._view = view
         self._model = model

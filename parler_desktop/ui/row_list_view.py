@@ -1,0 +1,245 @@
+"""A vertical list of rows of their own heights that lays out only what changed.
+
+QListView lays out every row again after any insert: it asks the delegate for each row's size
+(one Python call, plus two for the model's row count, per row). With a room's loaded rows that
+was most of the time between a pushed message reaching the model and its row on screen. Here the
+row heights are kept in a list with their tops: rows appended at the end are measured alone, a
+row whose data changed is measured again alone, and the rows above an append stay where they
+are (the view scrolls them up as pixels). Anything else — rows inserted above or removed, a
+reset, a new width, a delegate's ``sizeHintChanged`` — lays out every row, once, before the next
+paint or the next question about where a row is (Qt's delayed layout, as QListView does).
+
+Rows span the viewport's width; scrolling is by pixel. Selection, the current row, the keyboard
+and the mouse are ``QAbstractItemView``'s own.
+"""
+
+from __future__ import annotations
+
+import bisect
+from itertools import accumulate
+
+from PySide6.QtCore import QAbstractItemModel, QItemSelection, QItemSelectionModel, QModelIndex, QPoint, QRect, Qt
+from PySide6.QtGui import QPainter, QPaintEvent, QRegion, QResizeEvent
+from PySide6.QtWidgets import QAbstractItemDelegate, QAbstractItemView, QStyle, QStyleOptionViewItem, QWidget
+
+
+class RowListView(QAbstractItemView):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._heights: list[int] = []
+        self._tops: list[int] = [0]  # each row's top in the content, then the content's height
+        self._measured = False  # _heights are every row's at the current width
+        self._laying_out = False
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    # -- what changes the layout --------------------------------------------------------------
+    def setModel(self, model: QAbstractItemModel | None) -> None:
+        super().setModel(model)
+        if model is not None:
+            for change in (model.rowsRemoved, model.rowsMoved, model.layoutChanged):
+                change.connect(self._relayout_later)
+        self._relayout_later()
+
+    def setItemDelegate(self, delegate: QAbstractItemDelegate) -> None:
+        super().setItemDelegate(delegate)
+        delegate.sizeHintChanged.connect(self._relayout_later)
+
+    def _relayout_later(self, *_change: object) -> None:
+        self._measured = False
+        self.scheduleDelayedItemsLayout()
+
+    def reset(self) -> None:
+        super().reset()
+        self._relayout_later()
+
+    def rowsInserted(self, parent: QModelIndex, start: int, end: int) -> None:
+        """Rows added at the end are measured alone; the rest of the layout stands."""
+        appended = self._measured and start == len(self._heights) and end + 1 == self.model().rowCount()
+        if appended:
+            option = self._option()
+            bottom = self._tops[-1]
+            for row in range(start, end + 1):
+                self._heights.append(self._measure(option, row))
+                bottom += self._heights[-1]
+                self._tops.append(bottom)
+            self.updateGeometries()  # following the bottom, the rows above scroll up as pixels
+            self.viewport().update(self._rows_rect(start, end))
+        else:
+            self._relayout_later()
+        super().rowsInserted(parent, start, end)
+
+    def dataChanged(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: list[int] = []) -> None:  # noqa: B006 - Qt's signature
+        """A changed row is measured again; the rows below move only if its height changed."""
+        first, last = top_left.row(), bottom_right.row()
+        if self._measured and 0 <= first <= last < len(self._heights):
+            option = self._option()
+            heights = [self._measure(option, row) for row in range(first, last + 1)]
+            if heights != self._heights[first : last + 1]:
+                self._heights[first : last + 1] = heights
+                self._tops = list(accumulate(self._heights, initial=0))
+                self.updateGeometries()
+                self.viewport().update()
+        super().dataChanged(top_left, bottom_right, roles)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        if event.size().width() != event.oldSize().width():
+            self._relayout_later()
+        super().resizeEvent(event)
+
+    def doItemsLayout(self) -> None:
+        """Measure every row (the delegate remembers what it laid out before)."""
+        if self._laying_out:
+            return
+        self._laying_out = True
+        try:
+            model = self.model()
+            option = self._option()
+            count = model.rowCount() if model is not None else 0
+            self._heights = [self._measure(option, row) for row in range(count)]
+            self._tops = list(accumulate(self._heights, initial=0))
+            self._measured = True
+            super().doItemsLayout()  # the scroll range, and the whole viewport painted again
+        finally:
+            self._laying_out = False
+
+    def _option(self) -> QStyleOptionViewItem:
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        return option
+
+    def _measure(self, option: QStyleOptionViewItem, row: int) -> int:
+        return self.itemDelegate().sizeHint(option, self.model().index(row, 0)).height()
+
+    def _settled(self) -> None:
+        """Lay out now what is waiting to be (before saying where a row is)."""
+        if not self._laying_out:
+            self.executeDelayedItemsLayout()
+
+    # -- where rows are -----------------------------------------------------------------------
+    def updateGeometries(self) -> None:
+        bar = self.verticalScrollBar()
+        height = self.viewport().height()
+        bar.setPageStep(height)
+        bar.setRange(0, max(0, self._tops[-1] - height))
+        super().updateGeometries()
+
+    def _rows_rect(self, first: int, last: int) -> QRect:
+        top = self._tops[first] - self.verticalOffset()
+        return QRect(0, top, self.viewport().width(), self._tops[last + 1] - self._tops[first])
+
+    def visualRect(self, index: QModelIndex) -> QRect:
+        self._settled()
+        row = index.row() if index.isValid() else -1
+        return self._rows_rect(row, row) if 0 <= row < len(self._heights) else QRect()
+
+    def _row_at(self, y: int) -> int | None:
+        """The row at ``y`` in the content; None past the last row."""
+        row = bisect.bisect_right(self._tops, y) - 1
+        return row if 0 <= row < len(self._heights) and y >= 0 else None
+
+    def indexAt(self, point: QPoint) -> QModelIndex:
+        self._settled()
+        row = self._row_at(point.y() + self.verticalOffset())
+        inside = 0 <= point.x() < self.viewport().width()
+        return self.model().index(row, 0) if row is not None and inside else QModelIndex()
+
+    def scrollTo(self, index: QModelIndex, hint: QAbstractItemView.ScrollHint = QAbstractItemView.ScrollHint.EnsureVisible) -> None:
+        rect = self.visualRect(index)
+        if not rect.isValid():
+            return
+        bar, height = self.verticalScrollBar(), self.viewport().height()
+        top = rect.top() + bar.value()  # in the content
+        Hint = QAbstractItemView.ScrollHint
+        if hint == Hint.PositionAtTop or (hint == Hint.EnsureVisible and (rect.top() < 0 or rect.height() > height)):
+            bar.setValue(top)
+        elif hint == Hint.PositionAtBottom or (hint == Hint.EnsureVisible and rect.bottom() >= height):
+            bar.setValue(top + rect.height() - height)
+        elif hint == Hint.PositionAtCenter:
+            bar.setValue(top + rect.height() // 2 - height // 2)
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        """Move the rows as pixels; only the strip scrolled into view is painted (the base
+        class would paint the whole viewport again)."""
+        self.scrollDirtyRegion(dx, dy)
+        self.viewport().scroll(dx, dy)
+
+    def horizontalOffset(self) -> int:
+        return 0
+
+    def verticalOffset(self) -> int:
+        return self.verticalScrollBar().value()
+
+    def isIndexHidden(self, _index: QModelIndex) -> bool:
+        return False
+
+    def moveCursor(self, action: QAbstractItemView.CursorAction, _modifiers: Qt.KeyboardModifier) -> QModelIndex:
+        """Up and Down go a row, Page Up and Page Down a viewport's height, Home and End to the ends."""
+        self._settled()
+        count = len(self._heights)
+        if count == 0:
+            return QModelIndex()
+        current = self.currentIndex()
+        if not current.isValid():
+            top = self.indexAt(QPoint(0, 0))
+            return top if top.isValid() else self.model().index(0, 0)
+        row, Move = current.row(), QAbstractItemView.CursorAction
+        if action in (Move.MoveUp, Move.MovePrevious):
+            row -= 1
+        elif action in (Move.MoveDown, Move.MoveNext):
+            row += 1
+        elif action == Move.MoveHome:
+            row = 0
+        elif action == Move.MoveEnd:
+            row = count - 1
+        elif action in (Move.MovePageUp, Move.MovePageDown):
+            step = self.viewport().height() if action == Move.MovePageDown else -self.viewport().height()
+            found = self._row_at(min(max(0, self._tops[row] + step), self._tops[-1] - 1))
+            row = found if found is not None else row
+        return self.model().index(min(max(row, 0), count - 1), 0)
+
+    def setSelection(self, rect: QRect, command: QItemSelectionModel.SelectionFlag) -> None:
+        """Select the rows ``rect`` (viewport coordinates) touches."""
+        area = rect.normalized()
+        offset = self.verticalOffset()
+        first, last = self._row_at(area.top() + offset), self._row_at(area.bottom() + offset)
+        selection = QItemSelection()
+        if first is not None:
+            last = len(self._heights) - 1 if last is None else last
+            selection.select(self.model().index(first, 0), self.model().index(last, 0))
+        self.selectionModel().select(selection, command)
+
+    def visualRegionForSelection(self, selection: QItemSelection) -> QRegion:
+        region = QRegion()
+        for part in selection:
+            first, last = part.top(), min(part.bottom(), len(self._heights) - 1)
+            if 0 <= first <= last:
+                region += self._rows_rect(first, last)
+        return region
+
+    # -- painting -----------------------------------------------------------------------------
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """Paint the rows in the area asked for, and only those."""
+        self._settled()
+        area = event.rect()
+        offset = self.verticalOffset()
+        first = self._row_at(area.top() + offset)
+        if first is None:
+            return
+        model, delegate, selection = self.model(), self.itemDelegate(), self.selectionModel()
+        option = self._option()
+        width, state = self.viewport().width(), option.state
+        current = self.currentIndex() if self.hasFocus() else QModelIndex()
+        painter = QPainter(self.viewport())
+        for row in range(first, len(self._heights)):
+            top = self._tops[row] - offset
+            if top > area.bottom():
+                break
+            index = model.index(row, 0)
+            option.rect = QRect(0, top, width, self._heights[row])
+            option.state = state
+            if selection.isSelected(index):
+                option.state |= QStyle.StateFlag.State_Selected
+            if index == current:
+                option.state |= QStyle.StateFlag.State_HasFocus
+            delegate.paint(painter, option, index)
