@@ -186,7 +186,7 @@ def test_an_append_at_the_bottom_paints_only_the_new_row_and_looks_as_if_all_wer
     shown = on_screen(view)
     view.viewport().repaint()  # every row painted afresh
     assert shown == on_screen(view)
-    assert jump.geometry() == jump_at  # it stays put while the rows scroll under it
+    assert jump.isHidden() or jump.geometry() == jump_at  # shown, it stays put while the rows scroll under it
 
 
 def test_a_message_arriving_above_a_pending_post_shows_both_where_they_now_are(qtbot, qloop, session, bridge):

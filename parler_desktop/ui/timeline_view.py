@@ -55,6 +55,8 @@ class TimelineView(MessageRowsView):
         self.seen_seq = 0
         self._seen_timer = QTimer(self, singleShot=True, interval=0)  # started by each paint
         self._seen_timer.timeout.connect(self._update_seen)
+        self._jump_timer = QTimer(self, singleShot=True, interval=0)
+        self._jump_timer.timeout.connect(self._update_jump)
         # The overlays sit on the viewport, not beside it: Qt scrolls a viewport that a sibling
         # overlaps by painting all of it again instead of moving its pixels.
         self._pill = QPushButton(self.viewport(), objectName="newMessagesPill")
@@ -96,7 +98,7 @@ class TimelineView(MessageRowsView):
             self._model.load_older()
         elif value >= bar.maximum() - LOAD_OLDER_PX and self._model.has_newer:
             self._model.load_newer()
-        self._update_jump()
+        self._jump_timer.start()  # after this turn's paint: a scroll while following paints first
 
     # -- what has been on screen ------------------------------------------------------------
     def newest_seen_row(self) -> int | None:
@@ -139,9 +141,8 @@ class TimelineView(MessageRowsView):
             return
         self.unseen += count
         self._pill.setText(f"{self.unseen} new message{'s' if self.unseen != 1 else ''} ↓")
-        self._pill.adjustSize()
-        self._place_overlays()
         self._pill.show()
+        self._place_overlays()
 
     def viewportEvent(self, event: QEvent) -> bool:
         handled = super().viewportEvent(event)
@@ -287,6 +288,8 @@ class TimelineView(MessageRowsView):
         self._place_overlays()  # the viewport's scroll moved them with the rows
 
     def _place_overlays(self) -> None:
+        if self._pill.isHidden() and self._jump.isHidden():
+            return  # placed when shown (the scroll of a new message need not wait for this)
         area = self.viewport().rect()
         self._pill.adjustSize()
         self._pill.move(area.center().x() - self._pill.width() // 2, area.bottom() - self._pill.height() - 12)
