@@ -117,7 +117,15 @@ def test_with_no_window_to_reach_and_no_display_it_says_so_and_exits_at_once(qtb
     assert code == EXIT_ALREADY_RUNNING and "already running for this home" in err  # not Qt's abort
 
 
-def test_a_link_the_os_opens_in_the_running_app_is_asked_about_too(qtbot, desktop, hub):  # noqa: F811
+@pytest.fixture
+def links_as_events(monkeypatch):  # noqa: ANN001, ANN201
+    """The window is built as on macOS, where the OS hands clicked links over as events."""
+    from parler_desktop.ui import invite_prompt
+
+    monkeypatch.setattr(invite_prompt, "LINKS_COME_AS_EVENTS", True)
+
+
+def test_a_link_the_os_opens_in_the_running_app_is_asked_about_too(qtbot, links_as_events, desktop, hub):  # noqa: F811
     """macOS delivers clicked links as an "open URL" event to the running app."""
     from PySide6.QtCore import QUrl
     from PySide6.QtGui import QFileOpenEvent

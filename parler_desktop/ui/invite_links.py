@@ -22,6 +22,7 @@ from parler_desktop.client.message_link import is_message_link
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings
 from parler_desktop.ui.connect_dialog import ConnectChoice
+from parler_desktop.ui import invite_prompt
 from parler_desktop.ui.invite_prompt import OpenUrlEvents, ask_to_join
 from parler_desktop.ui.message_jump import bring_forward
 
@@ -48,7 +49,8 @@ class InviteLinks(QObject):
         self.instances.linkRequested.connect(self.open)
         self._url_events = OpenUrlEvents(self)
         self._url_events.linkOpened.connect(self.open)
-        QApplication.instance().installEventFilter(self._url_events)
+        if invite_prompt.LINKS_COME_AS_EVENTS:
+            QApplication.instance().installEventFilter(self._url_events)
 
     def listen(self) -> None:
         if not self.instances.listen():

@@ -7,6 +7,7 @@ joined until the person has read where it leads and said yes. The question is a 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
@@ -14,9 +15,16 @@ from PySide6.QtGui import QFileOpenEvent
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 
+# Only macOS hands a clicked link to the running app as an event; elsewhere a later launch
+# passes it on the command line (``instance_channel``).
+LINKS_COME_AS_EVENTS = sys.platform == "darwin"
+
+
 class OpenUrlEvents(QObject):
     """macOS hands a clicked ``parler://`` link to the running app as an "open URL" event (not
-    on the command line); install this on the QApplication to hear of them."""
+    on the command line); install this on the QApplication to hear of them. A filter there sees
+    every event of the app, a Python call each, so it is installed only where such events come
+    (``LINKS_COME_AS_EVENTS``)."""
 
     linkOpened = Signal(str)
 
