@@ -152,3 +152,33 @@ def test_no_jump_back_is_offered_while_all_that_is_unread_is_on_screen(qtbot, ql
     newest = view.visualRect(model.index(model.rowCount() - 1))
     assert 0 <= newest.top() and newest.bottom() <= view.viewport().height()
     assert not view.findChild(QPushButton, "jumpToUnread").isVisible()
+
+
+def test_the_reader_picks_a_message_with_a_click_and_walks_the_rows_with_the_arrow_keys(qtbot, qloop, desktop, peer):
+    from PySide6.QtTest import QTest
+
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    for n in range(30):
+        post_as(qtbot, qloop, peer, team, tall(n))
+    click_room(qtbot, desktop, team)
+    timeline, model = desktop.window.timeline, desktop.window.timeline_model
+    qtbot.waitUntil(lambda: model.rowCount() == 30 and timeline.verticalScrollBar().maximum() > 0, timeout=10_000)
+    timeline.scroll_to_newest()
+
+    def chosen() -> str:
+        """The message the reader picked: the current row, which is also the one selected."""
+        current = timeline.currentIndex()
+        assert timeline.selectionModel().selectedIndexes() == [current]
+        return model.entry(current.row()).text.split(":")[0]
+
+    top = timeline.indexAt(timeline.viewport().rect().center())
+    QTest.mouseClick(timeline.viewport(), Qt.MouseButton.LeftButton, pos=timeline.visualRect(top).center())
+    assert chosen() == f"step {top.row()}" and timeline.hasFocus()
+    qtbot.keyClick(timeline, Qt.Key.Key_Down)
+    assert chosen() == f"step {top.row() + 1}"
+    for _ in range(top.row() + 1):  # up past the top of the view: it follows the chosen row
+        qtbot.keyClick(timeline, Qt.Key.Key_Up)
+    assert chosen() == "step 0"
+    first = timeline.visualRect(model.index(0))
+    assert 0 <= first.top() and first.bottom() < timeline.viewport().height()  # shown whole
+    assert timeline.verticalScrollBar().value() == 0

@@ -13,7 +13,7 @@ from PySide6.QtGui import QCursor, QImage, QRegion
 from PySide6.QtWidgets import QPushButton
 from support.desktop_fixtures import join_room, open_room, post_as, unread
 from support.qt_loop import qloop  # noqa: F401 - fixture
-from support.stored_session import add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
+from support.stored_session import ME, add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
 from parler_desktop.app.append_pacer import FIRST_ROWS, MAX_ROWS, MIN_ROWS
 from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
@@ -100,7 +100,7 @@ def placed_at_own_heights(view) -> bool:  # noqa: ANN001
     )
 
 
-def test_appends_size_rows_from_what_is_settled_only_while_nothing_else_changed(qtbot, qloop, session, bridge):
+def test_rows_stay_at_their_own_heights_through_appends_unfolds_gap_fills_and_a_post_being_stored(qtbot, qloop, session, bridge):
     view = opened(qtbot, qloop, session, bridge, 40)
     model = view.model()
     add_messages(qtbot, qloop, session, [message(100, "team", build_log(60)), message(101, "team", "after the log")])
@@ -126,6 +126,12 @@ def test_appends_size_rows_from_what_is_settled_only_while_nothing_else_changed(
     session.emit(OutboxChanged(OutboxItem("c2", "team", ({"kind": "text", "text": "my next post"},), 1_700_000_001.0)))
     qtbot.waitUntil(lambda: model.rowCount() and model.entry(model.rowCount() - 1).key == "outbox:c2" and at_bottom(view), timeout=5000)
     assert placed_at_own_heights(view)
+    session.emit(OutboxChanged(OutboxItem("c2", "team", ({"kind": "text", "text": "my next post"},), 1_700_000_001.0, OutboxStatus.SENT, message_id="m104", seq=104)))
+    qtbot.waitUntil(lambda: model.entry(model.rowCount() - 2).seq == 104, timeout=5000)
+    shown = view.visualRect(model.index(model.rowCount() - 2)).height()  # "Sent #104" under it
+    add_messages(qtbot, qloop, session, [message(104, "team", "my next post", sender=ME)])  # stored: only its data changed
+    qtbot.waitUntil(lambda: model.entry(model.rowCount() - 2).message is not None, timeout=5000)
+    assert view.visualRect(model.index(model.rowCount() - 2)).height() < shown and placed_at_own_heights(view)
 
 
 def test_a_new_width_lays_out_the_rows_on_screen_first_and_the_rest_later(qtbot, qloop, session, bridge, monkeypatch):

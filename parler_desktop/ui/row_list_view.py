@@ -55,8 +55,7 @@ class RowListView(QAbstractItemView):
 
     def rowsInserted(self, parent: QModelIndex, start: int, end: int) -> None:
         """Rows added at the end are measured alone; the rest of the layout stands."""
-        appended = self._measured and start == len(self._heights) and end + 1 == self.model().rowCount()
-        if appended:
+        if self._measured and start == len(self._heights):  # every row was measured: these are at the end
             option = self._option()
             bottom = self._tops[-1]
             for row in range(start, end + 1):
