@@ -204,3 +204,14 @@ def test_a_long_failed_post_is_folded_and_keeps_retry_and_discard(qtbot, qloop, 
     with qtbot.waitSignal(view.message_delegate.retryRequested) as retry:
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).topLeft() + layout.buttons["retry"].center())
     assert retry.args == ["c3"]
+
+
+def test_a_screen_reader_reads_the_timeline_as_a_list_of_messages(qtbot, qloop, session, bridge):
+    from PySide6.QtGui import QAccessible
+
+    add_messages(qtbot, qloop, session, [message(seq, "team", f"step {seq} done") for seq in range(1, 31)])
+    read_up_to(qtbot, qloop, session, 30)
+    view = make_view(qtbot, bridge)
+    reader = QAccessible.queryAccessibleInterface(view)
+    assert reader.role() == QAccessible.Role.List and reader.childCount() == 30
+    assert [reader.child(row).text(QAccessible.Text.Name) for row in (0, 29)] == ["alice: step 1 done", "alice: step 30 done"]

@@ -10,7 +10,9 @@ reset, a new width, a delegate's ``sizeHintChanged`` — lays out every row, onc
 paint or the next question about where a row is (Qt's delayed layout, as QListView does).
 
 Rows span the viewport's width; scrolling is by pixel. Selection, the current row, the keyboard
-and the mouse are ``QAbstractItemView``'s own.
+and the mouse are ``QAbstractItemView``'s own. It is a QListView only to be read out as a list by
+screen readers (Qt gives list accessibility to QListViews alone): none of QListView's layout runs,
+each override calls ``QAbstractItemView``'s implementation past it.
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ from itertools import accumulate
 
 from PySide6.QtCore import QAbstractItemModel, QItemSelection, QItemSelectionModel, QModelIndex, QPoint, QRect, Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QRegion, QResizeEvent
-from PySide6.QtWidgets import QAbstractItemDelegate, QAbstractItemView, QStyle, QStyleOptionViewItem, QWidget
+from PySide6.QtWidgets import QAbstractItemDelegate, QAbstractItemView, QListView, QStyle, QStyleOptionViewItem, QWidget
 
 
-class RowListView(QAbstractItemView):
+class RowListView(QListView):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._heights: list[int] = []
@@ -66,7 +68,7 @@ class RowListView(QAbstractItemView):
             self.viewport().update(self._rows_rect(start, end))
         else:
             self._relayout_later()
-        super().rowsInserted(parent, start, end)
+        QAbstractItemView.rowsInserted(self, parent, start, end)
 
     def dataChanged(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: list[int] = []) -> None:  # noqa: B006 - Qt's signature
         """A changed row is measured again; the rows below move only if its height changed."""
@@ -79,12 +81,12 @@ class RowListView(QAbstractItemView):
                 self._tops = list(accumulate(self._heights, initial=0))
                 self.updateGeometries()
                 self.viewport().update()
-        super().dataChanged(top_left, bottom_right, roles)
+        QAbstractItemView.dataChanged(self, top_left, bottom_right, roles)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         if event.size().width() != event.oldSize().width():
             self._relayout_later()
-        super().resizeEvent(event)
+        QAbstractItemView.resizeEvent(self, event)
 
     def doItemsLayout(self) -> None:
         """Measure every row (the delegate remembers what it laid out before)."""
@@ -98,7 +100,7 @@ class RowListView(QAbstractItemView):
             self._heights = [self._measure(option, row) for row in range(count)]
             self._tops = list(accumulate(self._heights, initial=0))
             self._measured = True
-            super().doItemsLayout()  # the scroll range, and the whole viewport painted again
+            QAbstractItemView.doItemsLayout(self)  # the scroll range, and the whole viewport painted again
         finally:
             self._laying_out = False
 
@@ -121,7 +123,7 @@ class RowListView(QAbstractItemView):
         height = self.viewport().height()
         bar.setPageStep(height)
         bar.setRange(0, max(0, self._tops[-1] - height))
-        super().updateGeometries()
+        QAbstractItemView.updateGeometries(self)
 
     def _rows_rect(self, first: int, last: int) -> QRect:
         top = self._tops[first] - self.verticalOffset()
