@@ -155,7 +155,9 @@ def test_no_jump_back_is_offered_while_all_that_is_unread_is_on_screen(qtbot, ql
 
 
 def test_the_reader_picks_a_message_with_a_click_and_walks_the_rows_with_the_arrow_keys(qtbot, qloop, desktop, peer):
+    from PySide6.QtCore import QCoreApplication, QEvent
     from PySide6.QtTest import QTest
+    from test_ui_timeline_speed import on_screen
 
     team = join_room(qtbot, qloop, desktop, peer, "team")
     for n in range(30):
@@ -176,9 +178,19 @@ def test_the_reader_picks_a_message_with_a_click_and_walks_the_rows_with_the_arr
     assert chosen() == f"step {top.row()}" and timeline.hasFocus()
     qtbot.keyClick(timeline, Qt.Key.Key_Down)
     assert chosen() == f"step {top.row() + 1}"
+    QCoreApplication.sendPostedEvents(desktop.window, QEvent.Type.UpdateRequest)
+    shown = on_screen(timeline)  # the highlight moved: the row left is painted plain again
+    timeline.viewport().repaint()
+    assert shown == on_screen(timeline)
     for _ in range(top.row() + 1):  # up past the top of the view: it follows the chosen row
         qtbot.keyClick(timeline, Qt.Key.Key_Up)
     assert chosen() == "step 0"
     first = timeline.visualRect(model.index(0))
     assert 0 <= first.top() and first.bottom() < timeline.viewport().height()  # shown whole
     assert timeline.verticalScrollBar().value() == 0
+    QTest.mouseClick(timeline.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, first.center())
+    assert timeline.selectionModel().selectedIndexes() == []  # Ctrl+click lets go of it, as in any list
+    QCoreApplication.sendPostedEvents(desktop.window, QEvent.Type.UpdateRequest)
+    shown = on_screen(timeline)
+    timeline.viewport().repaint()
+    assert shown == on_screen(timeline)
