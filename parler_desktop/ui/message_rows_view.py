@@ -62,8 +62,7 @@ class MessageRowsView(RowListView):
 
     def _row_option(self, index: QModelIndex) -> QStyleOptionViewItem:
         """The style option the delegate paints ``index`` with."""
-        option = QStyleOptionViewItem()
-        self.initViewItemOption(option)
+        option = self._option()
         option.rect = self.visualRect(index)
         return option
 
