@@ -45,6 +45,23 @@ def test_a_message_typed_on_a_full_disk_stays_in_the_composer_until_it_is_saved(
     assert [m["seq"] for m in pulled["messages"]] == [delivered["seq"]]
 
 
+def test_a_post_once_space_is_freed_goes_out_though_the_full_disk_took_the_session_offline(qtbot, qloop, small_disk, desktop, peer):
+    """A roster saved while the disk is full takes the session offline until "Retry now"; the
+    human's next post, written once there is room again, is itself the retry."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    open_room(qtbot, desktop, team)
+    bar, composer = desktop.window.connection_bar, desktop.window.composer
+    small_disk.fill()
+    desktop.bridge.session.watch_roster([team])  # refreshed now: its save is refused
+    qtbot.waitUntil(lambda: "full" in bar.text and bar.retry.isVisible(), timeout=10_000)
+    small_disk.free()
+    qtbot.keyClicks(composer.edit, "deploy now")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
+    delivered = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
+    assert delivered["parts"][0] == {"kind": "text", "text": "deploy now"}
+    qtbot.waitUntil(lambda: not bar.retry.isVisible(), timeout=5000)
+
+
 def test_a_message_shown_before_the_disk_refused_it_stays_unread_until_it_is_stored(qtbot, qloop, small_disk, hub, desktop, peer):
     """A push is on screen before its write; the disk refuses the write: the row stays (the human
     has seen it), the hub cursor does not pass it, the window says the disk is full. Once there is

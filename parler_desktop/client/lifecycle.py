@@ -81,6 +81,7 @@ class ConnectionLifecycle:
         self._auth_retry = asyncio.Event()  # leave AUTH_FAILED: the user changed something
         self._live_since: float | None = None  # monotonic time the current attempt went LIVE
         self._store_failure: StoreError | None = None  # a store write failed in a connection's task
+        self._halted_by_store = False  # offline after the store's refusal, until a retry
         self.stopped = False
 
     # ---- state -------------------------------------------------------------------------------
@@ -194,7 +195,18 @@ class ConnectionLifecycle:
         self._store_failure = None
         self._emit(StoreFailed(error))
         self._set_state(ConnectionState.OFFLINE, detail=str(error), cause=Cause.STORE)
-        await self._nudge.wait()
+        self._halted_by_store = True
+        try:
+            await self._nudge.wait()
+        finally:
+            self._halted_by_store = False
+
+    def store_took_write(self) -> None:
+        """The store just kept a write (the human's post): if the session went offline on its
+        refusal (a full disk, freed since), or is about to, that is the retry — connect now, not
+        on "Retry now"."""
+        if self._halted_by_store or self._store_failure is not None:
+            self._nudge.set()
 
     async def _wait_for_new_credentials(self, error: HubRefused) -> None:
         advice = _AUTH_ADVICE.get(error.code or "", "")

@@ -198,7 +198,9 @@ class HubSession:
             self.identity, room, text, mentions=mentions, reply_to=reply_to, extra_parts=extra_parts,
             client_id=client_id, created_at=self._clock.time(),
         )
-        return await self._outbox.add(item)
+        added = await self._outbox.add(item)
+        self._lifecycle.store_took_write()  # the post waits for a connection a full disk took
+        return added
 
     async def retry_outbox(self, client_id: str) -> None:
         await self._outbox.retry(client_id)
