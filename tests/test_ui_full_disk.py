@@ -62,6 +62,21 @@ def test_a_post_once_space_is_freed_goes_out_though_the_full_disk_took_the_sessi
     qtbot.waitUntil(lambda: not bar.retry.isVisible(), timeout=5000)
 
 
+def test_a_session_the_full_disk_took_offline_comes_back_by_itself_once_there_is_room(qtbot, qloop, small_disk, desktop, peer):
+    """Nobody has to find "Retry now": once space is freed the session connects again, and what
+    the agents said meanwhile arrives."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    open_room(qtbot, desktop, team)
+    bar, model = desktop.window.connection_bar, desktop.window.timeline_model
+    small_disk.fill()
+    desktop.bridge.session.watch_roster([team])  # refreshed now: its save is refused
+    qtbot.waitUntil(lambda: "full" in bar.text and bar.retry.isVisible(), timeout=10_000)
+    post_as(qtbot, qloop, peer, team, "while you were out")
+    small_disk.free()
+    qtbot.waitUntil(lambda: not bar.retry.isVisible() and desktop.bridge.is_live, timeout=10_000)
+    qtbot.waitUntil(lambda: any(model.entry(row).text == "while you were out" for row in range(model.rowCount())), timeout=10_000)
+
+
 def test_a_message_shown_before_the_disk_refused_it_stays_unread_until_it_is_stored(qtbot, qloop, small_disk, hub, desktop, peer):
     """A push is on screen before its write; the disk refuses the write: the row stays (the human
     has seen it), the hub cursor does not pass it, the window says the disk is full. Once there is
