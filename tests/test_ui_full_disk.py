@@ -12,6 +12,7 @@ from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, save_settings
+from parler_desktop.ui import desktop as desktop_module
 from parler_desktop.ui.desktop import DesktopApp
 
 pytestmark = pytest.mark.timeout(60)
@@ -45,15 +46,24 @@ def test_a_message_typed_on_a_full_disk_stays_in_the_composer_until_it_is_saved(
     assert [m["seq"] for m in pulled["messages"]] == [delivered["seq"]]
 
 
-def test_a_post_once_space_is_freed_goes_out_though_the_full_disk_took_the_session_offline(qtbot, qloop, small_disk, desktop, peer):
-    """A roster saved while the disk is full takes the session offline until "Retry now"; the
-    human's next post, written once there is room again, is itself the retry."""
+def offline_on_a_full_disk(qtbot, qloop, small_disk, desktop, peer) -> str:  # noqa: ANN001
+    """The window in room "team" (returned), taken offline by a roster saved while the disk is
+    full: a store write refused in a connection's task stops the session until "Retry now"."""
     team = join_room(qtbot, qloop, desktop, peer, "team")
     open_room(qtbot, desktop, team)
-    bar, composer = desktop.window.connection_bar, desktop.window.composer
+    bar = desktop.window.connection_bar
     small_disk.fill()
     desktop.bridge.session.watch_roster([team])  # refreshed now: its save is refused
     qtbot.waitUntil(lambda: "full" in bar.text and bar.retry.isVisible(), timeout=10_000)
+    return team
+
+
+def test_a_post_once_space_is_freed_goes_out_though_the_full_disk_took_the_session_offline(qtbot, qloop, small_disk, desktop, peer, monkeypatch):
+    """The human's next post, written once there is room again, is itself the retry (at once,
+    not at the window's next look at the disk)."""
+    monkeypatch.setattr(desktop_module, "REOPEN_CHECK_SECS", 600)
+    offline_on_a_full_disk(qtbot, qloop, small_disk, desktop, peer)
+    bar, composer = desktop.window.connection_bar, desktop.window.composer
     small_disk.free()
     qtbot.keyClicks(composer.edit, "deploy now")
     qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
@@ -65,12 +75,8 @@ def test_a_post_once_space_is_freed_goes_out_though_the_full_disk_took_the_sessi
 def test_a_session_the_full_disk_took_offline_comes_back_by_itself_once_there_is_room(qtbot, qloop, small_disk, desktop, peer):
     """Nobody has to find "Retry now": once space is freed the session connects again, and what
     the agents said meanwhile arrives."""
-    team = join_room(qtbot, qloop, desktop, peer, "team")
-    open_room(qtbot, desktop, team)
+    team = offline_on_a_full_disk(qtbot, qloop, small_disk, desktop, peer)
     bar, model = desktop.window.connection_bar, desktop.window.timeline_model
-    small_disk.fill()
-    desktop.bridge.session.watch_roster([team])  # refreshed now: its save is refused
-    qtbot.waitUntil(lambda: "full" in bar.text and bar.retry.isVisible(), timeout=10_000)
     post_as(qtbot, qloop, peer, team, "while you were out")
     small_disk.free()
     qtbot.waitUntil(lambda: not bar.retry.isVisible() and desktop.bridge.is_live, timeout=10_000)
