@@ -175,7 +175,8 @@ class RowListView(QListView):
         return False
 
     def moveCursor(self, action: QAbstractItemView.CursorAction, _modifiers: Qt.KeyboardModifier) -> QModelIndex:
-        """Up and Down go a row, Page Up and Page Down a viewport's height, Home and End to the ends."""
+        """Up and Down choose the row above or below (Home, End and the page keys scroll the
+        conversation instead: ``TimelineView``); with no row chosen yet, the top one on screen."""
         self._settled()
         count = len(self._heights)
         if count == 0:
@@ -184,20 +185,9 @@ class RowListView(QListView):
         if not current.isValid():
             top = self.indexAt(QPoint(0, 0))
             return top if top.isValid() else self.model().index(0, 0)
-        row, Move = current.row(), QAbstractItemView.CursorAction
-        if action in (Move.MoveUp, Move.MovePrevious):
-            row -= 1
-        elif action in (Move.MoveDown, Move.MoveNext):
-            row += 1
-        elif action == Move.MoveHome:
-            row = 0
-        elif action == Move.MoveEnd:
-            row = count - 1
-        elif action in (Move.MovePageUp, Move.MovePageDown):
-            step = self.viewport().height() if action == Move.MovePageDown else -self.viewport().height()
-            found = self._row_at(min(max(0, self._tops[row] + step), self._tops[-1] - 1))
-            row = found if found is not None else row
-        return self.model().index(min(max(row, 0), count - 1), 0)
+        Move = QAbstractItemView.CursorAction
+        step = {Move.MoveUp: -1, Move.MovePrevious: -1, Move.MoveDown: 1, Move.MoveNext: 1}.get(action, 0)
+        return self.model().index(min(max(current.row() + step, 0), count - 1), 0)
 
     def setSelection(self, rect: QRect, command: QItemSelectionModel.SelectionFlag) -> None:
         """Select the rows ``rect`` (viewport coordinates) touches."""
