@@ -18,6 +18,7 @@ each override calls ``QAbstractItemView``'s implementation past it.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 from itertools import accumulate
 
 from PySide6.QtCore import QAbstractItemModel, QItemSelection, QItemSelectionModel, QModelIndex, QPoint, QRect, Qt
@@ -70,7 +71,7 @@ class RowListView(QListView):
             self._relayout_later()
         QAbstractItemView.rowsInserted(self, parent, start, end)
 
-    def dataChanged(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: list[int] = []) -> None:  # noqa: B006 - Qt's signature
+    def dataChanged(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: Sequence[int] = ()) -> None:
         """A changed row is measured again; the rows below move only if its height changed."""
         first, last = top_left.row(), bottom_right.row()
         if self._measured and 0 <= first <= last < len(self._heights):

@@ -1,10 +1,10 @@
 """A new width lays the rows on screen out at once and the others a slice at a time, later.
 
-A new width asks for every row's size, and each row's Markdown has to be
-wrapped anew: 600 loaded rows held the window for ~100 ms at each step of a resize drag. Here
-the rows on screen, and a margin around them, are laid out at once at the new width; the others
-keep their last height for the moment (``RowSizes.stale``) and are laid out in slices of at most
-``SLICE_MS`` per loop turn, after which the view places them again.
+A new width asks for every row's size, and each row's Markdown has to be wrapped anew: 600
+loaded rows held the window for ~100 ms at each step of a resize drag. Here the rows on screen,
+and a margin around them, are laid out at once at the new width; the others keep their last
+height for the moment (``RowSizes.stale``) and are laid out in slices of at most ``SLICE_MS``
+per loop turn, after which the view places them again.
 """
 
 from __future__ import annotations
