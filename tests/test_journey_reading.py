@@ -8,10 +8,12 @@ never unread and posting brings the post into view.
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QPushButton, QWidget
 from support.desktop_fixtures import activate, click_room, join_room, post_as, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from test_ui_timeline_speed import on_screen
 
 from parler_desktop.app.timeline_model import FOLLOW_WINDOW, TRIM_ROWS
 
@@ -155,10 +157,6 @@ def test_no_jump_back_is_offered_while_all_that_is_unread_is_on_screen(qtbot, ql
 
 
 def test_the_reader_picks_a_message_with_a_click_and_walks_the_rows_with_the_arrow_keys(qtbot, qloop, desktop, peer):
-    from PySide6.QtCore import QCoreApplication, QEvent
-    from PySide6.QtTest import QTest
-    from test_ui_timeline_speed import on_screen
-
     team = join_room(qtbot, qloop, desktop, peer, "team")
     for n in range(30):
         post_as(qtbot, qloop, peer, team, tall(n))

@@ -5,6 +5,7 @@ and Retry / Discard on a failed post."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import QAbstractItemView
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
@@ -207,8 +208,6 @@ def test_a_long_failed_post_is_folded_and_keeps_retry_and_discard(qtbot, qloop, 
 
 
 def test_a_screen_reader_reads_the_timeline_as_a_list_of_messages(qtbot, qloop, session, bridge):
-    from PySide6.QtGui import QAccessible
-
     add_messages(qtbot, qloop, session, [message(seq, "team", f"step {seq} done") for seq in range(1, 31)])
     read_up_to(qtbot, qloop, session, 30)
     view = make_view(qtbot, bridge)
