@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from parler_desktop.protocol import wire_json
 from parler_desktop.protocol.part_text import part_headline
 from parler_desktop.protocol.parts import SIG_KIND
 from parler_desktop.protocol.values import RosterEntry, StoredMessage
@@ -19,7 +20,7 @@ _WHITESPACE = re.compile(r"\s+")
 
 def to_json(value: Any) -> str:
     """Compact, key-sorted JSON: equal values give equal text (the outbox compares content)."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return wire_json.dumps(value, sort_keys=True)
 
 
 def message_row(message: StoredMessage, mentions_me: bool) -> tuple:

@@ -12,7 +12,7 @@ from parler_desktop.hub.ops.common import check_len, derived_status
 from parler_desktop.hub.ops.rooms import require_owner
 from parler_desktop.hub.sql import directory
 from parler_desktop.identity import verify_signature
-from parler_desktop.protocol import encode, errors
+from parler_desktop.protocol import encode, errors, wire_json
 from parler_desktop.protocol.canonical import canonical_card_bytes
 from parler_desktop.protocol.frames import (
     CardReply,
@@ -43,7 +43,7 @@ async def handle_register(ctx: HubContext, session: SessionState, frame: Registe
         if not verify_signature(card.id, canonical_card_bytes(card), frame.sig):
             raise OpError("card signature verification failed", errors.INVALID_CARD)
         verified = True
-    card_json = json.dumps(card.to_wire(), ensure_ascii=False, separators=(",", ":"))
+    card_json = wire_json.dumps(card.to_wire())
     await ctx.db.call(directory.upsert_card, card.id, frame.visibility, card_json, frame.sig, verified)
     return Registered(id=card.id, visibility=frame.visibility, verified=verified)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sqlite3
 from typing import NamedTuple
@@ -132,7 +131,7 @@ async def handle_send(ctx: HubContext, session: SessionState, frame: Send) -> Se
         frame.target,
         (
             parts_json,
-            json.dumps(mentions, ensure_ascii=False) if mentions else None,
+            wire_json.dumps(mentions) if mentions else None,
             frame.reply_to,
             frame.client_id,
         ),
