@@ -2,16 +2,20 @@
 
 The jobs handed in while the loop is busy run together, on the first loop turn that adds none
 (see ``_run_once_settled``), in one transaction, each inside its own savepoint (a failing job
-rolls back only itself), committed once. Callers are answered only after that commit, so everything a reply acknowledges survives
-the hub being killed (see ``db.py``), while concurrent senders share one commit.
+rolls back only itself), committed once. Callers are answered only after that commit, so
+everything a reply acknowledges survives the hub being killed (see ``db.py``), while concurrent
+senders share one commit.
 
 The jobs run on the loop's own thread, not on a database thread. A job is a few short
 statements; a thread would need the GIL back after each of them, and with the loop thread busy
 that ping-pong cost the hub more than the statements did (about a fifth of its CPU per send, and
 a quarter of its ping rate, in ``bench/bench_hub.py``). Blob bytes, which could take long, are
-read and written on worker threads (``blobfiles.py``); pulls are capped at 1,000 rows. The
-longest job is the hourly retention sweep, a scan of the messages table: it holds up the hub for
-that long, as on a database thread it held up every job queued behind it.
+read and written on worker threads (``blobfiles.py``); pulls are capped at 1,000 rows. What
+holds up the loop, as on a database thread it held up every job queued behind it: the hourly
+retention sweep, a scan of the messages table (about 0.2 s at 200,000 messages); a commit that
+runs SQLite's WAL auto-checkpoint (its fsyncs: a few ms on a local disk); and another process
+holding the write lock (an admin's ``sqlite3`` shell), waited for up to ``busy_timeout``
+(``db.py``).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Signature verdicts kept with the stored messages, so nobody checks a signature twice.
 
 An Ed25519 check costs ~0.1 ms; done in the window it ran on the UI thread when a row was first
-painted. Here it runs on the store's thread as a message is stored, and the verdict is a column of
-the row: every reader (timeline, ``listen``) gets ``StoredMessage.signature`` already set.
+painted. Here it runs on the store's thread as a message is stored (a push shown before its
+write comes with the verdict ``client/arrivals.py`` checked, and that is kept), and the verdict is
+a column of the row: every reader (timeline, ``listen``) gets ``StoredMessage.signature`` set.
 
 The verdict binds DM signatures to the identity the store belongs to (protocol.md §8), and the
 check needs the identity layer, so the session hands the store its check
