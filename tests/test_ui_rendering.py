@@ -97,6 +97,8 @@ def test_a_line_under_a_list_is_not_one_more_item(qapp):
     assert shown_blocks("1. first\n   more\n   and more\n2. second\nDone") == [
         ("first\u2028more\u2028and more", "1."), ("second", "2."), ("Done", "")]
     assert shown_blocks("intro\n- a\n- b") == [("intro", ""), ("a", "."), ("b", ".")]
+    nested = [("a", "1."), ("sub1", "."), ("sub2", "."), ("b", "2.")]  # items under an item stay items, at any indent
+    assert shown_blocks("1. a\n    - sub1\n    - sub2\n2. b") == shown_blocks("1. a\n  - sub1\n  - sub2\n2. b") == nested
     assert shown_blocks("-5 degrees\nstill cold") == [("-5 degrees", ""), ("still cold", "")]
 
 

@@ -76,8 +76,8 @@ def with_hard_breaks(text: str) -> str:
 
     Markdown would join such lines, so each becomes a hard break; except in a list, where Qt
     turns a hard break into one more (numbered) item: there an indented line under an item is a
-    line break inside it (U+2028), and a line that is neither an item nor indented ends the list
-    (Markdown would carry it on as part of the last item).
+    line break inside it (U+2028) unless it is an item itself (nested), and a line that is neither
+    an item nor indented ends the list (Markdown would carry it on as part of the last item).
     """
     lines = text.split("\n")
     out: list[str] = []
@@ -101,8 +101,8 @@ def with_hard_breaks(text: str) -> str:
         joined = False
         if not (line.strip() and following.strip()) or _FENCE.match(following):
             out.append("\n")
-        elif in_list and _LIST_ITEM.match(following):
-            out.append("\n")
+        elif in_list and _LIST_ITEM.match(following.lstrip(" \t")):
+            out.append("\n")  # the next item, or one nested under this (indented as typed)
         elif in_list and following.startswith((" ", "\t")):
             out.append("\u2028")
             lines[number + 1], joined = following.lstrip(" \t"), True
