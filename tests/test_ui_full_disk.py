@@ -141,6 +141,9 @@ def test_the_window_starts_on_a_full_disk_shows_the_cache_and_reopens_when_there
     qtbot.waitUntil(problem.isVisible, timeout=5000)
     assert "the disk is full" in problem.text() and composer.edit.toPlainText() == "written on a full disk"
 
+    first = app.bridge.session
+    QTest.mouseClick(bar.retry, Qt.MouseButton.LeftButton)  # "Retry now" while the disk is still full
+    qtbot.waitUntil(lambda: app.bridge.session is not first and bar.text.startswith("Read-only"), timeout=10_000)
     small_disk.free()  # the window reopens the cache writable by itself
     model = window.timeline_model
     qtbot.waitUntil(lambda: app.bridge.is_live and model.room == team and not model.loading, timeout=15_000)

@@ -73,7 +73,7 @@ class DesktopApp:
         self.bridge.storeFailed.connect(self._store_failed)
         self._hub_url: str | None = None  # what connect() was last asked for ("" = embedded)
         self._damaged_store: Path | None = None  # the cache "Start with a fresh cache" replaces
-        self._room_watch: asyncio.Task | None = None  # waits for a full disk to have room again
+        self._room_watch: tuple[HubSession, asyncio.Task] | None = None  # a session waiting for disk room
 
     def quit(self) -> None:
         """Close the window for good (never just to the tray); run() then shuts down in order."""
@@ -150,8 +150,9 @@ class DesktopApp:
             self.window.status.show_problem(f"Read-only: {error}", can_retry=True)
         elif error.problem is not StoreProblem.DISK_FULL:
             return
-        if self._room_watch is None or self._room_watch.done():
-            self._room_watch = self.bridge.tasks.spawn("wait for disk room", self._resume_when_there_is_room(session))
+        watch = self._room_watch  # one per session: a session opened since (Retry now) needs its own
+        if watch is None or watch[0] is not session or watch[1].done():
+            self._room_watch = (session, self.bridge.tasks.spawn("wait for disk room", self._resume_when_there_is_room(session)))
 
     async def _resume_when_there_is_room(self, session: HubSession) -> None:
         while self.bridge.session is session and self._hub_url is not None:
