@@ -34,9 +34,9 @@ from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.store import LocalStore
 
 PAGE_SIZE = 200
-# Rows kept while following the bottom (older ones are read again on scroll-up): Qt lays out every
-# loaded row after each append, a few microseconds a row, so 600 rows cost ~3 ms a message. Trimmed
-# TRIM_ROWS at a time, so the whole-view relayout and repaint of a trim come once per that many.
+# Rows kept while following the bottom (older ones are read again on scroll-up), so a room that
+# never pauses does not grow without end. An append measures only its own row, but a trim lays out
+# and repaints the whole view: rows go TRIM_ROWS at a time, so that comes once per that many.
 FOLLOW_WINDOW, TRIM_ROWS = 120, 60
 CONTEXT_ROWS = 20  # read messages kept above the first unread when a room opens there
 
