@@ -10,9 +10,9 @@ from PySide6.QtWidgets import QLabel, QMessageBox, QPushButton
 from support.desktop_fixtures import activate, click_room, hub_cursor, join_room, open_room, post_as
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
+from parler_desktop.client import lifecycle
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, save_settings
-from parler_desktop.ui import desktop as desktop_module
 from parler_desktop.ui.desktop import DesktopApp
 
 pytestmark = pytest.mark.timeout(60)
@@ -61,7 +61,7 @@ def offline_on_a_full_disk(qtbot, qloop, small_disk, desktop, peer) -> str:  # n
 def test_a_post_once_space_is_freed_goes_out_though_the_full_disk_took_the_session_offline(qtbot, qloop, small_disk, desktop, peer, monkeypatch):
     """The human's next post, written once there is room again, is itself the retry (at once,
     not at the window's next look at the disk)."""
-    monkeypatch.setattr(desktop_module, "REOPEN_CHECK_SECS", 600)
+    monkeypatch.setattr(lifecycle, "DISK_ROOM_CHECK_SECS", 600)  # the session does not look for room on its own
     offline_on_a_full_disk(qtbot, qloop, small_disk, desktop, peer)
     bar, composer = desktop.window.connection_bar, desktop.window.composer
     small_disk.free()
@@ -72,9 +72,10 @@ def test_a_post_once_space_is_freed_goes_out_though_the_full_disk_took_the_sessi
     qtbot.waitUntil(lambda: not bar.retry.isVisible(), timeout=5000)
 
 
-def test_a_session_the_full_disk_took_offline_comes_back_by_itself_once_there_is_room(qtbot, qloop, small_disk, desktop, peer):
+def test_a_session_the_full_disk_took_offline_comes_back_by_itself_once_there_is_room(qtbot, qloop, small_disk, desktop, peer, monkeypatch):
     """Nobody has to find "Retry now": once space is freed the session connects again, and what
     the agents said meanwhile arrives."""
+    monkeypatch.setattr(lifecycle, "DISK_ROOM_CHECK_SECS", 0.2)  # looked for often, so the test is quick
     team = offline_on_a_full_disk(qtbot, qloop, small_disk, desktop, peer)
     bar, model = desktop.window.connection_bar, desktop.window.timeline_model
     post_as(qtbot, qloop, peer, team, "while you were out")

@@ -31,12 +31,15 @@ from parler_desktop.client.sync import RoomSync
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.client.tuning import SessionTuning
 from parler_desktop.client.wake import ResumeDetector
+from parler_desktop.disk_errors import has_room_near
 from parler_desktop.identity import Identity
 from parler_desktop.protocol import errors as codes
 from parler_desktop.protocol.frames import ClientFrame, ErrorFrame, HubFrame, Subscribe, Subscribed
-from parler_desktop.store import StoreError
+from parler_desktop.store import StoreError, StoreProblem
 
 log = logging.getLogger(__name__)
+
+DISK_ROOM_CHECK_SECS = 2.0  # how often a session stopped by a full disk looks for room again
 
 _AUTH_ADVICE = {
     codes.NOT_AUTHORIZED: "The hub rejected the join secret. Set the right one (PARLER_JOIN_SECRET or the "
@@ -81,7 +84,6 @@ class ConnectionLifecycle:
         self._auth_retry = asyncio.Event()  # leave AUTH_FAILED: the user changed something
         self._live_since: float | None = None  # monotonic time the current attempt went LIVE
         self._store_failure: StoreError | None = None  # a store write failed in a connection's task
-        self._halted_by_store = False  # offline after the store's refusal, until a retry
         self.stopped = False
 
     # ---- state -------------------------------------------------------------------------------
@@ -191,21 +193,20 @@ class ConnectionLifecycle:
 
     async def _wait_after_store_failure(self, error: StoreError) -> None:
         """A full disk or a damaged cache fails the same way on every retry: say so once, go
-        OFFLINE, and wait for "retry now" (the hub keeps every message meanwhile)."""
+        OFFLINE, and wait for "retry now" (the hub keeps every message meanwhile) — or, after a
+        full disk, until it has room again."""
         self._store_failure = None
         self._emit(StoreFailed(error))
         self._set_state(ConnectionState.OFFLINE, detail=str(error), cause=Cause.STORE)
-        self._halted_by_store = True
-        try:
-            await self._nudge.wait()
-        finally:
-            self._halted_by_store = False
+        while not await wait_or_timeout(self._nudge, self._clock, DISK_ROOM_CHECK_SECS):
+            if error.problem is StoreProblem.DISK_FULL and has_room_near(error.path):
+                return
 
     def store_took_write(self) -> None:
         """The store just kept a write (the human's post): if the session went offline on its
         refusal (a full disk, freed since), or is about to, that is the retry — connect now, not
         on "Retry now"."""
-        if self._halted_by_store or self._store_failure is not None:
+        if self.state.cause is Cause.STORE or self._store_failure is not None:
             self._nudge.set()
 
     async def _wait_for_new_credentials(self, error: HubRefused) -> None:

@@ -26,7 +26,7 @@ from parler_desktop.hub import EmbeddedHub, HubDatabaseError
 from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, read_join_secret, save_settings
-from parler_desktop.store import LocalStore, StoreError, StoreProblem
+from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.ui.attention import Attention
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
 from parler_desktop.ui.error_report import ErrorReport, open_folder
@@ -38,7 +38,7 @@ from parler_desktop.ui.search import Search
 log = logging.getLogger(__name__)
 SHUTDOWN_SECS = 5.0  # closing the window ends the process within this, whatever is in flight
 
-REOPEN_CHECK_SECS = 2.0  # how often a window stopped by a full disk checks whether it has room again
+REOPEN_CHECK_SECS = 2.0  # how often a read-only window checks whether the disk has room again
 
 
 class DesktopApp:
@@ -73,7 +73,7 @@ class DesktopApp:
         self.bridge.storeFailed.connect(self._store_failed)
         self._hub_url: str | None = None  # what connect() was last asked for ("" = embedded)
         self._damaged_store: Path | None = None  # the cache "Start with a fresh cache" replaces
-        self._room_watch: tuple[HubSession, asyncio.Task] | None = None  # a session waiting for disk room
+        self._room_watch: tuple[HubSession, asyncio.Task] | None = None  # a read-only session waiting for disk room
 
     def quit(self) -> None:
         """Close the window for good (never just to the tray); run() then shuts down in order."""
@@ -138,30 +138,24 @@ class DesktopApp:
         return True
 
     def _store_failed(self, error: StoreError) -> None:
-        """The session stopped on its store (it waits for Retry now): say why, offer the way out.
-        A full disk needs no Retry now: once it has room again, a read-only session reopens and
-        one that went offline on a refused write connects again."""
+        """The session stopped on its store (it waits for Retry now, or after a full disk for room
+        again): say why, offer the way out. A session whose store is read-only (a full disk)
+        shows the cache and reopens by itself once the disk has room again."""
         self._tell(str(error))
         self._offer_fresh_cache(error)
         session = self.bridge.session
-        if session is None:
+        if session is None or session.read_only is None:
             return
-        if session.read_only is not None:
-            self.window.status.show_problem(f"Read-only: {error}", can_retry=True)
-        elif error.problem is not StoreProblem.DISK_FULL:
-            return
+        self.window.status.show_problem(f"Read-only: {error}", can_retry=True)
         watch = self._room_watch  # one per session: a session opened since (Retry now) needs its own
         if watch is None or watch[0] is not session or watch[1].done():
-            self._room_watch = (session, self.bridge.tasks.spawn("wait for disk room", self._resume_when_there_is_room(session)))
+            self._room_watch = (session, self.bridge.tasks.spawn("reopen", self._reopen_when_there_is_room(session)))
 
-    async def _resume_when_there_is_room(self, session: HubSession) -> None:
+    async def _reopen_when_there_is_room(self, session: HubSession) -> None:
         while self.bridge.session is session and self._hub_url is not None:
             await asyncio.sleep(REOPEN_CHECK_SECS)
             if self.bridge.session is session and has_room_near(session.store.path):
-                if session.read_only is not None:
-                    await self.connect(self._hub_url)
-                else:
-                    session.reconnect_now()
+                await self.connect(self._hub_url)
                 return
 
     def _offer_fresh_cache(self, error: StoreError) -> None:
