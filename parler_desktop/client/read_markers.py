@@ -27,8 +27,8 @@ class ReadMarkers:
         commit: Committer,
         emit: Callable[[SessionEvent], None],
         sync_mark: Callable[[str], Awaitable[int]],
-        shown_early: Callable[[str], int] = lambda room: 0,
-        pull_soon: Callable[[str], None] = lambda room: None,
+        shown_early: Callable[[str], int],
+        pull_soon: Callable[[str], None],
     ) -> None:
         """``shown_early(room)``: the newest seq of the room shown before it was stored;
         ``pull_soon(room)``: an ack waits for the room's sync mark, so it should be pulled soon."""

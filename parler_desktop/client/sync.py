@@ -59,7 +59,7 @@ class RoomSync:
         clock: Clock,
         *,
         mentions_me: Callable[[StoredMessage], bool],
-        show_early: Callable[[Sequence[StoredMessage]], list[StoredMessage]] = list,
+        show_early: Callable[[Sequence[StoredMessage]], list[StoredMessage]],
         page_size: int = DEFAULT_PAGE_SIZE,
         on_marked: Callable[[str], None] = lambda room: None,
     ) -> None:
@@ -98,9 +98,8 @@ class RoomSync:
         """The human has read ``room`` past its sync mark, so the ack waits for a pull: pull it
         ``reader_secs`` from the first such request, even while pushes to it never fall quiet
         (waiting for quiet, a busy room's unread count grew for up to ``interval`` as it was read)."""
-        self._dirty.add(room)
         self._reader_waits.setdefault(room, self._clock.monotonic())
-        self._kick.set()
+        self.mark_dirty(room)
 
     def fetch_sent(self, room: str, seq: int) -> None:
         """Our own message was accepted as ``seq``: store it now, so it shows in seq order among
