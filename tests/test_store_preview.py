@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parler_desktop.store.codec import PREVIEW_CHARS, preview_text
 from parler_desktop.store.preview import SCAN_CHARS, plain_text
@@ -61,3 +63,20 @@ def test_the_room_list_preview_is_stripped_then_shortened():
     preview = preview_text(parts)
     assert preview.startswith("Build log line line") and preview.endswith("…") and len(preview) <= PREVIEW_CHARS
     assert preview_text(({"kind": "text", "text": "[the design doc](https://x.example)"}, {"kind": "data", "data": {}})) == "the design doc [data]"
+
+
+# The characters plain_text marks kept code with, and Markdown syntax around them.
+_MARKUP = st.sampled_from(["\ue000", "\ue001", "\ue0000\ue001", "\ue0003\ue001", "`", "\\", "*", "_", "~~", "[", "](x)", "!", "<", ">", "#", "\n", " ", "0", "7", "a"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.one_of(_MARKUP, st.text(max_size=3)), max_size=30))
+def test_any_text_becomes_one_plain_line_never_an_error(pieces: list[str]):
+    """A hostile body may hold the private-use characters that mark kept code: it still gets a
+    preview (and is indexed for search) instead of failing to be stored."""
+    plain = plain_text("".join(pieces))
+    assert "\n" not in plain and plain == plain.strip()
+
+
+def test_marker_characters_in_a_message_are_not_taken_for_kept_code():
+    assert plain_text("a \ue0007\ue001 b `c`") == "a \ufffd7\ufffd b c"

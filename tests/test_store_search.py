@@ -82,6 +82,15 @@ def test_any_input_is_a_search_never_an_error(tmp_path_factory, query):
         store.close()
 
 
+def test_a_body_forging_the_code_markers_is_stored_and_found(store):
+    """plain_text marks code it keeps with private-use characters; a message holding them itself
+    (an agent's hostile or garbled output) is still stored, indexed and previewed."""
+    forged = make_message(1, text="build \ue0009\ue001 failed at `step two`")
+    assert store.insert_messages([forged]) == [forged]
+    assert seqs(store.search("failed")) == [1]
+    assert store.room_summaries()[0].last_preview == "build \ufffd9\ufffd failed at step two"
+
+
 def test_a_forgotten_room_leaves_the_index(store):
     store.insert_messages([make_message(1, "team", "alpha"), make_message(2, "ops", "alpha")])
     store.replace_rooms([RoomInfo(name="ops", kind="channel", members=2, unread=0)])

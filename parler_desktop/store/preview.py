@@ -31,7 +31,8 @@ _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 _STAR_EMPHASIS = re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*")
 _UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
 _WHITESPACE = re.compile(r"\s+")
-_KEPT = re.compile("\ue000(\\d+)\ue001")
+_KEPT_OPEN, _KEPT_CLOSE = "\ue000", "\ue001"  # private use: around the number of a kept text
+_KEPT = re.compile(f"{_KEPT_OPEN}(\\d+){_KEPT_CLOSE}")
 
 
 def plain_text(markdown: str, scan_chars: int = SCAN_CHARS) -> str:
@@ -40,11 +41,14 @@ def plain_text(markdown: str, scan_chars: int = SCAN_CHARS) -> str:
 
     def keep(text: str) -> str:
         kept.append(text)
-        return f"\ue000{len(kept) - 1}\ue001"
+        return f"{_KEPT_OPEN}{len(kept) - 1}{_KEPT_CLOSE}"
 
     lines: list[str] = []
     fence: str | None = None
-    for line in markdown[:scan_chars].splitlines():
+    # The two characters that mark kept text are the message's own nowhere else: a body that
+    # holds them (garbled or hostile) must not be read as pointing at kept text.
+    scanned = markdown[:scan_chars].replace(_KEPT_OPEN, "\ufffd").replace(_KEPT_CLOSE, "\ufffd")
+    for line in scanned.splitlines():
         opening = _FENCE.match(line)
         if fence is not None:
             if opening is not None and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
