@@ -31,6 +31,8 @@ _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 _STAR_EMPHASIS = re.compile(r"\*(?=[^\s*])(.+?)(?<=[^\s*])\*")
 _UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w_])_(?=[^\s_])(.+?)(?<=[^\s_])_(?![\w_])")
 _WHITESPACE = re.compile(r"\s+")
+_BLOCK_STARTS = "[-=_*|:"  # a reference definition, a rule or underline, a table divider
+_LIST_STARTS = "-*+0123456789"
 _KEPT_OPEN, _KEPT_CLOSE = "\ue000", "\ue001"  # private use: around the number of a kept text
 _KEPT = re.compile(f"{_KEPT_OPEN}(\\d+){_KEPT_CLOSE}")
 
@@ -48,8 +50,9 @@ def plain_text(markdown: str, scan_chars: int = SCAN_CHARS) -> str:
     # The two characters that mark kept text are the message's own nowhere else: a body that
     # holds them (garbled or hostile) must not be read as pointing at kept text.
     scanned = markdown[:scan_chars].replace(_KEPT_OPEN, "\ufffd").replace(_KEPT_CLOSE, "\ufffd")
+    fences = "`" in scanned or "~" in scanned
     for line in scanned.splitlines():
-        opening = _FENCE.match(line)
+        opening = _FENCE.match(line) if fences else None
         if fence is not None:
             if opening is not None and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
                 fence = None
@@ -61,25 +64,42 @@ def plain_text(markdown: str, scan_chars: int = SCAN_CHARS) -> str:
             continue
         lines.append(_block_text(line))
     text = "\n".join(lines)
-    text = _CODE_SPAN.sub(lambda m: keep(m.group(2).strip()), text)
-    text = _ESCAPE.sub(lambda m: keep(m.group(1)), text)
-    text = _IMAGE.sub("[image]", text)
-    text = _LINK.sub(r"\1", text)
-    text = _AUTOLINK.sub(r"\1", text)
-    text = _STRONG.sub(r"\2", text)
-    text = _STRIKE.sub(r"\1", text)
-    text = _STAR_EMPHASIS.sub(r"\1", text)
-    text = _UNDERSCORE_EMPHASIS.sub(r"\1", text)
-    text = _KEPT.sub(lambda m: kept[int(m.group(1))], text)
+    # Each pattern runs only where its syntax's characters occur: most messages are plain
+    # sentences, and this runs on the store's thread for every message stored (its search words).
+    if "`" in text:
+        text = _CODE_SPAN.sub(lambda m: keep(m.group(2).strip()), text)
+    if "\\" in text:
+        text = _ESCAPE.sub(lambda m: keep(m.group(1)), text)
+    if "[" in text:
+        text = _IMAGE.sub("[image]", text)
+        text = _LINK.sub(r"\1", text)
+    if "<" in text:
+        text = _AUTOLINK.sub(r"\1", text)
+    if "**" in text or "__" in text:
+        text = _STRONG.sub(r"\2", text)
+    if "~~" in text:
+        text = _STRIKE.sub(r"\1", text)
+    if "*" in text:
+        text = _STAR_EMPHASIS.sub(r"\1", text)
+    if "_" in text:
+        text = _UNDERSCORE_EMPHASIS.sub(r"\1", text)
+    if kept:
+        text = _KEPT.sub(lambda m: kept[int(m.group(1))], text)
     return _WHITESPACE.sub(" ", text).strip()
 
 
 def _block_text(line: str) -> str:
     """One line outside code blocks without its block syntax (quote, heading, list, rules)."""
-    if _REFERENCE_DEFINITION.match(line) or _RULE_OR_UNDERLINE.match(line) or _TABLE_DIVIDER.match(line):
+    first = line.lstrip()[:1]  # each block syntax starts with one of a few characters
+    if first and first in _BLOCK_STARTS and (
+        _REFERENCE_DEFINITION.match(line) or _RULE_OR_UNDERLINE.match(line) or _TABLE_DIVIDER.match(line)
+    ):
         return ""
-    line = _QUOTE.sub("", line)
-    heading = _HEADING.match(line)
-    if heading is not None:
-        return heading.group(1)
-    return _LIST_MARKER.sub("", line)
+    if first == ">":
+        line = _QUOTE.sub("", line)
+        first = line.lstrip()[:1]
+    if "#" in line:
+        heading = _HEADING.match(line)
+        if heading is not None:
+            return heading.group(1)
+    return _LIST_MARKER.sub("", line) if first and first in _LIST_STARTS else line
