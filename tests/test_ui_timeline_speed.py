@@ -35,6 +35,7 @@ def opened(qtbot, qloop, session, bridge, count: int, text: str = "", style_shee
     settled = lambda: view.verticalScrollBar().isVisible() and not view.message_delegate.sizes.stale  # noqa: E731
     qtbot.waitUntil(lambda: at_bottom(view) and settled(), timeout=5000)  # the scroll bar shows a turn after its range
     view.doItemsLayout()  # settled at the width the scroll bar leaves, and painted
+    QCoreApplication.processEvents()  # an update already posted (the scroll bar's turn) is painted now, not in the test
     view.viewport().repaint()
     return view
 
