@@ -91,6 +91,31 @@ def test_an_append_lays_out_only_the_new_row(qtbot, qloop, session, bridge, monk
     assert len(looked_up) < 40  # the rows painted; the 150 rows above were not measured again
 
 
+def test_a_new_message_body_is_made_in_the_font_rows_have_now(qtbot, qloop, session, bridge):
+    """A blank document is made ahead for the next message's body; it is used only while its font
+    is still the rows' font."""
+    view = opened(qtbot, qloop, session, bridge, 30)
+    layouts, model = view.message_delegate.layouts, view.model()
+
+    def newest_body():  # noqa: ANN202
+        last = model.index(model.rowCount() - 1)
+        return view.message_delegate.row_layout(view._row_option(last), last).body
+
+    add_messages(qtbot, qloop, session, [message(100, "team", "made ahead")])
+    qtbot.waitUntil(lambda: model.newest_seq == 100 and layouts._spare is not None, timeout=5000)
+    ahead = layouts._spare[1]
+    add_messages(qtbot, qloop, session, [message(101, "team", "in the **same** font")])
+    qtbot.waitUntil(lambda: model.newest_seq == 101, timeout=5000)
+    assert newest_body() is ahead and ahead.toPlainText() == "in the same font"
+    qtbot.waitUntil(lambda: layouts._spare is not None, timeout=5000)
+    bigger = view.font()
+    bigger.setPointSize(bigger.pointSize() + 6)
+    view.setFont(bigger)
+    add_messages(qtbot, qloop, session, [message(102, "team", "in the bigger font")])
+    qtbot.waitUntil(lambda: model.newest_seq == 102, timeout=5000)
+    assert newest_body().defaultFont().pointSize() == bigger.pointSize()
+
+
 def placed_at_own_heights(view) -> bool:  # noqa: ANN001
     """Every row is placed with the height its layout has now."""
     model, delegate = view.model(), view.message_delegate

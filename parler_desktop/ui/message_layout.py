@@ -19,14 +19,14 @@ import math
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QRect, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics, QTextDocument
 
 from parler_desktop.app.timeline_entry import RowContext, TimelineEntry
 from parler_desktop.protocol.values import SignatureState
 from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.ui.cards import Card, card_for
-from parler_desktop.ui.markdown import markdown_document
+from parler_desktop.ui.markdown import SafeTextDocument, blank_document, fill_document
 from parler_desktop.ui.row_text import fold, format_time, shown_text, status_text
 
 PAD = 8
@@ -94,6 +94,8 @@ class LayoutCache:
     def __init__(self) -> None:
         self._rows: OrderedDict[tuple[object, ...], RowLayout] = OrderedDict()
         self._documents: OrderedDict[str, QTextDocument] = OrderedDict()
+        self._spare: tuple[QFont, SafeTextDocument] | None = None  # the next body's blank document
+        self._spare_due = False
         self.my_id = ""
         self.my_name = ""
         self.my_role: str | None = None
@@ -106,13 +108,29 @@ class LayoutCache:
     def _document(self, entry: TimelineEntry, font: QFont) -> QTextDocument:
         document = self._documents.get(entry.key)
         if document is None:
-            document = markdown_document(shown_text(entry.text), font)
+            document = fill_document(self._blank(font), shown_text(entry.text))
             self._documents[entry.key] = document
             if len(self._documents) > CACHE_SIZE:
                 self._documents.popitem(last=False)
         else:
             self._documents.move_to_end(entry.key)
         return document
+
+    def _blank(self, font: QFont) -> SafeTextDocument:
+        """A blank document in ``font``: the one made ahead, and the next made once idle (a pushed
+        message's row is then painted that much sooner)."""
+        spare, self._spare = self._spare, None
+        if spare is None or spare[0] != font:
+            spare = (QFont(font), blank_document(font))  # the option's font lives only as long as the option
+        if not self._spare_due:
+            self._spare_due = True
+            QTimer.singleShot(0, lambda: self._make_spare(spare[0]))
+        return spare[1]
+
+    def _make_spare(self, font: QFont) -> None:
+        self._spare_due = False
+        if self._spare is None:
+            self._spare = (font, blank_document(font))
 
     def get(
         self,
