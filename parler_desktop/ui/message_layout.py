@@ -95,7 +95,9 @@ class LayoutCache:
         self._rows: OrderedDict[tuple[object, ...], RowLayout] = OrderedDict()
         self._documents: OrderedDict[str, QTextDocument] = OrderedDict()
         self._spare: tuple[QFont, SafeTextDocument] | None = None  # the next body's blank document
-        self._spare_due = False
+        self._spare_font = QFont()
+        self._spare_timer = QTimer(singleShot=True, interval=0)  # active: a spare is due
+        self._spare_timer.timeout.connect(self._make_spare)
         self.my_id = ""
         self.my_name = ""
         self.my_role: str | None = None
@@ -122,15 +124,13 @@ class LayoutCache:
         spare, self._spare = self._spare, None
         if spare is None or spare[0] != font:
             spare = (QFont(font), blank_document(font))  # the option's font lives only as long as the option
-        if not self._spare_due:
-            self._spare_due = True
-            QTimer.singleShot(0, lambda: self._make_spare(spare[0]))
+        self._spare_font = spare[0]
+        self._spare_timer.start()
         return spare[1]
 
-    def _make_spare(self, font: QFont) -> None:
-        self._spare_due = False
+    def _make_spare(self) -> None:
         if self._spare is None:
-            self._spare = (font, blank_document(font))
+            self._spare = (self._spare_font, blank_document(self._spare_font))
 
     def get(
         self,
