@@ -8,7 +8,7 @@ never unread and posting brings the post into view.
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QEvent, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QPushButton, QWidget
 from support.desktop_fixtures import activate, click_room, join_room, post_as, unread
@@ -154,6 +154,34 @@ def test_no_jump_back_is_offered_while_all_that_is_unread_is_on_screen(qtbot, ql
     newest = view.visualRect(model.index(model.rowCount() - 1))
     assert 0 <= newest.top() and newest.bottom() <= view.viewport().height()
     assert not view.findChild(QPushButton, "jumpToUnread").isVisible()
+
+
+class ShowCounter(QObject):
+    """Counts the times a widget is shown."""
+
+    def __init__(self, widget: QWidget) -> None:
+        super().__init__(widget)
+        self.shown = 0
+        widget.installEventFilter(self)
+
+    def eventFilter(self, _watched: QObject, event: QEvent) -> bool:
+        self.shown += event.type() == QEvent.Type.Show
+        return False
+
+
+def test_no_jump_back_flickers_while_the_reader_follows_a_busy_room(qtbot, qloop, desktop, peer):
+    """Watching the bottom of a room in the active window, what scrolls past is being read (the
+    ack lands a moment later): "Jump to first unread" came and went while messages poured in."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window, view, model = desktop.window, desktop.window.timeline, desktop.window.timeline_model
+    activate(qtbot, desktop)
+    click_room(qtbot, desktop, team)
+    jump = ShowCounter(view.findChild(QPushButton, "jumpToUnread"))
+    for n in range(40):
+        post_as(qtbot, qloop, peer, team, tall(n))
+    qtbot.waitUntil(lambda: model.rowCount() == 40 and view.verticalScrollBar().maximum() > view.viewport().height(), timeout=10_000)
+    qtbot.waitUntil(lambda: unread(desktop, team) == 0, timeout=10_000)
+    assert view.at_bottom and jump.shown == 0
 
 
 def test_the_reader_picks_a_message_with_a_click_and_walks_the_rows_with_the_arrow_keys(qtbot, qloop, desktop, peer):

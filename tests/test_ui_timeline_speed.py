@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, QRect, Qt
 from PySide6.QtGui import QCursor, QImage, QRegion
-from PySide6.QtWidgets import QPushButton
+from PySide6.QtWidgets import QPushButton, QWidget
 from support.desktop_fixtures import join_room, open_room, post_as, unread
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import ME, add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
@@ -203,6 +203,14 @@ def on_screen(view) -> QImage:  # noqa: ANN001
 def test_an_append_at_the_bottom_paints_only_the_new_row_and_looks_as_if_all_were_painted(qtbot, qloop, session, bridge, read):
     view = opened(qtbot, qloop, session, bridge, 150, style_sheet=FOCUS_OUTLINE, read=read)  # styled as in the window
     jump = view.findChild(QPushButton, "jumpToUnread")
+    if read < 150:  # the reader looked away: what is unread above stays so, and the jump back is offered
+        elsewhere = QWidget()
+        qtbot.addWidget(elsewhere)
+        elsewhere.show()
+        elsewhere.activateWindow()
+        qtbot.waitUntil(lambda: not view.isActiveWindow() and jump.isVisible(), timeout=5000)
+        QCoreApplication.processEvents()
+        view.viewport().repaint()
     assert jump.isVisible() == (read < 150)
     jump_at = jump.geometry()
     painted = PaintedAreas(view.viewport())

@@ -208,8 +208,14 @@ class TimelineView(MessageRowsView):
         """Offer the jump back to the divider while something unread is above the view: not
         while all that is still unread is on screen or below it (following a busy room, the
         divider's rows leave the loaded window, and the newest message is unread until its ack
-        lands: the button came and went with every message)."""
+        lands: the button came and went with every message); nor while the reader follows the
+        bottom in the active window, where all that scrolls past is being read (the read tracker's
+        ack lands a moment later: in a busy room the button came and went every second)."""
         model = self._model
+        if self.at_bottom and self.isActiveWindow():
+            if self._jump.isVisible():
+                self._jump.hide()
+            return
         row = model.first_unread_row()
         above = row is not None and self.visualRect(model.index(row)).bottom() < 0
         unread = model.first_unread_after(model.cursor)  # by the hub cursor now, not the divider
@@ -218,6 +224,11 @@ class TimelineView(MessageRowsView):
         if show != self._jump.isVisible():
             self._jump.setVisible(show)
             self._place_overlays()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.ActivationChange:
+            self._jump_timer.start()  # the active window's reader at the bottom is offered no jump
 
     def jump_to_first_unread(self) -> None:
         """Show the first unread message at the top; from outside the window, the room opens
