@@ -60,6 +60,7 @@ Requester = Callable[[ClientFrame, ReplyKind], Awaitable[HubFrame]]
 MAX_MESSAGE_BYTES = None  # a pulled page or a blob may be tens of MiB (protocol.md §1.5)
 CLOSE_TIMEOUT_SECS = 2.0
 READ_SLICE_SECS = 0.004  # reading a backlog of frames yields to the loop (the window) this often
+READ_PAUSE_SECS = 0.001  # a frame that took this long to come was waited for: the loop had its turn
 
 
 class _Closed:
@@ -179,12 +180,15 @@ class HubConnection:
     async def _read(self) -> None:
         reason = "the hub closed the connection"
         try:
-            yield_at = time.monotonic() + READ_SLICE_SECS
+            slice_ends = routed_at = 0.0
             async for data in self._ws:  # frames already buffered come without a pause
+                if time.monotonic() - routed_at > READ_PAUSE_SECS:  # not a backlog: a new slice starts
+                    slice_ends = time.monotonic() + READ_SLICE_SECS
                 self._route(data)
-                if time.monotonic() > yield_at:
+                routed_at = time.monotonic()
+                if routed_at > slice_ends:
                     await asyncio.sleep(0)
-                    yield_at = time.monotonic() + READ_SLICE_SECS
+                    slice_ends = time.monotonic() + READ_SLICE_SECS
         except ConnectionClosed as error:
             reason = f"connection lost ({error})"
         except OSError as error:
