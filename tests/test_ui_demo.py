@@ -3,7 +3,7 @@ supervisor into their rooms, in the real window on a real hub."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.demo.script import BUILD, PLANNING, REVIEW
@@ -16,6 +16,11 @@ def test_the_empty_screen_offers_the_demo_and_one_click_fills_three_rooms(qtbot,
     assert "No rooms yet" in window.timeline.placeholder and offer.text().startswith("Watch a demo")
     area = window.timeline.viewport().rect()
     assert area.contains(offer.geometry()) and offer.y() > area.center().y()  # below the text, inside the view
+    window.resize(window.width() + 160, window.height() + 100)  # it stays centred under the text
+    centred = lambda: abs(offer.geometry().center().x() - window.timeline.viewport().rect().center().x()) <= 1  # noqa: E731
+    qtbot.waitUntil(lambda: window.timeline.viewport().width() > area.width(), timeout=5000)
+    QCoreApplication.processEvents()
+    assert centred()
 
     qtbot.mouseClick(offer, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: {PLANNING, BUILD, REVIEW} <= set(window.rooms.room_names()), timeout=15_000)
