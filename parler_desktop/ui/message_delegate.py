@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QPointF, QRect, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QLinearGradient, QMouseEvent, QPainter, QPalette, QTextCursor
-from PySide6.QtWidgets import QAbstractScrollArea, QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QHelpEvent, QLinearGradient, QMouseEvent, QPainter, QPalette, QTextCursor
+from PySide6.QtWidgets import QAbstractItemView, QAbstractScrollArea, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QToolTip
 
 from parler_desktop.app.timeline_entry import TimelineEntry
+from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.protocol.values import SignatureState
+from parler_desktop.ui.links import link_tooltip
 from parler_desktop.ui.markdown import markdown_document
 from parler_desktop.ui.message_layout import DATE_HEIGHT, DIVIDER_HEIGHT, PAD, WARNING, LayoutCache, RowLayout, body_width, shows_role
 from parler_desktop.ui.row_painting import paint_card, paint_rule, paint_status
@@ -225,8 +227,19 @@ class MessageDelegate(QStyledItemDelegate):
             return None  # below the fold (or under the body)
         return layout.body.documentLayout().anchorAt(QPointF(local)) or None
 
+    def helpEvent(self, event: QHelpEvent, view: QAbstractItemView, option: QStyleOptionViewItem, index: QModelIndex) -> bool:
+        """A row's tooltips (Qt asks the delegate of the row under the pointer)."""
+        tip = self.tooltip_at(option, index, event.pos()) if event.type() == QEvent.Type.ToolTip else None
+        if tip is None:
+            return super().helpEvent(event, view, option, index)
+        QToolTip.showText(event.globalPos(), plain_tooltip(tip), view.viewport())
+        return True
+
     def tooltip_at(self, option: QStyleOptionViewItem, index: QModelIndex, point: QPoint) -> str | None:
-        """The time's full date, or what the signature icon means."""
+        """A link's full address, the time's full date, or what the signature icon means."""
+        href = self.link_at(option, index, point)
+        if href is not None:
+            return link_tooltip(href)
         found = self._layout(option, index)
         if found is None:
             return None

@@ -19,15 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QHelpEvent, QKeyEvent, QKeySequence, QMouseEvent, QTextCursor
-from PySide6.QtWidgets import QMenu, QStyleOptionViewItem, QToolTip, QWidget
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeyEvent, QKeySequence, QMouseEvent, QTextCursor
+from PySide6.QtWidgets import QMenu, QStyleOptionViewItem, QWidget
 
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline_model import TimelineModel
-from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.client.message_link import is_message_link
-from parler_desktop.ui.links import link_tooltip, openable_url
+from parler_desktop.ui.links import openable_url
 from parler_desktop.ui.message_delegate import MessageDelegate
 from parler_desktop.ui.message_layout import RowLayout
 from parler_desktop.ui.row_list_view import RowListView
@@ -196,22 +195,6 @@ class MessageRowsView(RowListView):
             self.viewport().setCursor(Qt.CursorShape.PointingHandCursor)
         else:
             self.viewport().unsetCursor()
-
-    def viewportEvent(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            tip = self.tooltip_at(event.pos())
-            if tip is not None:
-                QToolTip.showText(event.globalPos(), plain_tooltip(tip), self.viewport())
-                return True
-        return super().viewportEvent(event)
-
-    def tooltip_at(self, point: QPoint) -> str | None:
-        """A link's full address, a time's full date, or what a signature icon means."""
-        href = self.link_at(point)
-        if href is not None:
-            return link_tooltip(href)
-        index = self.indexAt(point)
-        return self.message_delegate.tooltip_at(self._row_option(index), index, point) if index.isValid() else None
 
     def _context_menu(self, point: QPoint) -> QMenu | None:
         """Reply, Copy (the selection), Copy text, Copy link, Show whole message: a popup
