@@ -71,6 +71,18 @@ def test_a_message_mentions_the_human_by_name_or_role():
     assert mentions_human("UALICE", (handoff,), (), "UME", "boss", None)
 
 
+def test_every_code_span_is_shaded_and_nothing_else(qapp):
+    document = markdown_document("`a b` and `a`, then `X` beside x and `x`; `a`")
+    runs = []  # (text, shaded) of each run of one format
+    iterator = document.begin().begin()
+    while not iterator.atEnd():
+        fragment = iterator.fragment()
+        runs.append((fragment.text(), fragment.charFormat().hasProperty(QTextFormat.Property.BackgroundBrush)))
+        iterator += 1
+    assert [text for text, shaded in runs if shaded] == ["a b", "a", "X", "x", "a"]
+    assert not any(shaded for text, shaded in runs if "beside" in text or "and" in text)
+
+
 def test_single_newlines_are_line_breaks_outside_code(qapp):
     assert with_hard_breaks("one\ntwo\n\nthree") == "one  \ntwo\n\nthree"
     assert with_hard_breaks("```\na\nb\n```\nx\ny") == "```\na\nb\n```\nx  \ny"

@@ -142,12 +142,16 @@ def _shade_code(document: QTextDocument, text: str) -> None:
             block = block.next()
     code = QTextCharFormat()
     code.setBackground(CODE_SHADE)
+    exact = QTextDocument.FindFlag.FindCaseSensitively
     for words in {match.group(2).strip() for match in _CODE_SPAN.finditer(text)} - {""}:
-        found = document.find(words)
+        # Code is shown as typed: there are at most as many of these words in code as in the text.
+        left = text.count(words)
+        found = document.find(words, 0, exact)
         while not found.isNull():
             if found.charFormat().fontFixedPitch():
                 found.mergeCharFormat(code)
-            found = document.find(words, found)
+                left -= 1
+            found = document.find(words, found, exact) if left else QTextCursor()
 
 
 def _scale_headings(document: QTextDocument) -> None:
