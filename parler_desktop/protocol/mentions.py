@@ -21,8 +21,8 @@ def _handles(name: str, role: str | None) -> set[str]:
 
 def _said_at(text: str, handles: set[str]) -> bool:
     lowered = text.lower()
-    for handle in handles:
-        if re.search(rf"(?<![\w@])@{re.escape(handle)}(?![\w-])", lowered):
+    for handle in handles:  # most messages say no "@handle" at all: no pattern is needed for them
+        if f"@{handle}" in lowered and re.search(rf"(?<![\w@])@{re.escape(handle)}(?![\w-])", lowered):
             return True
     return False
 

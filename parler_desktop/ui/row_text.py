@@ -62,7 +62,8 @@ def fold(document: QTextDocument, limit: float) -> tuple[int, int] | None:
 
 def format_time(ts_ms: int) -> str:
     local = time.localtime(ts_ms / 1000)
-    if time.strftime("%Y-%m-%d", local) == time.strftime("%Y-%m-%d"):
+    today = time.localtime()
+    if (local.tm_year, local.tm_yday) == (today.tm_year, today.tm_yday):
         return time.strftime("%H:%M", local)
     return time.strftime("%d %b %H:%M", local)
 
