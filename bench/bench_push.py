@@ -49,6 +49,7 @@ from parler_desktop.client.inbox import BoundedInbox  # noqa: E402
 from parler_desktop.paths import Home  # noqa: E402
 from parler_desktop.settings import Settings, save_settings  # noqa: E402
 from parler_desktop.ui.desktop import DesktopApp  # noqa: E402
+from parler_desktop.ui.qt_environment import prepare_qt_environment  # noqa: E402
 
 WARMUP = 20
 GAP_SECS = 0.04  # quiet time between messages
@@ -274,6 +275,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=200)
     options = parser.parse_args()
+    prepare_qt_environment()  # as the app does
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)  # the benchmark ends when main() returns
     loop = qasync.QEventLoop(app)

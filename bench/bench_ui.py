@@ -38,6 +38,7 @@ from parler_desktop.protocol.values import EndpointRef, StoredMessage  # noqa: E
 from parler_desktop.settings import Settings, save_settings  # noqa: E402
 from parler_desktop.store import LocalStore, StoreWorker  # noqa: E402
 from parler_desktop.ui.desktop import DesktopApp  # noqa: E402
+from parler_desktop.ui.qt_environment import prepare_qt_environment  # noqa: E402
 from parler_desktop.ui.main_window import MainWindow  # noqa: E402
 
 BURST = 5_000
@@ -236,6 +237,7 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
+    prepare_qt_environment()  # as the app does
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)  # the benchmark ends when main() returns
     loop = qasync.QEventLoop(app)

@@ -117,6 +117,9 @@ def _application() -> "QApplication":
     """The process's QApplication (made on first use), named for the desktop."""
     from PySide6.QtWidgets import QApplication
 
+    from parler_desktop.ui.qt_environment import prepare_qt_environment
+
+    prepare_qt_environment()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Parler")
     return app

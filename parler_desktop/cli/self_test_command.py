@@ -40,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
     import qasync
     from PySide6.QtWidgets import QApplication
 
+    from parler_desktop.ui.qt_environment import prepare_qt_environment
+
+    prepare_qt_environment()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     with tempfile.TemporaryDirectory(prefix="parler-self-test-") as scratch:
         loop = qasync.QEventLoop(app)
