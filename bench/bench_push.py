@@ -22,6 +22,7 @@ model, the row painted).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 import json
 import asyncio
 import gc
@@ -159,16 +160,16 @@ class PaintWatch:
 class StageWatch:
     """When each message reached the stages before its paint, by text: read off the socket and
     decoded (the session's push inbox), first announced to the window (the bridge: arrived, or
-    stored), appended to the model."""
+    stored), appended to the model. On the measured path only a clock reading and the objects are
+    kept; the texts are looked up once the run is over."""
 
     def __init__(self, desktop: DesktopApp) -> None:
-        self.read: dict[str, float] = {}
-        self.announced: dict[str, float] = {}
-        self.appended: dict[str, float] = {}
+        self._seen: dict[str, list[tuple[float, Sequence]]] = {"read": [], "announced": [], "appended": []}
         put = BoundedInbox.put
+        read, announced, appended = (self._seen[stage].append for stage in ("read", "announced", "appended"))
 
         def timed_put(inbox: BoundedInbox, message: object) -> None:
-            self._note(self.read, [message])
+            read((time.perf_counter(), (message,)))
             put(inbox, message)
 
         BoundedInbox.put = timed_put  # this process's only session is the window's
@@ -176,31 +177,34 @@ class StageWatch:
         deliver, append = bridge._deliver, model._append
 
         def timed_deliver(session: object, event: object) -> None:
-            self._note(self.announced, getattr(event, "messages", ()))
+            announced((time.perf_counter(), getattr(event, "messages", ())))
             deliver(session, event)
 
         def timed_append(fresh: list) -> None:
-            self._note(self.appended, fresh)
+            appended((time.perf_counter(), fresh))
             append(fresh)
 
         bridge._deliver = timed_deliver
         model._append = timed_append
 
-    @staticmethod
-    def _note(stage: dict[str, float], messages: object) -> None:
-        now = time.perf_counter()
-        for message in messages:
-            text = message.parts[0].get("text") if message.parts else None
-            if isinstance(text, str):
-                stage.setdefault(text, now)
+    def stage(self, name: str) -> dict[str, float]:
+        """Text -> when it first reached stage ``name``."""
+        reached: dict[str, float] = {}
+        for at, messages in self._seen[name]:
+            for message in messages:
+                text = message.parts[0].get("text") if message.parts else None
+                if isinstance(text, str):
+                    reached.setdefault(text, at)
+        return reached
 
 
 def report_stages(stages: StageWatch, painted: dict[str, float], sent: list[tuple[float, float]]) -> None:
     """The p50 of each step from the send to the painted row (each message's own steps)."""
     steps = {"send -> read": [], "read -> announced": [], "announced -> model": [], "model -> painted": []}
+    read, announced, appended = stages.stage("read"), stages.stage("announced"), stages.stage("appended")
     for n, (sent_at, _bare_at) in list(enumerate(sent))[WARMUP:]:
         text = label(n)
-        times = [sent_at, stages.read.get(text), stages.announced.get(text), stages.appended.get(text), painted.get(text)]
+        times = [sent_at, read.get(text), announced.get(text), appended.get(text), painted.get(text)]
         if None in times:
             continue
         for name, start, end in zip(steps, times, times[1:]):
