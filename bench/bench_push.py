@@ -34,7 +34,6 @@ import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-import qasync
 from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QApplication
 
@@ -50,6 +49,7 @@ from parler_desktop.client.inbox import BoundedInbox  # noqa: E402
 from parler_desktop.paths import Home  # noqa: E402
 from parler_desktop.settings import Settings, save_settings  # noqa: E402
 from parler_desktop.ui.desktop import DesktopApp  # noqa: E402
+from parler_desktop.ui.event_loop import AppEventLoop  # noqa: E402
 from parler_desktop.ui.qt_environment import prepare_qt_environment  # noqa: E402
 
 WARMUP = 20
@@ -282,7 +282,7 @@ if __name__ == "__main__":
     prepare_qt_environment()  # as the app does
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)  # the benchmark ends when main() returns
-    loop = qasync.QEventLoop(app)
+    loop = AppEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
         loop.run_until_complete(main(options.messages))

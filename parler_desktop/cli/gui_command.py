@@ -133,10 +133,10 @@ def _show_refusal(text: str) -> None:
 
 
 def _run_window(home: Home, hub_url: str | None, demo: "DemoPlan | None", link: str | None) -> int:
-    import qasync
     from PySide6.QtGui import QIcon
 
     from parler_desktop.ui.desktop import DesktopApp
+    from parler_desktop.ui.event_loop import AppEventLoop
 
     app = _application()
     app.setDesktopFileName(APP_ID)
@@ -145,7 +145,7 @@ def _run_window(home: Home, hub_url: str | None, demo: "DemoPlan | None", link: 
     for size in ICON_SIZES:
         icon.addFile(str(icon_png(size)))
     app.setWindowIcon(icon)
-    loop = qasync.QEventLoop(app)
+    loop = AppEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
         log_unhandled_exceptions(loop)

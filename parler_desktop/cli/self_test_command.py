@@ -37,15 +37,15 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         print(problem, file=sys.stderr)
         return system_libs.EXIT_MISSING_LIBRARIES
-    import qasync
     from PySide6.QtWidgets import QApplication
 
+    from parler_desktop.ui.event_loop import AppEventLoop
     from parler_desktop.ui.qt_environment import prepare_qt_environment
 
     prepare_qt_environment()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     with tempfile.TemporaryDirectory(prefix="parler-self-test-") as scratch:
-        loop = qasync.QEventLoop(app)
+        loop = AppEventLoop(app)
         asyncio.set_event_loop(loop)
         try:
             with loop:

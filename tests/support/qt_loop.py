@@ -1,4 +1,4 @@
-"""qasync under pytest-qt: one QEventLoop per test on pytest-qt's QApplication.
+"""qasync under pytest-qt: one event loop (the app's ``AppEventLoop``) per test on pytest-qt's QApplication.
 
 The loop is marked running without ``exec()``: ``qtbot.waitUntil`` processes Qt events, and with
 them the loop's callbacks, timers and sockets. Tests import ``qloop`` and use ``run_coroutine``
@@ -14,12 +14,13 @@ from collections.abc import Coroutine
 from typing import Any
 
 import pytest
-import qasync
+
+from parler_desktop.ui.event_loop import AppEventLoop
 
 
 @pytest.fixture
 def qloop(qapp):
-    loop = qasync.QEventLoop(qapp, already_running=True)
+    loop = AppEventLoop(qapp, already_running=True)  # the window's loop
     asyncio.set_event_loop(loop)
     yield loop
     pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
