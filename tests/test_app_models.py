@@ -127,9 +127,21 @@ def test_timeline_opens_on_the_newest_page_and_pages_back(qtbot, qloop, session,
     with qtbot.waitSignal(model.olderLoaded, timeout=5000):
         assert model.load_older()
     assert model.rowCount() == 400 and model.entry(0).seq == 51
+    assert model.entry(model.first_unread_row()).seq == 401  # the rows read in above moved it down
     with qtbot.waitSignal(model.olderLoaded, timeout=5000):
         model.load_older()
     assert model.rowCount() == 450 and not model.has_older and not model.load_older()
+
+
+def test_the_new_messages_divider_goes_above_the_first_to_arrive_and_stays_there(qtbot, qloop, session, bridge, qtmodeltester):
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 6)])
+    store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "team", 5)  # all read
+    model = opened_timeline(qtbot, bridge, qtmodeltester)
+    assert model.first_unread_row() is None
+    for seq in (6, 7):
+        add_messages(qtbot, qloop, session, [message(seq, "team")])
+        qtbot.waitUntil(lambda: model.newest_seq == seq, timeout=5000)
+        assert model.entry(model.first_unread_row()).seq == 6
 
 
 def test_timeline_appends_live_messages_once_and_in_order(qtbot, qloop, session, bridge, qtmodeltester):

@@ -32,8 +32,10 @@ class TimelineRows(QAbstractListModel):
         self._first_unread_known = False
         self._expanded: set[str] = set()  # keys of the long (or suspect) messages shown whole
         self._open_cards: dict[str, frozenset[int]] = {}  # key -> the cards shown with all details
-        for change in (self.modelReset, self.rowsInserted, self.rowsRemoved):
-            change.connect(self._forget_first_unread)  # connected first: runs before any view's slot
+        # Connected first: these run before any view's slot.
+        for change in (self.modelReset, self.rowsRemoved):
+            change.connect(self._forget_first_unread)
+        self.rowsInserted.connect(self._rows_inserted)
 
     # -- Qt model ---------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:
@@ -96,6 +98,12 @@ class TimelineRows(QAbstractListModel):
 
     def _forget_first_unread(self, *_change: object) -> None:
         self._first_unread_known = False
+
+    def _rows_inserted(self, _parent: QModelIndex, first: int, _last: int) -> None:
+        """Rows added below the first unread one leave it where it is (a message arriving while
+        the room is open is laid out without looking for it again)."""
+        if self._first_unread is None or first <= self._first_unread:
+            self._first_unread_known = False
 
     def first_unread_after(self, marker: int) -> int | None:
         """Row of the first loaded message from others after seq ``marker`` (the read marker, or
