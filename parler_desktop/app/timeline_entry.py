@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from parler_desktop.client.events import OutboxItem, OutboxStatus
@@ -116,9 +117,10 @@ class TimelineEntry:
             self._day = time.strftime("%Y-%m-%d", time.localtime(self.ts_ms / 1000))
         return self._day
 
-    @property
+    @cached_property
     def text(self) -> str:
-        """The text parts joined by blank lines (what Markdown rendering and previews use)."""
+        """The text parts joined by blank lines (what Markdown rendering and previews use),
+        worked out once: laying out and painting a row read it several times."""
         return "\n\n".join(p["text"] for p in self.parts if p.get("kind") == "text" and isinstance(p.get("text"), str))
 
     @property
