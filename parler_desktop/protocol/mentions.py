@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from parler_desktop.protocol.parts import Handoff, Part
 from parler_desktop.protocol.trim import trim
 
 
-def _handles(name: str, role: str | None) -> set[str]:
-    return {trim(handle).lower() for handle in (name, role or "") if trim(handle)}
+@lru_cache(maxsize=8)  # one human, asked for every message laid out
+def _handles(name: str, role: str | None) -> frozenset[str]:
+    return frozenset(trim(handle).lower() for handle in (name, role or "") if trim(handle))
 
 
-def _said_at(text: str, handles: set[str]) -> bool:
+def _said_at(text: str, handles: frozenset[str]) -> bool:
     lowered = text.lower()
     for handle in handles:  # most messages say no "@handle" at all: no pattern is needed for them
         if f"@{handle}" in lowered and re.search(rf"(?<![\w@])@{re.escape(handle)}(?![\w-])", lowered):
