@@ -126,7 +126,7 @@ class TimelineView(MessageRowsView):
             self.seenChanged.emit(seq)
 
     def _set_at_bottom(self, at_bottom: bool) -> None:
-        if at_bottom:
+        if at_bottom and self.unseen:
             self.unseen = 0
             self._pill.hide()
         self._model.following = at_bottom
