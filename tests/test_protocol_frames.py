@@ -21,7 +21,9 @@ from parler_desktop.protocol.frames import (
     decode_hub_frame,
     encode,
 )
-from parler_desktop.protocol.values import RelayedParts, StrictParts, TargetField, RoomTarget, DmTarget, ServiceTarget
+from parler_desktop.protocol.values import (
+    DmTarget, EndpointRef, RelayedParts, RoomTarget, ServiceTarget, SignatureState, StoredMessage, StrictParts, TargetField,
+)
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
 json_scalar = st.none() | st.booleans() | st.integers(-(2**53), 2**53) | text
@@ -161,3 +163,10 @@ def test_delivery_with_a_newer_part_kind_still_decodes():
     result = decode_hub_frame(raw)
     assert isinstance(result, frames.Delivery)
     assert result.message.parts[0]["kind"] == "image"
+
+
+def test_a_verdict_is_attached_like_dataclasses_replace_would_attach_it():
+    message = StoredMessage(7, "m7", "team", EndpointRef("UA", "alice", "planner"), ({"kind": "text", "text": "hi"},), 1_700_000_000_000, ("bob",), "m6")
+    checked = message.with_signature(SignatureState.VALID)
+    expected = dataclasses.replace(message, signature=SignatureState.VALID)
+    assert [getattr(checked, f.name) for f in dataclasses.fields(StoredMessage)] == [getattr(expected, f.name) for f in dataclasses.fields(StoredMessage)]

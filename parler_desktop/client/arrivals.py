@@ -17,7 +17,6 @@ burst is paced a frame at a time anyway, and its signatures are checked on the s
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 
 from parler_desktop.client.events import MessagesArrived, SessionEvent
@@ -40,7 +39,7 @@ class Arrivals:
         the messages to store (announced ones carry their verdict)."""
         if not messages or len(messages) > SHOWN_AT_ONCE:
             return list(messages)
-        checked = sorted((dataclasses.replace(m, signature=self._signature_of(m)) for m in messages), key=lambda m: m.seq)
+        checked = sorted((m.with_signature(self._signature_of(m)) for m in messages), key=lambda m: m.seq)
         for room, arrived in group_by_room(checked).items():
             self._newest[room] = max(self._newest.get(room, 0), arrived[-1].seq)
             self._emit(MessagesArrived(room, tuple(arrived)))

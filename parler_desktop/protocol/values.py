@@ -161,6 +161,11 @@ class StoredMessage(WireShape):
         """The message's text parts joined by blank lines (the plain-text view of it)."""
         return "\n\n".join(p["text"] for p in self.parts if p.get("kind") == "text" and isinstance(p.get("text"), str))
 
+    def with_signature(self, signature: SignatureState) -> "StoredMessage":
+        """This message with its signature verdict: ``dataclasses.replace`` without its look at
+        every field (each message stored, or shown before it is, gets one)."""
+        return StoredMessage(self.seq, self.id, self.room, self.sender, self.parts, self.ts, self.mentions, self.reply_to, signature)
+
 
 @dataclass(frozen=True)
 class RoomInfo(WireShape):

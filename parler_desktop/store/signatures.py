@@ -14,7 +14,6 @@ read, and the verdict kept.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 
 from parler_desktop.protocol.values import SignatureState, StoredMessage
@@ -40,7 +39,7 @@ class SignatureChecks(StoreDatabase):
         session checked one as it arrived, to show it at once); unchanged while no check was given."""
         if self._signature_of is None:
             return list(messages)
-        return [m if m.signature is not None else dataclasses.replace(m, signature=self._signature_of(m)) for m in messages]
+        return [m if m.signature is not None else m.with_signature(self._signature_of(m)) for m in messages]
 
     def messages_from_rows(self, rows: Sequence[MessageRow]) -> list[StoredMessage]:
         """Messages from their rows; a row without a verdict is checked now and its verdict kept."""
@@ -49,9 +48,9 @@ class SignatureChecks(StoreDatabase):
         for seq, wire, verdict in rows:
             message = codec.message_from_wire_text(wire)
             if verdict is not None:
-                message = dataclasses.replace(message, signature=SignatureState(verdict))
+                message = message.with_signature(SignatureState(verdict))
             elif self._signature_of is not None:
-                message = dataclasses.replace(message, signature=self._signature_of(message))
+                message = message.with_signature(self._signature_of(message))
                 checked.append((message.signature.value, seq))  # type: ignore[union-attr]
             messages.append(message)
         if checked:
