@@ -98,6 +98,28 @@ def test_a_forgotten_room_leaves_the_index(store):
     assert store._db.execute("SELECT count(*) FROM message_search").fetchone() == (1,)
 
 
+def test_pushes_stored_for_later_are_indexed_by_index_pending_even_after_a_reopen(tmp_path: Path):
+    path = tmp_path / "store.sqlite3"
+    store = LocalStore(path)
+    store.insert_messages([make_message(1, text="indexed at once")])
+    pushed = [make_message(seq, "team" if seq % 2 else "ops", f"pushed words {seq}") for seq in range(2, 8)]
+    assert store.insert_messages(pushed, index_now=False) == pushed
+    assert store.insert_messages(pushed[:1], index_now=False) == []  # stored already: nothing new waits
+    assert seqs(store.search("words")) == [] and store.search_progress().indexed == 1
+    store.replace_rooms([RoomInfo(name="team", kind="channel", members=2, unread=0)])  # ops is forgotten
+    store.close()  # as if killed before indexing: the reopened store still knows what waits
+    store = LocalStore(path)
+    try:
+        assert store.index_pending(batch=2) is True
+        assert seqs(store.search("words")) == [5, 3]
+        assert store.index_pending(batch=2) is False
+        assert seqs(store.search("words")) == [7, 5, 3]
+        assert (store.search_progress().indexed, store.search_progress().total) == (4, 4)
+        assert store.index_pending() is False  # nothing left: a no-op
+    finally:
+        store.close()
+
+
 def test_messages_stored_before_the_index_are_indexed_in_steps_with_progress(tmp_path: Path):
     path = tmp_path / "store.sqlite3"
     store_before_search(path, [make_message(seq, text=f"old words {seq}") for seq in range(1, 51)])

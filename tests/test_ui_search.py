@@ -80,16 +80,18 @@ def test_older_messages_are_indexed_in_the_background_with_progress(qtbot, qloop
     store_before_search(path, [message(seq, "team", f"older message {seq}") for seq in range(1, 5001)])
     worker = StoreWorker(path)
     run_coroutine(qtbot, qloop, worker.open())
+    pushed = [message(6000, "team", "older push left unindexed by a killed process")]
+    run_coroutine(qtbot, qloop, worker.call(LocalStore.insert_messages, pushed, index_now=False))
     try:
         bridge = SessionBridge()
         indexer = SearchIndexer(bridge)
         seen = []
         indexer.progress.connect(lambda progress: seen.append((progress.indexed, progress.total)))
         bridge.attach(StoreBackedSession(worker))
-        qtbot.waitUntil(lambda: bool(seen) and seen[-1][0] == 5000, timeout=10_000)
-        assert seen == [(2000, 5000), (4000, 5000), (5000, 5000)]
+        qtbot.waitUntil(lambda: bool(seen) and seen[-1][0] == 5001, timeout=10_000)
+        assert seen == [(2001, 5001), (4001, 5001), (5001, 5001)]
         hits = run_coroutine(qtbot, qloop, worker.call(LocalStore.search, "older", None, None, None, 10_000))
-        assert len(hits) == 5000
+        assert len(hits) == 5001
     finally:
         run_coroutine(qtbot, qloop, bridge.tasks.cancel_all())
         run_coroutine(qtbot, qloop, worker.close())

@@ -106,6 +106,12 @@ class SearchIndexer(QObject):
     async def _index(self, store: Any) -> None:
         """Step by step until done; a store that cannot be written now (a full disk opens it
         read-only) leaves the rest for the next session: search still finds what is indexed."""
+        try:
+            while await store.call(LocalStore.index_pending):  # pushes a killed process left unindexed
+                await asyncio.sleep(0)
+        except StoreError as error:
+            log.info("the search index is not built further for now: %s", error)
+            return
         while store is self._bridge.store:
             try:
                 self.latest = await store.call(LocalStore.index_backlog, BACKLOG_STEP)

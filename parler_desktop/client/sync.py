@@ -6,7 +6,8 @@ or below it is stored (persisted in the store, so it survives restarts). A pull 
 forward from the mark until a page comes back short of the page size (the hub had nothing more at
 that moment; anything later is pushed to us because we subscribed before pulling, or found by the
 next reconciliation). Pushed messages are stored at once for speed but do not move the mark, so a
-push the hub dropped between two stored ones is still fetched by the next pull.
+push the hub dropped between two stored ones is still fetched by the next pull. A push is made
+searchable just after its write, by the reconciliation loop (store/search.py says why).
 
 Which rooms need a pull, without pulling hundreds of rooms every minute: one ``rooms`` call gives
 every room's hub-side unread count. A room is pulled when its unread count differs from the count
@@ -24,6 +25,7 @@ sending an ack (a crash could lose the hub's answer); a restart trusts only what
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Iterable, Sequence
 
 from parler_desktop.client.clock import Clock, wait_or_timeout
@@ -35,9 +37,10 @@ from parler_desktop.client.page_store import store_page
 from parler_desktop.protocol import errors as codes
 from parler_desktop.protocol.frames import Pull, Pulled, RoomList, Rooms
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
-from parler_desktop.store import LocalStore, StoreWorker
+from parler_desktop.store import LocalStore, StoreError, StoreWorker
 
 Emit = Callable[[SessionEvent], None]
+log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 500  # the hub caps a page at 1000
 
@@ -85,6 +88,7 @@ class RoomSync:
         self._full_wanted = False
         self._last_push = float("-inf")
         self._reader_waits: dict[str, float] = {}  # room -> when the human first waited for its pull
+        self._unindexed = False  # pushes were stored for ``index_pending`` to index
         self._kick = asyncio.Event()
 
     # ---- requests from outside -----------------------------------------------------------
@@ -115,7 +119,7 @@ class RoomSync:
     # ---- the record ----------------------------------------------------------------------
 
     async def store_messages(
-        self, messages: Sequence[StoredMessage], room_mark: tuple[str, int] | None = None
+        self, messages: Sequence[StoredMessage], room_mark: tuple[str, int] | None = None, *, index_now: bool = True
     ) -> list[StoredMessage]:
         """Insert; emit MessagesStored for the rows that were new (per room, ascending).
 
@@ -125,7 +129,7 @@ class RoomSync:
         if not messages:
             return []
         stored = await self._commit(
-            LocalStore.insert_messages, messages, self._mentions_me, room_mark=room_mark,
+            LocalStore.insert_messages, messages, self._mentions_me, room_mark=room_mark, index_now=index_now,
             announce=self._announce_messages,
         )
         if room_mark is not None:
@@ -148,8 +152,18 @@ class RoomSync:
             self._pushed.add(message.room)
             if message.room not in known:
                 self._full_wanted = True  # a room we joined since the last rooms call
-        await self.store_messages(self._show_early(ready))
-        self._kick.set()
+        await self.store_messages(self._show_early(ready), index_now=False)
+        self._unindexed = True
+        self._kick.set()  # ``run`` indexes them, once ``listen`` has printed them
+
+    async def _index_pushes(self) -> None:
+        """Make the stored pushes searchable; the store keeps what it cannot index now."""
+        self._unindexed = False
+        try:
+            while await self._store.call(LocalStore.index_pending):
+                pass
+        except StoreError as error:
+            log.info("pushes are not indexed for search for now: %s", error)
 
     async def _mark(self, room: str) -> int | None:
         if room not in self._marks:
@@ -336,6 +350,8 @@ class RoomSync:
             if self._reader_waits:
                 deadline = min(deadline, min(self._reader_waits.values()) + reader_secs)
             self._kick.clear()
+            if self._unindexed:
+                await self._index_pushes()
             await self._store_sent(request)
             if deadline > now and not self._full_wanted:
                 await wait_or_timeout(self._kick, self._clock, deadline - now)

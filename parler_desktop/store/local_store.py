@@ -156,6 +156,7 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables):
         mentions_me: Callable[[StoredMessage], bool] | None = None,
         *,
         room_mark: tuple[str, int] | None = None,
+        index_now: bool = True,
     ) -> list[StoredMessage]:
         """Store messages unique by seq; return the newly stored ones, ascending by seq.
 
@@ -166,7 +167,8 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables):
         hub's history was reset: ``StoreError`` (``DIVERGED``), nothing of the batch is stored.
         ``room_mark`` (room, seq) sets that room's sync mark in the same transaction: a pulled
         chunk and the mark covering it are kept or refused together (a chunk kept above its mark
-        would be fed by ``listen`` again after a restart).
+        would be fed by ``listen`` again after a restart). Without ``index_now`` the new messages
+        wait for ``index_pending`` to be searchable (pushes: store/search.py).
         """
         unique = sorted({m.seq: m for m in reversed(messages)}.values(), key=lambda m: m.seq)
         stored = self._stored_seqs([m.seq for m in unique])
@@ -187,7 +189,10 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables):
                     added[message.room] = added.get(message.room, 0) + 1
                 else:
                     self._check_same_message(message)
-            self._index((m.seq, m.parts) for m in inserted)
+            if index_now:
+                self._index((m.seq, m.parts) for m in inserted)
+            else:
+                self._index_later(m.seq for m in inserted)
             for room, count in added.items():
                 self._db.execute(
                     "INSERT INTO rooms (name, message_count) VALUES (?, ?) ON CONFLICT (name) "

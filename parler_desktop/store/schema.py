@@ -106,8 +106,15 @@ def _search_index(db: sqlite3.Connection) -> None:
     db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (SEARCH_BACKLOG_KEY, str(below)))
 
 
+def _search_pending(db: sqlite3.Connection) -> None:
+    """Messages stored but not yet in the search index (store/search.py: pushes are indexed just
+    after the write that stores them, so ``listen`` prints them without waiting for FTS)."""
+    db.execute("CREATE TABLE IF NOT EXISTS search_pending (seq INTEGER PRIMARY KEY)")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _initial_schema, _room_sync_marks, _room_settled_unread, _drafts, _message_signatures, _search_index,
+    _search_pending,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
