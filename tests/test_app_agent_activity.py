@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from support.stored_session import ALICE, ME, message
 
 from parler_desktop.app.agent_activity import AgentActivity, AgentState
@@ -59,3 +61,29 @@ def test_two_agents_talking_without_a_human_are_a_loop_until_a_human_speaks():
     for seq in range(23, 45):
         activity.observe(message(seq, "three", "chatter", [ALICE, BOB, CAROL][seq % 3]))
     assert activity.hints("three", T0 + 45) == []  # three agents: a discussion, not a loop
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    senders=st.lists(st.sampled_from([ALICE, BOB] * 6 + [CAROL, ME]), min_size=1, max_size=60),
+    gaps=st.lists(st.integers(min_value=0, max_value=12), min_size=60, max_size=60),
+    later=st.integers(min_value=0, max_value=150),
+)
+def test_the_loop_warning_from_running_counts_matches_counting_the_window(senders, gaps, later):
+    """The loop check keeps counts as messages come and go; it must say what counting every
+    message in the window would."""
+    activity = AgentActivity(ME.id, loop_messages=5, loop_window=120)
+    at, observed = T0, []
+    for seq, (sender, gap) in enumerate(zip(senders, gaps), start=1):
+        at += gap
+        made = dataclasses.replace(message(seq, "r", "hi", sender), ts=int(at * 1000))
+        activity.observe(made)
+        observed.append((at, sender, seq))
+    now = at + later
+    window = [(when, sender, seq) for when, sender, seq in observed if when >= now - 120]
+    names = {sender.id: sender.name for _, sender, _ in window}
+    expected = None
+    if len(window) > 5 and len(names) == 2 and all(sender.id != ME.id for _, sender, _ in window):
+        expected = ("loop", tuple(sorted(names.values())), window[-1][2])
+    loops = [(hint.kind, hint.agents, hint.seq) for hint in activity.hints("r", now) if hint.kind == "loop"]
+    assert loops == ([expected] if expected else [])

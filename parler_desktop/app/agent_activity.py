@@ -16,7 +16,7 @@ Plain values and an injectable ``now``: the Qt side (``agent_watch``) feeds mess
 from __future__ import annotations
 
 import enum
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 
 from parler_desktop.protocol.parts import TaskStatus
@@ -60,8 +60,28 @@ class _Agent:
 
 @dataclass
 class _Room:
+    """A room's agents, and its messages of the last ``loop_window`` with running counts of them
+    (the loop check then costs the same however busy the room is)."""
+
     agents: dict[str, _Agent] = field(default_factory=dict)
     recent: deque[tuple[float, str, str, bool, int]] = field(default_factory=deque)  # (at, id, name, human, seq)
+    senders: Counter[str] = field(default_factory=Counter)  # sender id -> its messages in ``recent``
+    humans: int = 0  # messages in ``recent`` from humans
+    names: dict[str, str] = field(default_factory=dict)  # sender id -> its newest display name
+
+    def add(self, entry: tuple[float, str, str, bool, int]) -> None:
+        self.recent.append(entry)
+        self.senders[entry[1]] += 1
+        self.humans += entry[3]
+        self.names[entry[1]] = entry[2]
+
+    def drop_before(self, at: float) -> None:
+        while self.recent and self.recent[0][0] < at:
+            _, sender, _, human, _ = self.recent.popleft()
+            self.senders[sender] -= 1
+            if not self.senders[sender]:
+                del self.senders[sender], self.names[sender]
+            self.humans -= human
 
 
 class AgentActivity:
@@ -80,9 +100,8 @@ class AgentActivity:
         at = message.ts / 1000
         sender = message.sender
         human = sender.id == self.my_id or (sender.role or "").lower() in HUMAN_ROLES
-        room.recent.append((at, sender.id, sender.name, human, message.seq))
-        while room.recent and room.recent[0][0] < at - self.loop_window:
-            room.recent.popleft()
+        room.add((at, sender.id, sender.name, human, message.seq))
+        room.drop_before(at - self.loop_window)
         if human:
             return
         agent = room.agents.setdefault(sender.id, _Agent(sender.name))
@@ -115,17 +134,30 @@ class AgentActivity:
                         "it may be stuck",
                     )
                 )
-        window = [entry for entry in state.recent if entry[0] >= now - self.loop_window]
-        senders = {entry[1]: entry[2] for entry in window}
-        if len(window) > self.loop_messages and len(senders) == 2 and not any(entry[3] for entry in window):
-            names = tuple(sorted(senders.values()))
-            found.append(
-                Hint(
-                    "loop",
-                    names,
-                    window[-1][4],
-                    f"{names[0]} and {names[1]} exchanged {len(window)} messages "
-                    f"in {self.loop_window / 60:.0f} min without a human: a loop?",
-                )
-            )
+        loop = self._loop(state, now)
+        if loop is not None:
+            found.append(loop)
         return found
+
+    def _loop(self, state: _Room, now: float) -> Hint | None:
+        """The loop warning for the messages since ``now - loop_window``: the room's counts, less
+        the few oldest messages that fell out of the window since the newest arrived."""
+        cutoff = now - self.loop_window
+        stale = []
+        for entry in state.recent:
+            if entry[0] >= cutoff:
+                break
+            stale.append(entry)
+        count = len(state.recent) - len(stale)
+        if count <= self.loop_messages or state.humans - sum(entry[3] for entry in stale):
+            return None
+        senders = state.senders - Counter(entry[1] for entry in stale)  # drops those left at 0
+        if len(senders) != 2:
+            return None
+        names = tuple(sorted(state.names[sender] for sender in senders))
+        return Hint(
+            "loop",
+            names,
+            state.recent[-1][4],
+            f"{names[0]} and {names[1]} exchanged {count} messages in {self.loop_window / 60:.0f} min without a human: a loop?",
+        )

@@ -2,7 +2,8 @@
 list's dots, the room header's warnings and the hint notifications follow what agents do.
 
 On a new session it reads each room's newest page from the store (the states survive a
-restart); then every stored message is observed as it arrives. A warning is announced once
+restart); then every stored message is observed as it arrives, and its room looked at again (every
+room, if that was not done in the last few seconds: a busy room's burst costs one room a batch). A warning is announced once
 (``hintRaised``) and again only after it has cleared. The clock is injectable for tests.
 """
 
@@ -20,6 +21,7 @@ from parler_desktop.protocol.values import StoredMessage
 from parler_desktop.store import LocalStore, StoreError
 
 CHECK_MS = 30_000
+ARRIVAL_CHECK_SECS = 5.0  # an arrival looks again at every room at most this often (else at its own)
 HISTORY_PAGE = 200
 NEWER_THAN_ANY = 2**63 - 1  # the largest seq SQLite holds: the page before it is the newest
 
@@ -43,6 +45,7 @@ class AgentWatch(QObject):
         self.activity = AgentActivity("")
         self._shown: dict[str, tuple[AgentState, tuple[Hint, ...]]] = {}
         self._raised: set[tuple[str, str, tuple[str, ...]]] = set()
+        self._checked_all_at = float("-inf")
         self.apply_settings(settings())
         self._timer = QTimer(self, interval=check_ms)
         self._timer.timeout.connect(self.check)
@@ -61,15 +64,19 @@ class AgentWatch(QObject):
     def hints(self, room: str) -> tuple[Hint, ...]:
         return self._shown.get(room, (AgentState.IDLE, ()))[1]
 
-    def check(self) -> None:
-        """Look again at every room at the clock's time; announce what changed."""
+    def check(self, rooms: Sequence[str] | None = None) -> None:
+        """Look again at ``rooms`` (default: every room) at the clock's time; announce what changed."""
         self.apply_settings(self._settings())
         now = self.clock()
-        shown = {}
-        for room in self.activity.rooms():
+        if rooms is None:
+            self._checked_all_at = now
+        shown = dict(self._shown) if rooms is not None else {}
+        for room in self.activity.rooms() if rooms is None else rooms:
             state, hints = self.activity.room_state(room), tuple(self.activity.hints(room, now))
             if state is not AgentState.IDLE or hints:
                 shown[room] = (state, hints)
+            else:
+                shown.pop(room, None)
         raised = {(room, hint.kind, hint.agents) for room, (_, hints) in shown.items() for hint in hints}
         for room, (_, hints) in sorted(shown.items()):
             for hint in hints:
@@ -80,10 +87,10 @@ class AgentWatch(QObject):
             self._shown = shown
             self.changed.emit()
 
-    def _stored(self, _room: str, messages: Sequence[StoredMessage], _live: bool) -> None:
+    def _stored(self, room: str, messages: Sequence[StoredMessage], _live: bool) -> None:
         for message in messages:
             self.activity.observe(message)
-        self.check()
+        self.check(None if self.clock() - self._checked_all_at >= ARRIVAL_CHECK_SECS else [room])
 
     def _session_changed(self) -> None:
         self.activity = AgentActivity(self._bridge.agent_id)
