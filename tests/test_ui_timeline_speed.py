@@ -9,8 +9,8 @@ from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QObject, QPersistentModelIndex, QPoint, QRect, Qt
-from PySide6.QtGui import QCursor, QImage, QRegion
-from PySide6.QtWidgets import QPushButton, QWidget
+from PySide6.QtGui import QColor, QCursor, QImage, QPalette, QRegion
+from PySide6.QtWidgets import QPushButton, QStyle, QWidget
 from support.desktop_fixtures import join_room, open_room, post_as, unread
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import ME, add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
@@ -114,6 +114,23 @@ def test_a_new_message_body_is_made_in_the_font_rows_have_now(qtbot, qloop, sess
     add_messages(qtbot, qloop, session, [message(102, "team", "in the bigger font")])
     qtbot.waitUntil(lambda: model.newest_seq == 102, timeout=5000)
     assert newest_body().defaultFont().pointSize() == bigger.pointSize()
+
+
+def test_rows_are_painted_with_the_view_s_current_state_and_palette(qtbot, qloop, session, bridge):
+    """The item option is made once, and again when the view is disabled or its palette changes."""
+    view = opened(qtbot, qloop, session, bridge, 30)
+    first = view.model().index(0)
+    assert view._row_option(first).state & QStyle.StateFlag.State_Enabled
+    view.setEnabled(False)
+    option = view._row_option(first)
+    assert not option.state & QStyle.StateFlag.State_Enabled
+    assert option.palette.currentColorGroup() is QPalette.ColorGroup.Disabled
+    view.setEnabled(True)
+    assert view._row_option(first).state & QStyle.StateFlag.State_Enabled
+    dark = QPalette(view.palette())
+    dark.setColor(QPalette.ColorRole.Base, QColor(20, 20, 20))
+    view.setPalette(dark)
+    assert view._row_option(first).palette.color(QPalette.ColorRole.Base) == QColor(20, 20, 20)
 
 
 def placed_at_own_heights(view) -> bool:  # noqa: ANN001

@@ -21,9 +21,24 @@ import bisect
 from collections.abc import Sequence
 from itertools import accumulate
 
-from PySide6.QtCore import QAbstractItemModel, QItemSelection, QItemSelectionModel, QModelIndex, QPoint, QRect, Qt
+from PySide6.QtCore import QAbstractItemModel, QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QPoint, QRect, Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QRegion, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemDelegate, QAbstractItemView, QListView, QStyle, QStyleOptionViewItem, QWidget
+
+
+# What the item option is made of: the window's activation and the view's enabled state (the
+# palette's colour group), its font, palette, style, direction and locale.
+_OPTION_CHANGES = frozenset(
+    {
+        QEvent.Type.ActivationChange,
+        QEvent.Type.EnabledChange,
+        QEvent.Type.FontChange,
+        QEvent.Type.PaletteChange,
+        QEvent.Type.StyleChange,
+        QEvent.Type.LayoutDirectionChange,
+        QEvent.Type.LocaleChange,
+    }
+)
 
 
 class RowListView(QListView):
@@ -33,6 +48,7 @@ class RowListView(QListView):
         self._tops: list[int] = [0]  # each row's top in the content, then the content's height
         self._measured = False  # _heights are every row's at the current width
         self._laying_out = False
+        self._item_option: tuple[QStyleOptionViewItem, QStyle.StateFlag] | None = None  # see _option
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
@@ -106,9 +122,21 @@ class RowListView(QListView):
             self._laying_out = False
 
     def _option(self) -> QStyleOptionViewItem:
-        option = QStyleOptionViewItem()
-        self.initViewItemOption(option)
+        """The option rows are measured and painted with (callers set its rect, and may add to
+        its state). Made once and again only when what it is made of changes: making one cost
+        as much as laying out a new row's header."""
+        if self._item_option is None:
+            option = QStyleOptionViewItem()
+            self.initViewItemOption(option)
+            self._item_option = (option, option.state)
+        option, state = self._item_option
+        option.state = state
         return option
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in _OPTION_CHANGES:
+            self._item_option = None
+        super().changeEvent(event)
 
     def _measure(self, option: QStyleOptionViewItem, row: int) -> int:
         return self.itemDelegate().sizeHint(option, self.model().index(row, 0)).height()
