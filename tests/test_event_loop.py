@@ -85,3 +85,67 @@ def test_a_socket_callback_may_remove_itself_and_its_errors_reach_the_loop(qtbot
         writer.send(b"y")
         turns_until(qapp, lambda: got)
         qloop.remove_reader(reader.fileno())
+
+
+def test_what_a_ready_socket_makes_ready_runs_in_the_same_turn(qtbot, qapp, qloop):  # noqa: F811
+    """A frame read wakes the reader, which wakes the session: all in the turn that read it."""
+    reader, writer = socket.socketpair()
+    with reader, writer:
+        got: list[str] = []
+
+        def session_step(data: bytes) -> None:
+            got.append(f"stored {data.decode()}")
+
+        def reader_step(data: bytes) -> None:
+            got.append(f"read {data.decode()}")
+            qloop.call_soon(session_step, data)
+
+        qloop.add_reader(reader.fileno(), lambda: qloop.call_soon(reader_step, reader.recv(100)))
+        writer.send(b"push")
+        assert turns_until(qapp, lambda: len(got) == 2) == 1
+        assert got == ["read push", "stored push"]
+        qloop.remove_reader(reader.fileno())
+
+
+def test_a_task_that_keeps_yielding_leaves_qt_its_turns(qtbot, qapp, qloop):  # noqa: F811
+    """Callbacks made ready by callbacks run in the same turn only for a moment: a task yielding
+    with ``sleep(0)`` lets Qt's timers (input, painting) in long before it is done."""
+    from PySide6.QtCore import QTimer
+
+    steps: list[int] = []
+    fired_at: list[int] = []
+
+    async def spin() -> None:
+        for step in range(100_000):  # about a second of yielding
+            steps.append(step)
+            if step == 10:
+                QTimer.singleShot(0, lambda: fired_at.append(len(steps)))
+            await asyncio.sleep(0)
+
+    reader, writer = socket.socketpair()
+    with reader, writer:
+        spinning: list[asyncio.Task] = []
+        qloop.add_reader(reader.fileno(), lambda: (reader.recv(100), spinning.append(qloop.create_task(spin()))))
+        writer.send(b"go")  # the spinning starts inside a socket's turn
+        qtbot.waitUntil(lambda: bool(fired_at), timeout=10_000)
+        qloop.remove_reader(reader.fileno())
+    assert fired_at[0] < 50_000  # Qt's timer fired long before the task was done
+    spinning[0].cancel()
+    qtbot.waitUntil(spinning[0].done, timeout=5000)
+
+
+def test_a_callback_that_runs_qt_s_loop_leaves_the_others_in_order(qtbot, qapp, qloop):  # noqa: F811
+    ran: list[str] = []
+
+    def first() -> None:
+        ran.append("first")
+        qloop.call_soon(ran.append, "made ready by first")
+        qapp.processEvents()  # the queue is run inside: the rest must still run once, in order
+
+    qloop.call_soon(first)
+    qloop.call_soon(ran.append, "second")
+    qloop.call_soon(ran.append, "third")
+    qtbot.waitUntil(lambda: len(ran) == 4, timeout=5000)
+    for _ in range(3):
+        qapp.processEvents()
+    assert ran == ["first", "second", "third", "made ready by first"]

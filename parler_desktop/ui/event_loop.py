@@ -1,48 +1,100 @@
 """The asyncio loop the window runs on: qasync's, with asyncio's costs where qasync adds its own.
 
-A pushed message wakes a few callbacks on its way from the socket to the screen, and qasync made
-each dearer than asyncio does:
+A pushed message wakes a few callbacks on its way from the socket to the screen (the WebSocket
+reader, then the session's inbox), and qasync made each dearer than asyncio does:
 
 - ``call_soon`` went through ``call_later``, which checks every callback with ``inspect`` and
   logs it at debug level (some thirty Python calls); asyncio checks callbacks only in debug mode.
+- Each ready callback had a Qt timer of its own, and so a turn of Qt's loop of its own: the
+  reader woken by a frame ran a turn after the socket was read, the session a turn after that.
+  Here ready callbacks wait in one queue, as in asyncio: the callbacks a ready socket's callback
+  makes ready run right after it, in the same turn, and so do the ones those make ready, for up
+  to ``READY_BUDGET_SECS`` (then Qt gets its turn: input and painting are never held up longer
+  than that, and a task that yields with ``sleep(0)`` lets Qt in). Callbacks made ready elsewhere
+  (a Qt signal, a timer) run on the next turn, started by one zero-time timer.
 - A ready socket's callback was put off to the next turn of Qt's loop (a zero timer); asyncio
   runs it in the turn that found the socket ready, and so does this loop (with asyncio's error
   handling: an exception goes to the loop's exception handler).
 
-The second overrides a private method of qasync (``pyproject.toml`` bounds its version, and
-``tests/test_event_loop.py`` fails if the hook stops being called).
+The last overrides a private method of qasync (``pyproject.toml`` bounds its version, and
+``tests/test_event_loop.py`` fails if the hook stops being called). In debug mode callbacks take
+qasync's own (checked, logged) path.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
+from collections import deque
 from collections.abc import Callable
 from contextvars import Context
 from typing import Any
 
 import qasync
-from PySide6.QtCore import QSocketNotifier
+from PySide6.QtCore import QSocketNotifier, QTimer
+
+READY_BUDGET_SECS = 0.002  # ready callbacks run in one turn of Qt's loop for at most about this long
 
 
 class AppEventLoop(qasync.QEventLoop):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._ready: deque[asyncio.Handle] = deque()
+        self._ready_timer: QTimer | None = QTimer(singleShot=True, interval=0)
+        self._ready_timer.timeout.connect(self._run_ready)
+        self._ready_timer_due = False
+
     def call_soon(self, callback: Callable[..., Any], *args: Any, context: Context | None = None) -> asyncio.Handle:
         if self.get_debug():
             return super().call_soon(callback, *args, context=context)
-        return self._add_callback(asyncio.Handle(callback, args, self, context=context))
+        handle = asyncio.Handle(callback, args, self, context=context)
+        self._ready.append(handle)
+        if not self._ready_timer_due and self._ready_timer is not None:
+            self._ready_timer_due = True
+            self._ready_timer.start()
+        return handle
+
+    def _run_ready(self) -> None:
+        """Run the ready callbacks, then those they made ready, until the queue is empty or the
+        budget is spent (the timer then runs the rest on the next turn)."""
+        self._ready_timer_due = False
+        ready = self._ready
+        ends = time.perf_counter() + READY_BUDGET_SECS
+        while ready:
+            for _ in range(len(ready)):  # those ready now; the ones they make ready come after
+                if not ready:
+                    break  # a callback ran Qt's loop, and these ran inside it
+                handle = ready.popleft()
+                if not handle._cancelled:
+                    handle._run()
+            if time.perf_counter() > ends:
+                break
+        if ready and not self._ready_timer_due and self._ready_timer is not None:
+            self._ready_timer_due = True
+            self._ready_timer.start()
+
+    def close(self) -> None:
+        super().close()
+        if self._ready_timer is not None:
+            self._ready_timer.stop()
+            self._ready_timer = None
+        self._ready.clear()
 
     def _QEventLoop__on_notifier_ready(
         self, notifiers: dict[int, QSocketNotifier], notifier: QSocketNotifier, fd: int, callback: Callable[..., Any], args: tuple
     ) -> None:
         """qasync's hook for a ready socket: run its callback now (qasync's wrapper enables the
-        notifier again afterwards unless the callback replaced or removed it).
+        notifier again afterwards unless the callback replaced or removed it), then what it made
+        ready.
 
-        The callback runs inside the notifier's own signal: one that closes the socket drops
+        The callbacks run inside the notifier's own signal: one that closes the socket drops
         qasync's reference to the notifier, which must outlive the signal, so a callback on the
         next turn holds it until then."""
         notifier.setEnabled(False)
         if notifiers.get(fd) is notifier:
             asyncio.Handle(self._QEventLoop__notifier_cb_wrapper, (notifiers, notifier, fd, callback, args), self)._run()
-        if notifiers.get(fd) is not notifier:
+        self._run_ready()
+        if notifiers.get(fd) is not notifier:  # (after the callbacks: they may close the socket too)
             self.call_soon(_release, notifier)
 
 
