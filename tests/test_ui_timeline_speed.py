@@ -56,10 +56,13 @@ def counting_layouts(monkeypatch) -> list[str]:
 def test_a_message_in_a_quiet_room_is_shown_in_the_turn_it_was_stored(qtbot, qloop, session, bridge):
     view = opened(qtbot, qloop, session, bridge, 30)
     model = view.model()
-    seen_at_announce: list[int] = []
-    bridge.messagesStored.connect(lambda room, messages, live: seen_at_announce.append(model.newest_seq))
+    painted: list[int] = []  # the newest row of the model at each paint pass of the rows
+    paint = view.paintEvent
+    view.paintEvent = lambda event: (paint(event), painted.append(model.newest_seq))
+    seen_at_announce: list[tuple[int, bool]] = []
+    bridge.messagesStored.connect(lambda room, messages, live: seen_at_announce.append((model.newest_seq, 100 in painted)))
     add_messages(qtbot, qloop, session, [message(100, "team", "now")])
-    assert seen_at_announce == [100]  # appended before the announcement reached anyone after the model
+    assert seen_at_announce == [(100, True)]  # appended and painted before the announcement went on
     assert at_bottom(view)
 
 

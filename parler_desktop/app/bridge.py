@@ -3,13 +3,19 @@
 The session calls its listeners synchronously on the event loop, which under qasync is the Qt
 thread, so each event is re-emitted at once as a typed signal. Models and widgets observe this
 object, never the session; user actions go back through it and run under the task supervisor.
+
+One event is not a signal: pushed messages not stored yet (``MessagesArrived``) are on their way
+to the screen, and a Qt signal to a Python slot cost ~50 µs of that way on an idle machine
+(``bench/bench_push.py``'s stages), so they go to plain callbacks (``on_arrival``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from parler_desktop.client.events import (
@@ -42,7 +48,6 @@ def why_not_posted(error: Exception) -> str:
 class SessionBridge(QObject):
     sessionChanged = Signal()  # a different session (hub or identity) is now attached, or none
     stateChanged = Signal(object)  # StateChanged
-    messagesArrived = Signal(str, object)  # room, tuple[StoredMessage, ...]: pushed, not stored yet
     messagesStored = Signal(str, object, bool)  # room, tuple[StoredMessage, ...], live
     roomsChanged = Signal(object)  # tuple[RoomInfo, ...]
     cursorChanged = Signal(str, int)
@@ -57,6 +62,20 @@ class SessionBridge(QObject):
         self.tasks = TaskSupervisor("window", lambda name, error: self.notice.emit(f"{name} failed: {error}", ""))
         self._session: Any = None
         self.last_state: StateChanged | None = None
+        self._arrival_handlers: list[weakref.WeakMethod] = []
+
+    def on_arrival(self, handler: Callable[[str, Sequence[Any]], None]) -> None:
+        """Call the QObject's method ``handler(room, messages)`` with pushed messages not stored
+        yet, while its object lives (see the module docstring for why this is not a signal)."""
+        self._arrival_handlers.append(weakref.WeakMethod(handler))  # type: ignore[arg-type]
+
+    def _arrived(self, room: str, messages: Sequence[Any]) -> None:
+        for reference in list(self._arrival_handlers):
+            handler = reference()
+            if handler is None or not shiboken6.isValid(handler.__self__):
+                self._arrival_handlers.remove(reference)  # its object is gone, as a connection would be
+            else:
+                handler(room, messages)
 
     # -- the attached session -------------------------------------------------------------
     @property
@@ -104,7 +123,7 @@ class SessionBridge(QObject):
             self.last_state = event
             self.stateChanged.emit(event)
         elif isinstance(event, MessagesArrived):
-            self.messagesArrived.emit(event.room, event.messages)
+            self._arrived(event.room, event.messages)
         elif isinstance(event, MessagesStored):
             self.messagesStored.emit(event.room, event.messages, event.live)
         elif isinstance(event, RoomsChanged):

@@ -84,7 +84,7 @@ class TimelineModel(TimelineRows):
         self.following = True  # the view is pinned to the bottom (set by the view)
         self.cursor = 0  # the shown room's hub cursor now (read_marker stays where the room opened)
         self._pacer = AppendPacer(self._flush_incoming, self)
-        bridge.messagesArrived.connect(self._messages_arrived)
+        bridge.on_arrival(self._messages_arrived)
         bridge.messagesStored.connect(self._messages_stored)
         bridge.outboxChanged.connect(self._outbox_changed)
         bridge.sessionChanged.connect(self._session_changed)

@@ -132,17 +132,26 @@ class TimelineView(MessageRowsView):
         self._model.following = at_bottom
         self.at_bottom = at_bottom
 
+    def rowsInserted(self, parent: QModelIndex, start: int, end: int) -> None:
+        super().rowsInserted(parent, start, end)
+        if self.at_bottom and end == self._model.rowCount() - 1:
+            self._paint_now()  # here rather than on ``appended``: a signal to a slot costs ~25 µs
+
     def _appended(self, count: int) -> None:
-        if self.at_bottom:  # lay out what waits (rows not added at the end), then paint the new
-            # rows now, not a loop turn later (Qt's posted repaint)
-            self.executeDelayedItemsLayout()
-            QCoreApplication.sendPostedEvents(self.window(), QEvent.Type.UpdateRequest)
+        if self.at_bottom:
+            self._paint_now()  # rows inserted above the human's unsent posts (done, if at the end)
         if self.at_bottom or not count:
             return
         self.unseen += count
         self._pill.setText(f"{self.unseen} new message{'s' if self.unseen != 1 else ''} ↓")
         self._pill.show()
         self._place_overlays()
+
+    def _paint_now(self) -> None:
+        """Lay out what waits (rows not added at the end), then paint the new rows now, not a
+        loop turn later (Qt's posted repaint)."""
+        self.executeDelayedItemsLayout()
+        QCoreApplication.sendPostedEvents(self.window(), QEvent.Type.UpdateRequest)
 
     def viewportEvent(self, event: QEvent) -> bool:
         handled = super().viewportEvent(event)
