@@ -68,7 +68,6 @@ class TimelineView(MessageRowsView):
         self._jump.hide()
         bar = self.verticalScrollBar()
         bar.rangeChanged.connect(self._range_changed)
-        bar.valueChanged.connect(self._scrolled)
         model.modelReset.connect(self._room_reset)
         model.roomLoaded.connect(lambda _room: self._room_loaded())
         model.olderLoaded.connect(self._older_loaded)
@@ -306,6 +305,7 @@ class TimelineView(MessageRowsView):
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         super().scrollContentsBy(dx, dy)
         self._place_overlays()  # the viewport's scroll moved them with the rows
+        self._scrolled(self.verticalScrollBar().value())  # not a slot: on a push's way to the screen
 
     def _place_overlays(self) -> None:
         if self._pill.isHidden() and self._jump.isHidden():
