@@ -165,7 +165,7 @@ class TimelineModel(TimelineRows):
             return
         self.beginInsertRows(QModelIndex(), 0, len(entries) - 1)
         self._stored[:0] = entries
-        self.endInsertRows()
+        self._end_insert_rows(0)
         self.olderLoaded.emit(len(entries))
 
     def load_newer(self) -> bool:
@@ -192,7 +192,7 @@ class TimelineModel(TimelineRows):
             at = len(self._stored)
             self.beginInsertRows(QModelIndex(), at, at + len(entries) - 1)
             self._stored.extend(entries)
-            self.endInsertRows()
+            self._end_insert_rows(at)
 
     async def load_back_to_id(self, message_id: str) -> int | None:
         """Page back until the message ``message_id`` is loaded; its row, or None if never found."""
@@ -279,7 +279,7 @@ class TimelineModel(TimelineRows):
         first = len(self._stored)
         self.beginInsertRows(QModelIndex(), first, first + len(later) - 1)
         self._stored.extend(later)
-        self.endInsertRows()
+        self._end_insert_rows(first)
         self.appended.emit(sum(1 for e in later if not e.mine))
         self._trim_if_following()
 
@@ -296,7 +296,7 @@ class TimelineModel(TimelineRows):
             return
         self.beginInsertRows(QModelIndex(), row, row)
         self._stored.insert(row, entry)
-        self.endInsertRows()
+        self._end_insert_rows(row)
 
     def _trim_if_following(self) -> None:
         excess = len(self._stored) - FOLLOW_WINDOW
@@ -329,7 +329,7 @@ class TimelineModel(TimelineRows):
             at = self.rowCount()
             self.beginInsertRows(QModelIndex(), at, at)
             self._outbox.append(entry)
-            self.endInsertRows()
+            self._end_insert_rows(at)
         else:
             self._outbox[row] = entry
             index = self.index(len(self._stored) + row)
