@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QObject, QPersistentModelIndex, QPoint, QRect, Qt
-from PySide6.QtGui import QColor, QCursor, QImage, QPalette, QRegion
+from PySide6.QtGui import QColor, QCursor, QFontMetrics, QImage, QPalette, QRegion
 from PySide6.QtWidgets import QPushButton, QStyle, QWidget
 from support.desktop_fixtures import join_room, open_room, post_as, unread
 from support.qt_loop import qloop  # noqa: F401 - fixture
@@ -17,6 +17,7 @@ from support.stored_session import ME, add_messages, bridge, message, session, s
 
 from parler_desktop.app.append_pacer import FIRST_ROWS, MAX_ROWS, MIN_ROWS
 from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
+from parler_desktop.protocol.values import EndpointRef
 from parler_desktop.store import LocalStore
 from parler_desktop.ui import message_layout
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE
@@ -114,9 +115,13 @@ def test_a_new_message_body_is_made_in_the_font_rows_have_now(qtbot, qloop, sess
     bigger = view.font()
     bigger.setPointSize(bigger.pointSize() + 6)
     view.setFont(bigger)
-    add_messages(qtbot, qloop, session, [message(102, "team", "in the bigger font")])
+    bob = EndpointRef(id="UBOB", name="bob", role="coder")  # another author: the row has a header
+    add_messages(qtbot, qloop, session, [message(102, "team", "in the bigger font", bob)])
     qtbot.waitUntil(lambda: model.newest_seq == 102, timeout=5000)
     assert newest_body().defaultFont().pointSize() == bigger.pointSize()
+    last = model.index(model.rowCount() - 1)
+    header = view.message_delegate.row_layout(view._row_option(last), last).time_rect
+    assert header is not None and header.height() == QFontMetrics(bigger).height()
 
 
 def test_rows_are_painted_with_the_view_s_current_state_and_palette(qtbot, qloop, session, bridge):

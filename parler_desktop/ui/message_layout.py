@@ -96,6 +96,7 @@ class LayoutCache:
         self._documents: OrderedDict[str, QTextDocument] = OrderedDict()
         self._spare: tuple[QFont, SafeTextDocument] | None = None  # the next body's blank document
         self._spare_font = QFont()
+        self._metrics_of: tuple[QFont, QFontMetrics, QFontMetrics] | None = None
         self._spare_timer = QTimer(singleShot=True, interval=0)  # active: a spare is due
         self._spare_timer.timeout.connect(self._make_spare)
         self.my_id = ""
@@ -158,6 +159,13 @@ class LayoutCache:
             self._rows.move_to_end(cache_key)
         return layout
 
+    def _metrics(self, font: QFont) -> tuple[QFontMetrics, QFontMetrics]:
+        """The metrics of ``font`` and of its bold: made again only for another font (making
+        them cost a good part of laying out a new row's header)."""
+        if self._metrics_of is None or self._metrics_of[0] != font:
+            self._metrics_of = (QFont(font), QFontMetrics(font), QFontMetrics(_bold(font)))
+        return self._metrics_of[1], self._metrics_of[2]
+
     def _compute(
         self,
         entry: TimelineEntry,
@@ -168,7 +176,7 @@ class LayoutCache:
         open_cards: frozenset[int],
         answered: bool,
     ) -> RowLayout:
-        metrics = QFontMetrics(font)
+        metrics, bold_metrics = self._metrics(font)
         line = metrics.height()
         inner = body_width(width)
         signature = entry.signature
@@ -178,7 +186,7 @@ class LayoutCache:
         time_text = format_time(entry.ts_ms)
         time_rect = icon_rect = None
         if not context.grouped:
-            name_width = QFontMetrics(_bold(font)).horizontalAdvance(entry.sender_name or entry.sender_id[:8])
+            name_width = bold_metrics.horizontalAdvance(entry.sender_name or entry.sender_id[:8])
             x = PAD + name_width + 8 + (metrics.horizontalAdvance("you (human)") + 18 if entry.mine else 0)
             if shows_role(entry):
                 x += metrics.horizontalAdvance(f"{entry.sender_role} · ")
