@@ -149,3 +149,20 @@ def test_a_callback_that_runs_qt_s_loop_leaves_the_others_in_order(qtbot, qapp, 
     for _ in range(3):
         qapp.processEvents()
     assert ran == ["first", "second", "third", "made ready by first"]
+
+
+def test_a_queue_of_slow_callbacks_leaves_qt_its_turns_between_them(qtbot, qapp, qloop):  # noqa: F811
+    """However many callbacks are ready, one turn runs them only until its budget is spent."""
+    import time
+
+    from PySide6.QtCore import QTimer
+
+    ran: list[int] = []
+    fired_after: list[int] = []
+    for n in range(40):
+        qloop.call_soon(lambda n=n: (time.sleep(0.001), ran.append(n)))  # a millisecond of work each
+    timer = QTimer(singleShot=True, interval=1)  # a timer (a zero single shot would be a posted call)
+    timer.timeout.connect(lambda: fired_after.append(len(ran)))
+    timer.start()
+    qtbot.waitUntil(lambda: len(ran) == 40, timeout=10_000)
+    assert fired_after and fired_after[0] < 10 and ran == list(range(40))

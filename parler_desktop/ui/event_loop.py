@@ -55,18 +55,15 @@ class AppEventLoop(qasync.QEventLoop):
         return handle
 
     def _run_ready(self) -> None:
-        """Run the ready callbacks, then those they made ready, until the queue is empty or the
-        budget is spent (the timer then runs the rest on the next turn)."""
+        """Run the ready callbacks in order, those they make ready after them, until the queue
+        is empty or the budget is spent (the timer then runs the rest on the next turn)."""
         self._ready_timer_due = False
         ready = self._ready
         ends = time.perf_counter() + READY_BUDGET_SECS
-        while ready:
-            for _ in range(len(ready)):  # those ready now; the ones they make ready come after
-                if not ready:
-                    break  # a callback ran Qt's loop, and these ran inside it
-                handle = ready.popleft()
-                if not handle._cancelled:
-                    handle._run()
+        while ready:  # (a callback that runs Qt's loop may run some of these inside it)
+            handle = ready.popleft()
+            if not handle._cancelled:
+                handle._run()
             if time.perf_counter() > ends:
                 break
         if ready and not self._ready_timer_due and self._ready_timer is not None:
