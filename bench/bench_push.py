@@ -235,6 +235,7 @@ async def main(count: int) -> None:
             save_settings(home.settings_file, Settings(display_name="boss"))
             desktop = DesktopApp(home, hub.url)
             gc.freeze()  # as the gui command does once the window is built
+            desktop.collector.start()
             desktop.window.resize(1200, 800)
             desktop.window.show()
             desktop.window.activateWindow()  # the supervisor is watching: what arrives is read at once

@@ -38,6 +38,7 @@ from parler_desktop.settings import Settings, save_settings  # noqa: E402
 from parler_desktop.store import LocalStore, StoreWorker  # noqa: E402
 from parler_desktop.ui.desktop import DesktopApp  # noqa: E402
 from parler_desktop.ui.event_loop import AppEventLoop  # noqa: E402
+from parler_desktop.ui.idle_collector import IdleCollector  # noqa: E402
 from parler_desktop.ui.qt_environment import prepare_qt_environment  # noqa: E402
 from parler_desktop.ui.main_window import MainWindow  # noqa: E402
 
@@ -145,6 +146,7 @@ async def bench_burst(root: Path, meter: StallMeter) -> tuple[float, int, float]
     save_settings(home.settings_file, Settings(display_name="boss"))
     desktop = DesktopApp(home, url)
     gc.freeze()  # as the gui command does once the window is built
+    desktop.collector.start()
     desktop.window.show()
     await desktop.connect(url)
     await wait_for(lambda: desktop.bridge.is_live, 15)
@@ -191,6 +193,9 @@ async def bench_open(root: Path, meter: StallMeter) -> dict[str, tuple[float, fl
     bridge = SessionBridge()
     bridge.attach(StoreBackedSession(store))  # the window reads what is already on disk
     window = MainWindow(bridge)
+    collector = IdleCollector(window)  # as the gui command runs the window: gc.freeze, then this
+    gc.freeze()
+    collector.start()
     window.show()
     painted = PaintClock()
     window.timeline.viewport().installEventFilter(painted)
@@ -208,6 +213,7 @@ async def bench_open(root: Path, meter: StallMeter) -> dict[str, tuple[float, fl
         window.show_room(room)
         await wait_for(lambda: bool(loaded) and painted.last_paint > loaded[0], 30)
         results[room].append((painted.last_paint - start, meter.stop()))
+    collector.stop()
     window.close()
     await bridge.tasks.cancel_all()
     await store.close()

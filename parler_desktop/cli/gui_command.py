@@ -151,9 +151,11 @@ def _run_window(home: Home, hub_url: str | None, demo: "DemoPlan | None", link: 
         log_unhandled_exceptions(loop)
         desktop = DesktopApp(home, hub_url, demo, link)
         # What exists now (modules, classes, the widgets) lives as long as the process: keep it out
-        # of the full collections, which otherwise walk all of it and hold the window for ~50 ms.
-        # (Process-wide, so here, once, not in DesktopApp, which tests build many times.)
+        # of the full collections, which otherwise walk all of it and hold the window for ~50 ms;
+        # and run those while no message arrives (ui/idle_collector.py). (Process-wide, so here,
+        # once, not in DesktopApp, which tests build many times.)
         gc.freeze()
+        desktop.collector.start()
         for stop_signal in (signal.SIGINT, signal.SIGTERM):  # quit, as from the tray menu (not to the tray)
             signal.signal(stop_signal, lambda *_: desktop.quit())
         loop.run_until_complete(desktop.run())

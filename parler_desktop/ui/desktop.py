@@ -30,6 +30,7 @@ from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.ui.attention import Attention
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
 from parler_desktop.ui.error_report import ErrorReport, open_folder
+from parler_desktop.ui.idle_collector import IdleCollector
 from parler_desktop.ui.invite_links import InviteLinks
 from parler_desktop.ui.link_opening import LinkOpening
 from parler_desktop.ui.main_window import MainWindow
@@ -71,6 +72,8 @@ class DesktopApp:
             lambda: self.bridge.tasks.spawn("fresh cache", self.start_fresh_cache())
         )
         self.bridge.storeFailed.connect(self._store_failed)
+        self.collector = IdleCollector(self.window)  # started by the gui command (it is process-wide)
+        self.bridge.messagesStored.connect(self.collector.activity)
         self._hub_url: str | None = None  # what connect() was last asked for ("" = embedded)
         self._damaged_store: Path | None = None  # the cache "Start with a fresh cache" replaces
         self._room_watch: tuple[HubSession, asyncio.Task] | None = None  # a read-only session waiting for disk room
@@ -247,6 +250,7 @@ class DesktopApp:
             await session.stop()
 
     async def shutdown(self) -> None:
+        self.collector.stop()
         await self.attention.stop()
         self.errors.uninstall()
         self.links.close()
