@@ -259,12 +259,11 @@ def test_a_backlog_longer_than_a_page_opens_at_the_first_unread_and_pages_forwar
     assert model.newest_seq == 1001 and not model.has_newer and model.first_unread_outside
 
 
-def test_arrivals_reach_a_model_while_it_lives_and_no_longer(qtbot):
+def test_arrivals_reach_a_model_while_it_lives_and_no_longer(qtbot, qloop, session, bridge):
     """Pushed messages not stored yet go to their handlers without a Qt signal: a handler whose
     object is gone (collected, or its Qt object deleted with its parent) is dropped, not called."""
     from PySide6.QtCore import QObject
 
-    from parler_desktop.app.bridge import SessionBridge
     from parler_desktop.client.events import MessagesArrived
 
     class Listener(QObject):
@@ -275,19 +274,16 @@ def test_arrivals_reach_a_model_while_it_lives_and_no_longer(qtbot):
         def arrived(self, room: str, messages) -> None:  # noqa: ANN001
             self.heard.append(room)
 
-    arrivals = SessionBridge()
-    fake_session = object()
-    arrivals._session = fake_session
     heard: list[str] = []
     alone = Listener(heard)
     owner = QObject()
     parented = Listener(heard, owner)
-    arrivals.on_arrival(alone.arrived)
-    arrivals.on_arrival(parented.arrived)
-    arrivals._deliver(fake_session, MessagesArrived("team", (message(1, "team"),)))
+    bridge.on_arrival(alone.arrived)
+    bridge.on_arrival(parented.arrived)
+    session.emit(MessagesArrived("team", (message(1, "team"),)))
     assert heard == ["team", "team"]
     del alone
     owner.deleteLater()
     qtbot.waitUntil(lambda: not shiboken6.isValid(parented), timeout=5000)
-    arrivals._deliver(fake_session, MessagesArrived("ops", (message(2, "ops"),)))
+    session.emit(MessagesArrived("ops", (message(2, "ops"),)))
     assert heard == ["team", "team"]

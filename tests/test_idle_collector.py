@@ -27,7 +27,7 @@ def full_collections():
     gc.callbacks.remove(note)
 
 
-def busy(qtbot, collector: IdleCollector) -> QTimer:
+def busy(collector: IdleCollector) -> QTimer:
     """Messages arriving every 10 ms until the timer is stopped."""
     arrivals = QTimer(interval=10)
     arrivals.timeout.connect(collector.activity)
@@ -48,7 +48,7 @@ def test_automatic_full_collections_are_off_while_it_runs(qtbot):
 
 def test_it_collects_once_messages_stop_arriving(qtbot, full_collections):
     collector = IdleCollector(interval=0.05, quiet=0.3)
-    arrivals = busy(qtbot, collector)
+    arrivals = busy(collector)
     collector.start()
     try:
         started = time.monotonic()
@@ -65,7 +65,7 @@ def test_it_collects_once_messages_stop_arriving(qtbot, full_collections):
 
 def test_a_room_that_never_falls_quiet_still_gets_collected(qtbot, full_collections):
     collector = IdleCollector(interval=0.05, quiet=100, longest=0.4)
-    arrivals = busy(qtbot, collector)
+    arrivals = busy(collector)
     started = time.monotonic()
     collector.start()
     try:

@@ -159,5 +159,6 @@ class AgentActivity:
             "loop",
             names,
             state.recent[-1][4],
-            f"{names[0]} and {names[1]} exchanged {count} messages in {self.loop_window / 60:.0f} min without a human: a loop?",
+            f"{names[0]} and {names[1]} exchanged {count} messages "
+            f"in {self.loop_window / 60:.0f} min without a human: a loop?",
         )

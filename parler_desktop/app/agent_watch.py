@@ -2,9 +2,10 @@
 list's dots, the room header's warnings and the hint notifications follow what agents do.
 
 On a new session it reads each room's newest page from the store (the states survive a
-restart); then every stored message is observed as it arrives, and its room looked at again (every
-room, if that was not done in the last few seconds: a busy room's burst costs one room a batch). A warning is announced once
-(``hintRaised``) and again only after it has cleared. The clock is injectable for tests.
+restart); then every stored message is observed as it arrives, and its room looked at again
+(every room, if that was not done in the last few seconds: a busy room's burst costs one room a
+batch). A warning is announced once (``hintRaised``) and again only after it has cleared. The
+clock is injectable for tests.
 """
 
 from __future__ import annotations
