@@ -42,7 +42,7 @@ class AppEventLoop(qasync.QEventLoop):
         self._ready: deque[asyncio.Handle] = deque()
         self._ready_timer: QTimer | None = QTimer(singleShot=True, interval=0)
         self._ready_timer.timeout.connect(self._run_ready)
-        self._ready_timer_due = False
+        self._ready_timer_due = False  # the timer is started (a flag: asking it calls into Qt for each callback)
 
     def call_soon(self, callback: Callable[..., Any], *args: Any, context: Context | None = None) -> asyncio.Handle:
         if self.get_debug():
