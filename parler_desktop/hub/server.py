@@ -16,6 +16,7 @@ from parler_desktop.hub.db_lock import lock_database
 from parler_desktop.hub.dbworker import DbWorker
 from parler_desktop.hub.http import route_http
 from parler_desktop.hub.janitor import run_janitor
+from parler_desktop.hub.read_buffer import BufferedServerConnection
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +76,7 @@ class Hub:
                 compression=None,
                 max_queue=64,
                 close_timeout=CLOSE_TIMEOUT_SECS,
+                create_connection=BufferedServerConnection,
             )
         except BaseException:
             await db.stop()
