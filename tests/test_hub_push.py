@@ -80,3 +80,28 @@ async def test_each_push_reaches_a_reading_subscriber_while_another_one_is_stall
         assert delivered["parts"][0]["text"].startswith(f"{i}:")
     assert reader.deliveries.empty()
     slow.transport.abort()
+
+
+
+@pytest.mark.timeout(30)
+async def test_a_send_to_each_kind_of_target_is_pushed_to_the_rooms_other_members(hub, raw_agent):
+    """A room, a new and an existing DM, a service the send joins: each push reaches the room's
+    other subscribed members, never an agent outside it, never its author."""
+    alice, bob, carol, worker = [await raw_agent(hub.url, name=name) for name in ("alice", "bob", "carol", "worker")]
+    room = await make_room(alice, "team", bob)
+    await bob.ok({"op": "register", "card": {"id": bob.id, "name": "bob", "kind": "agent"}}, "registered")
+    await worker.ok({"op": "serve", "service": "review"})
+    for agent in (alice, bob, carol, worker):
+        await agent.ok({"op": "subscribe"}, "subscribed")
+
+    sends = [(alice, {"kind": "room", "room": room}, "to the room", [bob]),
+             (alice, {"kind": "dm", "agent": bob.id}, "opens a dm", [bob]),
+             (alice, {"kind": "dm", "agent": bob.id}, "in that dm", [bob]),
+             (carol, {"kind": "service", "service": "review"}, "for review", [worker])]
+    for sender, target, text, recipients in sends:
+        await sender.ok({"op": "send", "target": target, "parts": [{"kind": "text", "text": text}]}, "sent")
+        for recipient in recipients:
+            assert (await recipient.recv_delivery())["parts"][0]["text"] == text
+    for agent in (alice, bob, carol, worker):
+        await agent.ok({"op": "ping"}, "pong")  # a push written before it would be read by now
+        assert agent.deliveries.empty(), agent.name

@@ -27,7 +27,7 @@ def _prepare_upload(
 ) -> str:
     if blobs.total_size(conn) + size > ctx.config.limits.max_blob_storage_bytes:
         raise OpError("hub blob storage is full — try again later", errors.STORAGE_FULL)
-    room = resolve_target(conn, agent, target, now)
+    room = resolve_target(conn, agent, target, now).room
     if not room_budget.allow(room):  # charged inside the database job
         raise OpError(f"rate limit: room '{room}' has too many uploads — slow down", errors.RATE_LIMITED)
     return room

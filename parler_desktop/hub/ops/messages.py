@@ -12,7 +12,7 @@ from parler_desktop.hub.ids import now_ms, uuid7
 from parler_desktop.hub.ops.common import check_len, fresh_delivery, not_member, stored_message
 from parler_desktop.hub.ops.targets import check_target, resolve_target
 from parler_desktop.hub.ratelimit import FixedWindowLimiter
-from parler_desktop.hub.sql import messages, rooms
+from parler_desktop.hub.sql import messages
 from parler_desktop.protocol import errors, wire_json
 from parler_desktop.protocol.frames import Pull, Pulled, Send, Sent
 from parler_desktop.protocol.parts import SIG_KIND, Dispatch
@@ -89,7 +89,7 @@ def _append(
     """The database half of ``send``: resolve, charge the room, replay or insert."""
     agent, name, role = session
     parts_json, mentions_json, reply_to, client_id = body
-    room = resolve_target(conn, agent, target, now)
+    room, members = resolve_target(conn, agent, target, now)
     if not room_budget.allow(room):  # charged inside the database job, after resolving
         raise OpError(f"rate limit: room '{room}' is too busy — slow down", errors.RATE_LIMITED)
     if client_id is not None:
@@ -104,7 +104,7 @@ def _append(
     )
     if roles and room.startswith("svc."):
         messages.record_dispatches(conn, row, roles)
-    return Appended(row, True, rooms.member_ids(conn, room))
+    return Appended(row, True, members)
 
 
 async def handle_send(ctx: HubContext, session: SessionState, frame: Send) -> Sent:
