@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 
 from parler_desktop.hub.dbworker import DbWorker
+from parler_desktop.hub.sql import rooms
 
 
 @pytest.fixture
@@ -112,3 +113,50 @@ async def test_a_batch_stops_waiting_for_more_jobs_after_a_few_turns(worker):
     assert sum(f.done() for f in futures) < len(futures)  # answered while jobs were still coming
     await asyncio.gather(*futures)
     assert len(await worker.call(room_names)) == 40
+
+
+def join(conn, room: str, agent: str) -> tuple[str, ...]:  # noqa: ANN001
+    """Create ``room`` if new, add ``agent``, and read the members (kept by the connection)."""
+    if rooms.get_room(conn, room) is None:
+        rooms.create_room(conn, room, "channel", agent, 0)
+    rooms.add_member(conn, room, agent)
+    return rooms.member_ids(conn, room)
+
+
+def join_then_fail(conn, room: str, agent: str) -> None:  # noqa: ANN001
+    assert agent in join(conn, room, agent)
+    raise ValueError("refused after reading the members")
+
+
+async def test_member_lists_follow_joins_and_deletions(worker):
+    assert await worker.call(rooms.member_ids, "team") == ()
+    assert await worker.call(join, "team", "amy") == ("amy",)
+    assert set(await worker.call(join, "team", "bob")) == {"amy", "bob"}
+    assert set(await worker.call(rooms.member_ids, "team")) == {"amy", "bob"}
+    await worker.call(rooms.delete_room, "team")
+    assert await worker.call(rooms.member_ids, "team") == ()
+
+
+@pytest.mark.parametrize("alone", [True, False])
+async def test_a_member_list_read_in_a_rolled_back_job_is_not_kept(worker, alone):
+    await worker.call(join, "team", "amy")
+    calls = [worker.call(join_then_fail, "team", "eve")]
+    if not alone:  # another job in the batch: the failing one rolls back to its savepoint
+        calls.append(worker.call(rooms.member_ids, "team"))
+    results = await asyncio.gather(*calls, return_exceptions=True)
+    assert isinstance(results[0], ValueError)
+    assert await worker.call(rooms.member_ids, "team") == ("amy",)
+    assert await worker.call(rooms.is_member, "team", "eve") is False
+
+
+def roll_back_the_transaction(conn: sqlite3.Connection) -> None:
+    conn.execute("ROLLBACK")  # the batch's own statements fail after it
+
+
+async def test_a_member_list_read_in_a_batch_that_fails_is_not_kept(worker):
+    await worker.call(join, "team", "amy")
+    results = await asyncio.gather(
+        worker.call(join, "team", "eve"), worker.call(roll_back_the_transaction), return_exceptions=True
+    )
+    assert all(isinstance(r, sqlite3.Error) for r in results)
+    assert await worker.call(rooms.member_ids, "team") == ("amy",)

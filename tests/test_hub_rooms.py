@@ -135,9 +135,12 @@ async def test_delete_room_is_owner_only_and_removes_it_for_everyone(hub, raw_ag
     assert uncoded_error(await bob.request({"op": "delete_room", "room": room}), "owner")
     assert (await alice.ok({"op": "delete_room", "room": room})) == {"type": "room_deleted", "room": room}
     assert (await bob.request({"op": "pull", "room": room}))["code"] == "not_member"
+    to_room = {"op": "send", "target": {"kind": "room", "room": room}, "parts": [{"kind": "text", "text": "y"}]}
+    assert (await bob.request(to_room))["code"] == "not_member"  # its members went with it
     assert (await bob.ok({"op": "rooms"}))["rooms"] == []
     again = await bob.ok({"op": "invite", "kind": "channel", "room": room}, "invited")  # the name is free again
     assert (await bob.ok({"op": "pull", "room": again["room"], "since": 0}))["messages"] == []
+    assert (await alice.request(to_room))["code"] == "not_member"  # the new room is bob's alone
 
 
 async def test_roster_is_sorted_and_reports_presence(hub, raw_agent):

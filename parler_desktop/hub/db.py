@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from parler_desktop.disk_errors import DISK_FULL_HINT, is_disk_full
 
@@ -137,6 +138,23 @@ CREATE INDEX facts_room ON facts(room);
 """
 
 
+class HubDatabaseConnection(sqlite3.Connection):
+    """The hub's connection, keeping each room's member list as read (``sql/rooms.member_ids``).
+
+    Every send pushes to its room's members, and reading them was about 6% of the hub's CPU per
+    send. Members change only through the hub (it holds its database: ``db_lock.py``; a member
+    changed from outside while it runs is seen after a restart), by ``add_member`` and
+    ``delete_room``, which drop their room's list; ``forget_uncommitted`` drops every list after
+    a rollback, since a list read in the transaction may hold a member it rolled back."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.member_lists: dict[str, tuple[str, ...]] = {}
+
+    def forget_uncommitted(self) -> None:
+        self.member_lists.clear()
+
+
 class HubDatabaseError(Exception):
     """The hub database cannot be used; the message names the file and the problem."""
 
@@ -145,7 +163,7 @@ def _reason(exc: Exception, path: Path) -> str:
     return DISK_FULL_HINT if is_disk_full(exc, path) else str(exc)
 
 
-def open_database(path: Path) -> sqlite3.Connection:
+def open_database(path: Path) -> HubDatabaseConnection:
     """Open (creating if needed) the hub database; the caller owns the connection's thread.
 
     A new file is created 0600 (SQLite gives its WAL the same mode): it holds every message.
@@ -156,7 +174,7 @@ def open_database(path: Path) -> sqlite3.Connection:
             os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
         except FileExistsError:
             pass
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=True)
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=True, factory=HubDatabaseConnection)
     except (OSError, sqlite3.Error) as exc:
         raise HubDatabaseError(f"cannot open hub database {path}: {_reason(exc, path)}") from exc
     try:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from parler_desktop.hub.db import open_database
+from parler_desktop.hub.db import HubDatabaseConnection, open_database
 
 T = TypeVar("T")
 Job = tuple[Callable[..., Any], tuple[Any, ...], asyncio.Future[Any]]
@@ -39,7 +39,7 @@ class DbWorker:
 
     def __init__(self, path: Path) -> None:
         self._path = path
-        self._conn: sqlite3.Connection | None = None
+        self._conn: HubDatabaseConnection | None = None
         self._pending: list[Job] = []  # the next batch
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -82,7 +82,7 @@ class DbWorker:
             _settle(_run_batch(self._conn, batch))
 
 
-def _run_batch(conn: sqlite3.Connection, batch: list[Job]) -> list[tuple[asyncio.Future[Any], Any, BaseException | None]]:
+def _run_batch(conn: HubDatabaseConnection, batch: list[Job]) -> list[tuple[asyncio.Future[Any], Any, BaseException | None]]:
     """Run the jobs in one transaction; a storage failure fails the whole batch, never the hub.
 
     A job alone in its batch needs no savepoint: its transaction rolls back just as much (on a
@@ -103,13 +103,17 @@ def _run_batch(conn: sqlite3.Connection, batch: list[Job]) -> list[tuple[asyncio
                 else:
                     conn.execute("ROLLBACK TO job")
                     conn.execute("RELEASE job")
+                    conn.forget_uncommitted()
                 outcomes.append((future, None, exc))
             else:
                 if not alone:
                     conn.execute("RELEASE job")
                 outcomes.append((future, result, None))
         conn.execute(end)
+        if end == "ROLLBACK":
+            conn.forget_uncommitted()
     except sqlite3.Error as exc:
+        conn.forget_uncommitted()
         if conn.in_transaction:
             try:
                 conn.execute("ROLLBACK")

@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 class Appended(NamedTuple):
     row: messages.MessageRow
     is_new: bool
-    members: list[str]
+    members: tuple[str, ...]
 
 
 def normalize_mentions(mentions: tuple[str, ...] | None) -> list[str] | None:
@@ -95,7 +95,7 @@ def _append(
     if client_id is not None:
         original = messages.find_replay(conn, room, agent, client_id)
         if original is not None:
-            return Appended(original, False, [])
+            return Appended(original, False, ())
     row = messages.insert_message(
         conn,
         messages.NewMessage(

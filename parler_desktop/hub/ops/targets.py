@@ -26,7 +26,7 @@ def fresh_room_name(conn: sqlite3.Connection, prefix: str) -> str:
 
 class Resolved(NamedTuple):
     room: str
-    members: list[str]  # every member of ``room``, the sender among them
+    members: tuple[str, ...]  # every member of ``room``, the sender among them
 
 
 def resolve_target(conn: sqlite3.Connection, agent: str, target: Target, now: int) -> Resolved:
@@ -45,7 +45,7 @@ def resolve_target(conn: sqlite3.Connection, agent: str, target: Target, now: in
             raise OpError("a direct message needs another agent — post to yourself in a room instead")
         existing = rooms.find_dm_room(conn, agent, target.agent)  # a room of exactly these two
         if existing is not None:
-            return Resolved(existing, [agent, target.agent])
+            return Resolved(existing, (agent, target.agent))
         if not directory.has_card(conn, target.agent):
             raise OpError(
                 f"'{target.agent}' isn't discoverable (no directory card) — pair first (invite/join)"
@@ -54,7 +54,7 @@ def resolve_target(conn: sqlite3.Connection, agent: str, target: Target, now: in
         rooms.create_room(conn, name, "dm", None, now)
         rooms.add_member(conn, name, agent)
         rooms.add_member(conn, name, target.agent)
-        return Resolved(name, [agent, target.agent])
+        return Resolved(name, (agent, target.agent))
     if isinstance(target, ServiceTarget):
         name = service_room(target.service)
         if rooms.get_room(conn, name) is None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from typing import NamedTuple
 
+from parler_desktop.hub.db import HubDatabaseConnection
+
 
 class RoomRow(NamedTuple):
     name: str
@@ -75,18 +77,24 @@ def is_member(conn: sqlite3.Connection, room: str, agent: str) -> bool:
 
 
 def add_member(
-    conn: sqlite3.Connection, room: str, agent: str, service_role: str | None = None
+    conn: HubDatabaseConnection, room: str, agent: str, service_role: str | None = None
 ) -> None:
     """Join with cursor 0 (a new member reads the whole history); a repeat only sets the role."""
     conn.execute("INSERT OR IGNORE INTO members (room, agent) VALUES (?, ?)", (room, agent))
+    conn.member_lists.pop(room, None)
     if service_role is not None:
         conn.execute(
             "UPDATE members SET service_role=? WHERE room=? AND agent=?", (service_role, room, agent)
         )
 
 
-def member_ids(conn: sqlite3.Connection, room: str) -> list[str]:
-    return [row[0] for row in conn.execute("SELECT agent FROM members WHERE room=?", (room,))]
+def member_ids(conn: HubDatabaseConnection, room: str) -> tuple[str, ...]:
+    """Every member of ``room``, read once and kept by the connection until they change."""
+    members = conn.member_lists.get(room)
+    if members is None:
+        members = tuple(row[0] for row in conn.execute("SELECT agent FROM members WHERE room=?", (room,)))
+        conn.member_lists[room] = members
+    return members
 
 
 def find_dm_room(conn: sqlite3.Connection, agent: str, peer: str) -> str | None:
@@ -125,7 +133,7 @@ def roster(conn: sqlite3.Connection, room: str) -> list[RosterRow]:
     return sorted((RosterRow(*row) for row in rows), key=lambda r: (r.name, r.agent))
 
 
-def delete_room(conn: sqlite3.Connection, room: str) -> None:
+def delete_room(conn: HubDatabaseConnection, room: str) -> None:
     """Remove the room and everything scoped to it; seqs stay burnt (AUTOINCREMENT)."""
     for statement in (
         "DELETE FROM messages WHERE room=?",
@@ -140,6 +148,7 @@ def delete_room(conn: sqlite3.Connection, room: str) -> None:
         "DELETE FROM rooms WHERE name=?",
     ):
         conn.execute(statement, (room,))
+    conn.member_lists.pop(room, None)
 
 
 def create_invite(conn: sqlite3.Connection, invite: InviteRow, creator: str) -> None:
