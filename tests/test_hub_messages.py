@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from parler_desktop.hub.ops.common import fresh_delivery, stored_message
+from parler_desktop.hub.sql.messages import MessageRow
+from parler_desktop.protocol import encode, wire_json
+from parler_desktop.protocol.frames import Delivery, decode_hub_frame
 from support.raw_agent import RawAgent, make_room
 
 
@@ -65,6 +72,31 @@ async def test_since_reads_history_without_touching_the_cursor(pair):
     empty = await bob.ok({"op": "pull", "room": room, "since": second["seq"]})
     assert empty["messages"] == [] and empty["cursor"] == second["seq"]
     assert await unread(bob, room) == 2  # neither since-pull moved the stored cursor (nor the ack)
+
+
+texts = st.text(max_size=12)
+stored_rows = st.builds(
+    MessageRow,
+    seq=st.integers(1, 2**63 - 1),
+    id=texts,
+    room=texts,
+    author=texts,
+    author_name=texts,
+    author_role=st.none() | texts,
+    parts=st.lists(st.builds(lambda t: {"kind": "text", "text": t}, texts), max_size=3).map(
+        lambda parts: wire_json.dumps(parts, sort_keys=True)),
+    mentions=st.none() | st.lists(texts, min_size=1, max_size=3).map(wire_json.dumps),
+    reply_to=st.none() | texts,
+    ts=st.integers(0, 2**63 - 1),
+)
+
+
+@given(row=stored_rows)
+def test_a_fresh_delivery_is_the_stored_message_a_pull_would_send(row):
+    """The push of a just-stored row is written straight from it; it must be the pull's form."""
+    pushed = fresh_delivery(row)
+    assert decode_hub_frame(pushed) == Delivery(message=stored_message(row))
+    assert json.loads(pushed) == json.loads(encode(Delivery(message=stored_message(row))))
 
 
 async def test_limit_defaults_caps_and_zero(pair, hub):
