@@ -6,7 +6,9 @@ The hub runs in its own process (as it does for real clients) with rate limits r
 agents are plain WebSocket clients speaking raw JSON in this process. The same measurements run
 first against a *floor*: a websockets server in its own process that answers the same frames and
 fans deliveries out with websockets' ``broadcast``, but checks nothing and stores nothing. The
-hub's figures are given as a ratio to it. Figures:
+hub's figures are given as a ratio to it. The hub runs on the event loop the app's hub runs on
+(uvloop where installed, ``hub/event_loop.py``), the floor on asyncio's own unless
+``--floor-on-hub-loop`` (the output's second line names both). Figures:
 
 - baseline: protocol ``ping`` round trips per second on one connection (each one is also a
   committed presence write, so it measures socket + frame + database-thread overhead);
@@ -30,7 +32,6 @@ import itertools
 import json
 import multiprocessing
 import os
-import statistics
 import tempfile
 import time
 import uuid
@@ -41,12 +42,15 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 
+from parler_desktop.hub.event_loop import HUB_LOOP_NAME
 from parler_desktop.identity import Identity
 
 
 def run_hub(db_dir: str, url_pipe, stop_event, relaxed: bool = True) -> None:  # type: ignore[no-untyped-def]
-    """Child process: serve until told to stop (``relaxed``: rate budgets too large to matter)."""
+    """Child process: serve until told to stop (``relaxed``: rate budgets too large to matter),
+    on the event loop the app's hub runs on."""
     from parler_desktop.hub import Hub, HubConfig, HubLimits
+    from parler_desktop.hub.event_loop import run_hub_loop
 
     async def serve() -> None:
         limits = HubLimits().relaxed() if relaxed else HubLimits()
@@ -56,11 +60,12 @@ def run_hub(db_dir: str, url_pipe, stop_event, relaxed: bool = True) -> None:  #
         await asyncio.to_thread(stop_event.wait)
         await hub.stop()
 
-    asyncio.run(serve())
+    run_hub_loop(serve())
 
 
-def run_floor(_db_dir: str, url_pipe, stop_event) -> None:  # type: ignore[no-untyped-def]
-    """Child process: the floor — the hub's replies and fan-out over websockets, nothing else."""
+def run_floor(_db_dir: str, url_pipe, stop_event, on_hub_loop: bool = False) -> None:  # type: ignore[no-untyped-def]
+    """Child process: the floor — the hub's replies and fan-out over websockets, nothing else;
+    on asyncio's loop, or (``on_hub_loop``) on the hub's."""
     subscribed: set[ServerConnection] = set()
     seqs = itertools.count(1)
 
@@ -96,7 +101,12 @@ def run_floor(_db_dir: str, url_pipe, stop_event) -> None:  # type: ignore[no-un
             url_pipe.send(f"ws://127.0.0.1:{port}/ws")
             await asyncio.to_thread(stop_event.wait)
 
-    asyncio.run(main())
+    if on_hub_loop:
+        from parler_desktop.hub.event_loop import run_hub_loop
+
+        run_hub_loop(main())
+    else:
+        asyncio.run(main())
 
 
 class Agent:
@@ -329,10 +339,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per server (the best counts)")
     parser.add_argument("--agents", type=int, default=10)
     parser.add_argument("--subscribers", type=int, default=100)
+    parser.add_argument("--floor-on-hub-loop", action="store_true",
+                        help="run the floor on the hub's event loop too (like for like), not asyncio's")
     args = parser.parse_args()
     context = multiprocessing.get_context("spawn")
+    floor = functools.partial(run_floor, on_hub_loop=args.floor_on_hub_loop)
     with tempfile.TemporaryDirectory() as db_dir:
-        children = {name: start_child(target, db_dir, context) for name, target in (("floor", run_floor), ("hub", run_hub))}
+        children = {name: start_child(target, db_dir, context) for name, target in (("floor", floor), ("hub", run_hub))}
         try:
             servers = {name: (url, child.pid) for name, (child, _, url) in children.items()}
             figures = asyncio.run(measure(servers, args.agents, args.seconds, args.subscribers, args.rounds))
@@ -342,6 +355,7 @@ def main() -> None:
                 child.join(15)
     floor, hub = figures["floor"], figures["hub"]
     print(f"{args.agents} sending agents, 1 subscriber (then {args.subscribers} more); best of {args.rounds} alternating rounds")
+    print(f"event loops: the hub's {HUB_LOOP_NAME}, the floor's {HUB_LOOP_NAME if args.floor_on_hub_loop else 'asyncio'}")
     print(f"{'':44} {'floor':>9} {'hub':>9} {'hub/floor':>9}")
     for name, value in hub.items():
         print(f"{name:44} {floor[name]:9,.2f} {value:9,.2f} {value / floor[name]:9.2f}")

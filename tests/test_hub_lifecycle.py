@@ -4,13 +4,30 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import sys
 import time
 
 import pytest
 from websockets.asyncio.client import connect
 
-from parler_desktop.hub import EmbeddedHub, Hub, HubConfig
+from parler_desktop.hub import EmbeddedHub, Hub, HubConfig, event_loop
 from support.raw_agent import RawAgent, make_room
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="uvloop has no Windows build")
+def test_the_embedded_hub_runs_on_uvloop(hub):
+    import uvloop  # a dependency everywhere but Windows (pyproject.toml)
+
+    assert isinstance(hub._embedded._loop, uvloop.Loop)
+
+
+def test_without_uvloop_the_hub_runs_on_asyncios_loop(monkeypatch):
+    monkeypatch.setattr(event_loop, "uvloop", None)
+
+    async def loop_type() -> type:
+        return type(asyncio.get_running_loop())
+
+    assert event_loop.run_hub_loop(loop_type()).__module__.startswith("asyncio.")
 
 
 async def test_hub_reports_its_real_port_and_stop_closes_sockets_going_away(tmp_path):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from parler_desktop.atomic_file import write_atomically
 from parler_desktop.hub import Hub, HubConfig, HubDatabaseError, HubLimits
+from parler_desktop.hub.event_loop import run_hub_loop
 from parler_desktop.paths import Home
 from parler_desktop.protocol.trim import trim
 from parler_desktop.cli.help_text import description
@@ -124,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"parler-desktop hub: {exc}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        asyncio.run(serve_until_signalled(config))
+        run_hub_loop(serve_until_signalled(config))
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             print(f"parler-desktop hub: port {args.port} on {args.host} is already in use", file=sys.stderr)

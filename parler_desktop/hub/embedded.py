@@ -10,6 +10,7 @@ import concurrent.futures
 import threading
 
 from parler_desktop.hub.config import HubConfig
+from parler_desktop.hub.event_loop import new_hub_loop
 from parler_desktop.hub.server import Hub
 
 START_TIMEOUT_SECS = 30
@@ -30,7 +31,7 @@ class EmbeddedHub:
         """Start listening; returns the WebSocket URL. Raises what ``Hub.start`` raised."""
         if self._thread is not None:
             return self.hub.url
-        loop = asyncio.new_event_loop()
+        loop = new_hub_loop()
         thread = threading.Thread(target=loop.run_forever, name="embedded-hub", daemon=True)
         thread.start()
         started = asyncio.run_coroutine_threadsafe(self.hub.start(), loop)
