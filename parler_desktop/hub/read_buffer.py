@@ -1,14 +1,14 @@
-"""Socket reads into one reused buffer instead of a fresh 256 KiB ``bytes`` per read.
+"""Socket reads into one reused buffer instead of a fresh ``bytes`` buffer per read.
 
-asyncio's socket transport reads with ``recv(256 KiB)`` for a plain protocol: every frame an
-agent sends costs the allocation of that buffer (big enough for ``mmap``), its shrinking
-(``mremap``) and its release (``munmap``), plus the page faults of new memory — three system
-calls per frame, each an expensive one in a virtual machine. For a ``BufferedProtocol`` the
-transport reads with ``recv_into`` into a buffer the protocol lends it; here that buffer is
-shared by every connection of the thread's event loop (a hub's loop has one thread, and the
-transport copies nothing between lending and being told how much arrived) and the bytes read
-are copied out at once, the size of what arrived.
-"""
+asyncio's socket transport reads a plain protocol with ``recv(256 KiB)``: every frame an agent
+sends cost the allocation of that buffer (big enough for ``mmap``), its shrinking (``mremap``)
+and its release (``munmap``), plus the page faults of new memory — three system calls per
+frame, expensive ones in a virtual machine. A ``BufferedProtocol`` is read with ``recv_into``
+into a buffer it lends; here one buffer serves every connection of the thread's event loop (a
+loop reads one socket at a time: lending, reading and being told how much arrived follow each
+other with nothing between) and what arrived is copied out at once, at its own size. On uvloop
+too the hub spends less CPU per send this way (``bench/bench_hub.py`` load, 20 interleaved
+rounds: median 165 against 181 µs)."""
 
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ import hashlib
 import sqlite3
 
 from parler_desktop.hub.context import HubContext, OpError, PendingUpload, SessionState
+from parler_desktop.hub.db import HubDatabaseConnection
 from parler_desktop.hub.ids import now_ms
 from parler_desktop.hub.ops.common import check_len, too_large
 from parler_desktop.hub.ops.targets import check_target, resolve_target
@@ -17,7 +18,7 @@ from parler_desktop.protocol.values import Target
 
 
 def _prepare_upload(
-    conn: sqlite3.Connection,
+    conn: HubDatabaseConnection,
     ctx: HubContext,
     room_budget: FixedWindowLimiter,
     agent: str,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import sqlite3
 from typing import NamedTuple
 
 from parler_desktop.hub.context import HubContext, OpError, SessionState
+from parler_desktop.hub.db import HubDatabaseConnection
 from parler_desktop.hub.ids import now_ms, uuid7
 from parler_desktop.hub.ops.common import check_len, fresh_delivery, not_member, stored_message
 from parler_desktop.hub.ops.targets import check_target, resolve_target
@@ -78,7 +78,7 @@ def dispatch_roles(parts: tuple[dict, ...]) -> list[str]:
 
 
 def _append(
-    conn: sqlite3.Connection,
+    conn: HubDatabaseConnection,
     room_budget: FixedWindowLimiter,
     session: tuple[str, str, str | None],
     target: Target,

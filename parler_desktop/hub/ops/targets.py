@@ -10,6 +10,7 @@ import sqlite3
 from typing import NamedTuple
 
 from parler_desktop.hub.context import HubContext, OpError
+from parler_desktop.hub.db import HubDatabaseConnection
 from parler_desktop.hub.ids import room_suffix
 from parler_desktop.hub.ops.common import check_len, not_member
 from parler_desktop.hub.sql import directory, rooms
@@ -29,7 +30,7 @@ class Resolved(NamedTuple):
     members: tuple[str, ...]  # every member of ``room``, the sender among them
 
 
-def resolve_target(conn: sqlite3.Connection, agent: str, target: Target, now: int) -> Resolved:
+def resolve_target(conn: HubDatabaseConnection, agent: str, target: Target, now: int) -> Resolved:
     """The room ``agent`` addresses, and its members (whom a message to it is pushed to);
     creates a DM room or joins a service room when needed.
 
