@@ -1,4 +1,5 @@
-"""The hub database's per-turn batches: per-job rollback, and surviving storage failures."""
+"""The hub database's per-turn batches: per-job rollback, surviving storage failures, and the
+member lists its connection keeps only while they are true."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import sqlite3
 
 import pytest
 
+from parler_desktop.hub.db import HubDatabaseConnection
 from parler_desktop.hub.dbworker import DbWorker
 from parler_desktop.hub.sql import rooms
 
@@ -115,7 +117,7 @@ async def test_a_batch_stops_waiting_for_more_jobs_after_a_few_turns(worker):
     assert len(await worker.call(room_names)) == 40
 
 
-def join(conn, room: str, agent: str) -> tuple[str, ...]:  # noqa: ANN001
+def join(conn: HubDatabaseConnection, room: str, agent: str) -> tuple[str, ...]:
     """Create ``room`` if new, add ``agent``, and read the members (kept by the connection)."""
     if rooms.get_room(conn, room) is None:
         rooms.create_room(conn, room, "channel", agent, 0)
@@ -123,7 +125,7 @@ def join(conn, room: str, agent: str) -> tuple[str, ...]:  # noqa: ANN001
     return rooms.member_ids(conn, room)
 
 
-def join_then_fail(conn, room: str, agent: str) -> None:  # noqa: ANN001
+def join_then_fail(conn: HubDatabaseConnection, room: str, agent: str) -> None:
     assert agent in join(conn, room, agent)
     raise ValueError("refused after reading the members")
 
