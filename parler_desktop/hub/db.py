@@ -144,8 +144,8 @@ class HubDatabaseConnection(sqlite3.Connection):
     Every send pushes to its room's members, and reading them was about 6% of the hub's CPU per
     send. Members change only through the hub (it holds its database: ``db_lock.py``; a member
     changed from outside while it runs is seen after a restart), by ``add_member`` and
-    ``delete_room``, which drop their room's list; ``forget_uncommitted`` drops every list after
-    a rollback, since a list read in the transaction may hold a member it rolled back."""
+    ``delete_room``, which drop their room's list; ``forget_uncommitted`` drops every list when a
+    job or a batch fails, since a list read in its transaction may hold a member it rolls back."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -103,22 +103,20 @@ def _run_batch(conn: HubDatabaseConnection, batch: list[Job]) -> list[tuple[asyn
                 else:
                     conn.execute("ROLLBACK TO job")
                     conn.execute("RELEASE job")
-                    conn.forget_uncommitted()
+                conn.forget_uncommitted()  # what the job read may hold what it rolls back
                 outcomes.append((future, None, exc))
             else:
                 if not alone:
                     conn.execute("RELEASE job")
                 outcomes.append((future, result, None))
         conn.execute(end)
-        if end == "ROLLBACK":
-            conn.forget_uncommitted()
     except sqlite3.Error as exc:
         conn.forget_uncommitted()
         if conn.in_transaction:
             try:
                 conn.execute("ROLLBACK")
             except sqlite3.Error:
-                pass
+                conn.forget_uncommitted()  # what the job read may hold what it rolls back
         outcomes = [(future, None, exc) for _, _, future in batch]
     return outcomes
 
