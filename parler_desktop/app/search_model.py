@@ -109,16 +109,11 @@ class SearchIndexer(QObject):
         try:
             while await store.call(LocalStore.index_pending):  # pushes a killed process left unindexed
                 await asyncio.sleep(0)
+            while store is self._bridge.store:
+                self.latest = await store.call(LocalStore.index_backlog, BACKLOG_STEP)
+                self.progress.emit(self.latest)
+                if self.latest.done:
+                    return
+                await asyncio.sleep(0)  # let the loop breathe between steps
         except StoreError as error:
             log.info("the search index is not built further for now: %s", error)
-            return
-        while store is self._bridge.store:
-            try:
-                self.latest = await store.call(LocalStore.index_backlog, BACKLOG_STEP)
-            except StoreError as error:
-                log.info("the search index is not built further for now: %s", error)
-                return
-            self.progress.emit(self.latest)
-            if self.latest.done:
-                return
-            await asyncio.sleep(0)  # let the loop breathe between steps
