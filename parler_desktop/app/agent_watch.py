@@ -69,10 +69,12 @@ class AgentWatch(QObject):
         """Look again at ``rooms`` (default: every room) at the clock's time; announce what changed."""
         self.apply_settings(self._settings())
         now = self.clock()
-        if rooms is None:
+        if rooms is None:  # every room: one not looked at is idle
+            rooms, shown = self.activity.rooms(), {}
             self._checked_all_at = now
-        shown = dict(self._shown) if rooms is not None else {}
-        for room in self.activity.rooms() if rooms is None else rooms:
+        else:
+            shown = dict(self._shown)
+        for room in rooms:
             state, hints = self.activity.room_state(room), tuple(self.activity.hints(room, now))
             if state is not AgentState.IDLE or hints:
                 shown[room] = (state, hints)
