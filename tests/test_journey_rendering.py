@@ -71,6 +71,17 @@ def test_line_breaks_grouping_roles_and_times_read_as_in_a_chat(qtbot, qloop, de
     assert window.room_title.text().endswith("2 members")
 
 
+def test_pointing_below_the_last_message_shows_no_tooltip(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window, view = desktop.window, desktop.window.timeline
+    click_room(qtbot, desktop, team)
+    post_as(qtbot, qloop, peer, team, "the only message")
+    qtbot.waitUntil(lambda: rows(window) == 1, timeout=5000)
+    below = view.visualRect(window.timeline_model.index(0)).bottomLeft() + QPoint(20, 40)
+    assert below.y() < view.viewport().height() and not view.indexAt(below).isValid()
+    assert tooltip_at(view, below) == ""  # (and no error from the delegate, asked about no row)
+
+
 def test_a_date_separator_sits_above_the_first_message_of_a_day():
     def entry(ts_ms: int, sender: str = "U1") -> TimelineEntry:
         return TimelineEntry("k", "r", 1, "k", sender, "alice", None, ts_ms, (), (), None, False)

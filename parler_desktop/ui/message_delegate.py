@@ -81,7 +81,7 @@ class MessageDelegate(QStyledItemDelegate):
     ) -> tuple[TimelineEntry, RowLayout] | None:
         # Straight from the model, not through QVariant data roles: Qt asks for every row's size.
         model, row = index.model(), index.row()
-        entry = model.entry(row)
+        entry = model.entry(row) if model is not None else None  # no model: no row (a tooltip below the rows)
         if entry is None:
             return None
         width = width or self.row_width()  # asking the viewport costs a good part of a row's size
