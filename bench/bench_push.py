@@ -7,7 +7,7 @@ The hub runs as its own process (``parler-desktop hub``); the sending agent and 
 subscriber (a raw WebSocket that only decodes the frame) run in a second process; the window
 (the real ``DesktopApp`` and ``MainWindow``, subscribed to the hub like any user) runs in this
 one. One message at a time, with a quiet gap between messages (the everyday case: an agent says
-something, the supervisor sees it). The window's paint passes are timestamped when they end; a
+something, the supervisor sees it, the pointer resting on the conversation). The window's paint passes are timestamped when they end; a
 message counts as painted at the end of the first pass that drew its row. Times are
 ``perf_counter`` (CLOCK_MONOTONIC, shared by the processes). Then the window closes and the
 same is measured for ``listen --json`` (its stdout read by the agents' process).
@@ -34,7 +34,7 @@ import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from PySide6.QtGui import QPaintEvent
+from PySide6.QtGui import QCursor, QPaintEvent
 from PySide6.QtWidgets import QApplication
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
@@ -246,6 +246,8 @@ async def main(count: int) -> None:
             await wait_for(lambda: ROOM in desktop.window.rooms.room_names(), 10)
             desktop.window.room_panel.select_room(ROOM)
             await wait_for(lambda: desktop.window.timeline_model.room == ROOM and not desktop.window.timeline_model.loading, 10)
+            timeline = desktop.window.timeline.viewport()
+            QCursor.setPos(timeline.mapToGlobal(timeline.rect().center()))  # the pointer rests on the conversation
             watch = PaintWatch(desktop)
             stages = StageWatch(desktop)
             await asyncio.sleep(0.5)
