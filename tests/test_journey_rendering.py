@@ -35,6 +35,17 @@ def row_point(view, row: int, local: QPoint) -> QPoint:
     return view.visualRect(view.model().index(row)).topLeft() + local
 
 
+def shown_alone(qtbot, qloop, desktop, peer, text: str):  # noqa: ANN201
+    """The window and its timeline, with ``text`` posted by ``peer`` as the only message of the
+    room the supervisor clicked."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    click_room(qtbot, desktop, team)
+    post_as(qtbot, qloop, peer, team, text)
+    qtbot.waitUntil(lambda: rows(window) == 1, timeout=5000)
+    return window, window.timeline
+
+
 def signed_send(qtbot, qloop, agent: RawAgent, room: str, text: str, tamper: str | None = None) -> dict:
     parts = list(sign_parts(agent.id, RoomTarget(room), [{"kind": "text", "text": text}], None, agent.identity.sign))
     if tamper is not None:
@@ -72,11 +83,7 @@ def test_line_breaks_grouping_roles_and_times_read_as_in_a_chat(qtbot, qloop, de
 
 
 def test_pointing_below_the_last_message_shows_no_tooltip(qtbot, qloop, desktop, peer):
-    team = join_room(qtbot, qloop, desktop, peer, "team")
-    window, view = desktop.window, desktop.window.timeline
-    click_room(qtbot, desktop, team)
-    post_as(qtbot, qloop, peer, team, "the only message")
-    qtbot.waitUntil(lambda: rows(window) == 1, timeout=5000)
+    window, view = shown_alone(qtbot, qloop, desktop, peer, "the only message")
     below = view.visualRect(window.timeline_model.index(0)).bottomLeft() + QPoint(20, 40)
     assert below.y() < view.viewport().height() and not view.indexAt(below).isValid()
     assert tooltip_at(view, below) == ""  # (and no error from the delegate, asked about no row)
@@ -114,12 +121,8 @@ def test_verified_is_quiet_and_an_invalid_signature_is_loud(qtbot, qloop, deskto
 
 
 def test_code_is_shaded_and_its_long_lines_wrap(qtbot, qloop, desktop, peer):
-    team = join_room(qtbot, qloop, desktop, peer, "team")
-    window, view = desktop.window, desktop.window.timeline
-    click_room(qtbot, desktop, team)
     long_line = "cc -O2 " + " ".join(f"src/module_{n}.c" for n in range(60))
-    post_as(qtbot, qloop, peer, team, f"log:\n```\n{long_line}\n```\nrun `make check`")
-    qtbot.waitUntil(lambda: rows(window) == 1, timeout=5000)
+    window, view = shown_alone(qtbot, qloop, desktop, peer, f"log:\n```\n{long_line}\n```\nrun `make check`")
     body = view.row_layout(window.timeline_model.index(0)).body
     assert body.size().width() <= view.viewport().width()  # nothing runs off to the right…
     code = body.findBlock(body.toPlainText().index("cc -O2"))
@@ -178,11 +181,7 @@ def test_cards_expand_and_the_room_list_says_what_a_part_is(qtbot, qloop, deskto
 
 
 def test_part_of_a_message_is_selected_with_the_mouse_and_copied(qtbot, qloop, desktop, peer):
-    team = join_room(qtbot, qloop, desktop, peer, "team")
-    window, view = desktop.window, desktop.window.timeline
-    click_room(qtbot, desktop, team)
-    post_as(qtbot, qloop, peer, team, "deploy the build to staging tonight")
-    qtbot.waitUntil(lambda: rows(window) == 1, timeout=5000)
+    window, view = shown_alone(qtbot, qloop, desktop, peer, "deploy the build to staging tonight")
     layout = view.row_layout(window.timeline_model.index(0))
     line = layout.body.begin().layout().lineAt(0)
     y = layout.body_top + int(line.y() + line.height() / 2)
