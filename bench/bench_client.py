@@ -1,6 +1,6 @@
 """Benchmark the client session: catch-up of many rooms, restart cost, push latency.
 
-Run: /work/venv/bin/python bench/bench_client.py [--rooms 200] [--messages 10000]
+Run: .venv/bin/python bench/bench_client.py [--rooms 200] [--messages 10000]
 
 The hub runs in its own process (relaxed limits, so seeding is quick); the session uses its
 default tuning, i.e. it paces itself inside the reference hub's 600 operations/minute. Figures,

@@ -1,6 +1,6 @@
 """Benchmark the embedded hub: send throughput and fan-out latency, against a no-database floor.
 
-Run: /work/venv/bin/python bench/bench_hub.py [--seconds 3] [--agents 10] [--subscribers 100]
+Run: .venv/bin/python bench/bench_hub.py [--seconds 3] [--agents 10] [--subscribers 100]
 
 The hub runs in its own process (as it does for real clients) with rate limits relaxed; the
 agents are plain WebSocket clients speaking raw JSON in this process. The same measurements run

@@ -1,16 +1,17 @@
 """Benchmark push latency end to end: an agent's send until the row is painted in the window, and
 until ``listen --json`` prints it, each against a bare websockets subscriber in the same run.
 
-Run: QT_QPA_PLATFORM=offscreen /work/venv/bin/python bench/bench_push.py [--messages 200]
+Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_push.py [--messages 200]
 
 The hub runs as its own process (``parler-desktop hub``); the sending agent and the bare
 subscriber (a raw WebSocket that only decodes the frame) run in a second process; the window
 (the real ``DesktopApp`` and ``MainWindow``, subscribed to the hub like any user) runs in this
 one. One message at a time, with a quiet gap between messages (the everyday case: an agent says
-something, the supervisor sees it, the pointer resting on the conversation). The window's paint passes are timestamped when they end; a
-message counts as painted at the end of the first pass that drew its row. Times are
-``perf_counter`` (CLOCK_MONOTONIC, shared by the processes). Then the window closes and the
-same is measured for ``listen --json`` (its stdout read by the agents' process).
+something, the supervisor sees it, the pointer resting on the conversation). The window's paint
+passes are timestamped when they end; a message counts as painted at the end of the first pass
+that drew its row. Times are ``perf_counter`` (CLOCK_MONOTONIC, shared by the processes). Then
+the window closes and the same is measured for ``listen --json`` (its stdout read by the agents'
+process).
 
 Figures: p50 / p99 in ms and the p50 ratio to the bare subscriber (also to the bare subscriber of
 the second pass, when the window no longer competes with it for the machine's cores), and where

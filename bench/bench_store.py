@@ -1,6 +1,6 @@
 """Benchmark the local store: page inserts, event-loop stalls, and a 100,000-message room.
 
-Run: /work/venv/bin/python bench/bench_store.py
+Run: .venv/bin/python bench/bench_store.py
 
 Figures are printed against baselines measured in the same run: a bare round-trip through a
 one-thread executor (what any ``await worker.call`` costs at least) and the loop's longest gap

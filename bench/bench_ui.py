@@ -1,6 +1,6 @@
 """Benchmark the window: event-loop stalls during a 5,000-message burst, and opening a 100k room.
 
-Run: QT_QPA_PLATFORM=offscreen /work/venv/bin/python bench/bench_ui.py
+Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_ui.py
 
 Both figures are measured on the Qt thread (which also runs asyncio under qasync) by a 2 ms
 QTimer that records the longest gap between its ticks and counts the gaps over 50 ms, against the same meter on the idle window
