@@ -111,12 +111,12 @@ def _run_batch(conn: HubDatabaseConnection, batch: list[Job]) -> list[tuple[asyn
                 outcomes.append((future, result, None))
         conn.execute(end)
     except sqlite3.Error as exc:
-        conn.forget_uncommitted()
+        conn.forget_uncommitted()  # what the batch read may hold what it rolls back
         if conn.in_transaction:
             try:
                 conn.execute("ROLLBACK")
             except sqlite3.Error:
-                conn.forget_uncommitted()  # what the job read may hold what it rolls back
+                pass
         outcomes = [(future, None, exc) for _, _, future in batch]
     return outcomes
 
