@@ -55,7 +55,17 @@ def _stored_parts(row: MessageRow) -> tuple[Part, ...]:
 
 
 def stored_message(row: MessageRow) -> StoredMessage:
-    return _message_with_parts(row, _stored_parts(row))
+    mentions = json.loads(row.mentions) if row.mentions is not None else None
+    return StoredMessage(
+        seq=row.seq,
+        id=row.id,
+        room=row.room,
+        sender=EndpointRef(id=row.author, name=row.author_name, role=row.author_role),
+        parts=_stored_parts(row),
+        ts=row.ts,
+        mentions=tuple(mentions) if mentions is not None else None,
+        reply_to=row.reply_to,
+    )
 
 
 def fresh_delivery(row: MessageRow) -> str:
@@ -75,20 +85,6 @@ def fresh_delivery(row: MessageRow) -> str:
     head = wire_json.dumps({"type": "delivery", "message": message})[:-2]
     mentions = "" if row.mentions is None else f',"mentions":{row.mentions}'
     return f'{head}{mentions},"parts":{row.parts}}}}}'
-
-
-def _message_with_parts(row: MessageRow, parts: tuple[Part, ...]) -> StoredMessage:
-    mentions = json.loads(row.mentions) if row.mentions is not None else None
-    return StoredMessage(
-        seq=row.seq,
-        id=row.id,
-        room=row.room,
-        sender=EndpointRef(id=row.author, name=row.author_name, role=row.author_role),
-        parts=parts,
-        ts=row.ts,
-        mentions=tuple(mentions) if mentions is not None else None,
-        reply_to=row.reply_to,
-    )
 
 
 def derived_status(
