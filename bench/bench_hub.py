@@ -42,7 +42,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.asyncio.server import ServerConnection, broadcast, serve
 
-from parler_desktop.hub.event_loop import HUB_LOOP_NAME
+from parler_desktop.hub.event_loop import HUB_LOOP_NAME, run_hub_loop
 from parler_desktop.identity import Identity
 
 
@@ -50,7 +50,6 @@ def run_hub(db_dir: str, url_pipe, stop_event, relaxed: bool = True) -> None:  #
     """Child process: serve until told to stop (``relaxed``: rate budgets too large to matter),
     on the event loop the app's hub runs on."""
     from parler_desktop.hub import Hub, HubConfig, HubLimits
-    from parler_desktop.hub.event_loop import run_hub_loop
 
     async def serve() -> None:
         limits = HubLimits().relaxed() if relaxed else HubLimits()
@@ -101,12 +100,7 @@ def run_floor(_db_dir: str, url_pipe, stop_event, on_hub_loop: bool = False) -> 
             url_pipe.send(f"ws://127.0.0.1:{port}/ws")
             await asyncio.to_thread(stop_event.wait)
 
-    if on_hub_loop:
-        from parler_desktop.hub.event_loop import run_hub_loop
-
-        run_hub_loop(main())
-    else:
-        asyncio.run(main())
+    (run_hub_loop if on_hub_loop else asyncio.run)(main())
 
 
 class Agent:

@@ -82,7 +82,6 @@ async def test_each_push_reaches_a_reading_subscriber_while_another_one_is_stall
     slow.transport.abort()
 
 
-
 @pytest.mark.timeout(30)
 async def test_a_send_to_each_kind_of_target_is_pushed_to_the_rooms_other_members(hub, raw_agent):
     """A room, a new and an existing DM, a service the send joins: each push reaches the room's
