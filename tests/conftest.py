@@ -7,4 +7,4 @@ from parler_desktop.ui.qt_environment import prepare_qt_environment  # noqa: E40
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 prepare_qt_environment()  # the tests' Qt is set up as the app's
 
-pytest_plugins = ["support.hub_fixtures", "support.small_disk", "support.desktop_fixtures"]
+pytest_plugins = ["support.hang_backstop", "support.hub_fixtures", "support.small_disk", "support.desktop_fixtures"]

@@ -1,0 +1,56 @@
+"""A backstop for a test that pytest-timeout cannot stop: print every thread's stack, then exit.
+
+pytest-timeout (``timeout`` in pyproject.toml) fails a test from a SIGALRM handler, which Python
+runs only between bytecodes of the main thread, and only once. A test stuck inside a C call that
+never returns to Python (Qt's ``QThread.wait()`` when qasync's loop closes on a stuck executor
+thread, say), or one whose timeout exception a Qt slot or an asyncio callback swallowed, is never
+stopped: the run hangs until CI kills it, with nothing to show where. faulthandler's watchdog is a
+C thread: some time after the test's own timeout it writes all threads' stacks to the terminal
+and exits the run with an error.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import os
+import sys
+from collections.abc import Generator
+
+import pytest
+
+GRACE_SECS = 30  # past the test's own timeout, which gets the first chance to end it
+
+_stderr_key = pytest.StashKey[int]()  # the terminal's stderr, for the stacks
+
+
+def timeout_of(item: pytest.Item) -> float:
+    """The test's pytest-timeout limit: its ``timeout`` mark, else the ini ``timeout``."""
+    marker = item.get_closest_marker("timeout")
+    if marker is not None:
+        seconds = marker.args[0] if marker.args else marker.kwargs.get("timeout")
+        if seconds is not None:
+            return float(seconds)
+    return float(item.config.getini("timeout") or 0)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A copy of the terminal's stderr, made while pytest's capture is suspended: during a test,
+    # fd 2 goes to a capture file that an exiting process never prints.
+    config.stash[_stderr_key] = os.dup(sys.stderr.fileno())
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    os.close(config.stash[_stderr_key])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
+    limit = timeout_of(item)
+    if limit <= 0:
+        return (yield)
+    faulthandler.dump_traceback_later(limit + GRACE_SECS, exit=True, file=item.config.stash[_stderr_key])
+    try:
+        return (yield)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
