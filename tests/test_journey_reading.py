@@ -15,7 +15,8 @@ from support.desktop_fixtures import activate, click_room, join_room, post_as, u
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from test_ui_timeline_speed import on_screen
 
-from parler_desktop.app.timeline_model import FOLLOW_WINDOW, TRIM_ROWS
+from parler_desktop.app.timeline_model import FOLLOW_WINDOW, PAGE_SIZE, TRIM_ROWS
+from parler_desktop.ui.timeline_view import LOAD_OLDER_PX
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -106,6 +107,55 @@ def test_a_room_with_nothing_unread_opens_at_the_bottom(qtbot, qloop, desktop, p
     qtbot.waitUntil(lambda: view.verticalScrollBar().maximum() > 0 and view.at_bottom, timeout=5000)
     assert window.timeline_model.first_unread_row() is None
     assert view.verticalScrollBar().value() == view.verticalScrollBar().maximum()
+
+
+LINES = 2 * PAGE_SIZE + PAGE_SIZE // 2
+
+
+def one_liners_in_a_tall_window(qtbot, qloop, desktop, peer, read: bool) -> str:
+    """Room "team" with two pages and a half of one-line messages (read to the end, or none of
+    them), left for "ops"; the window is then made taller than two pages of them."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    ops = join_room(qtbot, qloop, desktop, peer, "ops")
+    activate(qtbot, desktop)
+    click_room(qtbot, desktop, team if read else ops)
+    for n in range(LINES):
+        post_as(qtbot, qloop, peer, team, f"line {n}")
+    qtbot.waitUntil(lambda: unread(desktop, team) == (0 if read else LINES), timeout=10_000)
+    click_room(qtbot, desktop, ops)
+    desktop.window.resize(1000, 4000)
+    return team
+
+
+def test_a_page_that_fits_the_window_reads_older_history_in_until_there_is_some_to_scroll_to(qtbot, qloop, desktop, peer):
+    """Opened at the bottom, a page of one-line messages fits a tall window: nothing scrolls, so
+    no scroll could ask for what came before; the view reads it in, and Home reaches the first."""
+    team = one_liners_in_a_tall_window(qtbot, qloop, desktop, peer, read=True)
+    click_room(qtbot, desktop, team)
+    view, model = desktop.window.timeline, desktop.window.timeline_model
+    bar = view.verticalScrollBar()
+    qtbot.waitUntil(lambda: model.rowCount() > PAGE_SIZE and view.at_bottom, timeout=5000)
+    qtbot.waitUntil(lambda: bar.value() > LOAD_OLDER_PX or not model.has_older, timeout=5000)
+    view.setFocus()
+
+    def home_shows_the_first() -> bool:
+        qtbot.keyClick(view, Qt.Key.Key_Home)
+        return model.entry(0).text == "line 0" and view.indexAt(view.viewport().rect().topLeft()).row() == 0
+
+    qtbot.waitUntil(home_shows_the_first, timeout=10_000)
+
+
+def test_a_page_of_unread_that_fits_the_window_reads_the_next_page_in(qtbot, qloop, desktop, peer):
+    """Opened at the first of more unread messages than a page, a tall window shows the whole
+    page: the view reads the next one in without a scroll, and End reaches the newest."""
+    team = one_liners_in_a_tall_window(qtbot, qloop, desktop, peer, read=False)
+    click_room(qtbot, desktop, team)
+    view, model = desktop.window.timeline, desktop.window.timeline_model
+    qtbot.waitUntil(lambda: model.entry(0) is not None and model.entry(0).text == "line 0", timeout=5000)
+    qtbot.waitUntil(lambda: model.rowCount() == LINES and not model.has_newer, timeout=5000)
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_End)
+    qtbot.waitUntil(lambda: unread(desktop, team) == 0, timeout=10_000)
 
 
 def test_own_posts_are_never_unread_and_posting_brings_them_into_view(qtbot, qloop, desktop, peer):

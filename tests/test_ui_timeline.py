@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QAbstractItemView
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
-from parler_desktop.app.timeline_model import FOLLOW_WINDOW, TimelineModel
+from parler_desktop.app.timeline_model import FOLLOW_WINDOW, PAGE_SIZE, TRIM_ROWS, TimelineModel
 from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
 from parler_desktop.store import LocalStore
 from parler_desktop.ui.timeline_view import TimelineView
@@ -71,11 +71,18 @@ def test_following_the_bottom_keeps_only_the_newest_rows_and_scrolling_up_reads_
     view = make_view(qtbot, bridge)
     model = view.model()
     qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
-    add_messages(qtbot, qloop, session, [message(300, "team", "a new one")])
-    qtbot.waitUntil(lambda: model.newest_seq == 300 and at_bottom(view), timeout=5000)
-    assert [model.entry(row).seq for row in range(model.rowCount())] == [*range(202 - FOLLOW_WINDOW, 201), 300]  # the oldest went
-    view.verticalScrollBar().setValue(0)
-    qtbot.waitUntil(lambda: model.entry(0).seq == 1, timeout=5000)  # read again on the way up
+    newest = 200 + FOLLOW_WINDOW + TRIM_ROWS  # with the page read on opening, more than the window keeps
+    add_messages(qtbot, qloop, session, [message(seq, "team", f"new {seq}") for seq in range(201, newest + 1)])
+    qtbot.waitUntil(lambda: model.newest_seq == newest and at_bottom(view), timeout=10_000)
+    seqs = [model.entry(row).seq for row in range(model.rowCount())]
+    assert seqs == [*range(seqs[0], newest + 1)] and FOLLOW_WINDOW <= len(seqs) < FOLLOW_WINDOW + TRIM_ROWS  # the oldest went
+    bar = view.verticalScrollBar()
+
+    def scrolled_up_to_the_first() -> bool:  # the reader keeps scrolling up: a page is read in each time
+        bar.setValue(0)
+        return model.entry(0).seq == 1
+
+    qtbot.waitUntil(scrolled_up_to_the_first, timeout=10_000)
 
 
 def test_scrolling_to_the_top_loads_older_history_in_place(qtbot, qloop, session, bridge):
@@ -83,12 +90,13 @@ def test_scrolling_to_the_top_loads_older_history_in_place(qtbot, qloop, session
     read_up_to(qtbot, qloop, session, 450)
     view = make_view(qtbot, bridge)
     model = view.model()
-    assert model.rowCount() == 200
+    assert model.rowCount() == PAGE_SIZE
     view.verticalScrollBar().setValue(0)
-    qtbot.waitUntil(lambda: model.rowCount() == 400, timeout=5000)
+    qtbot.waitUntil(lambda: model.rowCount() == 2 * PAGE_SIZE, timeout=5000)
     qtbot.waitUntil(lambda: view.indexAt(QPoint(10, 10)).isValid(), timeout=5000)
     top_seq = model.entry(view.indexAt(QPoint(10, 10)).row()).seq
-    assert 245 <= top_seq <= 252  # the message that was on top (seq 251) stays about where it was
+    was_on_top = 451 - PAGE_SIZE
+    assert was_on_top - 6 <= top_seq <= was_on_top + 1  # the message that was on top stays about where it was
 
 
 def test_a_room_opens_at_its_first_unread_and_jump_returns_there(qtbot, qloop, session, bridge):

@@ -71,6 +71,7 @@ class TimelineView(MessageRowsView):
         model.modelReset.connect(self._room_reset)
         model.roomLoaded.connect(lambda _room: self._room_loaded())
         model.olderLoaded.connect(self._older_loaded)
+        model.newerLoaded.connect(self._read_more_while_short)
         model.appended.connect(self._appended)
         model.readUpTo.connect(self._update_jump)  # read to the end: nothing left to jump back to
 
@@ -81,6 +82,13 @@ class TimelineView(MessageRowsView):
             return
         self.scrollToBottom()
         self._set_at_bottom(True)
+        self._read_more_while_short()
+
+    def _read_more_while_short(self, *_page: object) -> None:
+        """Ask for the next page if the rows read so far reach no further than ``LOAD_OLDER_PX``
+        past the view: with nothing to scroll (a tall window, a room of one-line messages), no
+        scroll would ever ask for it."""
+        self._scrolled(self.verticalScrollBar().value())
 
     def _range_changed(self, _minimum: int, maximum: int) -> None:
         bar = self.verticalScrollBar()
@@ -164,6 +172,8 @@ class TimelineView(MessageRowsView):
         bar = self.verticalScrollBar()
         self._anchor_from_bottom = bar.maximum() - bar.value()
         self.doItemsLayout()  # settle heights now so the anchor applies once
+        self._anchor_from_bottom = None  # (not applied if the rows still fit: the range stayed)
+        self._read_more_while_short()
 
     def _room_reset(self) -> None:
         self.unseen = 0
