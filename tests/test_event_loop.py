@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import socket
+import threading
 
 import pytest
 import qasync
-from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.qt_loop import close_loop, qloop, run_coroutine  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -166,3 +167,26 @@ def test_a_queue_of_slow_callbacks_leaves_qt_its_turns_between_them(qtbot, qapp,
     timer.start()
     qtbot.waitUntil(lambda: len(ran) == 40, timeout=10_000)
     assert fired_after and fired_after[0] < 10 and ran == list(range(40))
+
+
+def test_closing_leaves_a_blocking_call_running_instead_of_waiting_for_it(qtbot, qapp, qloop, monkeypatch):  # noqa: F811
+    """A host name lookup that a dead network holds for many seconds (a laptop just woken) does
+    not hold the quitting app, and its home lock, until it gives up."""
+    started, answered = threading.Event(), threading.Event()
+
+    def unanswered_lookup(*_args: object, **_kwargs: object) -> list[object]:
+        started.set()
+        answered.wait(10)
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+
+    monkeypatch.setattr(socket, "getaddrinfo", unanswered_lookup)
+    qloop.create_task(qloop.getaddrinfo("hub.example", 443))
+    qtbot.waitUntil(started.is_set, timeout=5000)
+    answer_later = threading.Timer(3, answered.set)  # a close() that waits for the lookup returns after this
+    answer_later.start()
+    try:
+        close_loop(qapp, qloop)
+        assert qloop.is_closed() and not answered.is_set()  # closed while the lookup still ran
+    finally:
+        answer_later.cancel()
+        answered.set()

@@ -16,6 +16,13 @@ reader, then the session's inbox), and qasync made each dearer than asyncio does
   runs it in the turn that found the socket ready, and so does this loop (with asyncio's error
   handling: an exception goes to the loop's exception handler).
 
+Blocking calls (``asyncio.to_thread``, and the host name lookup of every connection to a hub
+named by name) run on a ``ThreadPoolExecutor`` that closing the loop does not wait for, as
+asyncio's own loop does not: qasync's executor made ``close()`` wait, and a lookup that a dead
+network holds for many seconds (a laptop just woken) held the quitting app, with its home lock, so
+that launching it again handed over to a window already gone. Calls still queued run all the
+same (a settings write is never dropped); Python waits for them as the process exits.
+
 The last overrides a private method of qasync (``pyproject.toml`` bounds its version, and
 ``tests/test_event_loop.py`` fails if the hook stops being called). In debug mode callbacks take
 qasync's own (checked, logged) path.
@@ -26,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
 from contextvars import Context
 from typing import Any
@@ -43,6 +51,8 @@ class AppEventLoop(qasync.QEventLoop):
         self._ready_timer: QTimer | None = QTimer(singleShot=True, interval=0)
         self._ready_timer.timeout.connect(self._run_ready)
         self._ready_timer_due = False  # the timer is started (a flag: asking it calls into Qt for each callback)
+        self._blocking_calls = ThreadPoolExecutor(thread_name_prefix="parler-blocking")
+        self.set_default_executor(self._blocking_calls)
 
     def call_soon(self, callback: Callable[..., Any], *args: Any, context: Context | None = None) -> asyncio.Handle:
         if self.get_debug():
@@ -71,6 +81,8 @@ class AppEventLoop(qasync.QEventLoop):
             self._ready_timer.start()
 
     def close(self) -> None:
+        self._blocking_calls.shutdown(wait=False)
+        self.set_default_executor(None)  # or qasync's close() waits for the executor's threads
         super().close()
         if self._ready_timer is not None:
             self._ready_timer.stop()

@@ -23,6 +23,17 @@ def qloop(qapp):
     loop = AppEventLoop(qapp, already_running=True)  # the window's loop
     asyncio.set_event_loop(loop)
     yield loop
+    close_loop(qapp, loop)
+    del loop
+    # Collect the loop's Qt objects (its timer object sits in reference cycles) here, on the Qt
+    # thread: a collection that happens to run on a hub or store thread later would destroy them
+    # there, leaving a timer registered for a dead object.
+    gc.collect()
+
+
+def close_loop(qapp, loop: AppEventLoop) -> None:
+    """Cancel the loop's tasks (giving them up to 5 s to end), then close it, as the app does
+    once its window is gone (idempotent)."""
     pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
     for task in pending:
         task.cancel()
@@ -33,11 +44,6 @@ def qloop(qapp):
     loop._QEventLoop__is_running = False  # stop() would call QApplication.exit()
     loop.close()
     asyncio.set_event_loop(None)
-    del loop
-    # Collect the loop's Qt objects (its timer object sits in reference cycles) here, on the Qt
-    # thread: a collection that happens to run on a hub or store thread later would destroy them
-    # there, leaving a timer registered for a dead object.
-    gc.collect()
 
 
 def run_coroutine(qtbot, loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, Any], timeout: float = 10) -> Any:
