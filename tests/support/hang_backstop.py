@@ -2,11 +2,11 @@
 
 pytest-timeout (``timeout`` in pyproject.toml) fails a test from a SIGALRM handler, which Python
 runs only between bytecodes of the main thread, and only once. A test stuck inside a C call that
-never returns to Python (Qt's ``QThread.wait()`` when qasync's loop closes on a stuck executor
-thread, say), or one whose timeout exception a Qt slot or an asyncio callback swallowed, is never
-stopped: the run hangs until CI kills it, with nothing to show where. faulthandler's watchdog is a
-C thread: some time after the test's own timeout it writes all threads' stacks to the terminal
-and exits the run with an error.
+never returns to Python (a Qt ``QThread.wait()`` on a thread that never ends, say), or one whose
+timeout exception a Qt slot or an asyncio callback swallowed, is never stopped: the run hangs
+until CI kills it, with nothing to show where. faulthandler's watchdog is a C thread: some time
+after the test's own timeout it writes all threads' stacks to the terminal and exits the run
+with an error.
 """
 
 from __future__ import annotations
