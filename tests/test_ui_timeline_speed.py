@@ -203,6 +203,30 @@ def test_a_new_width_lays_out_the_rows_on_screen_first_and_the_rest_later(qtbot,
     qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
 
 
+def test_a_new_width_keeps_the_row_being_read_where_it_was(qtbot, qloop, session, bridge):
+    """Scrolled up, the reader makes the window narrower, then wider: the rows above the one at
+    the top of the view change height (those near it at once, the others in later slices), and
+    that row stays where it was on screen all the while."""
+    view = opened(qtbot, qloop, session, bridge, 60, LONG)
+    model, bar, stale = view.model(), view.verticalScrollBar(), view.message_delegate.sizes.stale
+    bar.setValue(bar.maximum() // 2)
+    qtbot.waitUntil(lambda: not view.at_bottom, timeout=5000)
+    for width in (450, 600):
+        row = view.indexAt(QPoint(0, 0)).row()
+        place = view.visualRect(model.index(row)).top()
+        view.resize(width, 400)
+        assert view.visualRect(model.index(row)).top() == place and stale  # laid out on screen, the rest later
+        qtbot.waitUntil(lambda: not stale, timeout=10_000)
+        assert view.visualRect(model.index(row)).top() == place and view.indexAt(QPoint(0, 0)).row() == row
+        bar.setValue(bar.value() - 300)  # the reader scrolls on: the next width keeps that place
+    row = view.indexAt(QPoint(0, 0)).row()
+    place = view.visualRect(model.index(row)).top()
+    view.resize(450, 400)
+    bar.setValue(bar.value() - 300)  # scrolled before the rows above are laid out: the reader's move stands
+    qtbot.waitUntil(lambda: not stale, timeout=10_000)
+    assert view.visualRect(model.index(row)).top() > place
+
+
 class PaintedAreas(QObject):
     """The area of every paint pass of a widget from now on."""
 

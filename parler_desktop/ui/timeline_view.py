@@ -7,8 +7,10 @@ screen right now (a row cut off by the bottom edge is not seen yet), which is al
 tracker may mark read.
 
 Not at the bottom, new messages raise an "N new messages" pill instead of moving the text under
-the reader. Scrolling near the top asks the model for older history and keeps the reader's place
-when it arrives. A "Jump to first unread" button loads back to the read marker and goes there.
+the reader, and a new width keeps the row at the top of the view where it was. Scrolling near
+the top asks the model for older history and keeps the reader's place when it arrives (a page
+that leaves nothing to scroll asks for the next at once). A "Jump to first unread" button loads
+back to the read marker and goes there.
 
 Home, End, Page Up and Page Down scroll the conversation. A click on "in reply to" goes to the
 original (paging back to it), a click on a card shows all of it. What the pointer does over a
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QPoint, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QPersistentModelIndex, QPoint, Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QKeyEvent, QPainter, QPaintEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QPushButton, QWidget
 
@@ -34,6 +36,9 @@ LOAD_OLDER_PX = 300
 class TimelineView(MessageRowsView):
     seenChanged = Signal(int)  # the newest stored seq on screen (0: none)
     statusMessage = Signal(str)  # a sentence for the status bar
+    # Set here, not in __init__: Qt lays the rows out while the base classes are being built.
+    _place_held: tuple[QPersistentModelIndex, int] | None = None  # see _hold_place
+    _holding_place = False  # the view itself is scrolling to keep that place
 
     def __init__(
         self,
@@ -179,6 +184,7 @@ class TimelineView(MessageRowsView):
         self.unseen = 0
         self._pill.hide()
         self._anchor_from_bottom = None
+        self._place_held = None
         self._set_at_bottom(True)
         self.seen_seq = 0
         self.seenChanged.emit(0)
@@ -309,11 +315,38 @@ class TimelineView(MessageRowsView):
     def resizeEvent(self, event: QResizeEvent) -> None:
         if event.size().width() != event.oldSize().width():
             self._width_relayout.width_changing(self.at_bottom)
+            top = self.indexAt(QPoint(0, 0))
+            if not self.at_bottom and top.isValid():
+                self._place_held = (QPersistentModelIndex(top), self.visualRect(top).top())
         super().resizeEvent(event)
         self._place_overlays()
 
+    def doItemsLayout(self) -> None:
+        nested = self._laying_out
+        super().doItemsLayout()
+        if not nested and self._place_held is not None:
+            self._hold_place()
+
+    def _hold_place(self) -> None:
+        """While a new width lays the rows out (those on screen at once, the others in slices),
+        keep the row the reader had at the top of the view where it was: the rows above it grow
+        or shrink, and would carry the text being read off the screen. Until the reader scrolls,
+        or every row has its height at the new width."""
+        held, top = self._place_held
+        if held.isValid() and not self.at_bottom:
+            bar = self.verticalScrollBar()
+            self._holding_place = True
+            try:
+                bar.setValue(bar.value() + self.visualRect(self._model.index(held.row(), 0)).top() - top)
+            finally:
+                self._holding_place = False
+        if not self.message_delegate.sizes.stale:
+            self._place_held = None
+
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         super().scrollContentsBy(dx, dy)
+        if self._place_held is not None and not (self._laying_out or self._holding_place):
+            self._place_held = None  # the reader (or a jump) moved the view: that place is theirs now
         self._place_overlays()  # the viewport's scroll moved them with the rows
         self._scrolled(self.verticalScrollBar().value())  # not a slot: on a push's way to the screen
 
