@@ -14,23 +14,13 @@ from __future__ import annotations
 import faulthandler
 import os
 import sys
-from collections.abc import Generator
 
 import pytest
+from pytest_timeout import Settings
 
 GRACE_SECS = 30  # past the test's own timeout, which gets the first chance to end it
 
 _stderr_key = pytest.StashKey[int]()  # the terminal's stderr, for the stacks
-
-
-def timeout_of(item: pytest.Item) -> float:
-    """The test's pytest-timeout limit: its ``timeout`` mark, else the ini ``timeout``."""
-    marker = item.get_closest_marker("timeout")
-    if marker is not None:
-        seconds = marker.args[0] if marker.args else marker.kwargs.get("timeout")
-        if seconds is not None:
-            return float(seconds)
-    return float(item.config.getini("timeout") or 0)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -43,14 +33,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     os.close(config.stash[_stderr_key])
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
-    limit = timeout_of(item)
-    if limit <= 0:
-        return (yield)
-    faulthandler.dump_traceback_later(limit + GRACE_SECS, exit=True, file=item.config.stash[_stderr_key])
-    try:
-        return (yield)
-    finally:
-        faulthandler.cancel_dump_traceback_later()
+def pytest_timeout_set_timer(item: pytest.Item, settings: Settings) -> None:
+    """Armed with the timeout pytest-timeout settled on (its mark, ``--timeout``, the ini), just
+    before pytest-timeout sets its own timer (returning nothing lets it)."""
+    faulthandler.dump_traceback_later(settings.timeout + GRACE_SECS, exit=True, file=item.config.stash[_stderr_key])
 
+
+def pytest_timeout_cancel_timer(item: pytest.Item) -> None:
+    faulthandler.cancel_dump_traceback_later()
