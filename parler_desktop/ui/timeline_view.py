@@ -38,7 +38,6 @@ class TimelineView(MessageRowsView):
     statusMessage = Signal(str)  # a sentence for the status bar
     # Set here, not in __init__: Qt lays the rows out while the base classes are being built.
     _place_held: tuple[QPersistentModelIndex, int] | None = None  # see _hold_place
-    _holding_place = False  # the view itself is scrolling to keep that place
 
     def __init__(
         self,
@@ -332,20 +331,16 @@ class TimelineView(MessageRowsView):
         keep the row the reader had at the top of the view where it was: the rows above it grow
         or shrink, and would carry the text being read off the screen. Until the reader scrolls,
         or every row has its height at the new width."""
-        held, top = self._place_held
+        place = self._place_held
+        held, top = place
         if held.isValid() and not self.at_bottom:
             bar = self.verticalScrollBar()
-            self._holding_place = True
-            try:
-                bar.setValue(bar.value() + self.visualRect(self._model.index(held.row(), 0)).top() - top)
-            finally:
-                self._holding_place = False
-        if not self.message_delegate.sizes.stale:
-            self._place_held = None
+            bar.setValue(bar.value() + self.visualRect(self._model.index(held.row(), 0)).top() - top)
+        self._place_held = place if self.message_delegate.sizes.stale else None  # (that scroll dropped it)
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:
         super().scrollContentsBy(dx, dy)
-        if self._place_held is not None and not (self._laying_out or self._holding_place):
+        if self._place_held is not None and not self._laying_out:
             self._place_held = None  # the reader (or a jump) moved the view: that place is theirs now
         self._place_overlays()  # the viewport's scroll moved them with the rows
         self._scrolled(self.verticalScrollBar().value())  # not a slot: on a push's way to the screen
