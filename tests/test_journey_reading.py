@@ -8,7 +8,7 @@ never unread and posting brings the post into view.
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QPushButton, QWidget
 from support.desktop_fixtures import activate, click_room, join_room, post_as, unread
@@ -156,6 +156,29 @@ def test_a_page_of_unread_that_fits_the_window_reads_the_next_page_in(qtbot, qlo
     view.setFocus()
     qtbot.keyClick(view, Qt.Key.Key_End)
     qtbot.waitUntil(lambda: unread(desktop, team) == 0, timeout=10_000)
+
+
+def test_a_reader_up_in_the_history_keeps_their_place_when_the_window_narrows(qtbot, qloop, desktop, peer):
+    """Scrolled up, the supervisor makes the window narrower (to dock it beside an editor): every
+    message wraps anew, and the one at the top of the conversation stays where it was."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    activate(qtbot, desktop)
+    click_room(qtbot, desktop, team)
+    for n in range(30):
+        post_as(qtbot, qloop, peer, team, f"step {n}: " + "a finding that wraps " * 12)
+    view, model = window.timeline, window.timeline_model
+    qtbot.waitUntil(lambda: model.rowCount() == 30 and view.at_bottom, timeout=10_000)
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_PageUp)
+    qtbot.waitUntil(lambda: not view.at_bottom, timeout=5000)
+    row = view.indexAt(QPoint(0, 0)).row()
+    assert row > 0  # with messages above it, which wrap anew too
+    place = view.visualRect(model.index(row)).top()
+    width = view.viewport().width()
+    window.resize(window.width() - 300, window.height())
+    qtbot.waitUntil(lambda: view.viewport().width() < width and not view.message_delegate.sizes.stale, timeout=5000)
+    assert view.indexAt(QPoint(0, 0)).row() == row and view.visualRect(model.index(row)).top() == place
 
 
 def test_own_posts_are_never_unread_and_posting_brings_them_into_view(qtbot, qloop, desktop, peer):
