@@ -17,7 +17,10 @@ Figures: p50 / p99 in ms and the p50 ratio to the bare subscriber (also to the b
 the second pass, when the window no longer competes with it for the machine's cores), and where
 the window's time goes: the p50 of each stage between the agent's send and the painted row (the
 push read and decoded, announced to the window as it arrived or once stored, the row in the
-model, the row painted).
+model, the row painted). Last, what idling costs on this machine: the p50 time to decode one
+delivery frame back to back, and after the same quiet gap as between the messages above (on a
+shared virtual machine the caches are taken by other work in the gap, and each stage of the
+window's way to the screen pays to bring its code and data back: see ``idle_slowdown``).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from support.hub_fixtures import HubProcess  # noqa: E402
 from support.raw_agent import RawAgent  # noqa: E402
 
 from parler_desktop.client.inbox import BoundedInbox  # noqa: E402
+from parler_desktop.protocol.frames import decode_hub_frame  # noqa: E402
 from parler_desktop.paths import Home  # noqa: E402
 from parler_desktop.settings import Settings, save_settings  # noqa: E402
 from parler_desktop.ui.desktop import DesktopApp  # noqa: E402
@@ -222,6 +226,38 @@ def report(name: str, ours: list[float], bare: list[float]) -> None:
     )
 
 
+def idle_slowdown(rounds: int = 100) -> tuple[float, float]:
+    """(back to back, after ``GAP_SECS`` idle): the p50 seconds to decode one delivery frame.
+
+    The window idles between pushed messages, as people's agents do between messages. Where
+    other work shares the machine, the code and data a push needs are no longer in the CPU's
+    caches after the gap; each distinct piece of code on its way to the screen then costs many
+    times what it costs warm. The bare subscriber's way (read a frame, decode it) touches far
+    less code than the window's (the same, then the model, the row's layout and its paint), so
+    the larger this slowdown, the more the window's ratio to it grows."""
+    frame = json.dumps(
+        {
+            "type": "delivery",
+            "message": {
+                "seq": 7, "id": "0190f3c2-7b1e-7a00-9c1d-3e5f00000001", "room": ROOM, "ts": 1710000000000,
+                "from": {"id": "U" * 56, "name": "builder", "role": "worker"},
+                "parts": [{"kind": "text", "text": label(7)}],
+            },
+        }
+    )
+    warm, idle = [], []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        decode_hub_frame(frame)
+        warm.append(time.perf_counter() - start)
+    for _ in range(rounds):
+        time.sleep(GAP_SECS)
+        start = time.perf_counter()
+        decode_hub_frame(frame)
+        idle.append(time.perf_counter() - start)
+    return percentile(warm, 0.5), percentile(idle, 0.5)
+
+
 async def main(count: int) -> None:
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
@@ -276,6 +312,11 @@ async def main(count: int) -> None:
     print(
         f"push -> row painted p50 against the bare subscriber p50 of the listen pass"
         f" ({percentile(listen_bare, 0.5) * 1000:.2f} ms): {percentile(painted, 0.5) / percentile(listen_bare, 0.5):.2f}x"
+    )
+    warm, idle = idle_slowdown()
+    print(
+        f"idling on this machine: decoding one delivery frame takes {warm * 1e6:.0f} µs back to back,"
+        f" {idle * 1e6:.0f} µs after {GAP_SECS * 1000:.0f} ms idle ({idle / warm:.1f}x)"
     )
 
 
