@@ -31,6 +31,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
+from parler_desktop.ui.inline_markdown import ImporterFormats, importer_formats, inline_runs, insert_runs
 from parler_desktop.ui.message_links import link_message_addresses
 
 FEATURES = QTextDocument.MarkdownFeature(
@@ -71,7 +72,18 @@ def blank_document(font: QFont | None = None) -> SafeTextDocument:
 
 
 def fill_document(document: SafeTextDocument, text: str) -> SafeTextDocument:
-    """``document`` (blank) holding ``text`` rendered from Markdown."""
+    """``document`` (blank) holding ``text`` rendered from Markdown (one line of plain text,
+    strong, emphasis and code without the importer: ``inline_markdown``)."""
+    runs = inline_runs(text)
+    if runs is None:
+        return import_markdown(document, text)
+    insert_runs(document, runs, _inline_formats(document.defaultFont()))
+    return document
+
+
+def import_markdown(document: SafeTextDocument, text: str) -> SafeTextDocument:
+    """``document`` (blank) holding ``text`` as Qt's Markdown importer reads it, then made safe
+    and shaded (any Markdown; ``fill_document`` takes it when the line is not an everyday one)."""
     document.setMarkdown(with_hard_breaks(text), FEATURES)
     if "![" in text:  # the only Markdown that makes an image (inline or by reference)
         _replace_images(document)
@@ -82,6 +94,17 @@ def fill_document(document: SafeTextDocument, text: str) -> SafeTextDocument:
     if "`" in text or "~~~" in text or "    " in text:
         _shade_code(document, text)
     return document
+
+
+_INLINE_FORMATS: dict[str, ImporterFormats] = {}  # by the key of the document's font
+
+
+def _inline_formats(font: QFont) -> ImporterFormats:
+    key = font.key()
+    formats = _INLINE_FORMATS.get(key)
+    if formats is None:
+        formats = _INLINE_FORMATS[key] = importer_formats(FEATURES, CODE_SHADE, font)
+    return formats
 
 
 def with_hard_breaks(text: str) -> str:

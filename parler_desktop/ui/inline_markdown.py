@@ -1,0 +1,119 @@
+"""The everyday message, built straight into its document instead of through Qt's Markdown importer.
+
+Most of what agents say is one line with at most some **strong**, *emphasis* and `code` in it.
+Qt's importer (a full Markdown parser) and the code shading after it were the costliest steps
+of a pushed message's way to the screen, more than laying the text out or painting it. For
+such a line the runs are found here and inserted with the very formats the importer gives
+them: the formats are taken from what the importer made of a sample line, so the document is
+the one it would build, shading included (``tests/test_ui_inline_markdown.py`` checks that
+against the importer for generated lines).
+
+Anything the rules below are not sure of — other Markdown, a link, a second line, a delimiter
+in a place where Markdown's flanking rules could read it either way — returns None, and the
+caller takes the importer's way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument
+
+Run = tuple[str, str]  # (text, kind): "plain", "strong", "emphasis" or "code"
+
+# Characters and words that may make Markdown other than the three kinds of run: escapes, HTML
+# and autolinks, entities, links and images, underscore emphasis, strikethrough, tables, and
+# the message-link addresses the importer's caller turns into links.
+_OTHER_MARKDOWN = re.compile(r"[\\<>&\[\]_~|@]|://|www\.", re.IGNORECASE)
+# What can open a block at the start of a line: a list, a quote, a heading, a rule, a number.
+_BLOCK_OPENING = re.compile(r"[-+>#=]|\* |\d")
+_CLOSER_FOLLOWED_BY = frozenset(".,:;!?)")  # after a closing delimiter that follows a letter
+
+
+def inline_runs(text: str) -> list[Run] | None:
+    """``text`` as runs, if it is one line of plain text with strong, emphasis and code only."""
+    if not text.isprintable() or text != text.strip() or _OTHER_MARKDOWN.search(text) or _BLOCK_OPENING.match(text):
+        return None  # (printable: no newline, tab or other space than U+0020)
+    pieces = text.split("`")
+    if len(pieces) % 2 == 0 or "``" in text:
+        return None  # a backtick left unpaired, or a longer backtick string (it pairs only with its like)
+    runs: list[Run] = []
+    for number, piece in enumerate(pieces):
+        if number % 2:
+            if piece != piece.strip():
+                return None  # spaces Markdown would trim
+            runs.append((piece, "code"))
+            continue
+        found = _emphasis_runs(piece, number > 0, number < len(pieces) - 1)
+        if found is None:
+            return None
+        runs.extend(found)
+    return [run for run in runs if run[0]]
+
+
+def _emphasis_runs(piece: str, after_code: bool, before_code: bool) -> list[Run] | None:
+    """The runs of ``piece`` (text outside code): plain text, and ``**strong**`` or ``*emphasis*``
+    opened after a space (or the start) and closed before a space, the end, or punctuation that
+    follows a letter; not nested. Any other asterisk, or a delimiter touching code: None."""
+    runs: list[Run] = []
+    start = 0  # of the plain text not yet in runs
+    while (opening := piece.find("*", start)) >= 0:
+        inner = opening
+        while inner < len(piece) and piece[inner] == "*":
+            inner += 1
+        width = inner - opening
+        closing = piece.find("*", inner)
+        if width > 2 or closing < 0 or inner == closing:
+            return None
+        end = closing
+        while end < len(piece) and piece[end] == "*":
+            end += 1
+        before = piece[opening - 1] if opening else ("`" if after_code else " ")
+        following = piece[end] if end < len(piece) else ("`" if before_code else " ")
+        content = piece[inner:closing]
+        if end - closing != width or before != " " or content[0] == " " or content[-1] == " ":
+            return None
+        if following != " " and not (following in _CLOSER_FOLLOWED_BY and content[-1].isalnum()):
+            return None
+        runs += [(piece[start:opening], "plain"), (content, "strong" if width == 2 else "emphasis")]
+        start = end
+    runs.append((piece[start:], "plain"))
+    return runs
+
+
+@dataclass(frozen=True)
+class ImporterFormats:
+    block: QTextBlockFormat
+    runs: dict[str, QTextCharFormat]
+
+
+SAMPLE = "plain **strong** *emphasis* `code`"
+
+
+def importer_formats(features: QTextDocument.MarkdownFeature, code_shade: QColor, font: QFont) -> ImporterFormats:
+    """The formats Qt's importer gives a paragraph and each kind of run in a document of
+    ``font`` (its margins and code's size follow the font), code's on the ``code_shade`` ground
+    as the shading leaves it: read from what it made of ``SAMPLE``."""
+    sample = QTextDocument()
+    sample.setDefaultFont(font)
+    sample.setMarkdown(SAMPLE, features)
+    block = sample.begin()
+    runs: dict[str, QTextCharFormat] = {}
+    iterator = block.begin()
+    while not iterator.atEnd():
+        fragment = iterator.fragment()
+        kind = fragment.text().strip()
+        if kind in ("plain", "strong", "emphasis", "code"):
+            runs[kind] = QTextCharFormat(fragment.charFormat())
+        iterator += 1
+    runs["code"].setBackground(code_shade)
+    return ImporterFormats(QTextBlockFormat(block.blockFormat()), runs)
+
+
+def insert_runs(document: QTextDocument, runs: list[Run], formats: ImporterFormats) -> None:
+    """Fill the empty ``document`` with ``runs`` as the importer (then the shading) would."""
+    cursor = QTextCursor(document)
+    cursor.setBlockFormat(formats.block)
+    for text, kind in runs:
+        cursor.insertText(text, formats.runs[kind])
