@@ -111,9 +111,9 @@ def importer_formats(features: QTextDocument.MarkdownFeature, code_shade: QColor
     return ImporterFormats(QTextBlockFormat(block.blockFormat()), runs)
 
 
-def insert_runs(document: QTextDocument, runs: list[Run], formats: ImporterFormats) -> None:
-    """Fill the empty ``document`` with ``runs`` as the importer (then the shading) would."""
+def insert_runs(document: QTextDocument, runs: list[Run], formats: dict[str, QTextCharFormat]) -> None:
+    """Fill the empty ``document`` (its block in the importer's paragraph format) with ``runs``
+    as the importer, then the shading, would."""
     cursor = QTextCursor(document)
-    cursor.setBlockFormat(formats.block)
     for text, kind in runs:
-        cursor.insertText(text, formats.runs[kind])
+        cursor.insertText(text, formats[kind])

@@ -48,6 +48,8 @@ _LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 class SafeTextDocument(QTextDocument):
     """A QTextDocument that refuses every external resource (images, style sheets)."""
 
+    inline_formats: ImporterFormats | None = None  # set while blank: the formats of the everyday line
+
     def loadResource(self, type: int, name: QUrl) -> Any:  # noqa: A002 - Qt's signature
         return None
 
@@ -60,7 +62,8 @@ def blank_document(font: QFont | None = None) -> SafeTextDocument:
     """An empty document set up for a message body (``fill_document`` gives it the text).
 
     Making one is about half the cost of a short message's document, so the timeline keeps one
-    made ahead while idle (``LayoutCache``)."""
+    made ahead while idle (``LayoutCache``). Its one block already has the format of the everyday
+    line's paragraph (the importer sets its own)."""
     document = SafeTextDocument()
     document.setDocumentMargin(0)
     if font is not None:
@@ -68,6 +71,8 @@ def blank_document(font: QFont | None = None) -> SafeTextDocument:
     option = document.defaultTextOption()
     option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)  # a long path or log line wraps
     document.setDefaultTextOption(option)
+    document.inline_formats = _inline_formats(document.defaultFont())
+    QTextCursor(document).setBlockFormat(document.inline_formats.block)
     return document
 
 
@@ -75,9 +80,9 @@ def fill_document(document: SafeTextDocument, text: str) -> SafeTextDocument:
     """``document`` (blank) holding ``text`` rendered from Markdown (one line of plain text,
     strong, emphasis and code without the importer: ``inline_markdown``)."""
     runs = inline_runs(text)
-    if runs is None:
+    if runs is None or document.inline_formats is None:
         return import_markdown(document, text)
-    insert_runs(document, runs, _inline_formats(document.defaultFont()))
+    insert_runs(document, runs, document.inline_formats.runs)
     return document
 
 
