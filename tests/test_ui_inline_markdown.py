@@ -58,7 +58,12 @@ def test_everyday_lines_take_the_inline_way(qapp):
         (").", "plain"),
     ]
     assert inline_runs("plain words, 3 of them: done!") == [("plain words, 3 of them: done!", "plain")]
-    for text in ("push 4: the **build** is green, `pytest -q` passed", "*maybe* later, see `a*b` (not **now**).", "ok"):
+    assert inline_runs("`test_login` fails on `a<b && c[0]`") == [
+        ("test_login", "code"),
+        (" fails on ", "plain"),
+        ("a<b && c[0]", "code"),
+    ]
+    for text in ("push 4: the **build** is green, `pytest -q` passed", "*maybe* later, see `a*b` (not **now**).", "`x_y`", "ok"):
         for font in (QFont(), QFont("Sans Serif", 11), QFont("Serif", 15)):
             assert_as_imported(text, font)
 
@@ -106,10 +111,26 @@ def test_other_markdown_takes_the_importers_way(qapp, text):
 
 TOKENS = ["word", "Ünï", "漢字", "🚀", "e\u0301", "9", "1.", " ", "  ", "*", "**", "***", "`", "``", "."]
 TOKENS += [",", ":", ";", "!", "?", "(", ")", "{", "}", "'", '"', "/", "%", "$", "^", "#", "-", "+", "="]
+TOKENS += ["_", "<", ">", "&", "[", "]", "~", "|", "@", "\\", "://", "www.", "parler://hub/r/m"]  # literal in code only
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=12).map("".join))
 def test_whatever_the_inline_way_takes_it_builds_as_the_importer_does(qapp, text):
+    if inline_runs(text) is not None:
+        assert_as_imported(text)
+
+
+CODE_TOKENS = ["a", " ", "_", "<", ">", "&", "[", "]", "~", "|", "@", "\\", "*", "**", "&amp;", "<b>", "[x](y)", "_i_", "#"]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.sampled_from(["", "see ", "**b** "]),
+    st.lists(st.sampled_from(CODE_TOKENS), min_size=1, max_size=6).map("".join),
+    st.sampled_from(["", " done", ".", " *e*"]),
+)
+def test_what_is_markdown_elsewhere_is_literal_in_code_either_way(qapp, before, code, after):
+    text = f"{before}`{code}`{after}"
     if inline_runs(text) is not None:
         assert_as_imported(text)

@@ -22,10 +22,13 @@ from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTex
 
 Run = tuple[str, str]  # (text, kind): "plain", "strong", "emphasis" or "code"
 
-# Characters and words that may make Markdown other than the three kinds of run: escapes, HTML
-# and autolinks, entities, links and images, underscore emphasis, strikethrough, tables, and
-# the message-link addresses the importer's caller turns into links.
-_OTHER_MARKDOWN = re.compile(r"[\\<>&\[\]_~|@]|://|www\.", re.IGNORECASE)
+# Characters that may make Markdown other than the three kinds of run, outside code (inside it
+# they are literal): escapes, HTML and autolinks, entities, links and images, underscore
+# emphasis, strikethrough, tables, email autolinks.
+_OTHER_MARKDOWN = re.compile(r"[\\<>&\[\]_~|@]")
+# Anywhere: the starts of web autolinks, and of the message-link addresses the importer's caller
+# turns into links.
+_ADDRESS = re.compile(r"://|www\.", re.IGNORECASE)
 # What can open a block at the start of a line: a list, a quote, a heading, a rule, a number.
 _BLOCK_OPENING = re.compile(r"[-+>#=]|\* |\d")
 _CLOSER_FOLLOWED_BY = frozenset(".,:;!?)")  # after a closing delimiter that follows a letter
@@ -33,7 +36,7 @@ _CLOSER_FOLLOWED_BY = frozenset(".,:;!?)")  # after a closing delimiter that fol
 
 def inline_runs(text: str) -> list[Run] | None:
     """``text`` as runs, if it is one line of plain text with strong, emphasis and code only."""
-    if not text.isprintable() or text != text.strip() or _OTHER_MARKDOWN.search(text) or _BLOCK_OPENING.match(text):
+    if not text.isprintable() or text != text.strip() or _ADDRESS.search(text) or _BLOCK_OPENING.match(text):
         return None  # (printable: no newline, tab or other space than U+0020)
     pieces = text.split("`")
     if len(pieces) % 2 == 0 or "``" in text:
@@ -45,7 +48,7 @@ def inline_runs(text: str) -> list[Run] | None:
                 return None  # spaces Markdown would trim
             runs.append((piece, "code"))
             continue
-        found = _emphasis_runs(piece, number > 0, number < len(pieces) - 1)
+        found = None if _OTHER_MARKDOWN.search(piece) else _emphasis_runs(piece, number > 0, number < len(pieces) - 1)
         if found is None:
             return None
         runs.extend(found)
