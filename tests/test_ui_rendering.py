@@ -71,16 +71,24 @@ def test_a_message_mentions_the_human_by_name_or_role():
     assert mentions_human("UALICE", (handoff,), (), "UME", "boss", None)
 
 
-def test_every_code_span_is_shaded_and_nothing_else(qapp):
-    document = markdown_document("`a b` and `a`, then `X` beside x and `x`; `a`")
-    runs = []  # (text, shaded) of each run of one format
+def shaded_runs(document: QTextDocument) -> list[tuple[str, bool]]:
+    """(text, shaded) of each run of one format in the first block."""
+    runs = []
     iterator = document.begin().begin()
     while not iterator.atEnd():
         fragment = iterator.fragment()
         runs.append((fragment.text(), fragment.charFormat().hasProperty(QTextFormat.Property.BackgroundBrush)))
         iterator += 1
+    return runs
+
+
+def test_every_code_span_is_shaded_and_nothing_else(qapp):
+    runs = shaded_runs(markdown_document("`a b` and `a`, then `X` beside x and `x`; `a`"))
     assert [text for text, shaded in runs if shaded] == ["a b", "a", "X", "x", "a"]
     assert not any(shaded for text, shaded in runs if "beside" in text or "and" in text)
+    # The code's own characters run up to it (the importer's way: the line has a link)
+    runs = shaded_runs(markdown_document("a`aa` and }`}}` see <https://example.com>"))
+    assert [text for text, shaded in runs if shaded] == ["aa", "}}"]
 
 
 def test_single_newlines_are_line_breaks_outside_code(qapp):

@@ -41,7 +41,6 @@ FEATURES = QTextDocument.MarkdownFeature(
 HEADING_SCALE = {1: 1.3, 2: 1.15}  # deeper levels: body size, bold
 CODE_SHADE = QColor(127, 127, 127, 40)  # grey at low alpha reads on light and dark themes alike
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
 _LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 
 
@@ -72,7 +71,8 @@ def blank_document(font: QFont | None = None) -> SafeTextDocument:
     option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)  # a long path or log line wraps
     document.setDefaultTextOption(option)
     document.inline_formats = _inline_formats(document.defaultFont())
-    QTextCursor(document).setBlockFormat(document.inline_formats.block)
+    if document.inline_formats is not None:
+        QTextCursor(document).setBlockFormat(document.inline_formats.block)
     return document
 
 
@@ -101,15 +101,14 @@ def import_markdown(document: SafeTextDocument, text: str) -> SafeTextDocument:
     return document
 
 
-_INLINE_FORMATS: dict[str, ImporterFormats] = {}  # by the key of the document's font
+_INLINE_FORMATS: dict[str, ImporterFormats | None] = {}  # by the key of the document's font
 
 
-def _inline_formats(font: QFont) -> ImporterFormats:
+def _inline_formats(font: QFont) -> ImporterFormats | None:
     key = font.key()
-    formats = _INLINE_FORMATS.get(key)
-    if formats is None:
-        formats = _INLINE_FORMATS[key] = importer_formats(FEATURES, CODE_SHADE, font)
-    return formats
+    if key not in _INLINE_FORMATS:
+        _INLINE_FORMATS[key] = importer_formats(FEATURES, CODE_SHADE, font)
+    return _INLINE_FORMATS[key]
 
 
 def with_hard_breaks(text: str) -> str:
@@ -157,29 +156,27 @@ def with_hard_breaks(text: str) -> str:
 def _shade_code(document: QTextDocument, text: str) -> None:
     """Code blocks and inline code on a shaded ground; code blocks may wrap their lines.
 
-    Inline code is found by its words (a few ``find`` calls), not by walking every fragment of
-    every block: this runs for each message a room shows."""
-    if "```" in text or "~~~" in text or "    " in text:
-        block = document.begin()
-        while block.isValid():
-            if block.blockFormat().nonBreakableLines():
-                shaded = QTextBlockFormat()
-                shaded.setNonBreakableLines(False)
-                shaded.setBackground(CODE_SHADE)
-                QTextCursor(block).mergeBlockFormat(shaded)
-            block = block.next()
+    Inline code is what the importer set in a fixed-pitch font outside code blocks. (Finding it
+    by searching for its words shaded the wrong characters when the same characters ran up to
+    it: in ``a`aa` `` the search found the plain ``a`` and the first of code.)"""
     code = QTextCharFormat()
     code.setBackground(CODE_SHADE)
-    exact = QTextDocument.FindFlag.FindCaseSensitively
-    for words in {match.group(2).strip() for match in _CODE_SPAN.finditer(text)} - {""}:
-        # Code is shown as typed: there are at most as many of these words in code as in the text.
-        left = text.count(words)
-        found = document.find(words, 0, exact)
-        while not found.isNull():
-            if found.charFormat().fontFixedPitch():
-                found.mergeCharFormat(code)
-                left -= 1
-            found = document.find(words, found, exact) if left else QTextCursor()
+    spans: list[tuple[int, int]] = []
+    block = document.begin()
+    while block.isValid():
+        if block.blockFormat().nonBreakableLines():
+            shaded = QTextBlockFormat()
+            shaded.setNonBreakableLines(False)
+            shaded.setBackground(CODE_SHADE)
+            QTextCursor(block).mergeBlockFormat(shaded)
+        elif "`" in text:
+            spans += [(f.position(), f.length()) for f in _fragments(block) if f.charFormat().fontFixedPitch()]
+        block = block.next()
+    cursor = QTextCursor(document)
+    for position, length in spans:
+        cursor.setPosition(position)
+        cursor.setPosition(position + length, QTextCursor.MoveMode.KeepAnchor)
+        cursor.mergeCharFormat(code)
 
 
 def _scale_headings(document: QTextDocument) -> None:
