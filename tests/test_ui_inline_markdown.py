@@ -58,6 +58,7 @@ def test_everyday_lines_take_the_inline_way(qapp):
         (").", "plain"),
     ]
     assert inline_runs("plain words, 3 of them: done!") == [("plain words, 3 of them: done!", "plain")]
+    assert inline_runs("3 tests fail in `auth`") == [("3 tests fail in ", "plain"), ("auth", "code")]
     assert inline_runs("`test_login` fails on `a<b && c[0]`") == [
         ("test_login", "code"),
         (" fails on ", "plain"),
@@ -73,6 +74,8 @@ def test_everyday_lines_take_the_inline_way(qapp):
     [
         "- a list item",
         "1. first",
+        "2) second",
+        "12.",
         "# heading",
         "> quoted",
         "---",
@@ -109,7 +112,7 @@ def test_other_markdown_takes_the_importers_way(qapp, text):
     assert described(fill_document(blank_document(), text)) == described(import_markdown(blank_document(), text))
 
 
-TOKENS = ["word", "Ünï", "漢字", "🚀", "e\u0301", "9", "1.", " ", "  ", "*", "**", "***", "`", "``", "."]
+TOKENS = ["word", "Ünï", "漢字", "🚀", "e\u0301", "9", "1.", "2)", " ", "  ", "*", "**", "***", "`", "``", "."]
 TOKENS += [",", ":", ";", "!", "?", "(", ")", "{", "}", "'", '"', "/", "%", "$", "^", "#", "-", "+", "="]
 TOKENS += ["_", "<", ">", "&", "[", "]", "~", "|", "@", "\\", "://", "www.", "parler://hub/r/m"]  # literal in code only
 

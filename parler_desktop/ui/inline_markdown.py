@@ -29,8 +29,9 @@ _OTHER_MARKDOWN = re.compile(r"[\\<>&\[\]_~|@]")
 # Anywhere: the starts of web autolinks, and of the message-link addresses the importer's caller
 # turns into links.
 _ADDRESS = re.compile(r"://|www\.", re.IGNORECASE)
-# What can open a block at the start of a line: a list, a quote, a heading, a rule, a number.
-_BLOCK_OPENING = re.compile(r"[-+>#=]|\* |\d")
+# What can open a block at the start of a line: a list (bulleted or numbered), a quote, a
+# heading, a rule.
+_BLOCK_OPENING = re.compile(r"[-+>#=]|\* |\d+[.)]")
 _CLOSER_FOLLOWED_BY = frozenset(".,:;!?)")  # after a closing delimiter that follows a letter
 
 
@@ -58,7 +59,7 @@ def inline_runs(text: str) -> list[Run] | None:
 def _emphasis_runs(piece: str, after_code: bool, before_code: bool) -> list[Run] | None:
     """The runs of ``piece`` (text outside code): plain text, and ``**strong**`` or ``*emphasis*``
     opened after a space (or the start) and closed before a space, the end, or punctuation that
-    follows a letter; not nested. Any other asterisk, or a delimiter touching code: None."""
+    follows a letter or digit; not nested. Any other asterisk, or a delimiter touching code: None."""
     runs: list[Run] = []
     start = 0  # of the plain text not yet in runs
     while (opening := piece.find("*", start)) >= 0:
@@ -87,17 +88,22 @@ def _emphasis_runs(piece: str, after_code: bool, before_code: bool) -> list[Run]
 
 @dataclass(frozen=True)
 class ImporterFormats:
+    """How the importer's documents of one font show a paragraph and each kind of run."""
+
     block: QTextBlockFormat
     runs: dict[str, QTextCharFormat]
 
 
 SAMPLE = "plain **strong** *emphasis* `code`"
+KINDS = frozenset({"plain", "strong", "emphasis", "code"})
 
 
-def importer_formats(features: QTextDocument.MarkdownFeature, code_shade: QColor, font: QFont) -> ImporterFormats:
+def importer_formats(features: QTextDocument.MarkdownFeature, code_shade: QColor, font: QFont) -> ImporterFormats | None:
     """The formats Qt's importer gives a paragraph and each kind of run in a document of
     ``font`` (its margins and code's size follow the font), code's on the ``code_shade`` ground
-    as the shading leaves it: read from what it made of ``SAMPLE``."""
+    as the shading leaves it: read from what it made of ``SAMPLE``. None if some kind of run is
+    not found there as a run of its own (another Qt might split it otherwise): then every line
+    takes the importer's way."""
     sample = QTextDocument()
     sample.setDefaultFont(font)
     sample.setMarkdown(SAMPLE, features)
@@ -107,9 +113,11 @@ def importer_formats(features: QTextDocument.MarkdownFeature, code_shade: QColor
     while not iterator.atEnd():
         fragment = iterator.fragment()
         kind = fragment.text().strip()
-        if kind in ("plain", "strong", "emphasis", "code"):
+        if kind in KINDS:
             runs[kind] = QTextCharFormat(fragment.charFormat())
         iterator += 1
+    if runs.keys() != KINDS:
+        return None
     runs["code"].setBackground(code_shade)
     return ImporterFormats(QTextBlockFormat(block.blockFormat()), runs)
 
