@@ -137,3 +137,14 @@ def test_what_is_markdown_elsewhere_is_literal_in_code_either_way(qapp, before, 
     text = f"{before}`{code}`{after}"
     if inline_runs(text) is not None:
         assert_as_imported(text)
+
+
+def test_without_every_kind_of_run_in_the_sample_every_line_takes_the_importers_way(qapp, monkeypatch):
+    from parler_desktop.ui import inline_markdown, markdown
+
+    monkeypatch.setattr(inline_markdown, "SAMPLE", "plain **strong** `code`")  # as a Qt that merged emphasis away
+    monkeypatch.setattr(markdown, "_INLINE_FORMATS", {})
+    document = blank_document(QFont("Serif", 13))
+    assert document.inline_formats is None
+    text = "the **build** is green, `pytest -q` passed"
+    assert described(fill_document(document, text)) == described(import_markdown(blank_document(QFont("Serif", 13)), text))
