@@ -4,9 +4,9 @@ until ``listen --json`` prints it, each against a bare websockets subscriber in 
 Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_push.py [--messages 200]
 
 The hub runs as its own process (``parler-desktop hub``); the sending agent and the bare
-subscriber (a raw WebSocket that only decodes the frame) run in a second process; the window
-(the real ``DesktopApp`` and ``MainWindow``, subscribed to the hub like any user) runs in this
-one. One message at a time, with a quiet gap between messages (the everyday case: an agent says
+subscriber (a raw WebSocket that only decodes the frame, always the first the hub pushes to: see
+``pushed_to_first``) run in a second process; the window (the real ``DesktopApp`` and
+``MainWindow``, subscribed to the hub like any user) runs in this one. One message at a time, with a quiet gap between messages (the everyday case: an agent says
 something, the supervisor sees it, the pointer resting on the conversation). The window's paint
 passes are timestamped when they end; a message counts as painted at the end of the first pass
 that drew its row. Times are ``perf_counter`` (CLOCK_MONOTONIC, shared by the processes). Then
