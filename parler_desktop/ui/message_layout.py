@@ -183,9 +183,10 @@ class LayoutCache:
         top = (DATE_HEIGHT if context.day else 0) + (DIVIDER_HEIGHT if context.divider else 0)
         header_top = top + (2 if context.grouped else PAD)
         top = header_top
-        time_text = format_time(entry.ts_ms)
+        time_text = ""  # shown in the header only: a grouped row has none
         time_rect = icon_rect = None
         if not context.grouped:
+            time_text = format_time(entry.ts_ms)
             name_width = bold_metrics.horizontalAdvance(entry.sender_name or entry.sender_id[:8])
             x = PAD + name_width + 8 + (metrics.horizontalAdvance("you (human)") + 18 if entry.mine else 0)
             if shows_role(entry):
