@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PySide6.QtGui import QFont, QTextDocument
 
+from parler_desktop.ui import markdown
 from parler_desktop.ui.inline_markdown import inline_runs
 from parler_desktop.ui.markdown import blank_document, fill_document, import_markdown
 
@@ -140,9 +141,7 @@ def test_what_is_markdown_elsewhere_is_literal_in_code_either_way(qapp, before, 
 
 
 def test_without_every_kind_of_run_in_the_sample_every_line_takes_the_importers_way(qapp, monkeypatch):
-    from parler_desktop.ui import inline_markdown, markdown
-
-    monkeypatch.setattr(inline_markdown, "SAMPLE", "plain **strong** `code`")  # as a Qt that merged emphasis away
+    monkeypatch.setattr(markdown, "INLINE_SAMPLE", "plain **strong** `code`")  # as a Qt that merged emphasis away
     monkeypatch.setattr(markdown, "_INLINE_FORMATS", {})
     document = blank_document(QFont("Serif", 13))
     assert document.inline_formats is None

@@ -1,12 +1,12 @@
-"""The everyday message, built straight into its document instead of through Qt's Markdown importer.
+"""The everyday message as runs of text, for building its document without Qt's Markdown importer.
 
 Most of what agents say is one line with at most some **strong**, *emphasis* and `code` in it.
 Qt's importer (a full Markdown parser) and the code shading after it were the costliest steps
 of a pushed message's way to the screen, more than laying the text out or painting it. For
-such a line the runs are found here and inserted with the very formats the importer gives
-them: the formats are taken from what the importer made of a sample line, so the document is
-the one it would build, shading included (``tests/test_ui_inline_markdown.py`` checks that
-against the importer for generated lines).
+such a line the runs are found here; ``markdown.fill_document`` inserts them with the very
+formats the importer gives them, so the document is the one the importer would build, shading
+included (``tests/test_ui_inline_markdown.py`` checks that against the importer for generated
+lines).
 
 Anything the rules below are not sure of — other Markdown, a link, a second line, a delimiter
 in a place where Markdown's flanking rules could read it either way — returns None, and the
@@ -16,11 +16,9 @@ caller takes the importer's way.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextDocument
-
-Run = tuple[str, str]  # (text, kind): "plain", "strong", "emphasis" or "code"
+Run = tuple[str, str]  # (text, kind): one of KINDS
+KINDS = frozenset({"plain", "strong", "emphasis", "code"})
 
 # Characters that may make Markdown other than the three kinds of run, outside code (inside it
 # they are literal): escapes, HTML and autolinks, entities, links and images, underscore
@@ -84,47 +82,3 @@ def _emphasis_runs(piece: str, after_code: bool, before_code: bool) -> list[Run]
         start = end
     runs.append((piece[start:], "plain"))
     return runs
-
-
-@dataclass(frozen=True)
-class ImporterFormats:
-    """How the importer's documents of one font show a paragraph and each kind of run."""
-
-    block: QTextBlockFormat
-    runs: dict[str, QTextCharFormat]
-
-
-SAMPLE = "plain **strong** *emphasis* `code`"
-KINDS = frozenset({"plain", "strong", "emphasis", "code"})
-
-
-def importer_formats(features: QTextDocument.MarkdownFeature, code_shade: QColor, font: QFont) -> ImporterFormats | None:
-    """The formats Qt's importer gives a paragraph and each kind of run in a document of
-    ``font`` (its margins and code's size follow the font), code's on the ``code_shade`` ground
-    as the shading leaves it: read from what it made of ``SAMPLE``. None if some kind of run is
-    not found there as a run of its own (another Qt might split it otherwise): then every line
-    takes the importer's way."""
-    sample = QTextDocument()
-    sample.setDefaultFont(font)
-    sample.setMarkdown(SAMPLE, features)
-    block = sample.begin()
-    runs: dict[str, QTextCharFormat] = {}
-    iterator = block.begin()
-    while not iterator.atEnd():
-        fragment = iterator.fragment()
-        kind = fragment.text().strip()
-        if kind in KINDS:
-            runs[kind] = QTextCharFormat(fragment.charFormat())
-        iterator += 1
-    if runs.keys() != KINDS:
-        return None
-    runs["code"].setBackground(code_shade)
-    return ImporterFormats(QTextBlockFormat(block.blockFormat()), runs)
-
-
-def insert_runs(document: QTextDocument, runs: list[Run], formats: dict[str, QTextCharFormat]) -> None:
-    """Fill the empty ``document`` (its block in the importer's paragraph format) with ``runs``
-    as the importer, then the shading, would."""
-    cursor = QTextCursor(document)
-    for text, kind in runs:
-        cursor.insertText(text, formats[kind])

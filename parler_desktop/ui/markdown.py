@@ -13,6 +13,7 @@ Markdown. Code, fenced or inline, is shaded; its long lines wrap instead of bein
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import re
@@ -31,7 +32,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
-from parler_desktop.ui.inline_markdown import ImporterFormats, importer_formats, inline_runs, insert_runs
+from parler_desktop.ui.inline_markdown import KINDS, inline_runs
 from parler_desktop.ui.message_links import link_message_addresses
 
 FEATURES = QTextDocument.MarkdownFeature(
@@ -42,12 +43,21 @@ HEADING_SCALE = {1: 1.3, 2: 1.15}  # deeper levels: body size, bold
 CODE_SHADE = QColor(127, 127, 127, 40)  # grey at low alpha reads on light and dark themes alike
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+INLINE_SAMPLE = "plain **strong** *emphasis* `code`"  # a run of each kind (``inline_markdown``)
+
+
+@dataclass(frozen=True)
+class InlineFormats:
+    """How the importer's documents of one font show a paragraph and each kind of run."""
+
+    block: QTextBlockFormat
+    runs: dict[str, QTextCharFormat]
 
 
 class SafeTextDocument(QTextDocument):
     """A QTextDocument that refuses every external resource (images, style sheets)."""
 
-    inline_formats: ImporterFormats | None = None  # set while blank: the formats of the everyday line
+    inline_formats: InlineFormats | None = None  # set while blank: the formats of the everyday line
 
     def loadResource(self, type: int, name: QUrl) -> Any:  # noqa: A002 - Qt's signature
         return None
@@ -82,7 +92,9 @@ def fill_document(document: SafeTextDocument, text: str) -> SafeTextDocument:
     runs = inline_runs(text)
     if runs is None or document.inline_formats is None:
         return import_markdown(document, text)
-    insert_runs(document, runs, document.inline_formats.runs)
+    formats, cursor = document.inline_formats.runs, QTextCursor(document)
+    for run, kind in runs:
+        cursor.insertText(run, formats[kind])
     return document
 
 
@@ -101,13 +113,26 @@ def import_markdown(document: SafeTextDocument, text: str) -> SafeTextDocument:
     return document
 
 
-_INLINE_FORMATS: dict[str, ImporterFormats | None] = {}  # by the key of the document's font
+_INLINE_FORMATS: dict[str, InlineFormats | None] = {}  # by the key of the document's font
 
 
-def _inline_formats(font: QFont) -> ImporterFormats | None:
+def _inline_formats(font: QFont) -> InlineFormats | None:
+    """The formats the importer gives a paragraph and each kind of run in a document of ``font``
+    (its margins and code's size follow the font), code's shaded as ``_shade_code`` leaves it:
+    read once per font from what it made of ``INLINE_SAMPLE``. None if some kind of run is not
+    found there as a run of its own (another Qt might split it otherwise): then every line takes
+    the importer's way."""
     key = font.key()
     if key not in _INLINE_FORMATS:
-        _INLINE_FORMATS[key] = importer_formats(FEATURES, CODE_SHADE, font)
+        sample = QTextDocument()
+        sample.setDefaultFont(font)
+        sample.setMarkdown(INLINE_SAMPLE, FEATURES)
+        runs = {kind: QTextCharFormat(f.charFormat()) for f in _fragments(sample.begin()) if (kind := f.text().strip()) in KINDS}
+        if runs.keys() == KINDS:
+            runs["code"].setBackground(CODE_SHADE)
+            _INLINE_FORMATS[key] = InlineFormats(QTextBlockFormat(sample.begin().blockFormat()), runs)
+        else:
+            _INLINE_FORMATS[key] = None
     return _INLINE_FORMATS[key]
 
 
