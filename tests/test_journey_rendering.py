@@ -7,7 +7,7 @@ import time
 
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtGui import QGuiApplication, QHelpEvent, QMouseEvent, QTextFormat
+from PySide6.QtGui import QGuiApplication, QHelpEvent, QMouseEvent, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QApplication, QToolTip
 from support.desktop_fixtures import activate, click_room, join_room, post_as
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
@@ -16,6 +16,7 @@ from support.raw_agent import RawAgent
 from parler_desktop.app.timeline_entry import TimelineEntry, row_context
 from parler_desktop.protocol.canonical import SignatureState, sign_parts
 from parler_desktop.protocol.values import RoomTarget
+from parler_desktop.ui.inline_markdown import inline_runs
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -197,6 +198,40 @@ def test_part_of_a_message_is_selected_with_the_mouse_and_copied(qtbot, qloop, d
     QGuiApplication.clipboard().clear()
     qtbot.keyClick(view, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     assert QGuiApplication.clipboard().text() == "the build"
+
+
+def first_line_looks(body) -> list[tuple[str, int, bool, bool, bool]]:
+    """Each character of the body's first line with its weight, italics, fixed pitch and shading."""
+    line, cursor, looks = body.begin().text().split("\u2028")[0], QTextCursor(body), []
+    for position, character in enumerate(line):
+        cursor.setPosition(position + 1)  # the format of the character before the cursor
+        look = cursor.charFormat()
+        looks.append((character, look.fontWeight(), look.fontItalic(), look.fontFixedPitch(), look.hasProperty(QTextFormat.Property.BackgroundBrush)))
+    return looks
+
+
+def test_an_everyday_line_looks_the_same_typed_alone_or_with_a_second_line(qtbot, qloop, desktop, peer):
+    """Sent as one line, a message's document is built without Qt's Markdown importer; with a
+    second line, through it. The human types the first, an agent sends the second: the same
+    words are strong, emphasised and shaded alike."""
+    line = "the **build** is green, *maybe* `test_x_y` too"
+    assert inline_runs(line) is not None and inline_runs(line + "\nsecond") is None  # one way each
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    click_room(qtbot, desktop, team)
+    composer = window.composer.edit
+    qtbot.keyClicks(composer, line)
+    qtbot.keyClick(composer, Qt.Key.Key_Return)
+    assert run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))["parts"][0]["text"] == line
+    post_as(qtbot, qloop, peer, team, line + "\n(and a second line)")
+    model = window.timeline_model
+    qtbot.waitUntil(lambda: rows(window) == 2 and model.entry(0).message is not None, timeout=10_000)
+    typed, sent = (first_line_looks(window.timeline.row_layout(model.index(row)).body) for row in (0, 1))
+    assert typed == sent
+    assert "".join(c for c, weight, *_ in typed if weight > 400) == "build"
+    assert "".join(c for c, _, italic, *_ in typed if italic) == "maybe"
+    assert "".join(c for c, *_, fixed, shaded in typed if fixed and shaded) == "test_x_y"
+    assert not any(shaded for c, *_, shaded in typed if c not in "test_x_y")
 
 
 def test_a_shift_enter_line_break_survives_posting_and_rendering(qtbot, qloop, desktop, peer):
