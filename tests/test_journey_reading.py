@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, Qt
 from PySide6.QtTest import QTest
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QPushButton, QWidget
 from support.desktop_fixtures import activate, click_room, join_room, post_as, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
@@ -272,12 +273,23 @@ def test_the_reader_picks_a_message_with_a_click_and_walks_the_rows_with_the_arr
         assert timeline.selectionModel().selectedIndexes() == [current]
         return model.entry(current.row()).text.split(":")[0]
 
+    def looks(row: int) -> int:
+        """The colour (0xAARRGGBB) at the right end of the row's middle, past its text: the row's
+        background, as the window shows it."""
+        QCoreApplication.sendPostedEvents(desktop.window, QEvent.Type.UpdateRequest)
+        rect = timeline.visualRect(model.index(row))
+        return on_screen(timeline).pixel(rect.right() - 2, rect.center().y())
+
+    highlighted = timeline.palette().color(QPalette.ColorRole.Highlight).lighter(170).rgb()
+    plain = timeline.palette().color(QPalette.ColorRole.Base).rgb()
     top = timeline.indexAt(timeline.viewport().rect().center())
+    assert looks(top.row()) == plain
     QTest.mouseClick(timeline.viewport(), Qt.MouseButton.LeftButton, pos=timeline.visualRect(top).center())
     assert chosen() == f"step {top.row()}" and timeline.hasFocus()
+    assert (looks(top.row()), looks(top.row() + 1)) == (highlighted, plain)
     qtbot.keyClick(timeline, Qt.Key.Key_Down)
     assert chosen() == f"step {top.row() + 1}"
-    QCoreApplication.sendPostedEvents(desktop.window, QEvent.Type.UpdateRequest)
+    assert (looks(top.row()), looks(top.row() + 1)) == (plain, highlighted)
     shown = on_screen(timeline)  # the highlight moved: the row left is painted plain again
     timeline.viewport().repaint()
     assert shown == on_screen(timeline)
