@@ -1,4 +1,6 @@
-"""StoreWorker: the store runs on its own thread and a big write does not stall the event loop."""
+"""StoreWorker: the store runs on its own thread and a big write does not stall the event loop;
+for a command without a window it runs on the loop's thread, one call at a time, and the loop
+gets a turn between calls."""
 
 from __future__ import annotations
 
@@ -21,6 +23,11 @@ async def worker(tmp_path: Path):
     await opened.close()
 
 
+@pytest.fixture(params=[False, True], ids=["own thread", "on the loop"])
+def on_loop(request: pytest.FixtureRequest) -> bool:
+    return request.param
+
+
 async def test_calls_run_on_one_thread_that_is_not_the_loop_thread(worker: StoreWorker):
     def thread_of(store: LocalStore) -> int:
         return threading.get_ident()
@@ -30,18 +37,38 @@ async def test_calls_run_on_one_thread_that_is_not_the_loop_thread(worker: Store
     assert threads != {threading.get_ident()}
 
 
-async def test_calls_pass_arguments_and_run_in_order(worker: StoreWorker):
+async def test_on_the_loop_calls_run_on_its_thread_and_the_loop_runs_between_them(tmp_path: Path):
+    worker = StoreWorker(tmp_path / "store.sqlite3", on_loop=True)
+    await worker.open()
+    ran: list[str] = []
+
+    def note(store: LocalStore, name: str) -> int:
+        ran.append(name)
+        return threading.get_ident()
+
+    loop = asyncio.get_running_loop()
+    loop.call_soon(ran.append, "the loop")  # ready before the calls: runs after the first of them
+    threads = [await worker.call(note, "first"), await worker.call(note, "second")]
+    assert threads == [threading.get_ident()] * 2
+    assert ran == ["first", "the loop", "second"]
+    await worker.close()
+
+
+async def test_calls_pass_arguments_and_run_in_order(tmp_path: Path, on_loop: bool):
+    worker = StoreWorker(tmp_path / "store.sqlite3", on_loop=on_loop)
+    await worker.open()
     writes = [worker.call(LocalStore.insert_messages, [make_message(seq)]) for seq in (5, 3, 9)]
     read = worker.call(LocalStore.messages_slice, "team", offset=0, limit=10)
     *inserted, stored = await asyncio.gather(*writes, read)
     assert [[m.seq for m in batch] for batch in inserted] == [[5], [3], [9]]
     assert [m.seq for m in stored] == [3, 5, 9]
+    await worker.close()
 
 
-async def test_store_errors_reach_the_awaiting_caller(tmp_path: Path):
+async def test_store_errors_reach_the_awaiting_caller(tmp_path: Path, on_loop: bool):
     path = tmp_path / "store.sqlite3"
     path.write_bytes(b"not a database" * 300)
-    broken = StoreWorker(path)
+    broken = StoreWorker(path, on_loop=on_loop)
     with pytest.raises(StoreError) as raised:
         await broken.open()
     assert raised.value.is_corrupt

@@ -124,7 +124,7 @@ async def run_session(
     returns an exit status, or SIGINT/SIGTERM arrives (then ``interrupted_status``); close all."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        session = await HubSession.open(home, hub_url, **session_kwargs)
+        session = await HubSession.open(home, hub_url, store_on_loop=True, **session_kwargs)
     except StoreError as error:
         report(command, store_problem(error))
         return EXIT_FAILED

@@ -110,11 +110,13 @@ class HubSession:
         self.read_only: StoreError | None = None
 
     @classmethod
-    async def open(cls, home: Home, hub_url: str, **kwargs: Any) -> "HubSession":
+    async def open(cls, home: Home, hub_url: str, *, store_on_loop: bool = False, **kwargs: Any) -> "HubSession":
         """A session for the identity, settings and store of ``home``; the session owns the store.
 
-        ``name``, ``role``, ``join_secret`` and ``ca_file`` default to the home's settings. Raises
-        ``KeyFileError``, ``StoreError``, ``OSError`` (join secret file) or ``ValueError`` (address).
+        ``name``, ``role``, ``join_secret`` and ``ca_file`` default to the home's settings. A
+        command without a window runs the store on its loop (``store_on_loop``, see
+        ``store/worker.py``). Raises ``KeyFileError``, ``StoreError``, ``OSError`` (join secret
+        file) or ``ValueError`` (address).
         """
         home.ensure()
         identity = await asyncio.to_thread(load_or_create_identity, home.key_file)
@@ -125,7 +127,7 @@ class HubSession:
             kwargs["join_secret"] = read_join_secret(home, loaded.settings)
         url = normalize_hub_url(hub_url)
         kwargs.setdefault("ca_file", loaded.settings.hub_ca_files.get(url))
-        store, disk_full = await open_for_session(home.store_path(url, identity.agent_id))
+        store, disk_full = await open_for_session(home.store_path(url, identity.agent_id), on_loop=store_on_loop)
         session = cls(url, identity, store, **kwargs)
         session._owns_store = True
         session.read_only = disk_full

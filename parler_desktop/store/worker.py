@@ -1,4 +1,13 @@
-"""StoreWorker: a LocalStore on its own thread, so SQLite never blocks the event loop."""
+"""StoreWorker: a LocalStore on its own thread, so SQLite never blocks the window's event loop.
+
+A command without a window (``listen``, ``send``) runs it on its event loop's own thread instead
+(``on_loop``): that loop serves nothing but the command, and handing each call to another thread
+and its result back cost more than most calls (``bench/bench_push.py``, timed inside ``listen``:
+a pushed message was printed 0.82–0.86 ms after it was read off the socket with the store on its
+thread, 0.63–0.69 ms with it on the loop). Each call there still ends with a turn of the loop, so
+a long series of calls (a backlog indexed for search, pages of a catch-up) lets the connection be
+served between them. A wait for another process's write lock (``database.py``'s busy timeout, a
+few milliseconds at most in practice) holds the command's loop meanwhile."""
 
 from __future__ import annotations
 
@@ -21,14 +30,16 @@ class StoreWorker:
     """Owns one ``LocalStore`` on one dedicated thread; the loop only awaits its results.
 
     Calls run one at a time in the order their coroutines start (a call is handed to the thread
-    when its coroutine first runs), so a write awaited before a read is visible to it. Cancelling an ``await worker.call(...)`` does not stop the call: a write that
-    started still completes (the caller only stops waiting for it).
+    when its coroutine first runs), so a write awaited before a read is visible to it.
+    Cancelling an ``await worker.call(...)`` does not stop the call: a write that started still
+    completes (the caller only stops waiting for it). With ``on_loop`` the same holds, the
+    calls running on the loop's thread (see the module's docstring).
     """
 
-    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False, on_loop: bool = False) -> None:
         self.path = Path(path)
         self.read_only = read_only
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parler-store")
+        self._executor = None if on_loop else ThreadPoolExecutor(max_workers=1, thread_name_prefix="parler-store")
         self._store: LocalStore | None = None
 
     async def open(self) -> None:
@@ -42,7 +53,10 @@ class StoreWorker:
         no await, so a session sets it as it is made, before anything is stored or read)."""
         if self._store is None:
             raise RuntimeError("StoreWorker.check_signatures_with() needs open() first")
-        self._executor.submit(self._store.check_signatures_with, signature_of)
+        if self._executor is None:
+            self._store.check_signatures_with(signature_of)
+        else:
+            self._executor.submit(self._store.check_signatures_with, signature_of)
 
     async def call(self, fn: Callable[Concatenate[LocalStore, P], T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``fn(store, *args, **kwargs)`` on the worker thread and return its result."""
@@ -57,17 +71,22 @@ class StoreWorker:
             if store is not None:
                 await self._run(store.close)
         finally:
-            self._executor.shutdown(wait=False)
+            if self._executor is not None:
+                self._executor.shutdown(wait=False)
 
     async def _run(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        if self._executor is None:
+            result = fn(*args, **kwargs)
+            await asyncio.sleep(0)  # the loop's turn between one call and the next
+            return result
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
 
 
-async def open_for_session(path: Path) -> tuple[StoreWorker, StoreError | None]:
+async def open_for_session(path: Path, *, on_loop: bool = False) -> tuple[StoreWorker, StoreError | None]:
     """The store a session works on: writable, or — when the disk is too full to open it so —
     read-only, with the reason: the window still shows the cached rooms and messages."""
-    writable = StoreWorker(path)
+    writable = StoreWorker(path, on_loop=on_loop)
     try:
         await writable.open()
         return writable, None
@@ -75,7 +94,7 @@ async def open_for_session(path: Path) -> tuple[StoreWorker, StoreError | None]:
         await writable.close()
         if error.problem is not StoreProblem.DISK_FULL or not Path(path).exists():
             raise
-        read_only = StoreWorker(path, read_only=True)
+        read_only = StoreWorker(path, read_only=True, on_loop=on_loop)
         try:
             await read_only.open()
         except StoreError:
