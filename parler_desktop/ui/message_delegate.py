@@ -113,6 +113,10 @@ class MessageDelegate(QStyledItemDelegate):
         return found[1].height if found else 0
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        self.paint_row(painter, option, index, bool(option.state & QStyle.StateFlag.State_Selected))
+
+    def paint_row(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex, selected: bool) -> None:
+        """``paint``, told whether the row is selected (see ``RowListView.paintEvent``)."""
         found = self._layout(option, index)
         if found is None:
             return
@@ -128,10 +132,10 @@ class MessageDelegate(QStyledItemDelegate):
             paint_rule(painter, option, QRect(0, top, width, DIVIDER_HEIGHT), "New messages", DIVIDER)
             top += DIVIDER_HEIGHT
         row = QRect(0, top, width, layout.height - top)
-        tint = self._row_tint(option, entry, layout)
+        tint = self._row_tint(option, entry, layout, selected)
         if tint is not None:
             painter.fillRect(row, tint)
-        if layout.mentions_me and not option.state & QStyle.StateFlag.State_Selected:
+        if layout.mentions_me and not selected:
             painter.fillRect(QRect(0, top, 3, row.height()), MENTION_BAR)
         if not layout.context.grouped:
             self._paint_header(painter, option, entry, layout)
@@ -157,8 +161,8 @@ class MessageDelegate(QStyledItemDelegate):
             paint_status(painter, option, entry, layout)
         painter.restore()
 
-    def _row_tint(self, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout) -> QColor | None:
-        if option.state & QStyle.StateFlag.State_Selected:
+    def _row_tint(self, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout, selected: bool) -> QColor | None:
+        if selected:
             return option.palette.color(QPalette.ColorRole.Highlight).lighter(170)
         if layout.mentions_me:
             return MENTION_TINT

@@ -9,8 +9,9 @@ are (the view scrolls them up as pixels). Anything else — rows inserted above 
 reset, a new width, a delegate's ``sizeHintChanged`` — lays out every row, once, before the next
 paint or the next question about where a row is (Qt's delayed layout, as QListView does).
 
-Rows span the viewport's width; scrolling is by pixel. Selection, the current row, the keyboard
-and the mouse are ``QAbstractItemView``'s own. It is a QListView only to be read out as a list by
+Rows span the viewport's width; scrolling is by pixel. The delegate paints a row with
+``paint_row`` (see ``paintEvent``). Selection, the current row, the keyboard and the mouse are
+``QAbstractItemView``'s own. It is a QListView only to be read out as a list by
 screen readers (Qt gives list accessibility to QListViews alone): none of QListView's layout runs,
 each override calls ``QAbstractItemView``'s implementation past it.
 """
@@ -23,7 +24,7 @@ from itertools import accumulate
 
 from PySide6.QtCore import QAbstractItemModel, QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QPoint, QRect, Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QRegion, QResizeEvent
-from PySide6.QtWidgets import QAbstractItemDelegate, QAbstractItemView, QListView, QStyle, QStyleOptionViewItem, QWidget
+from PySide6.QtWidgets import QAbstractItemDelegate, QAbstractItemView, QListView, QStyleOptionViewItem, QWidget
 
 
 # What the item option is made of: the window's activation and the view's enabled state (the
@@ -48,7 +49,7 @@ class RowListView(QListView):
         self._tops: list[int] = [0]  # each row's top in the content, then the content's height
         self._measured = False  # _heights are every row's at the current width
         self._laying_out = False
-        self._item_option: tuple[QStyleOptionViewItem, QStyle.StateFlag] | None = None  # see _option
+        self._item_option: QStyleOptionViewItem | None = None  # see _option
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
@@ -122,16 +123,13 @@ class RowListView(QListView):
             self._laying_out = False
 
     def _option(self) -> QStyleOptionViewItem:
-        """The option rows are measured and painted with (callers set its rect, and may add to
-        its state). Made once and again only when what it is made of changes: making one cost
-        as much as laying out a new row's header."""
+        """The option rows are measured and painted with (callers set its rect; nothing changes
+        its state, see ``paintEvent``). Made once and again only when what it is made of
+        changes: making one cost as much as laying out a new row's header."""
         if self._item_option is None:
-            option = QStyleOptionViewItem()
-            self.initViewItemOption(option)
-            self._item_option = (option, option.state)
-        option, state = self._item_option
-        option.state = state
-        return option
+            self._item_option = QStyleOptionViewItem()
+            self.initViewItemOption(self._item_option)
+        return self._item_option
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in _OPTION_CHANGES:
@@ -247,17 +245,22 @@ class RowListView(QListView):
 
     # -- painting -----------------------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
-        """Paint the rows in the area asked for, and only those."""
+        """Paint the rows in the area asked for, and only those.
+
+        The delegate paints each row with ``paint_row(painter, option, index, selected)``: it is
+        told whether the row is selected in a bool, and the option's state stays the view's. Qt's
+        flags are Python enums: adding a row's flags to the state, and the delegate reading them
+        back, ran the enum module's Python code on every pushed message's way to the screen."""
         self._settled()
         area = event.rect()
         offset = self.verticalOffset()
         first = self._row_at(area.top() + offset)
         if first is None:
             return
-        model, delegate, selection = self.model(), self.itemDelegate(), self.selectionModel()
+        model, selection = self.model(), self.selectionModel()
+        paint_row = self.itemDelegate().paint_row
         option = self._option()
-        width, state = self.viewport().width(), option.state
-        current = self.currentIndex() if self.hasFocus() else QModelIndex()
+        width = self.viewport().width()
         painter = QPainter(self.viewport())
         for row in range(first, len(self._heights)):
             top = self._tops[row] - offset
@@ -265,9 +268,4 @@ class RowListView(QListView):
                 break
             index = model.index(row, 0)
             option.rect = QRect(0, top, width, self._heights[row])
-            option.state = state
-            if selection.isSelected(index):
-                option.state |= QStyle.StateFlag.State_Selected
-            if index == current:
-                option.state |= QStyle.StateFlag.State_HasFocus
-            delegate.paint(painter, option, index)
+            paint_row(painter, option, index, selection.isSelected(index))
