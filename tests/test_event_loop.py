@@ -108,6 +108,23 @@ def test_what_a_ready_socket_makes_ready_runs_in_the_same_turn(qtbot, qapp, qloo
         qloop.remove_reader(reader.fileno())
 
 
+def test_callbacks_run_within_a_turn_leave_no_timer_behind(qtbot, qapp, qloop):  # noqa: F811
+    """What a ready socket's callback makes ready runs before its turn ends: starting the loop's
+    zero timer for it (a call into Qt on a push's way to the screen, and a wake-up later for an
+    empty queue) would be for nothing. Made ready from a Qt slot, it still gets the timer."""
+    reader, writer = socket.socketpair()
+    with reader, writer:
+        got: list[str] = []
+        qloop.add_reader(reader.fileno(), lambda: qloop.call_soon(got.append, reader.recv(100).decode()))
+        writer.send(b"push")
+        assert turns_until(qapp, lambda: got == ["push"]) == 1
+        assert not qloop._ready_timer.isActive()
+        qloop.remove_reader(reader.fileno())
+    qloop.call_soon(got.append, "from a slot")
+    assert qloop._ready_timer.isActive()
+    qtbot.waitUntil(lambda: got[-1] == "from a slot", timeout=5000)
+
+
 def test_a_task_that_keeps_yielding_leaves_qt_its_turns(qtbot, qapp, qloop):  # noqa: F811
     """Callbacks made ready by callbacks run in the same turn only for a moment: a task yielding
     with ``sleep(0)`` lets Qt's timers (input, painting) in long before it is done."""

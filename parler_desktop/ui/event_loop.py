@@ -11,7 +11,9 @@ reader, then the session's inbox), and qasync made each dearer than asyncio does
   makes ready run right after it, in the same turn, and so do the ones those make ready, for up
   to ``READY_BUDGET_SECS`` (then Qt gets its turn: input and painting are never held up longer
   than that, and a task that yields with ``sleep(0)`` lets Qt in). Callbacks made ready elsewhere
-  (a Qt signal, a timer) run on the next turn, started by one zero-time timer.
+  (a Qt signal, a timer) run on the next turn, started by one zero-time timer; those made ready
+  while the queue runs need none (starting it on a push's way was a call into Qt, and a wake-up
+  later for an empty queue).
 - A ready socket's callback was put off to the next turn of Qt's loop (a zero timer); asyncio
   runs it in the turn that found the socket ready, and so does this loop (with asyncio's error
   handling: an exception goes to the loop's exception handler).
@@ -51,6 +53,7 @@ class AppEventLoop(qasync.QEventLoop):
         self._ready_timer: QTimer | None = QTimer(singleShot=True, interval=0)
         self._ready_timer.timeout.connect(self._run_ready)
         self._ready_timer_due = False  # the timer is started (a flag: asking it calls into Qt for each callback)
+        self._draining = False  # the ready queue is being run, or will be before this turn ends
         self._blocking_calls = ThreadPoolExecutor(thread_name_prefix="parler-blocking")
         self.set_default_executor(self._blocking_calls)
 
@@ -59,10 +62,14 @@ class AppEventLoop(qasync.QEventLoop):
             return super().call_soon(callback, *args, context=context)
         handle = asyncio.Handle(callback, args, self, context=context)
         self._ready.append(handle)
+        if not self._draining:  # (while draining, the queue is run before the turn ends)
+            self._start_ready_timer()
+        return handle
+
+    def _start_ready_timer(self) -> None:
         if not self._ready_timer_due and self._ready_timer is not None:
             self._ready_timer_due = True
             self._ready_timer.start()
-        return handle
 
     def _run_ready(self) -> None:
         """Run the ready callbacks in order, those they make ready after them, until the queue
@@ -70,15 +77,18 @@ class AppEventLoop(qasync.QEventLoop):
         self._ready_timer_due = False
         ready = self._ready
         ends = time.perf_counter() + READY_BUDGET_SECS
-        while ready:  # (a callback that runs Qt's loop may run some of these inside it)
-            handle = ready.popleft()
-            if not handle._cancelled:
-                handle._run()
-            if time.perf_counter() > ends:
-                break
-        if ready and not self._ready_timer_due and self._ready_timer is not None:
-            self._ready_timer_due = True
-            self._ready_timer.start()
+        draining, self._draining = self._draining, True
+        try:
+            while ready:  # (a callback that runs Qt's loop may run some of these inside it)
+                handle = ready.popleft()
+                if not handle._cancelled:
+                    handle._run()
+                if time.perf_counter() > ends:
+                    break
+        finally:
+            self._draining = draining
+        if ready:
+            self._start_ready_timer()
 
     def close(self) -> None:
         self._blocking_calls.shutdown(wait=False)
@@ -101,7 +111,11 @@ class AppEventLoop(qasync.QEventLoop):
         next turn holds it until then."""
         notifier.setEnabled(False)
         if notifiers.get(fd) is notifier:
-            asyncio.Handle(self._QEventLoop__notifier_cb_wrapper, (notifiers, notifier, fd, callback, args), self)._run()
+            draining, self._draining = self._draining, True
+            try:
+                asyncio.Handle(self._QEventLoop__notifier_cb_wrapper, (notifiers, notifier, fd, callback, args), self)._run()
+            finally:
+                self._draining = draining
         self._run_ready()
         if notifiers.get(fd) is not notifier:  # (after the callbacks: they may close the socket too)
             self.call_soon(_release, notifier)
