@@ -15,6 +15,7 @@ from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QHelpEvent
 from PySide6.QtWidgets import QAbstractItemView, QAbstractScrollArea, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QToolTip
 
 from parler_desktop.app.timeline_entry import TimelineEntry
+from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.protocol.values import SignatureState
 from parler_desktop.ui.links import link_tooltip
@@ -79,8 +80,12 @@ class MessageDelegate(QStyledItemDelegate):
     def _layout(
         self, option: QStyleOptionViewItem, index: QModelIndex, exact: bool = True, width: int | None = None
     ) -> tuple[TimelineEntry, RowLayout] | None:
+        return self._row_layout(option, index.model(), index.row(), exact, width)
+
+    def _row_layout(
+        self, option: QStyleOptionViewItem, model: TimelineModel | None, row: int, exact: bool = True, width: int | None = None
+    ) -> tuple[TimelineEntry, RowLayout] | None:
         # Straight from the model, not through QVariant data roles: Qt asks for every row's size.
-        model, row = index.model(), index.row()
         entry = model.entry(row) if model is not None else None  # no model: no row (a tooltip below the rows)
         if entry is None:
             return None
@@ -104,8 +109,13 @@ class MessageDelegate(QStyledItemDelegate):
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         width = self.row_width()
-        found = self._layout(option, index, exact=False, width=width)
-        return QSize(width, found[1].height if found is not None else 0)
+        return QSize(width, self.row_height(option, index.model(), index.row(), width))
+
+    def row_height(self, option: QStyleOptionViewItem, model: TimelineModel, row: int, width: int | None = None) -> int:
+        """``sizeHint``'s height, for a view that lays rows out by number (``RowListView``): no
+        index is made, and none asked for its model and row, on a new row's way to the screen."""
+        found = self._row_layout(option, model, row, exact=False, width=width)
+        return found[1].height if found is not None else 0
 
     def exact_height(self, option: QStyleOptionViewItem, index: QModelIndex) -> int:
         """The row's height laid out at the current width, even when it is off screen."""
@@ -113,11 +123,12 @@ class MessageDelegate(QStyledItemDelegate):
         return found[1].height if found else 0
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        self.paint_row(painter, option, index, bool(option.state & QStyle.StateFlag.State_Selected))
+        self.paint_row(painter, option, index.model(), index.row(), bool(option.state & QStyle.StateFlag.State_Selected))
 
-    def paint_row(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex, selected: bool) -> None:
-        """``paint``, told whether the row is selected (see ``RowListView.paintEvent``)."""
-        found = self._layout(option, index)
+    def paint_row(self, painter: QPainter, option: QStyleOptionViewItem, model: TimelineModel, row: int, selected: bool) -> None:
+        """``paint``, for a view that paints rows by number and says whether the row is selected
+        (see ``RowListView.paintEvent``)."""
+        found = self._row_layout(option, model, row)
         if found is None:
             return
         entry, layout = found

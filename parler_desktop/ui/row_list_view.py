@@ -9,8 +9,8 @@ are (the view scrolls them up as pixels). Anything else — rows inserted above 
 reset, a new width, a delegate's ``sizeHintChanged`` — lays out every row, once, before the next
 paint or the next question about where a row is (Qt's delayed layout, as QListView does).
 
-Rows span the viewport's width; scrolling is by pixel. The delegate paints a row with
-``paint_row`` (see ``paintEvent``). Selection, the current row, the keyboard and the mouse are
+Rows span the viewport's width; scrolling is by pixel. The delegate measures a row with
+``row_height(option, model, row)`` and paints it with ``paint_row`` (see ``paintEvent``). Selection, the current row, the keyboard and the mouse are
 ``QAbstractItemView``'s own. It is a QListView only to be read out as a list by
 screen readers (Qt gives list accessibility to QListViews alone): none of QListView's layout runs,
 each override calls ``QAbstractItemView``'s implementation past it.
@@ -137,7 +137,7 @@ class RowListView(QListView):
         super().changeEvent(event)
 
     def _measure(self, option: QStyleOptionViewItem, row: int) -> int:
-        return self.itemDelegate().sizeHint(option, self.model().index(row, 0)).height()
+        return self.itemDelegate().row_height(option, self.model(), row)
 
     def _settled(self) -> None:
         """Lay out now what is waiting to be (before saying where a row is)."""
@@ -247,10 +247,11 @@ class RowListView(QListView):
     def paintEvent(self, event: QPaintEvent) -> None:
         """Paint the rows in the area asked for, and only those.
 
-        The delegate paints each row with ``paint_row(painter, option, index, selected)``: it is
-        told whether the row is selected in a bool, and the option's state stays the view's. Qt's
-        flags are Python enums: adding a row's flags to the state, and the delegate reading them
-        back, ran the enum module's Python code on every pushed message's way to the screen."""
+        The delegate paints each row with ``paint_row(painter, option, model, row, selected)``:
+        it is told whether the row is selected in a bool, and the option's state stays the
+        view's. Qt's flags are Python enums: adding a row's flags to the state, and the delegate
+        reading them back, ran the enum module's Python code on every pushed message's way to the
+        screen."""
         self._settled()
         area = event.rect()
         offset = self.verticalOffset()
@@ -268,4 +269,4 @@ class RowListView(QListView):
                 break
             index = model.index(row, 0)
             option.rect = QRect(0, top, width, self._heights[row])
-            paint_row(painter, option, index, selection.isSelected(index))
+            paint_row(painter, option, model, row, selection.isSelected(index))
