@@ -16,6 +16,7 @@ from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import ME, add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
 from parler_desktop.app.append_pacer import FIRST_ROWS, MAX_ROWS, MIN_ROWS
+from parler_desktop.app.timeline_entry import row_context
 from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
 from parler_desktop.protocol.values import EndpointRef
 from parler_desktop.store import LocalStore
@@ -198,7 +199,8 @@ def test_a_new_width_lays_out_the_rows_on_screen_first_and_the_rest_later(qtbot,
     view.doItemsLayout()
     width = delegate.row_width()
     for row in range(model.rowCount()):  # every row is now placed with its height at the new width
-        exact = delegate.layouts.get(model.entry(row), width, model.row_context(row), view.font()).height
+        context = row_context(model.entry(row - 1) if row else None, model.entry(row), row == model.first_unread_row())
+        exact = delegate.layouts.get(model.entry(row), width, context, view.font()).height
         assert view.visualRect(model.index(row)).height() == exact
     qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
 

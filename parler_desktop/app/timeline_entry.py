@@ -71,7 +71,7 @@ class TimelineEntry:
     message: StoredMessage | None = None
     outbox: OutboxItem | None = None
     signature: SignatureState | None = None  # None: the human's own outbox row, or not checked
-    _day: str = field(default="", repr=False)
+    _day: tuple[int, int] | None = field(default=None, repr=False)
 
     @classmethod
     def from_message(cls, message: StoredMessage, my_id: str) -> "TimelineEntry":
@@ -111,10 +111,12 @@ class TimelineEntry:
         )
 
     @property
-    def day(self) -> str:
-        """The local date of the message ("2026-12-01"), worked out once."""
-        if not self._day:
-            self._day = time.strftime("%Y-%m-%d", time.localtime(self.ts_ms / 1000))
+    def day(self) -> tuple[int, int]:
+        """The local date of the message (year, day of the year), worked out once: only compared,
+        never shown (``day_label`` words it)."""
+        if self._day is None:
+            local = time.localtime(self.ts_ms / 1000)
+            self._day = (local.tm_year, local.tm_yday)
         return self._day
 
     @cached_property

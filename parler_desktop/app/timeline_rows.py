@@ -16,7 +16,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from parler_desktop.app import roles
-from parler_desktop.app.timeline_entry import RowContext, TimelineEntry, row_context
+from parler_desktop.app.timeline_entry import TimelineEntry
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -57,12 +57,6 @@ class TimelineRows(QAbstractListModel):
         if 0 <= row - len(self._stored) < len(self._outbox):
             return self._outbox[row - len(self._stored)]
         return None
-
-    def row_context(self, row: int) -> RowContext:
-        """Divider, grouping and date separator of ``row`` (they depend on the row above)."""
-        entry = self.entry(row)
-        assert entry is not None
-        return row_context(self.entry(row - 1) if row > 0 else None, entry, row == self.first_unread_row())
 
     def row_of_id(self, message_id: str) -> int | None:
         """The loaded row of a stored message by hub id (a reply's original), if loaded."""

@@ -14,7 +14,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QPointF, QRect,
 from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QHelpEvent, QLinearGradient, QMouseEvent, QPainter, QPalette, QTextCursor
 from PySide6.QtWidgets import QAbstractItemView, QAbstractScrollArea, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QToolTip
 
-from parler_desktop.app.timeline_entry import TimelineEntry
+from parler_desktop.app.timeline_entry import RowContext, TimelineEntry
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.protocol.values import SignatureState
@@ -92,9 +92,8 @@ class MessageDelegate(QStyledItemDelegate):
         width = width or self.row_width()  # asking the viewport costs a good part of a row's size
         answered = entry.message_id is not None and self.answered(entry.message_id)
 
-        def laid_out() -> RowLayout:
-            expanded, open_cards = model.is_expanded(entry.key), model.open_cards(entry.key)
-            return self.layouts.get(entry, width, model.row_context(row), option.font, expanded, open_cards, answered)
+        def laid_out(context: RowContext, expanded: bool, open_cards: frozenset[int]) -> RowLayout:
+            return self.layouts.get(entry, width, context, option.font, expanded, open_cards, answered)
 
         return entry, self.sizes.layout(model, row, entry, width, laid_out, exact, answered)
 

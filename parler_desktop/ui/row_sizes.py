@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from parler_desktop.app.timeline_entry import TimelineEntry
+from parler_desktop.app.timeline_entry import RowContext, TimelineEntry, row_context
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.ui.message_layout import RowLayout
 
@@ -41,21 +41,25 @@ class RowSizes:
         row: int,
         entry: TimelineEntry,
         width: int,
-        compute: Callable[[], RowLayout],
+        compute: Callable[[RowContext, bool, frozenset[int]], RowLayout],
         exact: bool,
         answered: bool = False,
     ) -> RowLayout:
-        """The row's layout at ``width``; ``compute`` lays it out when nothing known still holds
-        (unless only the width changed, ``exact`` is false and the row is outside ``exact_rows``:
-        then the old layout, for its height). ``answered``: the human acted on the request the
-        row holds (its card loses its buttons)."""
+        """The row's layout at ``width``; ``compute(context, expanded, open_cards)`` lays it out
+        when nothing known still holds (unless only the width changed, ``exact`` is false and the
+        row is outside ``exact_rows``: then the old layout, for its height). ``answered``: the
+        human acted on the request the row holds (its card loses its buttons). What the key is
+        made of is handed to ``compute``, not looked up again: a pushed message's row is laid
+        out here, on its way to the screen."""
         above = model.entry(row - 1) if row else None
+        divider = row == model.first_unread_row()
+        expanded, open_cards = model.is_expanded(entry.key), model.open_cards(entry.key)
         token = (
             width,
             above.key if above is not None else None,
-            row == model.first_unread_row(),
-            model.is_expanded(entry.key),
-            model.open_cards(entry.key),
+            divider,
+            expanded,
+            open_cards,
             entry.outbox.status if entry.outbox is not None else None,
             entry.seq,
             time.time() // 3600,
@@ -71,7 +75,7 @@ class RowSizes:
                 return known[1]
         if len(self._known) >= LIMIT:
             self._known.clear()
-        layout = compute()
+        layout = compute(row_context(above, entry, divider), expanded, open_cards)
         self._known[entry.key] = (token, layout)
         self.stale.discard(entry.key)
         return layout
