@@ -141,12 +141,12 @@ class MessageDelegate(QStyledItemDelegate):
         if layout.context.divider:
             paint_rule(painter, option, QRect(0, top, width, DIVIDER_HEIGHT), "New messages", DIVIDER)
             top += DIVIDER_HEIGHT
-        row = QRect(0, top, width, layout.height - top)
+        message_area = QRect(0, top, width, layout.height - top)  # below the date and the divider
         tint = self._row_tint(option, entry, layout, selected)
         if tint is not None:
-            painter.fillRect(row, tint)
+            painter.fillRect(message_area, tint)
         if layout.mentions_me and not selected:
-            painter.fillRect(QRect(0, top, 3, row.height()), MENTION_BAR)
+            painter.fillRect(QRect(0, top, 3, message_area.height()), MENTION_BAR)
         if not layout.context.grouped:
             self._paint_header(painter, option, entry, layout)
         self._paint_icon(painter, option, layout)
