@@ -62,6 +62,7 @@ WARMUP = 20
 GAP_SECS = 0.04  # quiet time between messages
 ROOM = "push"
 WINDOW_HOME, LISTEN_HOME = "window-home", "listen-home"
+Sent = list[tuple[float, float]]  # per message: (sent at, bare subscriber's delivery at)
 
 
 def label(n: int) -> str:
@@ -104,7 +105,7 @@ async def agents(url: str, root: Path, pipe: Connection, count: int, subscriber_
     await bare.ok({"op": "subscribe"}, "subscribed")
     pipe.send(room_code)
 
-    async def run(total: int) -> list[tuple[float, float]]:
+    async def run(total: int) -> Sent:
         times = []
         for n in range(total):
             times.append(await send_one(sender, bare, n))
@@ -216,7 +217,7 @@ class StageWatch:
         return reached
 
 
-def report_stages(stages: StageWatch, painted: dict[str, float], sent: list[tuple[float, float]]) -> None:
+def report_stages(stages: StageWatch, painted: dict[str, float], sent: Sent) -> None:
     """The p50 of each step from the send to the painted row (each message's own steps)."""
     steps = {"send -> read": [], "read -> announced": [], "announced -> model": [], "model -> painted": []}
     read, announced, appended = stages.stage("read"), stages.stage("announced"), stages.stage("appended")
@@ -271,7 +272,8 @@ def idle_slowdown(rounds: int = 100) -> tuple[float, float]:
     return percentile(warm, 0.5), percentile(idle, 0.5)
 
 
-async def main(count: int) -> None:
+async def main(count: int) -> tuple[StageWatch, dict[str, float], Sent]:
+    """Measure and report; returns the window's pass as measured (stages, painted, sent)."""
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
         hub = HubProcess(root / "hub.sqlite3", 0, ["--relaxed-limits"], root).start()
@@ -328,19 +330,24 @@ async def main(count: int) -> None:
         f"push -> row painted p50 against the bare subscriber p50 of the listen pass"
         f" ({percentile(listen_bare, 0.5) * 1000:.2f} ms): {percentile(painted, 0.5) / percentile(listen_bare, 0.5):.2f}x"
     )
+    return stages, watch.painted, sent
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--messages", type=int, default=200)
-    options = parser.parse_args()
+def run(count: int) -> tuple[StageWatch, dict[str, float], Sent]:
+    """``main`` on the window's event loop, in a QApplication set up as the app's."""
     prepare_qt_environment()  # as the app does
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setQuitOnLastWindowClosed(False)  # the benchmark ends when main() returns
     loop = AppEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        loop.run_until_complete(main(options.messages))
+        return loop.run_until_complete(main(count))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--messages", type=int, default=200)
+    run(parser.parse_args().messages)
     warm, idle = idle_slowdown()  # off the event loop: it sleeps between rounds
     print(
         f"idling on this machine: decoding one delivery frame takes {warm * 1e6:.0f} µs back to back,"
