@@ -6,8 +6,9 @@ Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_push.py [--messages 
 The hub runs as its own process (``parler-desktop hub``); the sending agent and the bare
 subscriber (a raw WebSocket that only decodes the frame, always the first the hub pushes to: see
 ``pushed_to_first``) run in a second process; the window (the real ``DesktopApp`` and
-``MainWindow``, subscribed to the hub like any user) runs in this one. One message at a time, with a quiet gap between messages (the everyday case: an agent says
-something, the supervisor sees it, the pointer resting on the conversation). The window's paint
+``MainWindow``, subscribed to the hub like any user) runs in this one. One message at a time,
+with a quiet gap between messages (the everyday case: an agent says something, the supervisor
+sees it, the pointer resting on the conversation). The window's paint
 passes are timestamped when they end; a message counts as painted at the end of the first pass
 that drew its row. Times are ``perf_counter`` (CLOCK_MONOTONIC, shared by the processes). Then
 the window closes and the same is measured for ``listen --json`` (its stdout read by the agents'

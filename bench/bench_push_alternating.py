@@ -15,7 +15,8 @@ through the class as it was then, so such a method is replaced there, once, by o
 flag; a method only Python calls can be assigned in ``a()`` and ``b()``. The switch happens as
 each message is read off the socket, before anything measured. Without ``--ways`` the two ways
 are the same code, and the difference between the halves is this machine's noise: the figure a
-real difference must clear (in this stop's runs, up to about 50 µs either way).
+real difference must clear (on the 2-core virtual machine these were written on, up to about 50 µs
+either way).
 
 Figures: for each way, the p50 of model -> painted, read -> painted and send -> painted, over
 the messages that took it (warm-up excluded).

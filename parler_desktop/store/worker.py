@@ -6,8 +6,8 @@ and its result back cost more than most calls (``bench/bench_push.py``, timed in
 a pushed message was printed 0.82–0.86 ms after it was read off the socket with the store on its
 thread, 0.63–0.69 ms with it on the loop). Each call there still ends with a turn of the loop, so
 a long series of calls (a backlog indexed for search, pages of a catch-up) lets the connection be
-served between them. A wait for another process's write lock (``database.py``'s busy timeout, a
-few milliseconds at most in practice) holds the command's loop meanwhile."""
+served between them. A wait for another process's write lock (up to ``database.py``'s busy
+timeout) holds the command's loop meanwhile."""
 
 from __future__ import annotations
 

@@ -10,10 +10,11 @@ reset, a new width, a delegate's ``sizeHintChanged`` — lays out every row, onc
 paint or the next question about where a row is (Qt's delayed layout, as QListView does).
 
 Rows span the viewport's width; scrolling is by pixel. The delegate measures a row with
-``row_height(option, model, row)`` and paints it with ``paint_row`` (see ``paintEvent``). Selection, the current row, the keyboard and the mouse are
-``QAbstractItemView``'s own. It is a QListView only to be read out as a list by
-screen readers (Qt gives list accessibility to QListViews alone): none of QListView's layout runs,
-each override calls ``QAbstractItemView``'s implementation past it.
+``row_height(option, model, row)`` and paints it with ``paint_row`` (see ``paintEvent``).
+Selection, the current row, the keyboard and the mouse are ``QAbstractItemView``'s own. It is a
+QListView only to be read out as a list by screen readers (Qt gives list accessibility to
+QListViews alone): none of QListView's layout runs, each override calls ``QAbstractItemView``'s
+implementation past it.
 """
 
 from __future__ import annotations
