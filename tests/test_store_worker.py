@@ -28,6 +28,15 @@ def on_loop(request: pytest.FixtureRequest) -> bool:
     return request.param
 
 
+@pytest.fixture
+async def either_worker(tmp_path: Path, on_loop: bool):
+    """An open worker of each kind: on its own thread, and on the loop (a command's)."""
+    opened = StoreWorker(tmp_path / "store.sqlite3", on_loop=on_loop)
+    await opened.open()
+    yield opened
+    await opened.close()
+
+
 async def test_calls_run_on_one_thread_that_is_not_the_loop_thread(worker: StoreWorker):
     def thread_of(store: LocalStore) -> int:
         return threading.get_ident()
@@ -37,9 +46,9 @@ async def test_calls_run_on_one_thread_that_is_not_the_loop_thread(worker: Store
     assert threads != {threading.get_ident()}
 
 
-async def test_on_the_loop_calls_run_on_its_thread_and_the_loop_runs_between_them(tmp_path: Path):
-    worker = StoreWorker(tmp_path / "store.sqlite3", on_loop=True)
-    await worker.open()
+@pytest.mark.parametrize("on_loop", [True], ids=["on the loop"])
+async def test_on_the_loop_calls_run_on_its_thread_and_the_loop_runs_between_them(either_worker: StoreWorker):
+    worker = either_worker
     ran: list[str] = []
 
     def note(store: LocalStore, name: str) -> int:
@@ -51,18 +60,15 @@ async def test_on_the_loop_calls_run_on_its_thread_and_the_loop_runs_between_the
     threads = [await worker.call(note, "first"), await worker.call(note, "second")]
     assert threads == [threading.get_ident()] * 2
     assert ran == ["first", "the loop", "second"]
-    await worker.close()
 
 
-async def test_calls_pass_arguments_and_run_in_order(tmp_path: Path, on_loop: bool):
-    worker = StoreWorker(tmp_path / "store.sqlite3", on_loop=on_loop)
-    await worker.open()
+async def test_calls_pass_arguments_and_run_in_order(either_worker: StoreWorker):
+    worker = either_worker
     writes = [worker.call(LocalStore.insert_messages, [make_message(seq)]) for seq in (5, 3, 9)]
     read = worker.call(LocalStore.messages_slice, "team", offset=0, limit=10)
     *inserted, stored = await asyncio.gather(*writes, read)
     assert [[m.seq for m in batch] for batch in inserted] == [[5], [3], [9]]
     assert [m.seq for m in stored] == [3, 5, 9]
-    await worker.close()
 
 
 async def test_store_errors_reach_the_awaiting_caller(tmp_path: Path, on_loop: bool):
