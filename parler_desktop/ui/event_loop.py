@@ -53,7 +53,7 @@ class AppEventLoop(qasync.QEventLoop):
         self._ready_timer: QTimer | None = QTimer(singleShot=True, interval=0)
         self._ready_timer.timeout.connect(self._run_ready)
         self._ready_timer_due = False  # the timer is started (a flag: asking it calls into Qt for each callback)
-        self._draining = False  # the ready queue is being run, or will be before this turn ends
+        self._draining = False  # the ready queue is being run (what call_soon adds runs in this turn)
         self._blocking_calls = ThreadPoolExecutor(thread_name_prefix="parler-blocking")
         self.set_default_executor(self._blocking_calls)
 
@@ -102,20 +102,16 @@ class AppEventLoop(qasync.QEventLoop):
     def _QEventLoop__on_notifier_ready(
         self, notifiers: dict[int, QSocketNotifier], notifier: QSocketNotifier, fd: int, callback: Callable[..., Any], args: tuple
     ) -> None:
-        """qasync's hook for a ready socket: run its callback now (qasync's wrapper enables the
-        notifier again afterwards unless the callback replaced or removed it), then what it made
-        ready.
+        """qasync's hook for a ready socket: run its callback now, at the head of the ready queue
+        (qasync's wrapper enables the notifier again afterwards unless the callback replaced or
+        removed it), then the queue with what it made ready.
 
         The callbacks run inside the notifier's own signal: one that closes the socket drops
         qasync's reference to the notifier, which must outlive the signal, so a callback on the
         next turn holds it until then."""
         notifier.setEnabled(False)
         if notifiers.get(fd) is notifier:
-            draining, self._draining = self._draining, True
-            try:
-                asyncio.Handle(self._QEventLoop__notifier_cb_wrapper, (notifiers, notifier, fd, callback, args), self)._run()
-            finally:
-                self._draining = draining
+            self._ready.appendleft(asyncio.Handle(self._QEventLoop__notifier_cb_wrapper, (notifiers, notifier, fd, callback, args), self))
         self._run_ready()
         if notifiers.get(fd) is not notifier:  # (after the callbacks: they may close the socket too)
             self.call_soon(_release, notifier)
