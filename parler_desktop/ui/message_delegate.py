@@ -77,12 +77,11 @@ class MessageDelegate(QStyledItemDelegate):
         self.layouts.clear()
         self.sizes.clear()
 
-    def _layout(
-        self, option: QStyleOptionViewItem, index: QModelIndex, exact: bool = True, width: int | None = None
-    ) -> tuple[TimelineEntry, RowLayout] | None:
-        return self._row_layout(option, index.model(), index.row(), exact, width)
+    def _layout(self, option: QStyleOptionViewItem, index: QModelIndex) -> tuple[TimelineEntry, RowLayout] | None:
+        """The row's entry and its exact layout at the current width."""
+        return self._layout_at(option, index.model(), index.row())
 
-    def _row_layout(
+    def _layout_at(
         self, option: QStyleOptionViewItem, model: TimelineModel | None, row: int, exact: bool = True, width: int | None = None
     ) -> tuple[TimelineEntry, RowLayout] | None:
         # Straight from the model, not through QVariant data roles: Qt asks for every row's size.
@@ -113,7 +112,7 @@ class MessageDelegate(QStyledItemDelegate):
     def row_height(self, option: QStyleOptionViewItem, model: TimelineModel, row: int, width: int | None = None) -> int:
         """``sizeHint``'s height, for a view that lays rows out by number (``RowListView``): no
         index is made, and none asked for its model and row, on a new row's way to the screen."""
-        found = self._row_layout(option, model, row, exact=False, width=width)
+        found = self._layout_at(option, model, row, exact=False, width=width)
         return found[1].height if found is not None else 0
 
     def exact_height(self, option: QStyleOptionViewItem, index: QModelIndex) -> int:
@@ -127,7 +126,7 @@ class MessageDelegate(QStyledItemDelegate):
     def paint_row(self, painter: QPainter, option: QStyleOptionViewItem, model: TimelineModel, row: int, selected: bool) -> None:
         """``paint``, for a view that paints rows by number and says whether the row is selected
         (see ``RowListView.paintEvent``)."""
-        found = self._row_layout(option, model, row)
+        found = self._layout_at(option, model, row)
         if found is None:
             return
         entry, layout = found
