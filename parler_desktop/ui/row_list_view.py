@@ -51,19 +51,33 @@ class RowListView(QListView):
         self._measured = False  # _heights are every row's at the current width
         self._laying_out = False
         self._item_option: QStyleOptionViewItem | None = None  # see _option
+        # Held, not asked for on each use (each question is a call into Qt on a pushed message's
+        # way to the screen): the scroll bar and the viewport are never replaced, and the model,
+        # selection model and delegate are noted as they are set.
+        self._bar = self.verticalScrollBar()
+        self._viewport = self.viewport()
+        self._rows: QAbstractItemModel | None = None
+        self._selection: QItemSelectionModel | None = None
+        self._delegate: QAbstractItemDelegate | None = None
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
     # -- what changes the layout --------------------------------------------------------------
     def setModel(self, model: QAbstractItemModel | None) -> None:
         super().setModel(model)
+        self._rows = model
         if model is not None:
             for change in (model.rowsRemoved, model.rowsMoved, model.layoutChanged):
                 change.connect(self._relayout_later)
         self._relayout_later()
 
+    def setSelectionModel(self, selection: QItemSelectionModel) -> None:
+        super().setSelectionModel(selection)
+        self._selection = self.selectionModel()  # (Qt keeps the old one if this one is refused)
+
     def setItemDelegate(self, delegate: QAbstractItemDelegate) -> None:
         super().setItemDelegate(delegate)
+        self._delegate = delegate
         delegate.sizeHintChanged.connect(self._relayout_later)
 
     def _relayout_later(self, *_change: object) -> None:
@@ -84,7 +98,7 @@ class RowListView(QListView):
                 bottom += self._heights[-1]
                 self._tops.append(bottom)
             self.updateGeometries()  # following the bottom, the rows above scroll up as pixels
-            self.viewport().update(self._rows_rect(start, end))
+            self._viewport.update(self._rows_rect(start, end))
         else:
             self._relayout_later()
         QAbstractItemView.rowsInserted(self, parent, start, end)
@@ -99,7 +113,7 @@ class RowListView(QListView):
                 self._heights[first : last + 1] = heights
                 self._tops = list(accumulate(self._heights, initial=0))
                 self.updateGeometries()
-                self.viewport().update()
+                self._viewport.update()
         QAbstractItemView.dataChanged(self, top_left, bottom_right, roles)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -113,7 +127,7 @@ class RowListView(QListView):
             return
         self._laying_out = True
         try:
-            model = self.model()
+            model = self._rows
             option = self._option()
             count = model.rowCount() if model is not None else 0
             self._heights = [self._measure(option, row) for row in range(count)]
@@ -138,7 +152,7 @@ class RowListView(QListView):
         super().changeEvent(event)
 
     def _measure(self, option: QStyleOptionViewItem, row: int) -> int:
-        return self.itemDelegate().row_height(option, self.model(), row)
+        return self._delegate.row_height(option, self._rows, row)
 
     def _settled(self) -> None:
         """Lay out now what is waiting to be (before saying where a row is)."""
@@ -147,15 +161,15 @@ class RowListView(QListView):
 
     # -- where rows are -----------------------------------------------------------------------
     def updateGeometries(self) -> None:
-        bar = self.verticalScrollBar()
-        height = self.viewport().height()
+        bar = self._bar
+        height = self._viewport.height()
         bar.setPageStep(height)
         bar.setRange(0, max(0, self._tops[-1] - height))
         QAbstractItemView.updateGeometries(self)
 
     def _rows_rect(self, first: int, last: int) -> QRect:
-        top = self._tops[first] - self.verticalOffset()
-        return QRect(0, top, self.viewport().width(), self._tops[last + 1] - self._tops[first])
+        top = self._tops[first] - self._bar.value()
+        return QRect(0, top, self._viewport.width(), self._tops[last + 1] - self._tops[first])
 
     def visualRect(self, index: QModelIndex) -> QRect:
         self._settled()
@@ -170,14 +184,14 @@ class RowListView(QListView):
     def indexAt(self, point: QPoint) -> QModelIndex:
         self._settled()
         row = self._row_at(point.y() + self.verticalOffset())
-        inside = 0 <= point.x() < self.viewport().width()
-        return self.model().index(row, 0) if row is not None and inside else QModelIndex()
+        inside = 0 <= point.x() < self._viewport.width()
+        return self._rows.index(row, 0) if row is not None and inside else QModelIndex()
 
     def scrollTo(self, index: QModelIndex, hint: QAbstractItemView.ScrollHint = QAbstractItemView.ScrollHint.EnsureVisible) -> None:
         rect = self.visualRect(index)
         if not rect.isValid():
             return
-        bar, height = self.verticalScrollBar(), self.viewport().height()
+        bar, height = self._bar, self._viewport.height()
         top = rect.top() + bar.value()  # in the content
         Hint = QAbstractItemView.ScrollHint
         if hint == Hint.PositionAtTop or (hint == Hint.EnsureVisible and (rect.top() < 0 or rect.height() > height)):
@@ -191,7 +205,7 @@ class RowListView(QListView):
         """Move the rows as pixels; only the strip scrolled into view is painted (the base
         class would paint the whole viewport again)."""
         self.scrollDirtyRegion(dx, dy)
-        self.viewport().scroll(dx, dy)
+        self._viewport.scroll(dx, dy)
 
     def verticalScrollbarValueChanged(self, _value: int) -> None:
         """Nothing to do when the rows scroll. ``QAbstractItemView`` would ask the model for more
@@ -205,7 +219,7 @@ class RowListView(QListView):
         return 0
 
     def verticalOffset(self) -> int:
-        return self.verticalScrollBar().value()
+        return self._bar.value()
 
     def isIndexHidden(self, _index: QModelIndex) -> bool:
         return False
@@ -220,10 +234,10 @@ class RowListView(QListView):
         current = self.currentIndex()
         if not current.isValid():
             top = self.indexAt(QPoint(0, 0))
-            return top if top.isValid() else self.model().index(0, 0)
+            return top if top.isValid() else self._rows.index(0, 0)
         Move = QAbstractItemView.CursorAction
         step = {Move.MoveUp: -1, Move.MovePrevious: -1, Move.MoveDown: 1, Move.MoveNext: 1}.get(action, 0)
-        return self.model().index(min(max(current.row() + step, 0), count - 1), 0)
+        return self._rows.index(min(max(current.row() + step, 0), count - 1), 0)
 
     def setSelection(self, rect: QRect, command: QItemSelectionModel.SelectionFlag) -> None:
         """Select the rows ``rect`` (viewport coordinates) touches."""
@@ -233,8 +247,8 @@ class RowListView(QListView):
         selection = QItemSelection()
         if first is not None:
             last = len(self._heights) - 1 if last is None else last
-            selection.select(self.model().index(first, 0), self.model().index(last, 0))
-        self.selectionModel().select(selection, command)
+            selection.select(self._rows.index(first, 0), self._rows.index(last, 0))
+        self._selection.select(selection, command)
 
     def visualRegionForSelection(self, selection: QItemSelection) -> QRegion:
         region = QRegion()
@@ -255,19 +269,19 @@ class RowListView(QListView):
         screen."""
         self._settled()
         area = event.rect()
-        offset = self.verticalOffset()
+        offset = self._bar.value()
         first = self._row_at(area.top() + offset)
         if first is None:
             return
-        model, selection = self.model(), self.selectionModel()
-        paint_row = self.itemDelegate().paint_row
+        model, selection = self._rows, self._selection
+        chosen = selection.hasSelection()  # (none, the usual case: no index is made per row)
+        paint_row = self._delegate.paint_row
         option = self._option()
-        width = self.viewport().width()
-        painter = QPainter(self.viewport())
+        width = self._viewport.width()
+        painter = QPainter(self._viewport)
         for row in range(first, len(self._heights)):
             top = self._tops[row] - offset
             if top > area.bottom():
                 break
-            index = model.index(row, 0)
             option.rect = QRect(0, top, width, self._heights[row])
-            paint_row(painter, option, model, row, selection.isSelected(index))
+            paint_row(painter, option, model, row, chosen and selection.isSelected(model.index(row, 0)))

@@ -51,7 +51,7 @@ class TimelineView(MessageRowsView):
         self.message_delegate.cardToggled.connect(self._toggle_card)
         self.message_delegate.replyClicked.connect(self.go_to_original)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.verticalScrollBar().setSingleStep(24)
+        self._bar.setSingleStep(24)
         self.at_bottom = True
         self.unseen = 0
         self.placeholder = ""  # said in the middle when there are no rows
@@ -63,14 +63,14 @@ class TimelineView(MessageRowsView):
         self._jump_timer.timeout.connect(self._update_jump)
         # The overlays sit on the viewport, not beside it: Qt scrolls a viewport that a sibling
         # overlaps by painting all of it again instead of moving its pixels.
-        self._pill = QPushButton(self.viewport(), objectName="newMessagesPill")
+        self._pill = QPushButton(self._viewport, objectName="newMessagesPill")
         self._pill.setCursor(Qt.CursorShape.PointingHandCursor)
         self._pill.clicked.connect(self.scroll_to_newest)
         self._pill.hide()
-        self._jump = QPushButton("↑ Jump to first unread", self.viewport(), objectName="jumpToUnread")
+        self._jump = QPushButton("↑ Jump to first unread", self._viewport, objectName="jumpToUnread")
         self._jump.clicked.connect(self.jump_to_first_unread)
         self._jump.hide()
-        bar = self.verticalScrollBar()
+        bar = self._bar
         bar.rangeChanged.connect(self._range_changed)
         model.modelReset.connect(self._room_reset)
         model.roomLoaded.connect(lambda _room: self._room_loaded())
@@ -92,10 +92,10 @@ class TimelineView(MessageRowsView):
         """Ask for the next page if the rows read so far reach no further than ``LOAD_OLDER_PX``
         past the view: with nothing to scroll (a tall window, a room of one-line messages), no
         scroll would ever ask for it."""
-        self._scrolled(self.verticalScrollBar().value())
+        self._scrolled(self._bar.value())
 
     def _range_changed(self, _minimum: int, maximum: int) -> None:
-        bar = self.verticalScrollBar()
+        bar = self._bar
         if self._anchor_from_bottom is not None:
             bar.setValue(maximum - self._anchor_from_bottom)
             self._anchor_from_bottom = None
@@ -103,7 +103,7 @@ class TimelineView(MessageRowsView):
             bar.setValue(maximum)
 
     def _scrolled(self, value: int) -> None:
-        bar = self.verticalScrollBar()
+        bar = self._bar
         self._set_at_bottom(value >= bar.maximum() - BOTTOM_SLACK_PX and not self._model.has_newer)
         if value <= LOAD_OLDER_PX and self._model.has_older and self._anchor_from_bottom is None:
             self._model.load_older()
@@ -115,7 +115,7 @@ class TimelineView(MessageRowsView):
     def newest_seen_row(self) -> int | None:
         """The lowest row shown whole (or filling the view from its top); None before layout."""
         count = self._model.rowCount()
-        height = self.viewport().height()
+        height = self._viewport.height()
         if count == 0 or self._model.loading:
             return None
         index = self.indexAt(QPoint(BOTTOM_SLACK_PX, height - 1))
@@ -169,11 +169,11 @@ class TimelineView(MessageRowsView):
         if event.type() in (QEvent.Type.Polish, QEvent.Type.StyleChange):
             # A style sheet leaves the viewport's background to the list behind it, and then Qt
             # repaints the whole viewport on every scroll instead of moving its pixels.
-            self.viewport().setAutoFillBackground(True)
+            self._viewport.setAutoFillBackground(True)
         return handled
 
     def _older_loaded(self, _count: int) -> None:
-        bar = self.verticalScrollBar()
+        bar = self._bar
         self._anchor_from_bottom = bar.maximum() - bar.value()
         self.doItemsLayout()  # settle heights now so the anchor applies once
         self._anchor_from_bottom = None  # (not applied if the rows still fit: the range stayed)
@@ -210,7 +210,7 @@ class TimelineView(MessageRowsView):
             self.doItemsLayout()
             self.setCurrentIndex(model.index(row))
             self.scrollTo(model.index(row), QAbstractItemView.ScrollHint.PositionAtCenter)
-            self._scrolled(self.verticalScrollBar().value())
+            self._scrolled(self._bar.value())
         self._update_jump()
 
     def _show_at_top(self, row: int) -> None:
@@ -218,13 +218,13 @@ class TimelineView(MessageRowsView):
         self._set_at_bottom(False)
         self.doItemsLayout()
         self.scrollTo(self._model.index(row), QAbstractItemView.ScrollHint.PositionAtTop)
-        self._scrolled(self.verticalScrollBar().value())
+        self._scrolled(self._bar.value())
 
     def set_online(self, online: bool) -> None:
         """Whether the session is live: unsent posts say "Sending…" or "Waiting for connection"."""
         if self.message_delegate.layouts.online != online:
             self.message_delegate.layouts.online = online
-            self.viewport().update()
+            self._viewport.update()
 
     # -- first unread -----------------------------------------------------------------------
     def _update_jump(self) -> None:
@@ -270,7 +270,7 @@ class TimelineView(MessageRowsView):
     def _scroll_by_key(self, key: int) -> bool:
         """Home / End / Page Up / Page Down scroll the conversation, as in any chat app (they
         would otherwise move the current row, starting from the first one)."""
-        bar = self.verticalScrollBar()
+        bar = self._bar
         if key == Qt.Key.Key_End:
             self.scroll_to_newest()
         elif key == Qt.Key.Key_Home:
@@ -306,9 +306,9 @@ class TimelineView(MessageRowsView):
         super().paintEvent(event)
         self._seen_timer.start()  # what was just painted is on screen
         if self._model.rowCount() == 0 and self.placeholder and not self._model.loading:
-            painter = QPainter(self.viewport())
+            painter = QPainter(self._viewport)
             painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
-            area = self.viewport().rect().adjusted(40, 40, -40, -40)
+            area = self._viewport.rect().adjusted(40, 40, -40, -40)
             painter.drawText(area, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.placeholder)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
@@ -334,7 +334,7 @@ class TimelineView(MessageRowsView):
         place = self._place_held
         held, top = place
         if held.isValid() and not self.at_bottom:
-            bar = self.verticalScrollBar()
+            bar = self._bar
             bar.setValue(bar.value() + self.visualRect(self._model.index(held.row(), 0)).top() - top)
         self._place_held = place if self.message_delegate.sizes.stale else None  # (that scroll dropped it)
 
@@ -343,12 +343,12 @@ class TimelineView(MessageRowsView):
         if self._place_held is not None and not self._laying_out:
             self._place_held = None  # the reader (or a jump) moved the view: that place is theirs now
         self._place_overlays()  # the viewport's scroll moved them with the rows
-        self._scrolled(self.verticalScrollBar().value())  # not a slot: on a push's way to the screen
+        self._scrolled(self._bar.value())  # not a slot: on a push's way to the screen
 
     def _place_overlays(self) -> None:
         if self._pill.isHidden() and self._jump.isHidden():
             return  # placed when shown (the scroll of a new message need not wait for this)
-        area = self.viewport().rect()
+        area = self._viewport.rect()
         self._pill.adjustSize()
         self._pill.move(area.center().x() - self._pill.width() // 2, area.bottom() - self._pill.height() - 12)
         self._jump.adjustSize()
