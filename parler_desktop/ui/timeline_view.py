@@ -70,8 +70,6 @@ class TimelineView(MessageRowsView):
         self._jump = QPushButton("↑ Jump to first unread", self._viewport, objectName="jumpToUnread")
         self._jump.clicked.connect(self.jump_to_first_unread)
         self._jump.hide()
-        bar = self._bar
-        bar.rangeChanged.connect(self._range_changed)
         model.modelReset.connect(self._room_reset)
         model.roomLoaded.connect(lambda _room: self._room_loaded())
         model.olderLoaded.connect(self._older_loaded)
@@ -94,8 +92,17 @@ class TimelineView(MessageRowsView):
         scroll would ever ask for it."""
         self._scrolled(self._bar.value())
 
-    def _range_changed(self, _minimum: int, maximum: int) -> None:
+    def updateGeometries(self) -> None:
+        """When the scroll range changes, keep the reader's place: the bottom while following, or
+        the distance from the bottom that a page of older rows must keep. Here rather than in a
+        slot on the scroll bar's ``rangeChanged`` (the range is set nowhere else): a Qt signal to
+        a Python slot costs tens of microseconds of a pushed message's way to the screen."""
         bar = self._bar
+        before = bar.maximum()
+        super().updateGeometries()
+        maximum = bar.maximum()
+        if maximum == before:
+            return
         if self._anchor_from_bottom is not None:
             bar.setValue(maximum - self._anchor_from_bottom)
             self._anchor_from_bottom = None
