@@ -171,12 +171,14 @@ class TimelineView(MessageRowsView):
         self.executeDelayedItemsLayout()
         QCoreApplication.sendPostedEvents(self.window(), QEvent.Type.UpdateRequest)
 
-    def viewportEvent(self, event: QEvent) -> bool:
-        handled = super().viewportEvent(event)
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
         if event.type() in (QEvent.Type.Polish, QEvent.Type.StyleChange):
-            # A style sheet leaves the viewport's background to the list behind it, and then Qt
-            # repaints the whole viewport on every scroll instead of moving its pixels.
-            self._viewport.setAutoFillBackground(True)
+            # A style sheet, polishing this view, leaves the viewport's background to the view
+            # behind it, and then Qt repaints the whole viewport on every scroll instead of moving
+            # its pixels. (Not in ``viewportEvent``: that runs for each of the viewport's events,
+            # the paint of each pushed message included.)
+            self.viewport().setAutoFillBackground(True)  # (asked: this may run while the view is made)
         return handled
 
     def _older_loaded(self, _count: int) -> None:
