@@ -87,7 +87,7 @@ class MessageRowsView(RowListView):
         self.doItemsLayout()  # settle the row's new height now, then put its link back
         after = self.toggle_link(index)
         if after is not None:
-            bar = self.verticalScrollBar()
+            bar = self._bar
             bar.setValue(bar.value() + after.top() - before.top())
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -163,7 +163,7 @@ class MessageRowsView(RowListView):
     def _set_selection(self, selection: tuple[str, int, int] | None) -> None:
         if selection != self.message_delegate.selection:
             self.message_delegate.selection = selection
-            self.viewport().update()
+            self._viewport.update()
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         left = event.button() == Qt.MouseButton.LeftButton
@@ -192,9 +192,9 @@ class MessageRowsView(RowListView):
             return  # dragging over text selects it; it does not move the current row
         super().mouseMoveEvent(event)
         if self.link_at(point) is not None or self._on_toggle_link(point):
-            self.viewport().setCursor(Qt.CursorShape.PointingHandCursor)
+            self._viewport.setCursor(Qt.CursorShape.PointingHandCursor)
         else:
-            self.viewport().unsetCursor()
+            self._viewport.unsetCursor()
 
     def _context_menu(self, point: QPoint) -> QMenu | None:
         """Reply, Copy (the selection), Copy text, Copy link, Show whole message: a popup
@@ -217,5 +217,5 @@ class MessageRowsView(RowListView):
             expanded = self._model.is_expanded(entry.key)
             row = QPersistentModelIndex(index)
             menu.addAction("Show less" if expanded else "Show whole message", lambda: self.toggle_expanded(QModelIndex(row)))
-        menu.popup(self.viewport().mapToGlobal(point))
+        menu.popup(self._viewport.mapToGlobal(point))
         return menu
