@@ -56,7 +56,7 @@ class RowListView(QListView):
         # selection model and delegate are noted as they are set.
         self._bar = self.verticalScrollBar()
         self._viewport = self.viewport()
-        self._rows: QAbstractItemModel | None = None
+        self._row_model: QAbstractItemModel | None = None
         self._selection: QItemSelectionModel | None = None
         self._delegate: QAbstractItemDelegate | None = None
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
@@ -65,7 +65,7 @@ class RowListView(QListView):
     # -- what changes the layout --------------------------------------------------------------
     def setModel(self, model: QAbstractItemModel | None) -> None:
         super().setModel(model)
-        self._rows = model
+        self._row_model = model
         if model is not None:
             for change in (model.rowsRemoved, model.rowsMoved, model.layoutChanged):
                 change.connect(self._relayout_later)
@@ -127,7 +127,7 @@ class RowListView(QListView):
             return
         self._laying_out = True
         try:
-            model = self._rows
+            model = self._row_model
             option = self._option()
             count = model.rowCount() if model is not None else 0
             self._heights = [self._measure(option, row) for row in range(count)]
@@ -152,7 +152,7 @@ class RowListView(QListView):
         super().changeEvent(event)
 
     def _measure(self, option: QStyleOptionViewItem, row: int) -> int:
-        return self._delegate.row_height(option, self._rows, row)
+        return self._delegate.row_height(option, self._row_model, row)
 
     def _settled(self) -> None:
         """Lay out now what is waiting to be (before saying where a row is)."""
@@ -185,7 +185,7 @@ class RowListView(QListView):
         self._settled()
         row = self._row_at(point.y() + self.verticalOffset())
         inside = 0 <= point.x() < self._viewport.width()
-        return self._rows.index(row, 0) if row is not None and inside else QModelIndex()
+        return self._row_model.index(row, 0) if row is not None and inside else QModelIndex()
 
     def scrollTo(self, index: QModelIndex, hint: QAbstractItemView.ScrollHint = QAbstractItemView.ScrollHint.EnsureVisible) -> None:
         rect = self.visualRect(index)
@@ -234,10 +234,10 @@ class RowListView(QListView):
         current = self.currentIndex()
         if not current.isValid():
             top = self.indexAt(QPoint(0, 0))
-            return top if top.isValid() else self._rows.index(0, 0)
+            return top if top.isValid() else self._row_model.index(0, 0)
         Move = QAbstractItemView.CursorAction
         step = {Move.MoveUp: -1, Move.MovePrevious: -1, Move.MoveDown: 1, Move.MoveNext: 1}.get(action, 0)
-        return self._rows.index(min(max(current.row() + step, 0), count - 1), 0)
+        return self._row_model.index(min(max(current.row() + step, 0), count - 1), 0)
 
     def setSelection(self, rect: QRect, command: QItemSelectionModel.SelectionFlag) -> None:
         """Select the rows ``rect`` (viewport coordinates) touches."""
@@ -247,7 +247,7 @@ class RowListView(QListView):
         selection = QItemSelection()
         if first is not None:
             last = len(self._heights) - 1 if last is None else last
-            selection.select(self._rows.index(first, 0), self._rows.index(last, 0))
+            selection.select(self._row_model.index(first, 0), self._row_model.index(last, 0))
         self._selection.select(selection, command)
 
     def visualRegionForSelection(self, selection: QItemSelection) -> QRegion:
@@ -273,7 +273,7 @@ class RowListView(QListView):
         first = self._row_at(area.top() + offset)
         if first is None:
             return
-        model, selection = self._rows, self._selection
+        model, selection = self._row_model, self._selection
         chosen = selection.hasSelection()  # (none, the usual case: no index is made per row)
         paint_row = self._delegate.paint_row
         option = self._option()
