@@ -306,3 +306,21 @@ def test_news_of_another_room_repaints_nothing_of_the_open_timeline(qtbot, qloop
     qtbot.waitUntil(lambda: unread(desktop, ops) == 1, timeout=5000)  # the room list was reloaded
     QCoreApplication.sendPostedEvents(desktop.window, QEvent.Type.UpdateRequest)  # any repaint asked for is done
     assert painted.areas == []
+
+
+def test_in_the_window_a_pushed_message_moves_the_rows_above_as_pixels(qtbot, qloop, desktop, peer):
+    """As the test above, with the window's own style sheet (set on the main window, which the
+    timeline inherits as it is shown): it must not leave the viewport without a background."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    open_room(qtbot, desktop, team)
+    view = desktop.window.timeline
+    for n in range(40):
+        post_as(qtbot, qloop, peer, team, f"in team {n}")
+    qtbot.waitUntil(lambda: view.model().rowCount() == 40 and view.verticalScrollBar().maximum() > 0 and at_bottom(view), timeout=10_000)
+    QCoreApplication.sendPostedEvents(desktop.window, QEvent.Type.UpdateRequest)  # what waits to be painted is painted now
+    painted = PaintedAreas(view.viewport())
+    post_as(qtbot, qloop, peer, team, "one more")
+    qtbot.waitUntil(lambda: view.model().rowCount() == 41 and bool(painted.areas), timeout=5000)
+    new_row = QRegion(view.visualRect(view.model().index(40)))
+    assert at_bottom(view)
+    assert all(new_row.intersected(area) == area for area in painted.areas), painted.areas
