@@ -183,7 +183,7 @@ class RowListView(QListView):
 
     def indexAt(self, point: QPoint) -> QModelIndex:
         self._settled()
-        row = self._row_at(point.y() + self.verticalOffset())
+        row = self._row_at(point.y() + self._bar.value())
         inside = 0 <= point.x() < self._viewport.width()
         return self._row_model.index(row, 0) if row is not None and inside else QModelIndex()
 
@@ -242,7 +242,7 @@ class RowListView(QListView):
     def setSelection(self, rect: QRect, command: QItemSelectionModel.SelectionFlag) -> None:
         """Select the rows ``rect`` (viewport coordinates) touches."""
         area = rect.normalized()
-        offset = self.verticalOffset()
+        offset = self._bar.value()
         first, last = self._row_at(area.top() + offset), self._row_at(area.bottom() + offset)
         selection = QItemSelection()
         if first is not None:

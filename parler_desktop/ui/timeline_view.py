@@ -178,7 +178,7 @@ class TimelineView(MessageRowsView):
             # behind it, and then Qt repaints the whole viewport on every scroll instead of moving
             # its pixels. (Not in ``viewportEvent``: that runs for each of the viewport's events,
             # the paint of each pushed message included.)
-            self.viewport().setAutoFillBackground(True)  # (asked: this may run while the view is made)
+            self.viewport().setAutoFillBackground(True)  # (not _viewport: this may come before __init__ holds it)
         return handled
 
     def _older_loaded(self, _count: int) -> None:
