@@ -224,3 +224,40 @@ def test_a_screen_reader_reads_the_timeline_as_a_list_of_messages(qtbot, qloop, 
     reader = QAccessible.queryAccessibleInterface(view)
     assert reader.role() == QAccessible.Role.List and reader.childCount() == 30
     assert [reader.child(row).text(QAccessible.Text.Name) for row in (0, 29)] == ["alice: step 1 done", "alice: step 30 done"]
+
+
+def test_a_pushed_row_whose_paint_fails_ends_its_paint_pass_cleanly_and_the_view_paints_on(qtbot, qloop, session, bridge):
+    """A bug met while painting one message (say, a body no one thought of) costs that paint pass,
+    not the window. A new row is painted at once, from Python (``TimelineView._paint_now``), so the
+    error comes back up through Python with its traceback, which keeps the paint's frame, and so
+    its painter, alive for as long as the error is kept. The painter must end with the pass all
+    the same: one left active leaves Qt's backing store being painted ("endPaint() called with
+    active painter"), and Qt may crash when the painter is destroyed later."""
+    add_messages(qtbot, qloop, session, [message(seq, "team", f"step {seq} done") for seq in range(1, 31)])
+    read_up_to(qtbot, qloop, session, 30)
+    view = make_view(qtbot, bridge)
+    qtbot.waitUntil(lambda: at_bottom(view), timeout=5000)
+    delegate, model = view.message_delegate, view.model()
+    paint_row = delegate.paint_row
+    failed_with = []
+
+    def failing_on_step_31(painter, option, rows, row, selected):
+        if rows.entry(row).seq == 31:
+            failed_with.append(painter)  # (held, as the error's traceback holds it)
+            raise ValueError("a body no one thought of")
+        paint_row(painter, option, rows, row, selected)
+
+    delegate.paint_row = failing_on_step_31
+    with qtbot.capture_exceptions() as errors:  # (keeps each error, as a log record or a task may)
+        add_messages(qtbot, qloop, session, [message(31, "team", "step 31 done")])
+        qtbot.waitUntil(lambda: bool(failed_with), timeout=5000)
+    # (PySide reports it once for each Python override it passed through, prefixing their names)
+    assert errors and all(kind is ValueError and str(error).endswith(": a body no one thought of") for kind, error, _trace in errors)
+    assert not failed_with[0].isActive()
+    del delegate.paint_row  # the bug fixed: the class's own again
+    with qtbot.capture_exceptions() as errors:
+        add_messages(qtbot, qloop, session, [message(32, "team", "step 32 done")])
+        qtbot.waitUntil(lambda: model.rowCount() == 32 and at_bottom(view), timeout=5000)
+    assert errors == []
+    row = view.viewport().grab(view.visualRect(model.index(31))).toImage()
+    assert len({row.pixel(x, y) for x in range(row.width()) for y in range(row.height())}) > 1  # its text is there

@@ -266,7 +266,13 @@ class RowListView(QListView):
         it is told whether the row is selected in a bool, and the option's state stays the
         view's. Qt's flags are Python enums: adding a row's flags to the state, and the delegate
         reading them back, ran the enum module's Python code on every pushed message's way to the
-        screen."""
+        screen.
+
+        The painter is ended by the ``with``, not left to Python to destroy: an exception in a
+        row's paint keeps this frame, and so the painter, alive in its traceback for as long as the
+        error is kept (by ``sys.last_value``, a task, a log record), and a painter still active
+        when Qt ends the paint pass leaves the backing store being painted ("endPaint() called
+        with active painter"); Qt may then crash when the painter is destroyed."""
         self._settled()
         area = event.rect()
         offset = self._bar.value()
@@ -278,10 +284,10 @@ class RowListView(QListView):
         paint_row = self._delegate.paint_row
         option = self._option()
         width = self._viewport.width()
-        painter = QPainter(self._viewport)
-        for row in range(first, len(self._heights)):
-            top = self._tops[row] - offset
-            if top > area.bottom():
-                break
-            option.rect = QRect(0, top, width, self._heights[row])
-            paint_row(painter, option, model, row, chosen and selection.isSelected(model.index(row, 0)))
+        with QPainter(self._viewport) as painter:  # (ended here even if a row's paint raises)
+            for row in range(first, len(self._heights)):
+                top = self._tops[row] - offset
+                if top > area.bottom():
+                    break
+                option.rect = QRect(0, top, width, self._heights[row])
+                paint_row(painter, option, model, row, chosen and selection.isSelected(model.index(row, 0)))

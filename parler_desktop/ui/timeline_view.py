@@ -315,10 +315,10 @@ class TimelineView(MessageRowsView):
         super().paintEvent(event)
         self._seen_timer.start()  # what was just painted is on screen
         if self._model.rowCount() == 0 and self.placeholder and not self._model.loading:
-            painter = QPainter(self._viewport)
-            painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
-            area = self._viewport.rect().adjusted(40, 40, -40, -40)
-            painter.drawText(area, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.placeholder)
+            with QPainter(self._viewport) as painter:  # (ended even if this raises: RowListView.paintEvent)
+                painter.setPen(self.palette().color(QPalette.ColorRole.PlaceholderText))
+                area = self._viewport.rect().adjusted(40, 40, -40, -40)
+                painter.drawText(area, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.placeholder)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         if event.size().width() != event.oldSize().width():

@@ -30,25 +30,24 @@ def tray_icon(base: QIcon, tone: Tone, unread: int) -> QIcon:
     pixmap = base.pixmap(ICON_SIZE, ICON_SIZE) if not base.isNull() else QPixmap(ICON_SIZE, ICON_SIZE)
     if base.isNull():
         pixmap.fill(QColor(60, 60, 60))
-    painter = QPainter(pixmap)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setPen(QColor("white"))
-    painter.setBrush(TONE_COLOURS[tone])
-    painter.drawEllipse(2, ICON_SIZE - 26, 24, 24)
-    if unread:
-        label = str(unread) if unread < 100 else "99+"
-        font = QFont()
-        font.setPixelSize(22)
-        font.setBold(True)
-        painter.setFont(font)
-        width = max(28, painter.fontMetrics().horizontalAdvance(label) + 10)
-        badge = QRect(ICON_SIZE - width, 0, width, 28)
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(211, 47, 47))
-        painter.drawRoundedRect(badge, 14, 14)
+    with QPainter(pixmap) as painter:  # ended even if drawing raises: a painted pixmap must not be destroyed
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(QColor("white"))
-        painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, label)
-    painter.end()
+        painter.setBrush(TONE_COLOURS[tone])
+        painter.drawEllipse(2, ICON_SIZE - 26, 24, 24)
+        if unread:
+            label = str(unread) if unread < 100 else "99+"
+            font = QFont()
+            font.setPixelSize(22)
+            font.setBold(True)
+            painter.setFont(font)
+            width = max(28, painter.fontMetrics().horizontalAdvance(label) + 10)
+            badge = QRect(ICON_SIZE - width, 0, width, 28)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(211, 47, 47))
+            painter.drawRoundedRect(badge, 14, 14)
+            painter.setPen(QColor("white"))
+            painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, label)
     return QIcon(pixmap)
 
 
