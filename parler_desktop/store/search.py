@@ -25,6 +25,11 @@ from parler_desktop.store.schema import SEARCH_BACKLOG_KEY
 from parler_desktop.store.search_text import indexed_text
 
 SNIPPET_START, SNIPPET_END = "\x02", "\x03"  # around each match in a snippet (never in wire text)
+# Pushes indexed per call of ``index_pending``: each is a few milliseconds of Python (the parts read
+# and their words found) holding the GIL that the window's thread needs. 500 at a time was 30–70 ms
+# of it, and in a burst the window's appends waited behind it. Each call is awaited, so the
+# window's thread runs between them.
+PENDING_BATCH = 50
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -77,7 +82,7 @@ class SearchTables(StoreDatabase):
         self._db.execute("DELETE FROM search_pending WHERE seq IN (SELECT seq FROM messages WHERE room = ?)", (room,))
 
     @guarded("indexing messages for search")
-    def index_pending(self, batch: int = 500) -> bool:
+    def index_pending(self, batch: int = PENDING_BATCH) -> bool:
         """Index up to ``batch`` of the messages left for later; True while more are left."""
         with self._write():
             rows = self._db.execute(
