@@ -15,7 +15,7 @@ from support.stored_session import StoreBackedSession, message
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.search_model import SearchIndexer
 from parler_desktop.store import LocalStore, StoreWorker
-from parler_desktop.store.search import SNIPPET_END, SNIPPET_START
+from parler_desktop.store.search import PENDING_BATCH, SNIPPET_END, SNIPPET_START
 from parler_desktop.ui.search_dialog import snippet_runs
 
 pytestmark = pytest.mark.timeout(60)
@@ -92,6 +92,26 @@ def test_older_messages_are_indexed_in_the_background_with_progress(qtbot, qloop
         assert seen == [(2001, 5001), (4001, 5001), (5001, 5001)]
         hits = run_coroutine(qtbot, qloop, worker.call(LocalStore.search, "older", None, None, None, 10_000))
         assert len(hits) == 5001
+    finally:
+        run_coroutine(qtbot, qloop, bridge.tasks.cancel_all())
+        run_coroutine(qtbot, qloop, worker.close())
+
+
+def test_more_pushes_left_unindexed_than_one_call_takes_are_all_indexed(qtbot, qloop, tmp_path):
+    """A killed process left more pushes unindexed than ``index_pending`` takes per call
+    (``PENDING_BATCH``, kept small so the store's thread never holds the GIL long): the indexer
+    calls it again until none is left."""
+    worker = StoreWorker(tmp_path / "store.sqlite3")
+    run_coroutine(qtbot, qloop, worker.open())
+    pushed = [message(seq, "team", f"push left unindexed {seq}") for seq in range(1, 2 * PENDING_BATCH + 12)]
+    run_coroutine(qtbot, qloop, worker.call(LocalStore.insert_messages, pushed, index_now=False))
+    try:
+        bridge = SessionBridge()
+        indexer = SearchIndexer(bridge)
+        bridge.attach(StoreBackedSession(worker))
+        qtbot.waitUntil(lambda: indexer.latest is not None and indexer.latest.done, timeout=10_000)
+        hits = run_coroutine(qtbot, qloop, worker.call(LocalStore.search, "unindexed", None, None, None, 10_000))
+        assert sorted(hit.seq for hit in hits) == [m.seq for m in pushed]
     finally:
         run_coroutine(qtbot, qloop, bridge.tasks.cancel_all())
         run_coroutine(qtbot, qloop, worker.close())
