@@ -107,8 +107,7 @@ class SearchIndexer(QObject):
         """Step by step until done; a store that cannot be written now (a full disk opens it
         read-only) leaves the rest for the next session: search still finds what is indexed."""
         try:
-            while await store.call(LocalStore.index_pending):  # pushes a killed process left unindexed
-                await asyncio.sleep(0)
+            await store.index_all_pending()  # pushes a killed process left unindexed
             while store is self._bridge.store:
                 self.latest = await store.call(LocalStore.index_backlog, BACKLOG_STEP)
                 self.progress.emit(self.latest)

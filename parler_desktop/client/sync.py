@@ -160,8 +160,7 @@ class RoomSync:
         """Make the stored pushes searchable; the store keeps what it cannot index now."""
         self._unindexed = False
         try:
-            while await self._store.call(LocalStore.index_pending):
-                pass
+            await self._store.index_all_pending()
         except StoreError as error:
             log.info("pushes are not indexed for search for now: %s", error)
 

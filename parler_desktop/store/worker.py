@@ -64,6 +64,13 @@ class StoreWorker:
             raise RuntimeError("StoreWorker.call() needs open() first and cannot follow close()")
         return await self._run(fn, self._store, *args, **kwargs)
 
+    async def index_all_pending(self) -> None:
+        """Make every message stored for later indexing searchable (pushes: store/search.py), a
+        small batch per call, so the loop's thread runs between the batches; raises
+        ``StoreError``."""
+        while await self.call(LocalStore.index_pending):
+            pass
+
     async def close(self) -> None:
         """Close the store after the calls already queued; later calls raise RuntimeError."""
         store, self._store = self._store, None
