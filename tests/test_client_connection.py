@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Awaitable, Callable
 
 import pytest
 from websockets.asyncio.server import ServerConnection, serve
 
-from parler_desktop.client.connection import HubConnection, expect
+from parler_desktop.client import connection
+from parler_desktop.client.connection import DECODE_OFF_LOOP_CHARS, HubConnection, expect
 from parler_desktop.client.errors import BadReply, ConnectionLost
 from parler_desktop.client.events import ConnectionState, Notice
 from parler_desktop.identity import Identity, verify_signature
@@ -138,6 +140,51 @@ async def test_a_hub_without_push_is_polled(session_factory):
         history.append(stored(4, "second"))
         await log.wait_until(lambda: [m.seq for m in log.messages("team")] == [1, 4], "the polled message")
         assert ops.count("subscribe") == 1
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def test_a_pulled_page_is_decoded_off_the_loop_and_keeps_its_place_among_the_frames(monkeypatch):
+    """A page of hundreds of messages is 10-20 ms of decoding: it runs on a worker thread, not on
+    the loop (the window's thread), and the frames after it still come in order. A broken big
+    page is refused as a small one is, and the line keeps working."""
+    page = [stored(seq, f"message {seq} " + "x" * 200) for seq in range(1, 601)]
+    broken = [*page[:300], {**page[300], "seq": "x"}, *page[301:]]
+
+    async def hub(ws: ServerConnection) -> None:
+        await accept_hello(ws)
+        for messages, push in ((page, 601), (broken, 602)):
+            assert json.loads(await ws.recv())["op"] == "pull"
+            await ws.send(json.dumps({"type": "pulled", "room": "team", "messages": messages, "cursor": 0}))
+            await ws.send(json.dumps({"type": "delivery", "message": stored(push, "pushed after the page")}))
+        assert json.loads(await ws.recv()) == {"op": "ping"}
+        await ws.send(json.dumps({"type": "pong"}))
+        await ws.wait_closed()
+
+    decoded_on: list[tuple[int, bool]] = []  # (characters, on the loop's thread)
+    decode = connection.decode_hub_frame
+
+    def watched(text):  # noqa: ANN001, ANN202 - the real decoder, noting where it ran
+        decoded_on.append((len(text), threading.current_thread() is threading.main_thread()))
+        return decode(text)
+
+    monkeypatch.setattr(connection, "decode_hub_frame", watched)
+    server, url = await scripted(hub)
+    try:
+        conn = await HubConnection.open(url, open_timeout=5, on_notice=lambda text: None)
+        await conn.handshake(Identity.generate(), "me", None, None, timeout=5)
+        reply = expect(await conn.request(Pull(room="team", since=0), timeout=5), Pulled, "pull")
+        assert [m.seq for m in reply.messages] == list(range(1, 601))
+        assert [m.seq for m in await asyncio.wait_for(conn.deliveries.wait(), 5)] == [601]
+        with pytest.raises(BadReply):
+            expect(await conn.request(Pull(room="team", since=0), timeout=5), Pulled, "pull")
+        assert [m.seq for m in await asyncio.wait_for(conn.deliveries.wait(), 5)] == [602]
+        await conn.ping(timeout=5)
+        big = [on_loop for size, on_loop in decoded_on if size >= DECODE_OFF_LOOP_CHARS]
+        small = [on_loop for size, on_loop in decoded_on if size < DECODE_OFF_LOOP_CHARS]
+        assert big == [False, False] and small and all(small)
+        await conn.close()
     finally:
         server.close()
         await server.wait_closed()

@@ -51,7 +51,8 @@ from parler_desktop.protocol.frames import (
 
 log = logging.getLogger(__name__)
 
-Reply = HubFrame | Malformed | UnknownFrame | bytes
+Decoded = HubFrame | Malformed | UnknownFrame
+Reply = Decoded | bytes
 NoticeSink = Callable[[str], None]
 ReplyKind = type[HubFrame] | tuple[type[HubFrame], ...]
 Requester = Callable[[ClientFrame, ReplyKind], Awaitable[HubFrame]]
@@ -61,6 +62,7 @@ MAX_MESSAGE_BYTES = None  # a pulled page or a blob may be tens of MiB (protocol
 CLOSE_TIMEOUT_SECS = 2.0
 READ_SLICE_SECS = 0.004  # reading a backlog of frames yields to the loop (the window) this often
 READ_PAUSE_SECS = 0.001  # a frame that took this long to come was waited for: the loop had its turn
+DECODE_OFF_LOOP_CHARS = 32_768  # a text frame this long (a pulled page) is decoded on a worker thread
 
 
 class _Closed:
@@ -182,6 +184,10 @@ class HubConnection:
         try:
             slice_ends = routed_at = 0.0
             async for data in self._ws:  # frames already buffered come without a pause
+                if isinstance(data, str) and len(data) >= DECODE_OFF_LOOP_CHARS:
+                    # A page of 500 messages is 10-20 ms of decoding: held on the loop, that is
+                    # a stall in the window. Awaited here, so frames keep their order.
+                    data = await asyncio.to_thread(decode_hub_frame, data)
                 if time.monotonic() - routed_at > READ_PAUSE_SECS:  # not a backlog: a new slice starts
                     slice_ends = time.monotonic() + READ_SLICE_SECS
                 self._route(data)
@@ -198,7 +204,8 @@ class HubConnection:
                 reason = f"{self.final_error.message} ({self.final_error.code or 'error'})"
             self._mark_closed(reason)
 
-    def _route(self, data: str | bytes) -> None:
+    def _route(self, data: str | bytes | Decoded) -> None:
+        """``data``: a frame as read, or a text frame already decoded."""
         if isinstance(data, bytes):
             if self._replies_due:
                 self._replies_due -= 1
@@ -206,7 +213,7 @@ class HubConnection:
             else:
                 self._notice(f"ignored an unexpected binary frame of {len(data)} bytes from the hub")
             return
-        frame = decode_hub_frame(data)
+        frame = decode_hub_frame(data) if isinstance(data, str) else data
         if isinstance(frame, Delivery):
             self.deliveries.put(frame.message)
         elif isinstance(frame, Malformed) and frame.tag == "delivery":
