@@ -230,6 +230,29 @@ def test_no_jump_back_is_offered_while_all_that_is_unread_is_on_screen(qtbot, ql
     assert not view.findChild(QPushButton, "jumpToUnread").isVisible()
 
 
+def test_a_clicked_message_that_scrolls_out_of_the_followed_window_leaves_the_reader_following(qtbot, qloop, desktop, peer):
+    """The supervisor clicks a message, then watches the room go on: when that row leaves the
+    loaded window, nothing else is chosen in its place and the view stays at the newest (Qt chose
+    the next row, scrolled up to it and the view stopped following)."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window, view, model = desktop.window, desktop.window.timeline, desktop.window.timeline_model
+    activate(qtbot, desktop)
+    click_room(qtbot, desktop, team)
+    for n in range(10):
+        post_as(qtbot, qloop, peer, team, f"step {n}")
+    qtbot.waitUntil(lambda: model.rowCount() == 10 and view.at_bottom, timeout=10_000)
+    clicked = model.index(model.rowCount() - 1)
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(clicked).center())
+    assert view.selectionModel().isSelected(clicked)
+    for n in range(10, 10 + FOLLOW_WINDOW + TRIM_ROWS):
+        post_as(qtbot, qloop, peer, team, f"step {n}")
+    qtbot.waitUntil(lambda: model.entry(model.rowCount() - 1).text == f"step {9 + FOLLOW_WINDOW + TRIM_ROWS}", timeout=20_000)
+    assert model.entry(0).text != "step 9"  # the clicked row has left the loaded window
+    newest = view.visualRect(model.index(model.rowCount() - 1))
+    assert view.at_bottom and newest.bottom() <= view.viewport().height()  # the newest is on screen
+    assert not view.selectionModel().hasSelection() and not view.currentIndex().isValid()
+
+
 class ShowCounter(QObject):
     """Counts the times a widget is shown."""
 

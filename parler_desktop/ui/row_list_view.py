@@ -11,10 +11,11 @@ paint or the next question about where a row is (Qt's delayed layout, as QListVi
 
 Rows span the viewport's width; scrolling is by pixel. The delegate measures a row with
 ``row_height(option, model, row)`` and paints it with ``paint_row`` (see ``paintEvent``).
-Selection, the current row, the keyboard and the mouse are ``QAbstractItemView``'s own. It is a
-QListView only to be read out as a list by screen readers (Qt gives list accessibility to
-QListViews alone): none of QListView's layout runs, each override calls ``QAbstractItemView``'s
-implementation past it.
+Selection, the current row, the keyboard and the mouse are ``QAbstractItemView``'s own, but for
+two moves the reader never asked for: a click scrolls nothing, and a current row that is removed
+hands its place to no other row. It is a QListView only to be read out as a list by screen
+readers (Qt gives list accessibility to QListViews alone): none of QListView's layout runs, each
+override calls ``QAbstractItemView``'s implementation past it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from itertools import accumulate
 
 from PySide6.QtCore import QAbstractItemModel, QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QPoint, QRect, Qt
-from PySide6.QtGui import QPainter, QPaintEvent, QRegion, QResizeEvent
+from PySide6.QtGui import QMouseEvent, QPainter, QPaintEvent, QRegion, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemDelegate, QAbstractItemView, QListView, QStyleOptionViewItem, QWidget
 
 
@@ -102,6 +103,15 @@ class RowListView(QListView):
         else:
             self._relayout_later()
         QAbstractItemView.rowsInserted(self, parent, start, end)
+
+    def rowsAboutToBeRemoved(self, parent: QModelIndex, start: int, end: int) -> None:
+        """A current row that goes is let go, not handed on: Qt makes the row after it current
+        (and selected) and scrolls to it, so trimming a followed room of the row the reader had
+        clicked carried the view up to a row they never chose, and it stopped following."""
+        current = self.currentIndex()
+        if current.isValid() and start <= current.row() <= end and current.parent() == parent:
+            self._selection.clearCurrentIndex()
+        super().rowsAboutToBeRemoved(parent, start, end)
 
     def dataChanged(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: Sequence[int] = ()) -> None:
         """A changed row is measured again; the rows below move only if its height changed."""
@@ -206,6 +216,18 @@ class RowListView(QListView):
         class would paint the whole viewport again)."""
         self.scrollDirtyRegion(dx, dy)
         self._viewport.scroll(dx, dy)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        """A click chooses the row under it and moves nothing. With auto-scroll on, Qt scrolls to
+        the pressed row once the double-click wait is over (half a second later): in a busy room
+        it had scrolled up out of view by then, and the view jumped back to it and stopped
+        following the newest messages. (The keyboard's moves still scroll to the current row.)"""
+        auto_scroll = self.hasAutoScroll()
+        self.setAutoScroll(False)
+        try:
+            super().mousePressEvent(event)
+        finally:
+            self.setAutoScroll(auto_scroll)
 
     def verticalScrollbarValueChanged(self, _value: int) -> None:
         """Nothing to do when the rows scroll. ``QAbstractItemView`` would ask the model for more
