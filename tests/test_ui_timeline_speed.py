@@ -16,6 +16,7 @@ from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import ME, add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
 from parler_desktop.app.append_pacer import FIRST_ROWS, MAX_ROWS, MIN_ROWS
+from parler_desktop.app.timeline_model import FOLLOW_WINDOW, TRIM_ROWS
 from parler_desktop.app.timeline_entry import row_context
 from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
 from parler_desktop.protocol.values import EndpointRef
@@ -279,6 +280,33 @@ def test_an_append_at_the_bottom_paints_only_the_new_row_and_looks_as_if_all_wer
     view.viewport().repaint()  # every row painted afresh
     assert shown == on_screen(view)
     assert jump.isHidden() or jump.geometry() == jump_at  # shown, it stays put while the rows scroll under it
+
+
+def test_the_append_that_trims_the_followed_window_paints_only_the_new_row(qtbot, qloop, session, bridge):
+    """The rows trimmed from the top are above the view: removing them moves nothing on screen,
+    so that append paints no more than any other (it laid out and painted the whole view)."""
+    view = opened(qtbot, qloop, session, bridge, 150, style_sheet=FOCUS_OUTLINE)
+    model = view.model()
+    last_before_trim = 150 + FOLLOW_WINDOW + TRIM_ROWS - model.rowCount() - 1
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(151, last_before_trim + 1)])
+    qtbot.waitUntil(lambda: model.newest_seq == last_before_trim and at_bottom(view), timeout=10_000)
+    assert model.rowCount() == FOLLOW_WINDOW + TRIM_ROWS - 1  # one more row trims TRIM_ROWS of them
+    QCoreApplication.processEvents()
+    view.viewport().repaint()
+    painted = PaintedAreas(view.viewport())
+    add_messages(qtbot, qloop, session, [message(last_before_trim + 1, "team", "the one that trims")])
+    qtbot.waitUntil(lambda: model.newest_seq == last_before_trim + 1 and bool(painted.areas), timeout=5000)
+    view.executeDelayedItemsLayout()  # a layout the trim asked for runs now, and what it asked to
+    QCoreApplication.sendPostedEvents(view.window(), QEvent.Type.UpdateRequest)  # paint is painted now
+    assert model.rowCount() == FOLLOW_WINDOW and at_bottom(view)
+    new_row = view.visualRect(model.index(model.rowCount() - 1))
+    assert new_row.bottom() >= view.viewport().height() - 8
+    assert all(QRegion(new_row).intersected(area) == area for area in painted.areas), painted.areas
+    shown = on_screen(view)
+    view.viewport().repaint()  # every row painted afresh
+    assert shown == on_screen(view)
+    bottom = view.indexAt(QPoint(10, view.viewport().height() - 10))
+    assert model.entry(bottom.row()).seq == last_before_trim + 1  # where each row is still holds
 
 
 def test_a_message_arriving_above_a_pending_post_shows_both_where_they_now_are(qtbot, qloop, session, bridge):

@@ -37,8 +37,8 @@ from parler_desktop.store import LocalStore
 # held the window for 44-80 ms, 60 rows for 19-26 ms); the view reads more while they do not fill it.
 PAGE_SIZE = 60
 # Rows kept while following the bottom (older ones are read again on scroll-up), so a room that
-# never pauses does not grow without end. An append measures only its own row, but a trim lays out
-# and repaints the whole view: rows go TRIM_ROWS at a time, so that comes once per that many.
+# never pauses does not grow without end. Rows go TRIM_ROWS at a time: the view neither lays out
+# nor paints for rows removed above it (``RowListView``), but each removal is a round of signals.
 FOLLOW_WINDOW, TRIM_ROWS = 120, 60
 CONTEXT_ROWS = 20  # read messages kept above the first unread when a room opens there
 

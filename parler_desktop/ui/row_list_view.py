@@ -5,9 +5,10 @@ QListView lays out every row again after any insert: it asks the delegate for ea
 was most of the time between a pushed message reaching the model and its row on screen. Here the
 row heights are kept in a list with their tops: rows appended at the end are measured alone, a
 row whose data changed is measured again alone, and the rows above an append stay where they
-are (the view scrolls them up as pixels). Anything else — rows inserted above or removed, a
-reset, a new width, a delegate's ``sizeHintChanged`` — lays out every row, once, before the next
-paint or the next question about where a row is (Qt's delayed layout, as QListView does).
+are (the view scrolls them up as pixels); rows removed above the view move nothing on screen
+and paint nothing. Anything else — rows inserted above or removed elsewhere, a reset, a new
+width, a delegate's ``sizeHintChanged`` — lays out every row, once, before the next paint or the
+next question about where a row is (Qt's delayed layout, as QListView does).
 
 Rows span the viewport's width; scrolling is by pixel. The delegate measures a row with
 ``row_height(option, model, row)`` and paints it with ``paint_row`` (see ``paintEvent``).
@@ -24,7 +25,7 @@ import bisect
 from collections.abc import Sequence
 from itertools import accumulate
 
-from PySide6.QtCore import QAbstractItemModel, QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QPoint, QRect, Qt
+from PySide6.QtCore import QAbstractItemModel, QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QPoint, QRect, QSignalBlocker, Qt
 from PySide6.QtGui import QMouseEvent, QPainter, QPaintEvent, QRegion, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemDelegate, QAbstractItemView, QListView, QStyleOptionViewItem, QWidget
 
@@ -68,7 +69,8 @@ class RowListView(QListView):
         super().setModel(model)
         self._row_model = model
         if model is not None:
-            for change in (model.rowsRemoved, model.rowsMoved, model.layoutChanged):
+            model.rowsRemoved.connect(self._rows_removed)
+            for change in (model.rowsMoved, model.layoutChanged):
                 change.connect(self._relayout_later)
         self._relayout_later()
 
@@ -107,11 +109,30 @@ class RowListView(QListView):
     def rowsAboutToBeRemoved(self, parent: QModelIndex, start: int, end: int) -> None:
         """A current row that goes is let go, not handed on: Qt makes the row after it current
         (and selected) and scrolls to it, so trimming a followed room of the row the reader had
-        clicked carried the view up to a row they never chose, and it stopped following."""
+        clicked carried the view up to a row they never chose, and it stopped following.
+        (QListView's would also throw the layout away: ``_rows_removed`` says when that is needed.)"""
         current = self.currentIndex()
         if current.isValid() and start <= current.row() <= end and current.parent() == parent:
             self._selection.clearCurrentIndex()
-        super().rowsAboutToBeRemoved(parent, start, end)
+        QAbstractItemView.rowsAboutToBeRemoved(self, parent, start, end)
+
+    def _rows_removed(self, _parent: QModelIndex, first: int, last: int) -> None:
+        """Rows removed above the view (a followed room's window trimmed from the top) change
+        nothing on screen: their heights go, and the scroll position moves up by theirs with the
+        scroll bar's signals blocked, so no pixels move and nothing is painted again (in a burst,
+        laying every row out and painting the whole view came every ``TRIM_ROWS`` messages, in the
+        frame of an append). Any other removal lays every row out again."""
+        bar = self._bar
+        offset = bar.value()
+        if not (self._measured and last < len(self._heights) and self._tops[last + 1] <= offset):
+            self._relayout_later()
+            return
+        value = offset - (self._tops[last + 1] - self._tops[first])
+        del self._heights[first : last + 1]
+        self._tops = list(accumulate(self._heights, initial=0))
+        with QSignalBlocker(bar):
+            self.updateGeometries()
+            bar.setValue(value)
 
     def dataChanged(self, top_left: QModelIndex, bottom_right: QModelIndex, roles: Sequence[int] = ()) -> None:
         """A changed row is measured again; the rows below move only if its height changed."""
