@@ -29,6 +29,7 @@ from parler_desktop.app.append_pacer import AppendPacer
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline_rows import TimelineRows
+from parler_desktop.app.waiting_messages import WaitingMessages
 from parler_desktop.client.events import OutboxItem, OutboxStatus
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.store import LocalStore
@@ -81,7 +82,7 @@ class TimelineModel(TimelineRows):
         self.has_newer = False  # stored messages after the loaded window (it opened at the first unread)
         # Where the view goes once loaded: "unread" (the read cursor), "newest", or a seq (that message).
         self.landing: str | int = "unread"
-        self._incoming: list[Any] = []
+        self._incoming = WaitingMessages()
         self._shown_early: set[int] = set()  # seqs taken as they arrived whose store write is to come
         self._outbox_during_load: dict[str, OutboxItem] = {}  # newest state per post, applied after the load
         self.following = True  # the view is pinned to the bottom (set by the view)
@@ -243,7 +244,7 @@ class TimelineModel(TimelineRows):
             self._take(fresh)
 
     def _take(self, messages: Sequence[Any]) -> None:
-        self._incoming.extend(messages)
+        self._incoming.add(messages)
         if not self._loading:
             self._pacer.request()
 
@@ -253,9 +254,7 @@ class TimelineModel(TimelineRows):
         belongs. True while more are waiting."""
         if self._loading:
             return False  # the room's newest page comes first; it asks again once it is in
-        waiting = sorted({m.seq: m for m in self._incoming}.values(), key=lambda m: m.seq)
-        fresh, self._incoming = waiting[:rows], waiting[rows:]
-        self._append(fresh)
+        self._append(self._incoming.take(rows))
         return bool(self._incoming)
 
     def _append(self, fresh: list[Any]) -> None:
