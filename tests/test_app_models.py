@@ -75,6 +75,20 @@ def test_room_list_shows_kinds_unread_and_recency(qtbot, qloop, session, bridge,
     assert [proxy.index(r, 0).data(roles.ROOM_NAME) for r in range(proxy.rowCount())] == ["svc.review"]
 
 
+def test_a_reload_asked_for_just_before_the_session_goes_ends_quietly(qtbot, qloop, session, bridge, caplog):
+    """Quitting (or going to another hub) right after news asked for a reload: the reload runs
+    a turn later, with no session; it reads nothing and fails nothing."""
+    seed_rooms(qtbot, qloop, session)
+    model = RoomListModel(bridge)
+    model.reload()
+    bridge.detach()
+    qtbot.waitUntil(lambda: not bridge.tasks.tasks, timeout=5000)  # the reload has run
+    assert model.rowCount() == 0 and not [r for r in caplog.records if r.levelname == "ERROR"]
+    bridge.attach(session)  # a session again: reloads work as before
+    model.reload()
+    qtbot.waitUntil(lambda: model.rowCount() == 3, timeout=5000)
+
+
 def test_a_dm_row_takes_the_other_members_name_from_the_roster(qtbot, qloop, session, bridge, qtmodeltester):
     seed_rooms(qtbot, qloop, session)
     model = RoomListModel(bridge)

@@ -131,15 +131,17 @@ class RoomListModel(QAbstractListModel):
         self._bridge.tasks.spawn("room list", self._reload())
 
     async def _reload(self) -> None:
-        store = self._bridge.store
+        store = self._bridge.store  # (None: the session went since the reload was asked for)
+        summaries = None
         try:
-            summaries = await store.call(LocalStore.room_summaries, self._bridge.agent_id)
-            for room in summaries:
-                if room.kind == "dm" and room.name not in self._partners:
-                    await self._learn_partner(store, room.name)
+            if store is not None:
+                summaries = await store.call(LocalStore.room_summaries, self._bridge.agent_id)
+                for room in summaries:
+                    if room.kind == "dm" and room.name not in self._partners:
+                        await self._learn_partner(store, room.name)
         finally:
             self._reload_running = False
-        if store is self._bridge.store:
+        if summaries is not None and store is self._bridge.store:
             self._apply(list(summaries))
         if self._reload_again:
             self._reload_again = False
