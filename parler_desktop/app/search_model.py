@@ -8,7 +8,6 @@ store work is never held up for long, and reports its progress.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -113,6 +112,5 @@ class SearchIndexer(QObject):
                 self.progress.emit(self.latest)
                 if self.latest.done:
                     return
-                await asyncio.sleep(0)  # let the loop breathe between steps
         except StoreError as error:
             log.info("the search index is not built further for now: %s", error)
