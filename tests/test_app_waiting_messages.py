@@ -4,6 +4,7 @@ they arrive and however many are taken at a time."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import zip_longest
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -26,8 +27,8 @@ def test_taken_oldest_first_each_seq_once_and_the_last_copy_wins(batches, counts
     waiting = WaitingMessages()
     copies: dict[int, int] = {}
     expected: dict[int, Arrived] = {}
-    taken: list[Arrived] = []
-    for batch, count in zip(batches + [[]] * len(counts), counts + [1] * len(batches), strict=False):
+    for batch, count in zip_longest(batches, counts, fillvalue=None):  # then takes with nothing new
+        batch, count = batch or [], count or 1
         messages = []
         for seq in batch:
             copies[seq] = copies.get(seq, 0) + 1
@@ -40,7 +41,6 @@ def test_taken_oldest_first_each_seq_once_and_the_last_copy_wins(batches, counts
         assert all(m == expected.pop(m.seq) for m in now)  # the newest copy of each seq
         if now:
             assert not expected or now[-1].seq <= min(expected)  # nothing older left behind
-        taken += now
         assert len(waiting) == len(expected)
     rest = waiting.take(len(expected) + 1)
     assert rest == sorted(expected.values(), key=lambda m: m.seq)
