@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import pty
 import signal
+import sqlite3
 import subprocess
 
 import pytest
 
 from parler_desktop.cli.listen_command import readable_line, terminal_safe
 from parler_desktop.client import HubSession
-from parler_desktop.client.feed import StoreFeed
+from parler_desktop.client.feed import FED_KEY, FedState, StoreFeed
 from parler_desktop.identity import Identity, load_or_create_identity
 from parler_desktop.paths import Home
 from parler_desktop.protocol.canonical import SignatureState
@@ -161,6 +163,52 @@ async def test_listen_survives_two_hub_kills_and_prints_every_message_once(hub_p
         await peer.close()
 
 
+async def test_listen_prints_a_push_before_it_is_stored_and_never_again(hub, tmp_path):
+    """A push is printed as it is read: here while another connection holds the store's write
+    lock (the write waits for it), and once only when the write lands; a new ``listen`` then
+    knows it was printed."""
+    peer, link = await team_with_messages(hub.url, ["before"])
+    home = await joined_home(tmp_path, link)
+    resolved = Home.resolve(home)
+    store_file = resolved.store_path(hub.url, load_or_create_identity(resolved.key_file).agent_id)
+    try:
+        async with started_cli(home, "listen", "--hub", hub.url, "--json") as listener:
+
+            async def next_text() -> str:
+                return json.loads(await asyncio.wait_for(listener.stdout.readline(), 30))["text"]
+
+            assert await next_text() == "before"
+            while b"live" not in (line := await asyncio.wait_for(listener.stderr.readline(), 30)):
+                assert line, "listen ended before it was live"
+            lock = sqlite3.connect(store_file, isolation_level=None)
+            try:
+                lock.execute("BEGIN IMMEDIATE")  # listen's write of the push waits for this
+                await say(peer, "team", "while the store is busy")
+                assert await asyncio.wait_for(next_text(), 4) == "while the store is busy"
+            finally:
+                lock.execute("ROLLBACK")
+                lock.close()
+            await say(peer, "team", "after")
+            assert await next_text() == "after"
+            seqs = await hub_seqs(peer)
+
+            def all_recorded() -> bool:
+                with contextlib.closing(sqlite3.connect(store_file)) as db:
+                    row = db.execute("SELECT value FROM meta WHERE key = ?", (FED_KEY + "team",)).fetchone()
+                fed = FedState.parse(row[0] if row else None)
+                return all(seq <= fed.upto or seq in fed.ahead for seq in seqs)
+
+            while not await asyncio.to_thread(all_recorded):
+                await asyncio.sleep(0.05)
+            listener.send_signal(signal.SIGINT)
+            assert await asyncio.wait_for(listener.wait(), 30) == 0
+            assert (await listener.stdout.read()) == b""  # nothing printed twice
+        again = await run_cli(home, "listen", "--hub", hub.url, "--once", "--json")
+        assert again.status == 0 and again.stdout == "", again.stderr
+    finally:
+        await peer.close()
+
+
 async def test_listen_prints_what_the_window_stored_first_once_per_home(hub, tmp_path):
     peer, link = await team_with_messages(hub.url, ["a", "b"])
     home = await joined_home(tmp_path, link)
@@ -225,7 +273,7 @@ async def test_what_this_process_stores_is_fed_at_once_and_never_again(tmp_path)
         await store.call(LocalStore.insert_messages, [message(1)])
         await feed.drain()
         new = await store.call(LocalStore.insert_messages, [message(2), message(3, "ops")])  # a push, stored
-        assert feed.feed_new(new) and fed == [1, 2]  # printed without a drain; "ops" was never drained
+        assert feed.feed_live(new) and fed == [1, 2]  # printed without a drain; "ops" was never drained
         await feed.drain()
         await feed.drain()
         assert fed == [1, 2, 3]
@@ -233,7 +281,7 @@ async def test_what_this_process_stores_is_fed_at_once_and_never_again(tmp_path)
         assert fed == [1, 2, 3]
         await store.call(LocalStore.insert_messages, [message(4), message(5)])  # a catch-up, stored
         feed.stored_behind("team")
-        assert feed.feed_new(await store.call(LocalStore.insert_messages, [message(6)])) and fed == [1, 2, 3]
+        assert feed.feed_live(await store.call(LocalStore.insert_messages, [message(6)])) and fed == [1, 2, 3]
         await feed.drain()  # 6 waited for the catch-up below it: the lines stay in seq order
         assert fed == [1, 2, 3, 4, 5, 6]
     finally:

@@ -26,6 +26,7 @@ from typing import Any, TextIO
 from parler_desktop.client.clock import SystemClock, wait_or_timeout
 from parler_desktop.client.events import (
     ConnectionState,
+    MessagesArrived,
     MessagesStored,
     OutboxChanged,
     OutboxStatus,
@@ -142,12 +143,18 @@ async def listen(
 
     def on_event(event: SessionEvent) -> None:
         nonlocal caught_up
-        if isinstance(event, MessagesStored):
-            # Live, what this process stored is printed at once; the drain that follows (it skips
-            # those) prints the rest in order and remembers how far the home has been fed.
+        if isinstance(event, MessagesArrived):
+            # A push is printed as it is read, before it is stored (client/feed.py says why that
+            # keeps each message printed once, in order).
+            if not feed.feed_live(event.messages, rooms):
+                finish(EXIT_OK)  # the reader went away
+        elif isinstance(event, MessagesStored):
+            # Live, what this process stored is printed at once (unless it was as it arrived); the
+            # drain that follows (it skips those) prints the rest in order and remembers how far
+            # the home has been fed.
             if not event.live:
                 feed.stored_behind(event.room)  # a catch-up: the drain prints it, in order
-            elif not feed.feed_new(event.messages, rooms):
+            elif not feed.feed_live(event.messages, rooms):
                 finish(EXIT_OK)  # the reader went away
             wake.set()
         elif isinstance(event, OutboxChanged):

@@ -13,12 +13,16 @@ What a drain feeds is written down *before* it is delivered, and once written it
 even if the drain is cancelled meanwhile: a write the disk refuses delivers nothing (the next
 ``listen`` does), so a command that stops on a full disk has printed every message once.
 
-What this process itself stores once live (pushes, mostly) is fed at once, from the session's
-event (``feed_new``), without reading it back: rows the store reports as newly stored were not
-stored before, so no feed on the home can have fed them yet. They are remembered like pushes
-above the mark, and the next drain skips them and records them. Only rooms drained once already
-are fed so (before that, older stored messages may be waiting to be fed first); the rest wait for
-the drain.
+Live, what this process reads and stores is fed at once from the session's events
+(``feed_live``), without reading it back: a push as it is read off the socket (``MessagesArrived``,
+a store round trip sooner: the write to the store was most of ``listen``'s time from push to
+line), and what it stores live (the rest: a burst, a pull that found a dropped push). Each is fed
+once: a push fed as it arrived is skipped when its write is announced. They are remembered like
+pushes above the mark, and the next drain skips them and records them (a message another process
+on the home stored first, that this one's write therefore does not announce, too). Only rooms
+drained once already are fed so (before that, older stored messages may be waiting to be fed
+first); the rest wait for the drain. The session announces pushes only once the pushes read
+before them are stored, so a push fed as it arrives never comes before an earlier push.
 """
 
 from __future__ import annotations
@@ -71,17 +75,20 @@ class StoreFeed:
         self._drained: dict[str, tuple[int, int]] = {}  # room -> its head (mark, count) when last drained
         self._recording = TaskSupervisor("listen-feed", log_failures=False)  # failures reach the drain
 
-    def feed_new(self, messages: Iterable[StoredMessage], rooms: Collection[str] | None = None) -> bool:
-        """Feed messages this process has just stored (in ``rooms``, default every room); False
-        once delivery stopped."""
+    def feed_live(self, messages: Iterable[StoredMessage], rooms: Collection[str] | None = None) -> bool:
+        """Feed messages this process has just read or stored live (in ``rooms``, default every
+        room), but none fed already; False once delivery stopped."""
         for message in messages:
             if rooms and message.room not in rooms:
                 continue
             if message.room not in self._drained:
                 continue
+            fed = self._fed[message.room]
+            if message.seq <= fed.upto or message.seq in fed.ahead:
+                continue
             if not self._deliver(message):
                 return False
-            self._fed[message.room] = self._fed[message.room].feeding([message.seq], None)
+            self._fed[message.room] = fed.feeding([message.seq], None)
         return True
 
     def stored_behind(self, room: str) -> None:
@@ -108,7 +115,7 @@ class StoreFeed:
         while True:
             page = await self._store.call(LocalStore.messages_after, room, after, PAGE)
             last = len(page) < PAGE
-            fed = self._fed[room]  # as of now: ``feed_new`` may have fed some of the page meanwhile
+            fed = self._fed[room]  # as of now: ``feed_live`` may have fed some of the page meanwhile
             fresh = [message for message in page if message.seq not in fed.ahead]
             state = fed.feeding((message.seq for message in fresh), complete_to if last else None)
             if state != self._recorded[room] and not await self._record_then_deliver(room, state, fresh):
@@ -121,7 +128,7 @@ class StoreFeed:
         async def record_and_deliver() -> bool:
             await self._store.call(LocalStore.set_meta, FED_KEY + room, state.text())
             self._recorded[room] = state
-            fed_meanwhile = self._fed[room].ahead  # by ``feed_new``, while this was recorded
+            fed_meanwhile = self._fed[room].ahead  # by ``feed_live``, while this was recorded
             self._fed[room] = state.feeding(fed_meanwhile, None)
             unfed = (message for message in messages if message.seq not in fed_meanwhile)
             return all(self._deliver(message) for message in unfed)  # stops at the first refusal
