@@ -286,3 +286,32 @@ async def test_what_this_process_stores_is_fed_at_once_and_never_again(tmp_path)
         assert fed == [1, 2, 3, 4, 5, 6]
     finally:
         await store.close()
+
+
+async def test_a_push_fed_as_it_arrives_is_recorded_once_its_write_lands(tmp_path):
+    """``listen --once`` exits only when ``all_recorded``: a push printed before its write would
+    otherwise be printed again by the next ``listen``."""
+    store = StoreWorker(tmp_path / "store.sqlite3")
+    await store.open()
+    fed: list[int] = []
+
+    def message(seq: int) -> StoredMessage:
+        return StoredMessage(seq=seq, id=f"m{seq}", room="team", sender=EndpointRef(id="U1", name="a"), parts=(), ts=seq)
+
+    try:
+        feed = StoreFeed(store, lambda m: fed.append(m.seq) or True)
+        await store.call(LocalStore.insert_messages, [message(1)])
+        await feed.drain()
+        assert feed.all_recorded()
+        assert feed.feed_live([message(2)]) and fed == [1, 2]  # read off the socket, not stored yet
+        assert not feed.all_recorded()
+        await feed.drain()  # nothing new in the store: nothing to record yet
+        assert not feed.all_recorded()
+        stored = await store.call(LocalStore.insert_messages, [message(2)])
+        assert feed.feed_live(stored) and fed == [1, 2]  # its write announced: not fed again
+        await feed.drain()
+        assert feed.all_recorded() and fed == [1, 2]
+        await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # a new listen
+        assert fed == [1, 2]
+    finally:
+        await store.close()

@@ -148,6 +148,7 @@ async def listen(
             # keeps each message printed once, in order).
             if not feed.feed_live(event.messages, rooms):
                 finish(EXIT_OK)  # the reader went away
+            wake.set()  # the drain records it (``--once`` waits for that)
         elif isinstance(event, MessagesStored):
             # Live, what this process stored is printed at once (unless it was as it arrived); the
             # drain that follows (it skips those) prints the rest in order and remembers how far
@@ -179,8 +180,9 @@ async def listen(
         was_caught_up = caught_up
         if not await feed.drain(rooms or None):
             finish(EXIT_OK)  # the reader went away (e.g. `| head`)
-        elif once and was_caught_up and not await session.store.call(LocalStore.outbox_items, [OutboxStatus.PENDING]):
-            finish(EXIT_OK)  # caught up, and the outbox is drained
+        elif once and was_caught_up and feed.all_recorded():
+            if not await session.store.call(LocalStore.outbox_items, [OutboxStatus.PENDING]):
+                finish(EXIT_OK)  # caught up, every line printed recorded, and the outbox drained
     return finished.result()
 
 

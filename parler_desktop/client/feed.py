@@ -91,6 +91,11 @@ class StoreFeed:
             self._fed[message.room] = fed.feeding([message.seq], None)
         return True
 
+    def all_recorded(self) -> bool:
+        """Everything fed is recorded in the store's meta, so a new feed would not feed it again
+        (a push fed as it arrived is recorded by the first drain after its write lands)."""
+        return self._fed == self._recorded
+
     def stored_behind(self, room: str) -> None:
         """A catch-up stored messages of ``room`` that only the drain prints: until the drain has
         run, live messages of that room wait for it too, so lines keep their order."""
