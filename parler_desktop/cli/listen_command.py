@@ -2,7 +2,8 @@
 
 It prints every message once per home: what an earlier ``listen`` on the same home printed is not
 printed again, so a script that restarts resumes where it stopped; messages the window stored
-are printed all the same.
+are printed all the same. (A line printed live is recorded a moment later, by the next drain:
+a ``listen`` killed, or stopped by a signal, within that moment prints it again next time.)
 
 On a terminal each message is one readable line (control characters stripped, so hostile text
 cannot drive the terminal); otherwise, or with ``--json``, one JSON object per line (NDJSON, pure
