@@ -229,89 +229,75 @@ async def test_listen_prints_what_the_window_stored_first_once_per_home(hub, tmp
         await peer.close()
 
 
-async def test_the_feed_fills_gaps_once_and_resumes_after_a_restart(tmp_path):
-    store = StoreWorker(tmp_path / "store.sqlite3")
-    await store.open()
+def stored(seq: int, room: str = "team") -> StoredMessage:
+    """A message as the feed reads it from the store."""
+    return StoredMessage(seq=seq, id=f"m{seq}", room=room, sender=EndpointRef(id="U1", name="a"), parts=(), ts=seq)
+
+
+@pytest.fixture
+async def store(tmp_path):
+    worker = StoreWorker(tmp_path / "store.sqlite3")
+    await worker.open()
+    yield worker
+    await worker.close()
+
+
+async def test_the_feed_fills_gaps_once_and_resumes_after_a_restart(store):
     fed: list[int] = []
-
-    def message(seq: int) -> StoredMessage:
-        return StoredMessage(seq=seq, id=f"m{seq}", room="team", sender=EndpointRef(id="U1", name="a"), parts=(), ts=seq)
-
-    try:
-        await store.call(LocalStore.insert_messages, [message(1), message(3)])  # 2 was a dropped push
-        await store.call(LocalStore.set_sync_mark, "team", 1)
-        feed = StoreFeed(store, lambda m: fed.append(m.seq) or True)
-        await feed.drain()
-        await store.call(LocalStore.insert_messages, [message(2)])  # reconciliation found it
-        await store.call(LocalStore.set_sync_mark, "team", 3)
-        await feed.drain()
-        await feed.drain()
-        assert fed == [1, 3, 2]
-        await store.call(LocalStore.insert_messages, [message(4)])
-        await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # a new listen process
-        assert fed == [1, 3, 2, 4]
-        await store.call(LocalStore.insert_messages, [message(6)])  # 5 was a dropped push too
-        await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()
-        await store.call(LocalStore.insert_messages, [message(5)])
-        await store.call(LocalStore.set_sync_mark, "team", 6)
-        await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # knows 6 was fed
-        assert fed == [1, 3, 2, 4, 6, 5]
-    finally:
-        await store.close()
+    await store.call(LocalStore.insert_messages, [stored(1), stored(3)])  # 2 was a dropped push
+    await store.call(LocalStore.set_sync_mark, "team", 1)
+    feed = StoreFeed(store, lambda m: fed.append(m.seq) or True)
+    await feed.drain()
+    await store.call(LocalStore.insert_messages, [stored(2)])  # reconciliation found it
+    await store.call(LocalStore.set_sync_mark, "team", 3)
+    await feed.drain()
+    await feed.drain()
+    assert fed == [1, 3, 2]
+    await store.call(LocalStore.insert_messages, [stored(4)])
+    await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # a new listen process
+    assert fed == [1, 3, 2, 4]
+    await store.call(LocalStore.insert_messages, [stored(6)])  # 5 was a dropped push too
+    await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()
+    await store.call(LocalStore.insert_messages, [stored(5)])
+    await store.call(LocalStore.set_sync_mark, "team", 6)
+    await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # knows 6 was fed
+    assert fed == [1, 3, 2, 4, 6, 5]
 
 
-async def test_what_this_process_stores_is_fed_at_once_and_never_again(tmp_path):
-    store = StoreWorker(tmp_path / "store.sqlite3")
-    await store.open()
+async def test_what_this_process_stores_is_fed_at_once_and_never_again(store):
     fed: list[int] = []
-
-    def message(seq: int, room: str = "team") -> StoredMessage:
-        return StoredMessage(seq=seq, id=f"m{seq}", room=room, sender=EndpointRef(id="U1", name="a"), parts=(), ts=seq)
-
-    try:
-        feed = StoreFeed(store, lambda m: fed.append(m.seq) or True)
-        await store.call(LocalStore.insert_messages, [message(1)])
-        await feed.drain()
-        new = await store.call(LocalStore.insert_messages, [message(2), message(3, "ops")])  # a push, stored
-        assert feed.feed_live(new) and fed == [1, 2]  # printed without a drain; "ops" was never drained
-        await feed.drain()
-        await feed.drain()
-        assert fed == [1, 2, 3]
-        await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # the drain recorded 2
-        assert fed == [1, 2, 3]
-        await store.call(LocalStore.insert_messages, [message(4), message(5)])  # a catch-up, stored
-        feed.stored_behind("team")
-        assert feed.feed_live(await store.call(LocalStore.insert_messages, [message(6)])) and fed == [1, 2, 3]
-        await feed.drain()  # 6 waited for the catch-up below it: the lines stay in seq order
-        assert fed == [1, 2, 3, 4, 5, 6]
-    finally:
-        await store.close()
+    feed = StoreFeed(store, lambda m: fed.append(m.seq) or True)
+    await store.call(LocalStore.insert_messages, [stored(1)])
+    await feed.drain()
+    new = await store.call(LocalStore.insert_messages, [stored(2), stored(3, "ops")])  # a push, stored
+    assert feed.feed_live(new) and fed == [1, 2]  # printed without a drain; "ops" was never drained
+    await feed.drain()
+    await feed.drain()
+    assert fed == [1, 2, 3]
+    await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # the drain recorded 2
+    assert fed == [1, 2, 3]
+    await store.call(LocalStore.insert_messages, [stored(4), stored(5)])  # a catch-up, stored
+    feed.stored_behind("team")
+    assert feed.feed_live(await store.call(LocalStore.insert_messages, [stored(6)])) and fed == [1, 2, 3]
+    await feed.drain()  # 6 waited for the catch-up below it: the lines stay in seq order
+    assert fed == [1, 2, 3, 4, 5, 6]
 
 
-async def test_a_push_fed_as_it_arrives_is_recorded_once_its_write_lands(tmp_path):
+async def test_a_push_fed_as_it_arrives_is_recorded_once_its_write_lands(store):
     """``listen --once`` exits only when ``all_recorded``: a push printed before its write would
     otherwise be printed again by the next ``listen``."""
-    store = StoreWorker(tmp_path / "store.sqlite3")
-    await store.open()
     fed: list[int] = []
-
-    def message(seq: int) -> StoredMessage:
-        return StoredMessage(seq=seq, id=f"m{seq}", room="team", sender=EndpointRef(id="U1", name="a"), parts=(), ts=seq)
-
-    try:
-        feed = StoreFeed(store, lambda m: fed.append(m.seq) or True)
-        await store.call(LocalStore.insert_messages, [message(1)])
-        await feed.drain()
-        assert feed.all_recorded()
-        assert feed.feed_live([message(2)]) and fed == [1, 2]  # read off the socket, not stored yet
-        assert not feed.all_recorded()
-        await feed.drain()  # nothing new in the store: nothing to record yet
-        assert not feed.all_recorded()
-        stored = await store.call(LocalStore.insert_messages, [message(2)])
-        assert feed.feed_live(stored) and fed == [1, 2]  # its write announced: not fed again
-        await feed.drain()
-        assert feed.all_recorded() and fed == [1, 2]
-        await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # a new listen
-        assert fed == [1, 2]
-    finally:
-        await store.close()
+    feed = StoreFeed(store, lambda m: fed.append(m.seq) or True)
+    await store.call(LocalStore.insert_messages, [stored(1)])
+    await feed.drain()
+    assert feed.all_recorded()
+    assert feed.feed_live([stored(2)]) and fed == [1, 2]  # read off the socket, not stored yet
+    assert not feed.all_recorded()
+    await feed.drain()  # nothing new in the store: nothing to record yet
+    assert not feed.all_recorded()
+    written = await store.call(LocalStore.insert_messages, [stored(2)])
+    assert feed.feed_live(written) and fed == [1, 2]  # its write announced: not fed again
+    await feed.drain()
+    assert feed.all_recorded() and fed == [1, 2]
+    await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # a new listen
+    assert fed == [1, 2]
