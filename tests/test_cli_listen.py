@@ -196,7 +196,7 @@ async def test_listen_prints_a_push_before_it_is_stored_and_never_again(hub, tmp
                 with contextlib.closing(sqlite3.connect(store_file)) as db:
                     row = db.execute("SELECT value FROM meta WHERE key = ?", (FED_KEY + "team",)).fetchone()
                 fed = FedState.parse(row[0] if row else None)
-                return all(seq <= fed.upto or seq in fed.ahead for seq in seqs)
+                return all(map(fed.has_fed, seqs))
 
             while not await asyncio.to_thread(all_recorded):
                 await asyncio.sleep(0.05)

@@ -54,6 +54,9 @@ class FedState:
             return cls()
         return cls(int(numbers[0]), frozenset(int(number) for number in numbers[1:]))
 
+    def has_fed(self, seq: int) -> bool:
+        return seq <= self.upto or seq in self.ahead
+
     def text(self) -> str:
         return " ".join(str(seq) for seq in (self.upto, *sorted(self.ahead)))
 
@@ -84,7 +87,7 @@ class StoreFeed:
             if message.room not in self._drained:
                 continue
             fed = self._fed[message.room]
-            if message.seq <= fed.upto or message.seq in fed.ahead:
+            if fed.has_fed(message.seq):
                 continue
             if not self._deliver(message):
                 return False
@@ -121,7 +124,7 @@ class StoreFeed:
             page = await self._store.call(LocalStore.messages_after, room, after, PAGE)
             last = len(page) < PAGE
             fed = self._fed[room]  # as of now: ``feed_live`` may have fed some of the page meanwhile
-            fresh = [message for message in page if message.seq not in fed.ahead]
+            fresh = [message for message in page if not fed.has_fed(message.seq)]
             state = fed.feeding((message.seq for message in fresh), complete_to if last else None)
             if state != self._recorded[room] and not await self._record_then_deliver(room, state, fresh):
                 return False
