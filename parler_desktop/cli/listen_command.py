@@ -146,14 +146,13 @@ async def listen(
         nonlocal caught_up
         if isinstance(event, MessagesArrived):
             # A push is printed as it is read, before it is stored (client/feed.py says why that
-            # keeps each message printed once, in order).
+            # keeps each message printed once, in order); the drain its write wakes records it.
             if not feed.feed_live(event.messages, rooms):
                 finish(EXIT_OK)  # the reader went away
-            wake.set()  # the drain records it (``--once`` waits for that)
         elif isinstance(event, MessagesStored):
-            # Live, what this process stored is printed at once (unless it was as it arrived); the
-            # drain that follows (it skips those) prints the rest in order and remembers how far
-            # the home has been fed.
+            # Live, what this process stored is printed at once (unless it was printed as it
+            # arrived); the drain that follows (it skips those) prints the rest in order and
+            # remembers how far the home has been fed.
             if not event.live:
                 feed.stored_behind(event.room)  # a catch-up: the drain prints it, in order
             elif not feed.feed_live(event.messages, rooms):
