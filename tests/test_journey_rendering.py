@@ -1,5 +1,5 @@
-"""Journeys: what a supervisor sees of agents' messages in the real window on a real hub, and
-selecting and copying part of one."""
+"""Journeys: what a supervisor sees of agents' messages in the real window on a real hub,
+selecting and copying part of one, and a message that trips a bug in painting."""
 
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ from PySide6.QtWidgets import QApplication, QToolTip
 from support.desktop_fixtures import activate, click_room, join_room, post_as
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
+from test_ui_timeline_speed import on_screen, settle
 
 from parler_desktop.app.timeline_entry import TimelineEntry, row_context
 from parler_desktop.protocol.canonical import SignatureState, sign_parts
 from parler_desktop.protocol.values import RoomTarget
 from parler_desktop.ui.inline_markdown import inline_runs
+from parler_desktop.ui.message_delegate import MessageDelegate
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -249,3 +251,41 @@ def test_a_shift_enter_line_break_survives_posting_and_rendering(qtbot, qloop, d
     qtbot.waitUntil(lambda: model.rowCount() == 1 and model.entry(0).message is not None, timeout=10_000)
     body = window.timeline.row_layout(model.index(0)).body
     assert body.toPlainText().splitlines() == ["step one done", "step two next"]
+
+
+def test_a_message_that_trips_a_bug_in_painting_costs_only_its_own_row(qtbot, qloop, desktop, peer, monkeypatch):
+    """A bug in painting one message used to leave every row below it blank, the newest included,
+    for as long as it was on screen. Now that row says it could not be shown, the rows below and
+    those arriving later are painted, and the error box shows the failure once."""
+    paint_body = MessageDelegate._paint_body
+
+    def trips_on_one(delegate, painter, option, entry, layout, tint):  # noqa: ANN001, ANN202
+        if "trips a bug" in entry.text:
+            painter.save()  # left unrestored, as a paint that raises midway leaves it
+            painter.translate(0, 10_000)
+            raise ValueError("a bug in painting this message")
+        paint_body(delegate, painter, option, entry, layout, tint)
+
+    monkeypatch.setattr(MessageDelegate, "_paint_body", trips_on_one)
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    click_room(qtbot, desktop, team)
+    view = window.timeline
+    for text in ("before it", "this one trips a bug", "after it"):
+        post_as(qtbot, qloop, peer, team, text)
+    qtbot.waitUntil(lambda: rows(window) == 3, timeout=10_000)
+    qtbot.waitUntil(lambda: desktop.errors.box is not None and desktop.errors.box.isVisible(), timeout=5000)
+    assert "ValueError: a bug in painting this message" in desktop.errors.box.text()
+
+    def painted(row: int) -> bool:
+        """The row's pixels on screen are more than its background."""
+        settle(view)
+        image = on_screen(view).copy(view.visualRect(view.model().index(row)))
+        return len({image.pixel(x, y) for x in range(0, image.width(), 2) for y in range(image.height())}) > 2
+
+    assert painted(0) and painted(1) and painted(2)
+    post_as(qtbot, qloop, peer, team, "and a new one while it is on screen")
+    qtbot.waitUntil(lambda: rows(window) == 4, timeout=10_000)
+    assert painted(3)
+    view.viewport().repaint()
+    assert "different errors" not in desktop.errors.box.text()  # one failure, however often painted

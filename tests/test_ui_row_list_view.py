@@ -1,12 +1,12 @@
 """RowListView on its own (a plain string model, rows of different heights): rows removed above
 the view leave what is on screen where it was, and paint nothing; rows removed on screen lay the
-rest out again."""
+rest out again; a row that cannot be laid out or painted costs only itself."""
 
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QStringListModel, Qt
-from PySide6.QtGui import QRegion
+from PySide6.QtCore import QPoint, QRect, QStringListModel, Qt
+from PySide6.QtGui import QImage, QRegion
 from PySide6.QtWidgets import QStyledItemDelegate
 from test_ui_timeline_speed import PaintedAreas, on_screen, settle
 
@@ -86,3 +86,72 @@ def test_rows_removed_up_to_the_top_of_the_view_hide_a_scroll_bar_left_with_noth
     settle(view)
     qtbot.waitUntil(lambda: not bar.isVisible(), timeout=5000)
     assert top_row(view) == ("95", 0)
+
+
+class FailingRows(TextRows):
+    """``TextRows``, but row "13" cannot be laid out, or painted: its paint raises after leaving
+    the painter saved, clipped and moved, as a bug in our paint code would."""
+
+    def __init__(self, parent, fails: str) -> None:  # noqa: ANN001
+        super().__init__(parent)
+        self.fails = fails
+
+    def row_height(self, option, model, row: int) -> int:  # noqa: ANN001
+        if self.fails == "layout" and model.data(model.index(row, 0)) == "13":
+            raise ValueError("no layout for 13")
+        return super().row_height(option, model, row)
+
+    def paint_row(self, painter, option, model, row: int, selected: bool) -> None:  # noqa: ANN001
+        self.row_height(option, model, row)  # (a row is painted as laid out)
+        self._paint_or_fail(painter, option, model, row, selected)
+
+    def _paint_or_fail(self, painter, option, model, row: int, selected: bool) -> None:  # noqa: ANN001
+        if self.fails == "paint" and model.data(model.index(row, 0)) == "13":
+            painter.save()
+            painter.setClipRect(QRect(0, 0, 1, 1))
+            painter.translate(500, 500)
+            raise ValueError("no paint for 13")
+        super().paint_row(painter, option, model, row, selected)
+
+
+def rows_shown(qtbot, delegate_for) -> RowListView:  # noqa: ANN001
+    """Rows 0-29 in a view showing rows 10 to 20 or so."""
+    view = RowListView()
+    view.setItemDelegate(delegate_for(view))
+    view.setModel(QStringListModel([str(n) for n in range(30)]))
+    qtbot.addWidget(view)
+    view.resize(300, 200)
+    view.show()
+    qtbot.waitExposed(view)
+    qtbot.waitUntil(view.verticalScrollBar().isVisible, timeout=5000)  # (shown a turn after its range)
+    settle(view)
+    view.verticalScrollBar().setValue(view.visualRect(view.model().index(10, 0)).top() + view.verticalScrollBar().value())
+    settle(view)
+    return view
+
+
+def row_pixels(view: RowListView, row: int) -> QImage:
+    shown = on_screen(view)
+    assert not shown.isNull()
+    return shown.copy(view.visualRect(view.model().index(row, 0)))
+
+
+@pytest.mark.parametrize("fails", ["layout", "paint"])
+def test_a_row_that_cannot_be_shown_shows_a_notice_and_the_rows_below_it_are_painted(qtbot, caplog, fails):
+    """A bug in one row's layout or paint used to blank every row below it (or leave the view a
+    row height short); now that row shows a notice, logged once however often it is painted."""
+    good = rows_shown(qtbot, TextRows)
+    view = rows_shown(qtbot, lambda parent: FailingRows(parent, fails))
+    view.viewport().repaint()
+    view.viewport().repaint()
+    below = range(14, 30)
+    assert [view.model().data(view.indexAt(QPoint(5, view.visualRect(view.model().index(row, 0)).top()))) for row in below] == [str(row) for row in below]
+    shown = [row for row in below if view.visualRect(view.model().index(row, 0)).intersects(view.viewport().rect())]
+    assert len(shown) >= 3
+    for row in shown:
+        assert row_pixels(view, row) == row_pixels(good, row), f"row {row} is not painted as it should be"
+    notice = row_pixels(view, 13)
+    assert notice != row_pixels(good, 13) and len({notice.pixel(x, y) for x in range(notice.width()) for y in range(notice.height())}) > 1
+    failures = [record for record in caplog.records if record.levelname == "ERROR"]
+    assert len(failures) == 1 and failures[0].exc_info is not None
+    assert f"could not be {'laid out' if fails == 'layout' else 'painted'}" in failures[0].getMessage()

@@ -29,6 +29,8 @@ from PySide6.QtCore import QAbstractItemModel, QEvent, QItemSelection, QItemSele
 from PySide6.QtGui import QMouseEvent, QPainter, QPaintEvent, QRegion, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemDelegate, QAbstractItemView, QListView, QStyleOptionViewItem, QWidget
 
+from parler_desktop.ui.row_failures import RowFailures, notice_height, paint_notice
+
 
 # What the item option is made of: the window's activation and the view's enabled state (the
 # palette's colour group), its font, palette, style, direction and locale.
@@ -61,6 +63,7 @@ class RowListView(QListView):
         self._row_model: QAbstractItemModel | None = None
         self._selection: QItemSelectionModel | None = None
         self._delegate: QAbstractItemDelegate | None = None
+        self._failures = RowFailures()
         self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
 
@@ -183,7 +186,11 @@ class RowListView(QListView):
         super().changeEvent(event)
 
     def _measure(self, option: QStyleOptionViewItem, row: int) -> int:
-        return self._delegate.row_height(option, self._row_model, row)
+        try:
+            return self._delegate.row_height(option, self._row_model, row)
+        except Exception:  # a bug laying out this row: it shows a notice (``row_failures``)
+            self._failures.note("laid out", row)
+            return notice_height(option.fontMetrics)
 
     def _settled(self) -> None:
         """Lay out now what is waiting to be (before saying where a row is)."""
@@ -311,11 +318,15 @@ class RowListView(QListView):
         reading them back, ran the enum module's Python code on every pushed message's way to the
         screen.
 
-        The painter is ended by the ``with``, not left to Python to destroy: an exception in a
-        row's paint keeps this frame, and so the painter, alive in its traceback for as long as the
-        error is kept (by ``sys.last_value``, a task, a log record), and a painter still active
-        when Qt ends the paint pass leaves the backing store being painted ("endPaint() called
-        with active painter"); Qt may then crash when the painter is destroyed."""
+        A row whose paint raises shows a notice instead (``row_failures``), and the rows below it
+        are painted as usual. The painter is begun afresh after it: the failed paint may have
+        left it saved, clipped or moved.
+
+        The painter is ended in a ``finally``, not left to Python to destroy: an exception keeps
+        this frame, and so the painter, alive in its traceback for as long as the error is kept
+        (by ``sys.last_value``, a task, a log record), and a painter still active when Qt ends the
+        paint pass leaves the backing store being painted ("endPaint() called with active
+        painter"); Qt may then crash when the painter is destroyed."""
         self._settled()
         area = event.rect()
         offset = self._bar.value()
@@ -327,10 +338,19 @@ class RowListView(QListView):
         paint_row = self._delegate.paint_row
         option = self._option()
         width = self._viewport.width()
-        with QPainter(self._viewport) as painter:  # (ended here even if a row's paint raises)
+        painter = QPainter(self._viewport)
+        try:
             for row in range(first, len(self._heights)):
                 top = self._tops[row] - offset
                 if top > area.bottom():
                     break
                 option.rect = QRect(0, top, width, self._heights[row])
-                paint_row(painter, option, model, row, chosen and selection.isSelected(model.index(row, 0)))
+                try:
+                    paint_row(painter, option, model, row, chosen and selection.isSelected(model.index(row, 0)))
+                except Exception:
+                    self._failures.note("painted", row)
+                    painter.end()
+                    painter = QPainter(self._viewport)
+                    paint_notice(painter, option)
+        finally:
+            painter.end()
