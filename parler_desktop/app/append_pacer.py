@@ -5,11 +5,18 @@ the time from push to paint). Only while messages arrive faster than frames are 
 the next append waits for the rest of the frame since the last one, so a burst costs one insert,
 one layout and one paint per frame instead of one per message.
 
-How many rows go in per frame adapts to what a frame costs on this machine: each new row is laid
+How many rows go in per frame adapts to what a row costs on this machine: each new row is laid
 out (its Markdown parsed) and painted as it goes in, so the pacer aims each append at
-``TARGET_MS`` and scales the next one by how long the last took, between ``MIN_ROWS`` and
-``MAX_ROWS``. A backlog of thousands is then shown over many short frames, never in one long
-stall, with input and painting going on in between, whatever else the machine is doing.
+``TARGET_MS``, between ``MIN_ROWS`` and ``MAX_ROWS`` rows. A backlog of thousands is then shown
+over many short frames, never in one long stall, with input and painting going on in between,
+whatever else the machine is doing.
+
+The cost of a row is estimated warily: it rises at once to what a costly append showed, and
+falls back only by ``EASING`` an append. Scaling each append by the last one alone swung from
+small to large: after a cheap append (the machine quiet a moment) the next was sized for rows
+that cheap, and took up to 28 ms of a 12 ms aim when they were not (``bench_ui.py``'s burst: its
+longest stalls). The estimate outlives a burst, so the next one starts at the size this one
+ended with (``FIRST_ROWS`` before any).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from PySide6.QtCore import QElapsedTimer, QObject, QTimer
 FRAME_MS = 16
 TARGET_MS = 12  # of a frame, what an append (insert, layout, paint) may take
 MIN_ROWS, FIRST_ROWS, MAX_ROWS = 4, 16, 64
+EASING = 0.8  # after a cheaper append, the estimate of a row's cost falls by at most this factor
 
 
 class AppendPacer(QObject):
@@ -30,6 +38,7 @@ class AppendPacer(QObject):
     def __init__(self, append: Callable[[int], bool], parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._append = append
+        self.row_ms = TARGET_MS / FIRST_ROWS  # what one row of an append costs, as estimated
         self.rows = FIRST_ROWS
         self._since_last = QElapsedTimer()
         self._timer = QTimer(self, singleShot=True)
@@ -49,9 +58,9 @@ class AppendPacer(QObject):
         self._since_last.start()
         rows = self.rows
         more = self._append(rows)
-        spent = self._since_last.elapsed()
-        if more:  # a burst: size the next append by what this one cost
-            self.rows = max(MIN_ROWS, min(MAX_ROWS, rows * TARGET_MS // max(1, spent)))
-            self._timer.start(max(0, FRAME_MS - spent))
-        else:
-            self.rows = FIRST_ROWS
+        if not more:
+            return  # (fewer rows than asked for: what they cost says little about a full append)
+        spent_ms = self._since_last.nsecsElapsed() / 1e6
+        self.row_ms = max(spent_ms / rows, self.row_ms * EASING)
+        self.rows = max(MIN_ROWS, min(MAX_ROWS, int(TARGET_MS / self.row_ms)))
+        self._timer.start(max(0, FRAME_MS - round(spent_ms)))
