@@ -59,7 +59,7 @@ class AppendPacer(QObject):
         rows = self.rows
         more = self._append(rows)
         if not more:
-            return  # (fewer rows than asked for: what they cost says little about a full append)
+            return  # (the last of a backlog, maybe fewer rows than asked: says little of a full append)
         spent_ms = self._since_last.nsecsElapsed() / 1e6
         self.row_ms = max(spent_ms / rows, self.row_ms * EASING)
         self.rows = max(MIN_ROWS, min(MAX_ROWS, int(TARGET_MS / self.row_ms)))
