@@ -289,3 +289,23 @@ def test_a_message_that_trips_a_bug_in_painting_costs_only_its_own_row(qtbot, ql
     assert painted(3)
     view.viewport().repaint()
     assert "different errors" not in desktop.errors.box.text()  # one failure, however often painted
+
+
+def test_the_first_message_of_an_empty_room_takes_the_place_of_no_messages_here_yet(qtbot, qloop, desktop, peer):
+    """An empty room says so in the middle of the timeline. The first message's row was the only
+    thing painted: "No messages here yet." stayed on screen below it."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    click_room(qtbot, desktop, team)
+    view = window.timeline
+    qtbot.waitUntil(lambda: view.placeholder == "No messages here yet." and not window.timeline_model.loading, timeout=5000)
+    settle(view)
+    empty = on_screen(view)
+    view.viewport().repaint()
+    assert on_screen(view) == empty  # (the placeholder is on screen: painted afresh, it looks the same)
+    post_as(qtbot, qloop, peer, team, "first words")
+    qtbot.waitUntil(lambda: rows(window) == 1, timeout=10_000)
+    settle(view)
+    shown = on_screen(view)
+    view.viewport().repaint()  # the whole timeline painted afresh
+    assert on_screen(view) == shown

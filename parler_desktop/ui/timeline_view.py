@@ -152,7 +152,10 @@ class TimelineView(MessageRowsView):
 
     def rowsInserted(self, parent: QModelIndex, start: int, end: int) -> None:
         super().rowsInserted(parent, start, end)
-        if self.at_bottom and end == self._model.rowCount() - 1:
+        count = self._model.rowCount()
+        if end - start + 1 == count:
+            self._viewport.update()  # the first rows: the placeholder in the middle goes (only they were painted)
+        if self.at_bottom and end == count - 1:
             self._paint_now()  # here rather than on ``appended``: a signal to a slot costs ~25 µs
 
     def _appended(self, count: int) -> None:
