@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import sys
-import traceback
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics, QPainter, QPalette
@@ -38,8 +37,10 @@ class RowFailures:
         error = sys.exc_info()[1]
         if error is None:
             return
-        frames = traceback.extract_tb(error.__traceback__)
-        where = f"{frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+        trace = error.__traceback__
+        while trace is not None and trace.tb_next is not None:
+            trace = trace.tb_next  # (to the line that raised: walked, as a row may fail on every paint)
+        where = f"{trace.tb_frame.f_code.co_filename}:{trace.tb_lineno}" if trace is not None else ""
         key = (type(error).__qualname__, where)
         if key in self._logged:
             return
