@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 import shiboken6
+from PySide6.QtCore import Qt
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import ALICE, ME, StoreBackedSession, add_messages, bridge, message, store, store_call  # noqa: F401
 
@@ -213,6 +214,9 @@ def test_roster_shows_members_busy_first(qtbot, qloop, session, bridge, qtmodelt
     assert model.rowCount() == 1 and model.names() == ["alice"]
     session.emit(RosterChanged("other", entries))
     assert model.rowCount() == 1
+    session.emit(RosterChanged("team", (RosterEntry("UMAL", "\u202etoor", "idle", 1),)))  # would read "root"
+    assert model.index(0).data() == "\ufffdtoor" and "\ufffdtoor — idle" in model.index(0).data(Qt.ItemDataRole.ToolTipRole)
+    assert model.names() == ["\u202etoor"]  # (for mentions: the name as the hub knows it)
 
 
 def test_a_post_changing_while_the_room_loads_is_not_lost(qtbot, qloop, session, bridge):

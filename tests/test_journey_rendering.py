@@ -14,6 +14,7 @@ from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 from test_ui_timeline_speed import on_screen, settle
 
+from parler_desktop.app import roles
 from parler_desktop.app.timeline_entry import TimelineEntry, row_context
 from parler_desktop.protocol.canonical import SignatureState, sign_parts
 from parler_desktop.protocol.values import RoomTarget
@@ -309,3 +310,27 @@ def test_the_first_message_of_an_empty_room_takes_the_place_of_no_messages_here_
     shown = on_screen(view)
     view.viewport().repaint()  # the whole timeline painted afresh
     assert on_screen(view) == shown
+
+
+def test_bidirectional_and_control_characters_show_as_marks_in_the_order_sent(qtbot, qloop, desktop, peer, hub):
+    """A right-to-left override made "\u202eelif.hs" read "sh.file", and an agent named
+    "\u202etoor" read "root". Wherever the window shows a message or a name (the row, its
+    accessible text, the room list; the members: ``test_app_models``), such controls and
+    terminal escapes show as U+FFFD, in the order sent."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    click_room(qtbot, desktop, team)
+    spoofer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="\u202etoor", role="worker"))
+    try:
+        invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": team}, "invited"))
+        run_coroutine(qtbot, qloop, spoofer.ok({"op": "redeem", "code": invited["code"]}, "joined"))
+        post_as(qtbot, qloop, spoofer, team, "run \u202eelif.hs\u202c now \x1b[31mred")
+    finally:
+        run_coroutine(qtbot, qloop, spoofer.close())
+    model = window.timeline_model
+    qtbot.waitUntil(lambda: rows(window) == 1 and model.entry(0).message is not None, timeout=10_000)
+    assert window.timeline.row_layout(model.index(0)).body.toPlainText() == "run \ufffdelif.hs\ufffd now \ufffd[31mred"
+    assert model.index(0).data() == "\ufffdtoor: run \ufffdelif.hs\ufffd now \ufffd[31mred"
+    rooms = window.rooms
+    qtbot.waitUntil(lambda: rooms.index(rooms.room_names().index(team), 0).data(roles.ROOM_PREVIEW) == "\ufffdtoor: run \ufffdelif.hs\ufffd now \ufffd[31mred", timeout=5000)
+    assert model.entry(0).text == "run \u202eelif.hs\u202c now \x1b[31mred"  # (kept as sent: copied, quoted, stored)

@@ -25,6 +25,7 @@ from parler_desktop.app.attention_settings import AttentionSettings, Level
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.client.events import ConnectionState, StateChanged
 from parler_desktop.protocol.mentions import mentions_human
+from parler_desktop.protocol.readable import readable
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.store.codec import preview_text
@@ -62,10 +63,10 @@ def alert_for(label: str, batch: RoomBatch) -> Alert:
     """The one alert a room's batch becomes (see the module docstring)."""
     lead = batch.for_me[0] if batch.for_me else batch.kept[0]
     if len(batch.new) == 1:
-        return Alert(lead.room, lead.seq, f"{lead.sender.name} in {label}", preview_text(lead.parts))
+        return Alert(lead.room, lead.seq, readable(f"{lead.sender.name} in {label}"), preview_text(lead.parts))
     names = [lead.sender.name] + [m.sender.name for m in reversed(batch.new)]
     for_me = f", {len(batch.for_me)} for you" if batch.for_me else ""
-    return Alert(lead.room, lead.seq, label, f"{senders_phrase(names)}: {len(batch.new)} new{for_me}")
+    return Alert(lead.room, lead.seq, label, readable(f"{senders_phrase(names)}: {len(batch.new)} new{for_me}"))
 
 
 class AttentionNotifier(QObject):

@@ -28,6 +28,7 @@ from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.room_labels import dm_partner, room_label
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.protocol.readable import readable
 from parler_desktop.store import LocalStore
 
 RELOAD_DELAY_MS = 120
@@ -80,8 +81,8 @@ class RoomListModel(QAbstractListModel):
         if role == roles.ROOM_LAST_TS:
             return int(room.last_ts or 0)
         if role == roles.ROOM_PREVIEW:
-            sender = room.last_sender or ""
-            preview = room.last_preview or ""
+            sender = readable(room.last_sender or "")
+            preview = room.last_preview or ""  # (readable already: ``store/codec.preview_text``)
             return f"{sender}: {preview}" if sender else preview
         return None
 

@@ -17,6 +17,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 from parler_desktop.app import roles
 from parler_desktop.app.bridge import SessionBridge
 from parler_desktop.app.tooltips import plain_tooltip
+from parler_desktop.protocol.readable import readable
 from parler_desktop.store import LocalStore
 
 STATUS_ORDER = {"working": 0, "waiting": 1, "idle": 2, "offline": 3}
@@ -44,11 +45,11 @@ class RosterModel(QAbstractListModel):
             return None
         entry = self._entries[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return entry.name or entry.id[:8]
+            return readable(entry.name) or entry.id[:8]
         if role == Qt.ItemDataRole.ToolTipRole:
             details = " · ".join(p for p in (entry.status or "offline", entry.role or entry.service_role or "") if p)
             activity = f"\n{entry.activity}" if entry.activity else ""
-            return plain_tooltip(f"{entry.name or entry.id[:8]} — {details}{activity}")
+            return plain_tooltip(readable(f"{entry.name or entry.id[:8]} — {details}{activity}"))
         if role == roles.MEMBER_AS_OF:
             return "" if self._live else time.strftime("as of %H:%M", time.localtime(self._learned_at))
         if role == roles.MEMBER_STATUS:

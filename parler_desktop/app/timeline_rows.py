@@ -17,6 +17,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from parler_desktop.app import roles
 from parler_desktop.app.timeline_entry import TimelineEntry
+from parler_desktop.protocol.readable import readable
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -45,7 +46,7 @@ class TimelineRows(QAbstractListModel):
         if entry is None:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return f"{entry.sender_name}: {entry.text}"
+            return readable(f"{entry.sender_name}: {entry.text}")
         if role == roles.FIRST_UNREAD:
             return index.row() == self.first_unread_row()
         return None

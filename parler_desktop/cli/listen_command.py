@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import re
 import sys
 import time
 from collections.abc import Sequence
@@ -43,6 +42,7 @@ from parler_desktop.identity import verify_signature
 from parler_desktop.paths import Home
 from parler_desktop.protocol.canonical import verify_message
 from parler_desktop.protocol.parts import SIG_KIND
+from parler_desktop.protocol.readable import readable
 from parler_desktop.protocol.values import SignatureState, StoredMessage
 from parler_desktop.store import LocalStore
 from parler_desktop.cli.help_text import description
@@ -50,9 +50,6 @@ from parler_desktop.cli.help_text import description
 COMMAND = "listen"
 STORE_POLL_SECS = 1.0  # how soon messages stored by another process on the home are printed
 
-# C0 and C1 controls (except newline and tab), DEL, and bidirectional overrides and isolates,
-# which can reorder what the reader sees.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _BADGES = {SignatureState.VALID: "", SignatureState.UNSIGNED: "⚠ ", SignatureState.INVALID: "✗ UNVERIFIED "}
 
 
@@ -68,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentPa
 
 
 def terminal_safe(text: str) -> str:
-    return _UNSAFE.sub("\ufffd", text.replace("\r\n", "\n"))
+    return readable(text.replace("\r\n", "\n"))
 
 
 def message_text(message: StoredMessage) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 from parler_desktop.protocol import wire_json
 from parler_desktop.protocol.part_text import part_headline
 from parler_desktop.protocol.parts import SIG_KIND
+from parler_desktop.protocol.readable import readable
 from parler_desktop.protocol.values import RosterEntry, StoredMessage
 from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
 from parler_desktop.store.preview import plain_text
@@ -60,7 +61,7 @@ def preview_text(parts: Sequence[dict]) -> str:
             pieces.append(plain_text(str(part.get("text", ""))))
         elif kind != SIG_KIND and isinstance(kind, str):
             pieces.append(part_headline(part))
-    line = _WHITESPACE.sub(" ", " ".join(pieces)).strip()
+    line = _WHITESPACE.sub(" ", readable(" ".join(pieces))).strip()
     return line if len(line) <= PREVIEW_CHARS else line[: PREVIEW_CHARS - 1].rstrip() + "…"
 
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.protocol.parts import Handoff
+from parler_desktop.protocol.readable import readable
 from parler_desktop.ui.handoff_dialog import HandoffDialog
 
 MENTION = re.compile(r"(?<![\w@])@([\w.\-]+)")
@@ -146,7 +147,7 @@ class Composer(QWidget):
         self.edit.names.setStringList(sorted(set(names), key=str.lower))
 
     def set_reply(self, entry: TimelineEntry | None) -> None:
-        label = f"↪ Replying to {entry.sender_name}: {' '.join(entry.text.split())[:80]}" if entry is not None else ""
+        label = readable(f"↪ Replying to {entry.sender_name}: {' '.join(entry.text.split())[:80]}") if entry is not None else ""
         self._show_reply(entry.message_id if entry is not None else None, label)
         if entry is not None:
             self.edit.setFocus()

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QAbstractItemView, QAbstractScrollArea, QStyle, QS
 from parler_desktop.app.timeline_entry import RowContext, TimelineEntry
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.app.tooltips import plain_tooltip
+from parler_desktop.protocol.readable import readable
 from parler_desktop.protocol.values import SignatureState
 from parler_desktop.ui.links import link_tooltip
 from parler_desktop.ui.markdown import markdown_document
@@ -271,7 +272,7 @@ class MessageDelegate(QStyledItemDelegate):
         bold.setBold(True)
         painter.setFont(bold)
         painter.setPen(name_colour(entry.sender_id, option.palette))
-        name = entry.sender_name or entry.sender_id[:8]
+        name = readable(entry.sender_name) or entry.sender_id[:8]
         painter.drawText(QPoint(PAD, y + metrics.ascent()), name)
         x = PAD + painter.fontMetrics().horizontalAdvance(name) + 8
         painter.setFont(option.font)
@@ -304,7 +305,7 @@ class MessageDelegate(QStyledItemDelegate):
         if original is None:
             return "↪ in reply to an earlier message"
         text = " ".join(markdown_document(original.text).toPlainText().split())  # once per row: cached
-        return f"↪ in reply to {original.sender_name}: {text[:80]}"
+        return readable(f"↪ in reply to {original.sender_name}: {text[:80]}")
 
     def editorEvent(self, event: QEvent, model, option: QStyleOptionViewItem, index: QModelIndex) -> bool:  # noqa: ANN001
         if event.type() != QEvent.Type.MouseButtonRelease or not isinstance(event, QMouseEvent):

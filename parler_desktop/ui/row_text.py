@@ -11,16 +11,18 @@ from PySide6.QtGui import QTextDocument
 
 from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.client.events import OutboxStatus
+from parler_desktop.protocol.readable import readable
 
 MAX_SHOWN_CHARS = 20_000
 MIN_HIDDEN_LINES = 4  # folding away fewer lines than this would save less than it costs
 
 
 def shown_text(text: str) -> str:
-    """At most MAX_SHOWN_CHARS of a message: a megabyte of Markdown must not freeze the window."""
+    """At most MAX_SHOWN_CHARS of a message (a megabyte of Markdown must not freeze the window),
+    readable as sent (``protocol/readable.py``)."""
     if len(text) <= MAX_SHOWN_CHARS:
-        return text
-    return f"{text[:MAX_SHOWN_CHARS]}\n\n*… {len(text) - MAX_SHOWN_CHARS:,} more characters not shown (Copy text has them all)*"
+        return readable(text)
+    return f"{readable(text[:MAX_SHOWN_CHARS])}\n\n*… {len(text) - MAX_SHOWN_CHARS:,} more characters not shown (Copy text has them all)*"
 
 
 def status_text(entry: TimelineEntry, online: bool = True) -> str:

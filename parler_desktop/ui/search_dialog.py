@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from parler_desktop.app.room_list_model import RoomListModel
 from parler_desktop.app.search_model import SearchQuery, SearchResultsModel
+from parler_desktop.protocol.readable import readable
 from parler_desktop.store.search import SNIPPET_END, SNIPPET_START, BacklogProgress, SearchHit
 
 _SPACES = re.compile(r"\s+")
@@ -39,7 +40,7 @@ KINDS = ("", "text", "handoff", "task", "file", "bundle", "dispatch")
 def snippet_runs(snippet: str) -> list[tuple[str, bool]]:
     """The snippet as (text, matched) runs, each run's whitespace collapsed to single spaces."""
     pieces = snippet.replace(SNIPPET_END, SNIPPET_START).split(SNIPPET_START)
-    runs = [(_SPACES.sub(" ", piece), number % 2 == 1) for number, piece in enumerate(pieces)]
+    runs = [(_SPACES.sub(" ", readable(piece)), number % 2 == 1) for number, piece in enumerate(pieces)]
     return [(text, matched) for text, matched in runs if text]
 
 
