@@ -50,6 +50,17 @@ def shown_alone(qtbot, qloop, desktop, peer, text: str):  # noqa: ANN201
     return window, window.timeline
 
 
+def post_as_newcomer(qtbot, qloop, hub, peer: RawAgent, room: str, name: str, role: str, text: str) -> None:  # noqa: ANN001
+    """A new agent named ``name`` joins ``room`` on ``peer``'s invite, posts ``text`` and leaves."""
+    newcomer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name=name, role=role))
+    try:
+        invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": room}, "invited"))
+        run_coroutine(qtbot, qloop, newcomer.ok({"op": "redeem", "code": invited["code"]}, "joined"))
+        post_as(qtbot, qloop, newcomer, room, text)
+    finally:
+        run_coroutine(qtbot, qloop, newcomer.close())
+
+
 def signed_send(qtbot, qloop, agent: RawAgent, room: str, text: str, tamper: str | None = None) -> dict:
     parts = list(sign_parts(agent.id, RoomTarget(room), [{"kind": "text", "text": text}], None, agent.identity.sign))
     if tamper is not None:
@@ -65,13 +76,7 @@ def test_line_breaks_grouping_roles_and_times_read_as_in_a_chat(qtbot, qloop, de
     click_room(qtbot, desktop, team)
     post_as(qtbot, qloop, peer, team, "plan:\nrotate the keys\nship the login page")
     post_as(qtbot, qloop, peer, team, "and one more thing")
-    dana = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="dana", role="dana"))
-    try:
-        invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": team}, "invited"))
-        run_coroutine(qtbot, qloop, dana.ok({"op": "redeem", "code": invited["code"]}, "joined"))
-        post_as(qtbot, qloop, dana, team, "agreed")
-    finally:
-        run_coroutine(qtbot, qloop, dana.close())
+    post_as_newcomer(qtbot, qloop, hub, peer, team, "dana", "dana", "agreed")
     qtbot.waitUntil(lambda: rows(window) == 3, timeout=5000)
     first, second, third = (view.row_layout(window.timeline_model.index(r)) for r in range(3))
     assert first.body.toPlainText().splitlines() == ["plan:", "rotate the keys", "ship the login page"]
@@ -97,7 +102,10 @@ def test_a_date_separator_sits_above_the_first_message_of_a_day():
     def entry(ts_ms: int, sender: str = "U1") -> TimelineEntry:
         return TimelineEntry("k", "r", 1, "k", sender, "alice", None, ts_ms, (), (), None, False)
 
-    now = int(time.time() * 1000)
+    # Noon today, not the clock's time: in the first minute after midnight a minute earlier was
+    # yesterday, and the test failed.
+    today = time.localtime()
+    now = int(time.mktime((today.tm_year, today.tm_mon, today.tm_mday, 12, 0, 0, 0, 0, -1)) * 1000)
     assert row_context(entry(now - 3 * 86_400_000), entry(now), False).day == "Today"
     assert row_context(entry(now - 60_000), entry(now), False).grouped
     assert not row_context(entry(now - 600_000), entry(now), False).grouped  # ten minutes apart
@@ -320,13 +328,7 @@ def test_bidirectional_and_control_characters_show_as_marks_in_the_order_sent(qt
     team = join_room(qtbot, qloop, desktop, peer, "team")
     window = desktop.window
     click_room(qtbot, desktop, team)
-    spoofer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="\u202etoor", role="worker"))
-    try:
-        invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": team}, "invited"))
-        run_coroutine(qtbot, qloop, spoofer.ok({"op": "redeem", "code": invited["code"]}, "joined"))
-        post_as(qtbot, qloop, spoofer, team, "run \u202eelif.hs\u202c now \x1b[31mred")
-    finally:
-        run_coroutine(qtbot, qloop, spoofer.close())
+    post_as_newcomer(qtbot, qloop, hub, peer, team, "\u202etoor", "worker", "run \u202eelif.hs\u202c now \x1b[31mred")
     model = window.timeline_model
     qtbot.waitUntil(lambda: rows(window) == 1 and model.entry(0).message is not None, timeout=10_000)
     assert window.timeline.row_layout(model.index(0)).body.toPlainText() == "run \ufffdelif.hs\ufffd now \ufffd[31mred"
