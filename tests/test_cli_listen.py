@@ -283,6 +283,28 @@ async def test_what_this_process_stores_is_fed_at_once_and_never_again(store):
     assert fed == [1, 2, 3, 4, 5, 6]
 
 
+async def test_a_catch_up_stored_during_a_drain_holds_live_lines_until_the_next_drain(store):
+    """A reconnect's catch-up can store a room's messages while a drain of that room is reading
+    the store; a push read after the catch-up must not print before what it stored."""
+    fed: list[int] = []
+
+    def deliver(message: StoredMessage) -> bool:
+        fed.append(message.seq)
+        if message.seq == 2:  # the drain has read the store: now the catch-up stores 3 and 4
+            feed.stored_behind("team")
+        return True
+
+    feed = StoreFeed(store, deliver)
+    await store.call(LocalStore.insert_messages, [stored(1)])
+    await feed.drain()
+    await store.call(LocalStore.insert_messages, [stored(2)])
+    await feed.drain()
+    await store.call(LocalStore.insert_messages, [stored(3), stored(4)])
+    assert feed.feed_live([stored(5)]) and fed == [1, 2]  # pushed after the catch-up: it waits
+    await feed.drain()
+    assert feed.feed_live([stored(5)]) and fed == [1, 2, 3, 4, 5]
+
+
 async def test_a_push_fed_as_it_arrives_is_recorded_once_its_write_lands(store):
     """``listen --once`` exits only when ``all_recorded``: a push printed before its write would
     otherwise be printed again by the next ``listen``."""

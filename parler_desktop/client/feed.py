@@ -76,6 +76,7 @@ class StoreFeed:
         self._fed: dict[str, FedState] = {}  # what was delivered
         self._recorded: dict[str, FedState] = {}  # what the store's meta says was delivered
         self._drained: dict[str, tuple[int, int]] = {}  # room -> its head (mark, count) when last drained
+        self._catch_ups: dict[str, int] = {}  # room -> how many catch-ups stored behind it (``stored_behind``)
         self._recording = TaskSupervisor("listen-feed", log_failures=False)  # failures reach the drain
 
     def feed_live(self, messages: Iterable[StoredMessage], rooms: Collection[str] | None = None) -> bool:
@@ -103,11 +104,13 @@ class StoreFeed:
         """A catch-up stored messages of ``room`` that only the drain prints: until the drain has
         run, live messages of that room wait for it too, so lines keep their order."""
         self._drained.pop(room, None)
+        self._catch_ups[room] = self._catch_ups.get(room, 0) + 1
 
     async def drain(self, rooms: Iterable[str] | None = None) -> bool:
         """Feed what is new in ``rooms`` (default: every stored room); False once delivery stopped.
 
         Raises ``StoreError`` when the store refuses to record what is fed (nothing is delivered)."""
+        catch_ups = dict(self._catch_ups)
         heads = await self._store.call(LocalStore.room_heads)
         for room in list(rooms) if rooms is not None else list(heads):
             head = heads.get(room)
@@ -115,7 +118,10 @@ class StoreFeed:
                 continue  # nothing stored for it, or nothing stored nor marked since its last drain
             if not await self._drain_room(room, complete_to=head[0]):
                 return False
-            self._drained[room] = head
+            if self._catch_ups.get(room) == catch_ups.get(room):
+                self._drained[room] = head
+            # else a catch-up stored behind it while this drain read the store: what it stored may
+            # not have been read, so live lines of the room still wait for the next drain
         return True
 
     async def _drain_room(self, room: str, complete_to: int) -> bool:
