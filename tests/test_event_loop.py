@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import gc
 import socket
 import threading
+import weakref
 
 import pytest
 import qasync
+from PySide6.QtWidgets import QStyleOptionViewItem, QWidget
 from support.qt_loop import close_loop, qloop, run_coroutine  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.timeout(30)
@@ -207,3 +210,26 @@ def test_closing_leaves_a_blocking_call_running_instead_of_waiting_for_it(qtbot,
     finally:
         answer_later.cancel()
         answered.set()
+
+
+def test_closing_frees_the_qt_objects_left_in_reference_cycles(qtbot, qapp, qloop):  # noqa: F811
+    """Closing the loop is the app's last step before Python exits; what a closed window left in
+    reference cycles is freed then, not by the collection Python makes as it exits (which frees
+    a row option's ``rect`` wrapper by passing a pointer into the option to ``free()``)."""
+
+    class Row(QWidget):
+        def __init__(self) -> None:
+            super().__init__()
+            self.itself = self  # a cycle, as a window's widgets make
+            self.option = QStyleOptionViewItem()
+            self.option.rect.width()  # a wrapper that points into the option
+
+    gc.disable()  # only the loop's close may collect it
+    try:
+        row = Row()
+        freed = weakref.ref(row)
+        del row
+        close_loop(qapp, qloop)
+        assert freed() is None
+    finally:
+        gc.enable()

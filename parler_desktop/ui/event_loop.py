@@ -33,6 +33,7 @@ qasync's own (checked, logged) path.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from collections import deque
 from collections.abc import Callable
@@ -91,6 +92,12 @@ class AppEventLoop(qasync.QEventLoop):
             self._start_ready_timer()
 
     def close(self) -> None:
+        """Close, then free what the loop's work left in reference cycles (a closed window and
+        its widgets), while Python can still free it: closing is the app's last step before the
+        interpreter exits, and the collection Python makes as it exits frees Qt value wrappers
+        the wrong way. A row option's ``rect`` wrapper points into the option; freed then,
+        shiboken passed that pointer to ``free()``, and one frozen ``self-test`` in five ended
+        in "free(): invalid pointer" (SIGABRT) after it had passed."""
         self._blocking_calls.shutdown(wait=False)
         self.set_default_executor(None)  # or qasync's close() waits for the executor's threads
         super().close()
@@ -98,6 +105,7 @@ class AppEventLoop(qasync.QEventLoop):
             self._ready_timer.stop()
             self._ready_timer = None
         self._ready.clear()
+        gc.collect()
 
     def _QEventLoop__on_notifier_ready(
         self, notifiers: dict[int, QSocketNotifier], notifier: QSocketNotifier, fd: int, callback: Callable[..., Any], args: tuple
