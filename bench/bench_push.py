@@ -15,7 +15,9 @@ the window closes and the same is measured for ``listen --json`` (its stdout rea
 process).
 
 Figures: p50 / p99 in ms and the p50 ratio to the bare subscriber (also to the bare subscriber of
-the second pass, when the window no longer competes with it for the machine's cores), and where
+the second pass, when the window no longer competes with it for the machine's cores); the same
+until the row is on screen: until the repaint that painted it ended, when Qt has painted whatever
+else was due in the window (the scroll bar, say) and handed the frame to the display; and where
 the window's time goes: the p50 of each stage between the agent's send and the painted row (the
 push read and decoded, announced to the window as it arrived or once stored, the row in the
 model, the row painted). Last, what idling costs on this machine: the p50 time to decode one
@@ -27,6 +29,7 @@ window's way to the screen pays to bring its code and data back: see ``idle_slow
 from __future__ import annotations
 
 import argparse
+import bisect
 from collections.abc import Sequence
 import json
 import asyncio
@@ -153,19 +156,28 @@ def agents_process(url: str, root: str, pipe: Connection, count: int, subscriber
 
 
 class PaintWatch:
-    """Timestamps the end of each timeline paint pass and notes which new rows it drew."""
+    """Timestamps the end of each timeline paint pass and notes which new rows it drew; and the
+    end of each repaint the timeline asks for as rows arrive (``_paint_now``: Qt paints what is
+    due in the window and hands the frame to the display), which puts a painted row on screen."""
 
     def __init__(self, desktop: DesktopApp) -> None:
         self.painted: dict[str, float] = {}
+        self.repaints: list[tuple[float, float]] = []  # (began, ended) of each ``_paint_now``
         self.view = desktop.window.timeline
         self.model = desktop.window.timeline_model
-        paint = self.view.paintEvent
+        paint, paint_now = self.view.paintEvent, self.view._paint_now
 
         def timed_paint(event: QPaintEvent) -> None:
             paint(event)
             self._drawn(event)
 
+        def timed_paint_now() -> None:
+            began = time.perf_counter()
+            paint_now()
+            self.repaints.append((began, time.perf_counter()))
+
         self.view.paintEvent = timed_paint  # the instance's override: Qt calls it for each pass
+        self.view._paint_now = timed_paint_now  # (called from Python: the instance's attribute)
 
     def _drawn(self, event: QPaintEvent) -> None:
         ended = time.perf_counter()
@@ -175,6 +187,14 @@ class PaintWatch:
             rect = self.view.visualRect(self.model.index(row))
             if entry is not None and rect.intersects(area):
                 self.painted.setdefault(entry.text, ended)
+
+    def on_screen(self, text: str) -> float | None:
+        """When the repaint that painted the row ended (None: it was painted outside one)."""
+        painted = self.painted.get(text)
+        index = bisect.bisect_right(self.repaints, (painted, float("inf"))) - 1 if painted is not None else -1
+        if index < 0 or not self.repaints[index][0] <= painted <= self.repaints[index][1]:
+            return None
+        return self.repaints[index][1]
 
 
 class StageWatch:
@@ -273,8 +293,8 @@ def idle_slowdown(rounds: int = 100) -> tuple[float, float]:
     return percentile(warm, 0.5), percentile(idle, 0.5)
 
 
-async def main(count: int) -> tuple[StageWatch, dict[str, float], Sent]:
-    """Measure and report; returns the window's pass as measured (stages, painted, sent)."""
+async def main(count: int) -> tuple[StageWatch, PaintWatch, Sent]:
+    """Measure and report; returns the window's pass as measured (stages, paints, sent)."""
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
         hub = HubProcess(root / "hub.sqlite3", 0, ["--relaxed-limits"], root).start()
@@ -311,6 +331,7 @@ async def main(count: int) -> tuple[StageWatch, dict[str, float], Sent]:
             await wait_for(lambda: label(WARMUP + count - 1) in watch.painted, 30)
             painted = [watch.painted[label(n)] - sent_at for n, (sent_at, _) in enumerate(sent)][WARMUP:]
             bare = [bare_at - sent_at for sent_at, bare_at in sent][WARMUP:]
+            shown = [(watch.on_screen(label(n)), sent_at, bare_at) for n, (sent_at, bare_at) in enumerate(sent)][WARMUP:]
             await desktop.shutdown()
             desktop.window.close()
             ours.send("listen")
@@ -321,6 +342,11 @@ async def main(count: int) -> tuple[StageWatch, dict[str, float], Sent]:
                 child.kill()
             hub.terminate()
     report(f"push -> row painted ({count} messages)", painted, bare)
+    flushed = [(at - sent_at, bare_at - sent_at) for at, sent_at, bare_at in shown if at is not None]
+    report(
+        f"push -> row on screen, its repaint ended ({len(flushed)} of {count} painted in one)",
+        [ours for ours, _ in flushed], [theirs for _, theirs in flushed],
+    )
     report_stages(stages, watch.painted, sent)
     listen_bare = [b - s for s, b, _ in rows]
     report(f"push -> listen --json line ({count} messages)", [p - s for s, _, p in rows], listen_bare)
@@ -331,10 +357,10 @@ async def main(count: int) -> tuple[StageWatch, dict[str, float], Sent]:
         f"push -> row painted p50 against the bare subscriber p50 of the listen pass"
         f" ({percentile(listen_bare, 0.5) * 1000:.2f} ms): {percentile(painted, 0.5) / percentile(listen_bare, 0.5):.2f}x"
     )
-    return stages, watch.painted, sent
+    return stages, watch, sent
 
 
-def run(count: int) -> tuple[StageWatch, dict[str, float], Sent]:
+def run(count: int) -> tuple[StageWatch, PaintWatch, Sent]:
     """``main`` on the window's event loop, in a QApplication set up as the app's."""
     prepare_qt_environment()  # as the app does
     app = QApplication.instance() or QApplication(sys.argv[:1])

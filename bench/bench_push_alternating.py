@@ -18,8 +18,8 @@ are the same code, and the difference between the halves is this machine's noise
 real difference must clear (on the 2-core virtual machine these were written on, up to about 50 µs
 either way).
 
-Figures: for each way, the p50 of model -> painted, read -> painted and send -> painted, over
-the messages that took it (warm-up excluded).
+Figures: for each way, the p50 of model -> painted, read -> painted, send -> painted and model ->
+on screen (``bench_push.PaintWatch.on_screen``), over the messages that took it (warm-up excluded).
 """
 
 from __future__ import annotations
@@ -55,16 +55,20 @@ def alternate(way_a: Callable[[], None], way_b: Callable[[], None]) -> None:
     BoundedInbox.put = put_after_switching  # this process's only session is the window's
 
 
-def report_ways(stages: bench_push.StageWatch, painted: dict[str, float], sent: bench_push.Sent) -> None:
-    read, appended = stages.stage("read"), stages.stage("appended")
+def report_ways(stages: bench_push.StageWatch, paints: bench_push.PaintWatch, sent: bench_push.Sent) -> None:
+    read, appended, painted = stages.stage("read"), stages.stage("appended"), paints.painted
     for parity, way in ((0, "A"), (1, "B")):
-        spans: dict[str, list[float]] = {"model -> painted": [], "read -> painted": [], "send -> painted": []}
+        spans: dict[str, list[float]] = {
+            "model -> painted": [], "read -> painted": [], "send -> painted": [], "model -> on screen": [],
+        }
         for n, (sent_at, _bare_at) in list(enumerate(sent))[bench_push.WARMUP:]:
             text = bench_push.label(n)
             if n % 2 != parity or text not in painted or text not in read or text not in appended:
                 continue
             for name, start in zip(spans, (appended[text], read[text], sent_at)):
                 spans[name].append(painted[text] - start)
+            if (shown := paints.on_screen(text)) is not None:
+                spans["model -> on screen"].append(shown - appended[text])
         figures = ", ".join(f"{name} {percentile(values, 0.5) * 1000:.3f} ms" for name, values in spans.items() if values)
         print(f"way {way} ({len(spans['send -> painted'])} messages): p50 {figures}")
 
