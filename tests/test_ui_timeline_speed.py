@@ -361,3 +361,48 @@ def test_in_the_window_a_pushed_message_moves_the_rows_above_as_pixels(qtbot, ql
     new_row = QRegion(view.visualRect(view.model().index(40)))
     assert at_bottom(view)
     assert not painted.outside(new_row), painted.areas
+
+
+class FramesPainted(QObject):
+    """Which of some widgets paint in each of the window's frames from now on (a frame: Qt's
+    repaint of the window on its UpdateRequest, which ends by handing the frame to the display)."""
+
+    def __init__(self, window: QWidget, named: dict[str, QWidget]) -> None:
+        super().__init__(window)
+        self.frames: list[list[str]] = []
+        self._window = window
+        self._named = list(named.items())
+        window.installEventFilter(self)
+        for widget in named.values():
+            widget.installEventFilter(self)
+
+    def eventFilter(self, watched, event) -> bool:  # noqa: ANN001
+        if watched is self._window and event.type() == QEvent.Type.UpdateRequest:
+            self.frames.append([])
+        elif event.type() == QEvent.Type.Paint and self.frames:
+            self.frames[-1] += [name for name, widget in self._named if widget is watched]
+        return False
+
+    def painted(self, name: str) -> bool:
+        return any(name in frame for frame in self.frames)
+
+
+def test_a_pushed_message_reaches_the_screen_before_the_scroll_bar_is_painted(qtbot, qloop, desktop, peer):
+    """The new row's frame goes to the display without the scroll bar's new range, which is
+    painted in a frame after it: the bar is not opaque, so Qt paints the widgets behind it too,
+    and in the row's frame that held the row back from the screen by ~1 ms."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    open_room(qtbot, desktop, team)
+    view = desktop.window.timeline
+    for n in range(40):
+        post_as(qtbot, qloop, peer, team, f"in team {n}")
+    qtbot.waitUntil(lambda: view.model().rowCount() == 40 and view.verticalScrollBar().maximum() > 0 and at_bottom(view), timeout=10_000)
+    QCoreApplication.sendPostedEvents(desktop.window, QEvent.Type.UpdateRequest)  # what waits to be painted is painted now
+    bar = view.verticalScrollBar()
+    maximum = bar.maximum()
+    frames = FramesPainted(desktop.window, {"rows": view.viewport(), "scroll bar": bar})
+    post_as(qtbot, qloop, peer, team, "one more")
+    qtbot.waitUntil(lambda: frames.painted("rows") and frames.painted("scroll bar"), timeout=5000)  # both, in the end
+    assert at_bottom(view) and bar.maximum() > maximum
+    row_frame = next(frame for frame in frames.frames if "rows" in frame)
+    assert "scroll bar" not in row_frame, frames.frames

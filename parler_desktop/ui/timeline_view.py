@@ -151,12 +151,23 @@ class TimelineView(MessageRowsView):
         self.at_bottom = at_bottom
 
     def rowsInserted(self, parent: QModelIndex, start: int, end: int) -> None:
-        super().rowsInserted(parent, start, end)
+        """Rows added at the end while following are painted now (``_paint_now``), in a frame
+        of their own, and the scroll bar's new range in the frame after it: painted in the same
+        frame, the bar (which is not opaque) had Qt paint the four widgets behind it too, ~1 ms
+        between the row's paint and the frame that shows it."""
         count = self._model.rowCount()
-        if end - start + 1 == count:
-            self._viewport.update()  # the first rows: the placeholder in the middle goes (only they were painted)
-        if self.at_bottom and end == count - 1:
-            self._paint_now()  # here rather than on ``appended``: a signal to a slot costs ~25 µs
+        following = self.at_bottom and end == count - 1
+        if following:
+            self._bar.setUpdatesEnabled(False)
+        try:
+            super().rowsInserted(parent, start, end)
+            if end - start + 1 == count:
+                self._viewport.update()  # the first rows: the placeholder in the middle goes (only they were painted)
+            if following:
+                self._paint_now()  # here rather than on ``appended``: a signal to a slot costs ~25 µs
+        finally:
+            if following:
+                self._bar.setUpdatesEnabled(True)  # (this asks for the bar's repaint)
 
     def _appended(self, count: int) -> None:
         if self.at_bottom:
