@@ -7,7 +7,7 @@ import time
 
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtGui import QGuiApplication, QHelpEvent, QMouseEvent, QTextCursor, QTextFormat
+from PySide6.QtGui import QFont, QFontMetrics, QGuiApplication, QHelpEvent, QMouseEvent, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QApplication, QToolTip
 from support.desktop_fixtures import activate, click_room, join_room, post_as
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
@@ -20,6 +20,7 @@ from parler_desktop.protocol.canonical import SignatureState, sign_parts
 from parler_desktop.protocol.values import RoomTarget
 from parler_desktop.ui.inline_markdown import inline_runs
 from parler_desktop.ui.message_delegate import MessageDelegate
+from parler_desktop.ui.message_layout import PAD
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -331,7 +332,12 @@ def test_bidirectional_and_control_characters_show_as_marks_in_the_order_sent(qt
     post_as_newcomer(qtbot, qloop, hub, peer, team, "\u202etoor", "worker", "run \u202eelif.hs\u202c now \x1b[31mred")
     model = window.timeline_model
     qtbot.waitUntil(lambda: rows(window) == 1 and model.entry(0).message is not None, timeout=10_000)
-    assert window.timeline.row_layout(model.index(0)).body.toPlainText() == "run \ufffdelif.hs\ufffd now \ufffd[31mred"
+    layout = window.timeline.row_layout(model.index(0))
+    assert layout.body.toPlainText() == "run \ufffdelif.hs\ufffd now \ufffd[31mred"
+    font, bold = window.timeline.font(), QFont(window.timeline.font())
+    bold.setBold(True)
+    name_ends = PAD + QFontMetrics(bold).horizontalAdvance("\ufffdtoor") + 8  # the name as painted
+    assert layout.time_rect.left() == name_ends + QFontMetrics(font).horizontalAdvance("worker · ")  # the time's tooltip is on it
     assert model.index(0).data() == "\ufffdtoor: run \ufffdelif.hs\ufffd now \ufffd[31mred"
     rooms = window.rooms
     qtbot.waitUntil(lambda: rooms.index(rooms.room_names().index(team), 0).data(roles.ROOM_PREVIEW) == "\ufffdtoor: run \ufffdelif.hs\ufffd now \ufffd[31mred", timeout=5000)

@@ -24,7 +24,7 @@ from parler_desktop.ui.markdown import markdown_document
 from parler_desktop.ui.message_layout import DATE_HEIGHT, DIVIDER_HEIGHT, PAD, WARNING, LayoutCache, RowLayout, body_width, shows_role
 from parler_desktop.ui.row_painting import paint_card, paint_rule, paint_status
 from parler_desktop.ui.row_sizes import RowSizes
-from parler_desktop.ui.row_text import full_date
+from parler_desktop.ui.row_text import full_date, shown_name
 
 MINE_TINT = QColor(66, 133, 244, 28)
 MENTION_TINT = QColor(255, 193, 7, 45)
@@ -272,7 +272,7 @@ class MessageDelegate(QStyledItemDelegate):
         bold.setBold(True)
         painter.setFont(bold)
         painter.setPen(name_colour(entry.sender_id, option.palette))
-        name = readable(entry.sender_name) or entry.sender_id[:8]
+        name = shown_name(entry)
         painter.drawText(QPoint(PAD, y + metrics.ascent()), name)
         x = PAD + painter.fontMetrics().horizontalAdvance(name) + 8
         painter.setFont(option.font)

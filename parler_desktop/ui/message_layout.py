@@ -27,7 +27,7 @@ from parler_desktop.protocol.values import SignatureState
 from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.ui.cards import Card, card_for
 from parler_desktop.ui.markdown import SafeTextDocument, blank_document, fill_document
-from parler_desktop.ui.row_text import fold, format_time, shown_text, status_text
+from parler_desktop.ui.row_text import fold, format_time, shown_name, shown_text, status_text
 
 PAD = 8
 GAP = 4
@@ -187,7 +187,7 @@ class LayoutCache:
         time_rect = icon_rect = None
         if not context.grouped:
             time_text = format_time(entry.ts_ms)
-            name_width = bold_metrics.horizontalAdvance(entry.sender_name or entry.sender_id[:8])
+            name_width = bold_metrics.horizontalAdvance(shown_name(entry))
             x = PAD + name_width + 8 + (metrics.horizontalAdvance("you (human)") + 18 if entry.mine else 0)
             if shows_role(entry):
                 x += metrics.horizontalAdvance(f"{entry.sender_role} · ")

@@ -25,6 +25,12 @@ def shown_text(text: str) -> str:
     return f"{readable(text[:MAX_SHOWN_CHARS])}\n\n*… {len(text) - MAX_SHOWN_CHARS:,} more characters not shown (Copy text has them all)*"
 
 
+def shown_name(entry: TimelineEntry) -> str:
+    """The sender's name as the row's header shows it (and is measured by): readable, or the
+    start of their id when they have none."""
+    return readable(entry.sender_name) or entry.sender_id[:8]
+
+
 def status_text(entry: TimelineEntry, online: bool = True) -> str:
     """An unsent post's state; one that waits for the hub says so rather than "Sending…"."""
     item = entry.outbox
