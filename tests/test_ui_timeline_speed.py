@@ -345,16 +345,23 @@ def test_news_of_another_room_repaints_nothing_of_the_open_timeline(qtbot, qloop
     assert painted.areas == []
 
 
-def test_in_the_window_a_pushed_message_moves_the_rows_above_as_pixels(qtbot, qloop, desktop, peer):
-    """As the test above, with the window's own style sheet (set on the main window, which the
-    timeline inherits as it is shown): it must not leave the viewport without a background."""
+def following_forty(qtbot, qloop, desktop, peer):  # noqa: ANN001, ANN201
+    """(room, timeline) of the window following room "team" at its bottom, after 40 messages a
+    peer posted, everything waiting to be painted painted."""
     team = join_room(qtbot, qloop, desktop, peer, "team")
     open_room(qtbot, desktop, team)
     view = desktop.window.timeline
     for n in range(40):
         post_as(qtbot, qloop, peer, team, f"in team {n}")
     qtbot.waitUntil(lambda: view.model().rowCount() == 40 and view.verticalScrollBar().maximum() > 0 and at_bottom(view), timeout=10_000)
-    QCoreApplication.sendPostedEvents(desktop.window, QEvent.Type.UpdateRequest)  # what waits to be painted is painted now
+    QCoreApplication.sendPostedEvents(desktop.window, QEvent.Type.UpdateRequest)
+    return team, view
+
+
+def test_in_the_window_a_pushed_message_moves_the_rows_above_as_pixels(qtbot, qloop, desktop, peer):
+    """As the test above, with the window's own style sheet (set on the main window, which the
+    timeline inherits as it is shown): it must not leave the viewport without a background."""
+    team, view = following_forty(qtbot, qloop, desktop, peer)
     painted = PaintedAreas(view.viewport())
     post_as(qtbot, qloop, peer, team, "one more")
     qtbot.waitUntil(lambda: view.model().rowCount() == 41 and bool(painted.areas), timeout=5000)
@@ -391,13 +398,7 @@ def test_a_pushed_message_reaches_the_screen_before_the_scroll_bar_is_painted(qt
     """The new row's frame goes to the display without the scroll bar's new range, which is
     painted in a frame after it: the bar is not opaque, so Qt paints the widgets behind it too,
     and in the row's frame that held the row back from the screen by ~1 ms."""
-    team = join_room(qtbot, qloop, desktop, peer, "team")
-    open_room(qtbot, desktop, team)
-    view = desktop.window.timeline
-    for n in range(40):
-        post_as(qtbot, qloop, peer, team, f"in team {n}")
-    qtbot.waitUntil(lambda: view.model().rowCount() == 40 and view.verticalScrollBar().maximum() > 0 and at_bottom(view), timeout=10_000)
-    QCoreApplication.sendPostedEvents(desktop.window, QEvent.Type.UpdateRequest)  # what waits to be painted is painted now
+    team, view = following_forty(qtbot, qloop, desktop, peer)
     bar = view.verticalScrollBar()
     maximum = bar.maximum()
     frames = FramesPainted(desktop.window, {"rows": view.viewport(), "scroll bar": bar})
