@@ -10,11 +10,14 @@ import pytest
 from parler_desktop.client.address import InviteRef, normalize_hub_url, parse_invite
 from parler_desktop.client.backoff import Backoff
 from parler_desktop.client.commit import Committer
+from parler_desktop.client.events import MessagesArrived
 from parler_desktop.client.inbox import BoundedInbox
 from parler_desktop.client.pacing import RequestPacer
+from parler_desktop.client.roster import RosterWatcher
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.client.wake import ResumeDetector
-from parler_desktop.protocol.values import EndpointRef, StoredMessage
+from parler_desktop.protocol.frames import RosterList
+from parler_desktop.protocol.values import EndpointRef, RosterEntry, StoredMessage
 from parler_desktop.store import LocalStore, StoreWorker
 from support.manual_clock import ManualClock
 
@@ -157,4 +160,48 @@ async def test_a_cancelled_store_write_still_announces_what_it_wrote(tmp_path):
         assert events == [("stored", 1)]
         assert await store.call(LocalStore.insert_messages, [message]) == []  # it was written once
     finally:
+        await store.close()
+
+
+async def turns(count: int) -> None:
+    """Let the loop run ``count`` turns."""
+    for _ in range(count):
+        await asyncio.sleep(0)
+
+
+async def test_a_sender_the_roster_does_not_list_refreshes_it_once(tmp_path):
+    """A newcomer's message refreshes the watched room's roster at once; a sender still not
+    listed after that (someone who left) does not refresh it again."""
+    store = StoreWorker(tmp_path / "store.sqlite3")
+    await store.open()
+    asked: list[str] = []
+    listed = [RosterEntry(id="U1", name="alice", status="idle", last_seen=1)]
+
+    async def hub(frame: object, _kind: object) -> RosterList:  # the hub's answer to `roster`
+        asked.append(frame.room)
+        return RosterList(room=frame.room, entries=tuple(listed))
+
+    watcher = RosterWatcher(Committer(store, lambda _event: None), ManualClock(), interval=3600)
+    heard = lambda sender: watcher.hear(MessagesArrived("team", (StoredMessage(  # noqa: E731
+        seq=1, id="m", room="team", sender=EndpointRef(id=sender, name=sender), parts=(), ts=1),)))
+    running = asyncio.ensure_future(watcher.run(hub))
+    try:
+        watcher.watch(["team"])
+        while asked != ["team"]:
+            await asyncio.sleep(0.01)
+        heard("U1")  # listed: nothing to do
+        await turns(20)  # (a refresh asks the hub within two)
+        assert asked == ["team"]
+        listed.append(RosterEntry(id="U2", name="carol", status="idle", last_seen=2))
+        heard("U2")  # a newcomer
+        while asked != ["team", "team"]:
+            await asyncio.sleep(0.01)
+        heard("U3")  # not listed even after a refresh: one refresh, then no more
+        while len(asked) < 3:
+            await asyncio.sleep(0.01)
+        heard("U3")
+        await turns(20)
+        assert asked == ["team"] * 3
+    finally:
+        running.cancel()
         await store.close()

@@ -8,6 +8,7 @@ from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton, QToolTip
 from support.desktop_fixtures import click_room, join_room, post_as, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from test_journey_rendering import post_as_newcomer
 
 from parler_desktop.ui.connect_dialog import ConnectDialog
 from parler_desktop.ui.handoff_dialog import HandoffDialog
@@ -145,3 +146,16 @@ def test_the_connection_line_follows_a_dark_theme(qtbot):
     bar.setPalette(dark)
     bar.show_status(StatusView(Tone.WARN, "Offline"))
     assert "#3e3100" in bar.styleSheet()  # a dark ground with light text, not the light theme's
+
+
+def test_an_agent_that_joins_and_speaks_is_listed_among_the_members_at_once(qtbot, qloop, desktop, peer, hub):
+    """The hub pushes no membership, and rosters are polled every 45 s: a message from someone
+    the members panel does not list refreshes it at once (and the title's member count)."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    click_room(qtbot, desktop, team)
+    qtbot.waitUntil(lambda: sorted(window.roster.names()) == ["alice", "boss"], timeout=10_000)
+    post_as_newcomer(qtbot, qloop, hub, peer, team, "carol", "reviewer", "hello, I review the release")
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: sorted(window.roster.names()) == ["alice", "boss", "carol"], timeout=5000)
+    assert window.room_title.text().endswith("3 members")
