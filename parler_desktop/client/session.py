@@ -86,6 +86,7 @@ class HubSession:
         self.sync_messages = sync_messages
         self._clock: Clock = clock or SystemClock()
         self._owns_store = False
+        self._listeners: list[Listener] = []
         self._pacer = RequestPacer(self._clock, per_window=self.tuning.ops_per_minute)
         self._commit = Committer(store, self._emit)
         self._arrivals = Arrivals(self._emit, signature_of)  # pushes shown before they are stored
@@ -98,7 +99,6 @@ class HubSession:
             store, self._commit, self._emit, self._sync.mark, self._arrivals.up_to, self._sync.pull_for_reader
         )
         self._rosters = RosterWatcher(self._commit, self._clock, interval=self.tuning.roster_secs)
-        self._listeners: list[Listener] = []
         self._lifecycle = ConnectionLifecycle(
             self.hub_url, identity, name=name, role=role, join_secret=join_secret, ca_file=ca_file, tuning=self.tuning,
             clock=self._clock, rng=rng or random.Random(), pacer=self._pacer, emit=self._emit,
