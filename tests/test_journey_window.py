@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton, QToolTip
+from support.cli_runner import run_cli
 from support.desktop_fixtures import click_room, join_room, post_as, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from test_journey_rendering import post_as_newcomer
@@ -159,3 +160,16 @@ def test_an_agent_that_joins_and_speaks_is_listed_among_the_members_at_once(qtbo
     qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=10_000)
     qtbot.waitUntil(lambda: sorted(window.roster.names()) == ["alice", "boss", "carol"], timeout=5000)
     assert window.room_title.text().endswith("3 members")
+
+
+def test_a_post_sent_from_a_script_on_the_window_s_home_shows_at_once(qtbot, qloop, desktop, peer, hub, desktop_home):
+    """``parler-desktop send`` on the window's home posts as the human; the hub pushes no author
+    their own message, so the window showed it only at its next full reconciliation (20 s)."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    click_room(qtbot, desktop, team)
+    sent = run_coroutine(qtbot, qloop, run_cli(desktop_home, "send", "--hub", hub.url, "--room", team, "from a script"), timeout=30)
+    assert sent.status == 0, sent.stderr
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
+    entry = window.timeline_model.entry(0)
+    assert entry.text == "from a script" and entry.mine

@@ -14,7 +14,8 @@ operations; it reports everything as the events of ``events.py``. Its parts, one
 - sync.py — catch-up and reconciliation (sync marks, ``rooms`` counts), no gaps, no repeats;
   page_store.py — a pulled page written in bounded transactions (a tight disk still progresses);
   arrivals.py — a few pushes announced (``MessagesArrived``) before they are stored, to be shown
-- outbox.py — posting exactly once through the durable outbox
+- outbox.py — posting exactly once through the durable outbox; other_posts.py — posts another
+  process on the home got accepted, fetched at once (the hub does not push their author's own)
 - read_markers.py, roster.py — the hub cursor (ack-only pulls), roster polling
 - commit.py, tasks.py — store writes whose events survive cancellation; task ownership
 - feed.py, headless.py — what the ``listen``/``send``/``join`` commands share

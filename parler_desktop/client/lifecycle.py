@@ -4,7 +4,7 @@ Kept apart from ``HubSession`` (the public facade) because this is the one state
 the client: it alone decides when to connect, which ``ConnectionState`` to report, how long to
 back off, when to park in AUTH_FAILED until the user changes something, and what a wake or a
 network change does to the current connection. The per-connection work it runs (outbox, sync,
-read markers, rosters) lives in the parts it is given.
+read markers, rosters, other processes' posts) lives in the parts it is given.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from parler_desktop.client.events import Cause, ConnectionState, Notice, Session
 from parler_desktop.client.outbox import Outbox
 from parler_desktop.client.pacing import RequestPacer
 from parler_desktop.client.read_markers import ReadMarkers
+from parler_desktop.client.other_posts import OtherPosts
 from parler_desktop.client.roster import RosterWatcher
 from parler_desktop.client.sync import RoomSync
 from parler_desktop.client.tasks import TaskSupervisor
@@ -55,7 +56,7 @@ class ConnectionLifecycle:
         self, hub_url: str, identity: Identity, *, name: str, role: str | None, join_secret: str | None,
         ca_file: str | None, tuning: SessionTuning, clock: Clock, rng: random.Random, pacer: RequestPacer,
         emit: Callable[[SessionEvent], None], commit: Committer, sync: RoomSync, outbox: Outbox,
-        read_markers: ReadMarkers, rosters: RosterWatcher, sync_messages: bool,
+        read_markers: ReadMarkers, rosters: RosterWatcher, other_posts: OtherPosts, sync_messages: bool,
     ) -> None:
         """``sync_messages=False`` serves only the outbox on each connection (no subscribe, no sync)."""
         self.hub_url = hub_url
@@ -74,6 +75,7 @@ class ConnectionLifecycle:
         self._outbox = outbox
         self._read_markers = read_markers
         self._rosters = rosters
+        self._other_posts = other_posts
         self._sync_messages = sync_messages
         self.state = StateChanged(ConnectionState.STOPPED, hub_url, identity.agent_id)
         self._state_changed: asyncio.Future[None] | None = None
@@ -246,6 +248,7 @@ class ConnectionLifecycle:
                 ))
                 link.spawn("read-markers", _until_lost(self._read_markers.run(request)))
                 link.spawn("rosters", _until_lost(self._rosters.run(request)))
+                link.spawn("other-posts", _until_lost(self._other_posts.run()))
             self._nudge.clear()
             self._sync.live = True
             self._live_since = self._clock.monotonic()

@@ -26,6 +26,7 @@ from parler_desktop.client.lifecycle import ConnectionLifecycle
 from parler_desktop.client.outbox import FINISHED_ITEM_KEEP_SECS, Outbox, build_item
 from parler_desktop.client.pacing import RequestPacer
 from parler_desktop.client.read_markers import ReadMarkers
+from parler_desktop.client.other_posts import OtherPosts
 from parler_desktop.client.roster import RosterWatcher
 from parler_desktop.client.sync import RoomSync
 from parler_desktop.client.tuning import SessionTuning
@@ -99,11 +100,12 @@ class HubSession:
             store, self._commit, self._emit, self._sync.mark, self._arrivals.up_to, self._sync.pull_for_reader
         )
         self._rosters = RosterWatcher(self._commit, self._clock, interval=self.tuning.roster_secs)
+        self._other_posts = OtherPosts(store, self._clock, self._sync.fetch_sent)
         self._lifecycle = ConnectionLifecycle(
             self.hub_url, identity, name=name, role=role, join_secret=join_secret, ca_file=ca_file, tuning=self.tuning,
             clock=self._clock, rng=rng or random.Random(), pacer=self._pacer, emit=self._emit,
             commit=self._commit, sync=self._sync, outbox=self._outbox, read_markers=self._read_markers,
-            rosters=self._rosters, sync_messages=sync_messages,
+            rosters=self._rosters, other_posts=self._other_posts, sync_messages=sync_messages,
         )
         self._pending_notices: list[Notice] = []  # found before anyone could listen (settings)
         # Why the store is open read-only (a full disk): the cache can be read, nothing connects.
@@ -303,6 +305,7 @@ class HubSession:
     # ---- glue --------------------------------------------------------------------------------
 
     def _on_sent(self, item: OutboxItem) -> None:
+        self._other_posts.saw(item)
         if self.sync_messages and item.seq is not None:
             self._sync.fetch_sent(item.room, item.seq)  # our own message with its seq, into the store
             self._sync.mark_dirty(item.room)  # and, once the room is quiet, the history up to it: the

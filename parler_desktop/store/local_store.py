@@ -304,6 +304,12 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables):
             )
             return self._count("SELECT cursor FROM rooms WHERE name = ?", room)
 
+    @guarded("reading the store's version")
+    def data_version(self) -> int:
+        """A number that changes whenever another connection (another process on the home) has
+        committed a write to the store since this one last asked (SQLite's ``data_version``)."""
+        return self._db.execute("PRAGMA data_version").fetchone()[0]
+
     @guarded("reading a sync mark")
     def sync_mark(self, room: str) -> int | None:
         """The seq up to which the session knows this room's history is complete (None: never)."""
