@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from parler_desktop.client.clock import Clock
 from parler_desktop.store import LocalStore, StoreWorker
-from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
+from parler_desktop.store.outbox_item import OutboxItem
 
 CHECK_SECS = 1.0
 
@@ -44,9 +44,11 @@ class OtherPosts:
         if version == self._version:
             return
         self._version = version
-        sent = await self._store.call(LocalStore.outbox_items, [OutboxStatus.SENT])
-        if self._seen is not None:
-            for item in sent:
-                if item.client_id not in self._seen and item.seq is not None:
-                    self._fetch(item.room, item.seq)
-        self._seen = {item.client_id for item in sent} | (self._seen or set())
+        sent = await self._store.call(LocalStore.outbox_sent)
+        if self._seen is None:  # the first look: what is there was sent before this session
+            self._seen = {client_id for client_id, _room, _seq in sent}
+            return
+        for client_id, room, seq in sent:
+            if client_id not in self._seen:
+                self._seen.add(client_id)
+                self._fetch(room, seq)

@@ -73,6 +73,16 @@ class OutboxTables(StoreDatabase):
         )
         return [codec.outbox_from_row(row) for row in rows]
 
+    @guarded("reading the outbox")
+    def outbox_sent(self) -> list[tuple[str, str, int]]:
+        """(client id, room, seq) of every item the hub accepted: what a process that watches
+        for other processes' posts needs, without decoding the items."""
+        rows = self._db.execute(
+            "SELECT client_id, room, seq FROM outbox WHERE status = ? AND seq IS NOT NULL",
+            (OutboxStatus.SENT.value,),
+        )
+        return [(client_id, room, seq) for client_id, room, seq in rows]
+
     @guarded("updating a message to send")
     def outbox_update(self, client_id: str, **changes: object) -> OutboxItem:
         """Change ``status``, ``message_id``, ``seq``, ``error`` or ``error_code``; durable.
