@@ -342,10 +342,10 @@ async def main(count: int) -> tuple[StageWatch, PaintWatch, Sent]:
                 child.kill()
             hub.terminate()
     report(f"push -> row painted ({count} messages)", painted, bare)
-    flushed = [(at - sent_at, bare_at - sent_at) for at, sent_at, bare_at in shown if at is not None]
+    on_screen = [(at - sent_at, bare_at - sent_at) for at, sent_at, bare_at in shown if at is not None]
     report(
-        f"push -> row on screen, its repaint ended ({len(flushed)} of {count} painted in one)",
-        [ours for ours, _ in flushed], [theirs for _, theirs in flushed],
+        f"push -> row on screen, its repaint ended ({len(on_screen)} of {count} painted in one)",
+        [ours for ours, _ in on_screen], [theirs for _, theirs in on_screen],
     )
     report_stages(stages, watch.painted, sent)
     listen_bare = [b - s for s, b, _ in rows]
