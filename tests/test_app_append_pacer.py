@@ -12,25 +12,31 @@ import time
 
 import pytest
 
-from parler_desktop.app.append_pacer import EASING, FIRST_ROWS, MAX_ROWS, MIN_ROWS, TARGET_MS, AppendPacer
+from parler_desktop.app.append_pacer import EASING, FIRST_ROWS, MAX_ROWS, MIN_ROWS, PREPARE_MS, TARGET_MS, AppendPacer
 
 pytestmark = pytest.mark.timeout(30)
 
 
 class Backlog:
     """``waiting`` rows, appended at ``row_ms[0]`` a row for the first ``costly`` appends, then at
-    ``row_ms[1]``; notes how many rows each append was asked for."""
+    ``row_ms[1]``, one at a time and none begun past the deadline but the first (as
+    ``TimelineModel`` does); notes how many rows each append was asked for, and took."""
 
     def __init__(self, waiting: int, row_ms: tuple[float, float], costly: int) -> None:
         self.waiting, self.row_ms, self.costly = waiting, row_ms, costly
         self.asked: list[int] = []
+        self.taken: list[int] = []
 
-    def append(self, rows: int) -> bool:
-        taken = min(rows, self.waiting)
-        self.waiting -= taken
+    def append(self, rows: int, deadline: float) -> tuple[int, bool]:
         self.asked.append(rows)
-        time.sleep(taken * self.row_ms[len(self.asked) > self.costly] / 1000)
-        return self.waiting > 0
+        row_ms = self.row_ms[len(self.asked) > self.costly]
+        taken = 0
+        while taken < rows and self.waiting and (not taken or time.perf_counter() < deadline):
+            time.sleep(row_ms / 1000)
+            taken += 1
+            self.waiting -= 1
+        self.taken.append(taken)
+        return taken, self.waiting > 0
 
 
 def run(qtbot, backlog: Backlog) -> AppendPacer:  # noqa: ANN001
@@ -73,3 +79,18 @@ def test_the_next_burst_starts_at_the_size_the_last_one_ended_with(qtbot):
     pacer.request()
     qtbot.waitUntil(lambda: backlog.waiting == 0, timeout=20_000)
     assert backlog.asked[0] == learned
+
+
+def test_an_append_begins_no_row_past_its_deadline_and_the_next_ones_are_sized_by_what_went_in(qtbot):
+    """Rows of 5 ms: the first append, asked for FIRST_ROWS (80 ms of them), begins none after
+    PREPARE_MS, so it takes at most two; the cost of a row is reckoned from the rows it took, not
+    the rows asked for, so the next append asks for as few as allowed. Rows of 3 * PREPARE_MS:
+    each append still takes one, and the backlog drains."""
+    backlog = Backlog(40, (5.0, 5.0), costly=0)
+    run(qtbot, backlog)
+    assert backlog.asked[0] == FIRST_ROWS and backlog.taken[0] <= math.ceil(PREPARE_MS / 5.0)
+    assert all(taken <= math.ceil(PREPARE_MS / 5.0) for taken in backlog.taken)
+    assert backlog.asked[1] == MIN_ROWS
+    slow = Backlog(5, (3.0 * PREPARE_MS, 3.0 * PREPARE_MS), costly=0)
+    run(qtbot, slow)
+    assert slow.taken == [1, 1, 1, 1, 1]

@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, Signal
@@ -88,6 +89,9 @@ class TimelineModel(TimelineRows):
         self.following = True  # the view is pinned to the bottom (set by the view)
         self.cursor = 0  # the shown room's hub cursor now (read_marker stays where the room opened)
         self._pacer = AppendPacer(self._flush_incoming, self)
+        # Called with each arriving row before it goes in: the view lays out its body then, so an
+        # append can stop at its deadline (``append_pacer``) with the costly part of its rows done.
+        self.prepare_row: Callable[[TimelineEntry], None] = lambda _entry: None
         bridge.on_arrival(self._messages_arrived)
         bridge.messagesStored.connect(self._messages_stored)
         bridge.outboxChanged.connect(self._outbox_changed)
@@ -248,18 +252,24 @@ class TimelineModel(TimelineRows):
         if not self._loading:
             self._pacer.request()
 
-    def _flush_incoming(self, rows: int) -> bool:
-        """Append the oldest ``rows`` waiting messages that are newer than the window; put gap
-        fills (a lost push fetched later, our own post stored after a newer push) where their seq
-        belongs. True while more are waiting."""
+    def _flush_incoming(self, rows: int, deadline: float) -> tuple[int, bool]:
+        """Append up to ``rows`` of the oldest waiting messages, each prepared for its view
+        (``prepare_row``) before any goes in, and none begun past ``deadline`` but the first (see
+        ``append_pacer``). Newer ones go to the bottom; gap fills (a lost push fetched later, our
+        own post stored after a newer push) where their seq belongs. Returns how many were
+        taken, and whether more wait."""
         if self._loading:
-            return False  # the room's newest page comes first; it asks again once it is in
-        self._append(self._incoming.take(rows))
-        return bool(self._incoming)
-
-    def _append(self, fresh: list[Any]) -> None:
+            return 0, False  # the room's newest page comes first; it asks again once it is in
         my_id = self._bridge.agent_id
-        entries = [TimelineEntry.from_message(m, my_id) for m in fresh]
+        entries: list[TimelineEntry] = []
+        while len(entries) < rows and self._incoming and (not entries or time.perf_counter() < deadline):
+            entry = TimelineEntry.from_message(self._incoming.take(1)[0], my_id)
+            self.prepare_row(entry)
+            entries.append(entry)
+        self._append(entries)
+        return len(entries), bool(self._incoming)
+
+    def _append(self, entries: list[TimelineEntry]) -> None:
         ids = {e.message_id for e in entries}
         for row in reversed(range(len(self._outbox))):
             if self._outbox[row].message_id in ids:

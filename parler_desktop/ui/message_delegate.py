@@ -110,6 +110,14 @@ class MessageDelegate(QStyledItemDelegate):
         width = self.row_width()
         return QSize(width, self.row_height(option, index.model(), index.row(), width))
 
+    def prepare_row(self, option: QStyleOptionViewItem, entry: TimelineEntry) -> None:
+        """Lay out the costly part of a row about to be added (``LayoutCache.prepare``). A failure
+        is left for the row's own layout to meet, and show (``row_failures``)."""
+        try:
+            self.layouts.prepare(entry, self.row_width(), option.font)
+        except Exception:  # laid out again as the row is added: a failure is reported there
+            pass
+
     def row_height(self, option: QStyleOptionViewItem, model: TimelineModel, row: int, width: int | None = None) -> int:
         """``sizeHint``'s height, for a view that lays rows out by number (``RowListView``): no
         index is made, and none asked for its model and row, on a new row's way to the screen."""

@@ -119,6 +119,18 @@ class LayoutCache:
             self._documents.move_to_end(entry.key)
         return document
 
+    def _body_at(self, entry: TimelineEntry, font: QFont, width: int) -> QTextDocument:
+        body = self._document(entry, font)
+        body.setTextWidth(width)
+        return body
+
+    def prepare(self, entry: TimelineEntry, width: int, font: QFont) -> None:
+        """Lay out the body of a row about to be added, at a row ``width``: its costliest part,
+        done here so that adding the row finds it done (``TimelineModel.prepare_row``). A body
+        shown behind "Show anyway" (an invalid signature) is not."""
+        if entry.text.strip() and entry.signature is not SignatureState.INVALID:
+            self._body_at(entry, font, body_width(width)).size()  # (Qt lays it out when first asked this)
+
     def _blank(self, font: QFont) -> SafeTextDocument:
         """A blank document in ``font``: the one made ahead, and the next made once idle (a pushed
         message's row is then painted that much sooner)."""
@@ -213,8 +225,7 @@ class LayoutCache:
         if band is not None and not expanded:
             toggle_text = "Show anyway"
         elif entry.text.strip():
-            body = self._document(entry, font)
-            body.setTextWidth(inner)
+            body = self._body_at(entry, font, inner)
             body_height = math.ceil(body.size().height())
             cut = fold(body, COLLAPSED_LINES * metrics.lineSpacing()) if band is None else None
             if band is not None:

@@ -25,6 +25,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QPersistentMod
 from PySide6.QtGui import QDesktopServices, QKeyEvent, QPainter, QPaintEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QPushButton, QWidget
 
+from parler_desktop.app.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline_model import TimelineModel
 from parler_desktop.ui.message_rows_view import MessageRowsView
 from parler_desktop.ui.width_relayout import WidthRelayout
@@ -75,6 +76,7 @@ class TimelineView(MessageRowsView):
         model.olderLoaded.connect(self._older_loaded)
         model.newerLoaded.connect(self._read_more_while_short)
         model.appended.connect(self._appended)
+        model.prepare_row = self._prepare_row
         model.readUpTo.connect(self._update_jump)  # read to the end: nothing left to jump back to
 
     # -- following the bottom ---------------------------------------------------------------
@@ -178,6 +180,9 @@ class TimelineView(MessageRowsView):
         self._pill.setText(f"{self.unseen} new message{'s' if self.unseen != 1 else ''} ↓")
         self._pill.show()
         self._place_overlays()
+
+    def _prepare_row(self, entry: TimelineEntry) -> None:
+        self.message_delegate.prepare_row(self._option(), entry)
 
     def _paint_now(self) -> None:
         """Lay out what waits (rows not added at the end), then paint the new rows now, not a
