@@ -267,9 +267,12 @@ def test_a_backlog_longer_than_a_page_opens_at_the_first_unread_and_pages_forwar
     assert model.entry(model.first_unread_row()).seq == 301 and model.entry(0).seq == 281  # a little context above
     arrived: list[int] = []
     model.appended.connect(arrived.append)
+    prepared: list[str] = []
+    model.prepare_row = lambda entry: prepared.append(entry.key)
     add_messages(qtbot, qloop, session, [message(1001, "team")])  # live, past the window: not appended yet
     qtbot.waitUntil(lambda: arrived == [1], timeout=5000)  # counted for the "new messages" pill
     assert model.newest_seq == 280 + PAGE_SIZE
+    assert prepared == []  # nor laid out by a view: that waits until the reader gets there
     assert model.load_newer()
     qtbot.waitUntil(lambda: model.rowCount() == 2 * PAGE_SIZE, timeout=5000)
     assert model.newest_seq == 280 + 2 * PAGE_SIZE and model.has_newer

@@ -264,7 +264,8 @@ class TimelineModel(TimelineRows):
         entries: list[TimelineEntry] = []
         while len(entries) < rows and self._incoming and (not entries or time.perf_counter() < deadline):
             entry = TimelineEntry.from_message(self._incoming.take(1)[0], my_id)
-            self.prepare_row(entry)
+            if not self.has_newer:  # (else newer ones are only counted: the reader is further up)
+                self.prepare_row(entry)
             entries.append(entry)
         self._append(entries)
         return len(entries), bool(self._incoming)
