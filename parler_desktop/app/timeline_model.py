@@ -253,18 +253,19 @@ class TimelineModel(TimelineRows):
             self._pacer.request()
 
     def _flush_incoming(self, rows: int, deadline: float) -> tuple[int, bool]:
-        """Append up to ``rows`` of the oldest waiting messages, each prepared for its view
-        (``prepare_row``) before any goes in, and none begun past ``deadline`` but the first (see
-        ``append_pacer``). Newer ones go to the bottom; gap fills (a lost push fetched later, our
-        own post stored after a newer push) where their seq belongs. Returns how many were
-        taken, and whether more wait."""
+        """Append up to ``rows`` of the oldest waiting messages, none begun past ``deadline`` but
+        the first (see ``append_pacer``); while the window holds the newest messages, each is
+        prepared for its view (``prepare_row``) before any goes in. Newer ones go to the bottom (or, past a window opened
+        further up, are only counted); gap fills (a lost push fetched later, our own post stored
+        after a newer push) where their seq belongs. Returns how many were taken, and whether more
+        wait."""
         if self._loading:
             return 0, False  # the room's newest page comes first; it asks again once it is in
         my_id = self._bridge.agent_id
         entries: list[TimelineEntry] = []
         while len(entries) < rows and self._incoming and (not entries or time.perf_counter() < deadline):
             entry = TimelineEntry.from_message(self._incoming.take(1)[0], my_id)
-            if not self.has_newer:  # (else newer ones are only counted: the reader is further up)
+            if not self.has_newer:
                 self.prepare_row(entry)
             entries.append(entry)
         self._append(entries)
