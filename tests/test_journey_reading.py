@@ -328,3 +328,35 @@ def test_the_reader_picks_a_message_with_a_click_and_walks_the_rows_with_the_arr
     shown = on_screen(timeline)
     timeline.viewport().repaint()
     assert shown == on_screen(timeline)
+
+
+def test_a_burst_into_the_open_room_is_shown_in_order_and_the_reader_answers_it(qtbot, qloop, desktop, peer):
+    """An agent posts 150 messages back to back into the room the person has open: they go in a
+    frame's worth at a time (``append_pacer``), and the person sees them all, in order, with the
+    newest at the bottom; then types an answer and presses Enter, and the agent receives it."""
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    window = desktop.window
+    view, model = window.timeline, window.timeline_model
+    click_room(qtbot, desktop, team)
+    qtbot.waitUntil(lambda: model.room == team and not model.loading, timeout=5000)
+
+    async def burst() -> int:
+        last = 0
+        for n in range(150):
+            frame = {"op": "send", "target": {"kind": "room", "room": team}, "parts": [{"kind": "text", "text": f"step {n}: **ok**"}]}
+            last = (await peer.ok(frame, "sent"))["seq"]
+        return last
+
+    last = run_coroutine(qtbot, qloop, burst())
+    qtbot.waitUntil(lambda: model.newest_seq == last, timeout=20_000)
+    texts = [model.entry(row).text for row in range(model.rowCount())]
+    assert texts == [f"step {n}: **ok**" for n in range(150 - len(texts), 150)]  # in order (the oldest trimmed while following)
+    newest = model.index(model.rowCount() - 1)
+    qtbot.waitUntil(lambda: view.at_bottom and view.viewport().rect().contains(view.visualRect(newest)), timeout=5000)
+
+    composer = window.composer.edit
+    composer.setFocus()
+    qtbot.keyClicks(composer, "pause, I am reading")
+    qtbot.keyClick(composer, Qt.Key.Key_Return)
+    delivered = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
+    assert delivered["parts"][0]["text"] == "pause, I am reading"
