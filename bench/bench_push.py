@@ -12,7 +12,9 @@ sees it, the pointer resting on the conversation). The window's paint
 passes are timestamped when they end; a message counts as painted at the end of the first pass
 that drew its row. Times are ``perf_counter`` (CLOCK_MONOTONIC, shared by the processes). Then
 the window closes and the same is measured for ``listen --json`` (its stdout read by the agents'
-process).
+process); last, for the floor window (``push_floor.py``): a window of the app's shape that shows
+each pushed message with no client, model or item view, which says how much of the window's time
+any Qt window on this machine would take.
 
 Figures: p50 / p99 in ms and the p50 ratio to the bare subscriber (also to the bare subscriber of
 the second pass, when the window no longer competes with it for the machine's cores); the same
@@ -52,6 +54,7 @@ from bench_ui import wait_for  # noqa: E402
 from support.cli_runner import run_cli, started_cli  # noqa: E402
 from support.hub_fixtures import HubProcess  # noqa: E402
 from support.raw_agent import RawAgent  # noqa: E402
+from push_floor import SHOWN_ROWS, floor_window, show_deliveries  # noqa: E402
 
 from parler_desktop.client.inbox import BoundedInbox  # noqa: E402
 from parler_desktop.identity import Identity, load_or_create_identity  # noqa: E402
@@ -66,6 +69,7 @@ WARMUP = 20
 GAP_SECS = 0.04  # quiet time between messages
 ROOM = "push"
 WINDOW_HOME, LISTEN_HOME = "window-home", "listen-home"
+LISTEN_FIRST, FLOOR_FIRST = 100_000, 200_000  # the number of each pass's first message
 Sent = list[tuple[float, float]]  # per message: (sent at, bare subscriber's delivery at)
 
 
@@ -109,9 +113,9 @@ async def agents(url: str, root: Path, pipe: Connection, count: int, subscriber_
     await bare.ok({"op": "subscribe"}, "subscribed")
     pipe.send(room_code)
 
-    async def run(total: int) -> Sent:
+    async def run(total: int, first: int = 0) -> Sent:
         times = []
-        for n in range(total):
+        for n in range(first, first + total):
             times.append(await send_one(sender, bare, n))
             await asyncio.sleep(GAP_SECS)
         return times
@@ -137,13 +141,15 @@ async def agents(url: str, root: Path, pipe: Connection, count: int, subscriber_
             await asyncio.sleep(0.05)
         rows = []
         for n in range(WARMUP + count):
-            sent_at, bare_at = await send_one(sender, bare, n + 100_000)
-            while label(n + 100_000) not in printed:
+            sent_at, bare_at = await send_one(sender, bare, n + LISTEN_FIRST)
+            while label(n + LISTEN_FIRST) not in printed:
                 await asyncio.sleep(0.001)
-            rows.append((sent_at, bare_at, printed[label(n + 100_000)]))
+            rows.append((sent_at, bare_at, printed[label(n + LISTEN_FIRST)]))
             await asyncio.sleep(GAP_SECS)
         reader.cancel()
     pipe.send(rows)
+    await asyncio.to_thread(pipe.recv)  # the floor window is live in the room
+    pipe.send(await run(WARMUP + count, FLOOR_FIRST))
     for agent in (owner, sender, bare):
         await agent.close()
 
@@ -299,7 +305,9 @@ async def main(count: int) -> tuple[StageWatch, PaintWatch, Sent]:
         root = Path(directory)
         hub = HubProcess(root / "hub.sqlite3", 0, ["--relaxed-limits"], root).start()
         homes = [Home.resolve(root / name).ensure() for name in (WINDOW_HOME, LISTEN_HOME)]
+        floor_identity = Identity.generate()
         subscriber_ids = [load_or_create_identity(home.key_file).agent_id for home in homes]  # as they will use
+        subscriber_ids.append(floor_identity.agent_id)
         context = multiprocessing.get_context("spawn")
         ours, theirs = context.Pipe()
         child = context.Process(target=agents_process, args=(hub.url, directory, theirs, count, subscriber_ids), daemon=True)
@@ -336,6 +344,7 @@ async def main(count: int) -> tuple[StageWatch, PaintWatch, Sent]:
             desktop.window.close()
             ours.send("listen")
             rows = (await asyncio.to_thread(ours.recv))[WARMUP:]
+            floor_painted, floor_bare = await floor_pass(hub.url, code, floor_identity, ours, count)
             await asyncio.to_thread(child.join, 30)
         finally:
             if child.is_alive():
@@ -357,7 +366,33 @@ async def main(count: int) -> tuple[StageWatch, PaintWatch, Sent]:
         f"push -> row painted p50 against the bare subscriber p50 of the listen pass"
         f" ({percentile(listen_bare, 0.5) * 1000:.2f} ms): {percentile(painted, 0.5) / percentile(listen_bare, 0.5):.2f}x"
     )
+    report(f"push -> row painted by the floor window ({count} messages, push_floor.py)", floor_painted, floor_bare)
+    print(f"the window's push -> row painted p50 over the floor window's: {percentile(painted, 0.5) / percentile(floor_painted, 0.5):.2f}x")
     return stages, watch, sent
+
+
+async def floor_pass(url: str, code: str, identity: Identity, pipe: Connection, count: int) -> tuple[list[float], list[float]]:
+    """The floor window's pass (``push_floor``): per message, (painted, bare subscriber's delivery)
+    in seconds after the send."""
+    window, timeline = floor_window(1200, 800)  # the size of the app's window above
+    window.show()
+    subscriber = await RawAgent.connect(url, identity, name="floor")
+    await subscriber.ok({"op": "redeem", "code": code}, "joined")
+    await subscriber.ok({"op": "subscribe"}, "subscribed")
+    for n in range(SHOWN_ROWS):  # a conversation already full, as the app's window's
+        timeline.add(f"earlier message {n}")
+    shower = asyncio.create_task(show_deliveries(subscriber, timeline.add))
+    try:
+        await asyncio.sleep(0.5)
+        pipe.send("floor")
+        sent = await asyncio.to_thread(pipe.recv)
+        await wait_for(lambda: label(FLOOR_FIRST + WARMUP + count - 1) in timeline.painted, 30)
+    finally:
+        shower.cancel()
+        await subscriber.close()
+        window.close()
+    painted = [timeline.painted[label(FLOOR_FIRST + n)] - sent_at for n, (sent_at, _) in enumerate(sent)][WARMUP:]
+    return painted, [bare_at - sent_at for sent_at, bare_at in sent][WARMUP:]
 
 
 def run(count: int) -> tuple[StageWatch, PaintWatch, Sent]:
