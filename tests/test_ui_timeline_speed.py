@@ -114,6 +114,28 @@ def test_a_burst_s_rows_are_laid_out_before_they_go_in_and_none_is_begun_past_th
     assert sum(inserts) == 40 and max(inserts) <= math.ceil(PREPARE_MS / 5)
 
 
+def test_a_new_message_s_body_is_laid_out_once_on_its_way_to_the_screen(qtbot, qloop, session, bridge, monkeypatch):
+    """Its body is laid out as the row is prepared; measuring the row and painting it use that
+    layout. (Qt lays a whole document out again on every ``setTextWidth``, even to the width it
+    already has: measuring did so, as long again as the body's own layout.)"""
+    view = opened(qtbot, qloop, session, bridge, 30)
+    layouts_done: list[int] = []  # per body made from now on: how many times it was laid out
+    fill = message_layout.fill_document
+
+    def counted_fill(document, text):  # noqa: ANN001, ANN202
+        filled = fill(document, text)
+        layouts_done.append(0)
+        number = len(layouts_done) - 1
+        filled.documentLayout().update.connect(lambda _area: layouts_done.__setitem__(number, layouts_done[number] + 1))
+        return filled
+
+    monkeypatch.setattr(message_layout, "fill_document", counted_fill)
+    add_messages(qtbot, qloop, session, [message(100, "team", "the **build** is green, `pytest -q` passed")])
+    qtbot.waitUntil(lambda: view.model().newest_seq == 100, timeout=5000)
+    view.viewport().repaint()
+    assert at_bottom(view) and layouts_done == [1]
+
+
 def test_an_append_lays_out_only_the_new_row(qtbot, qloop, session, bridge, monkeypatch):
     view = opened(qtbot, qloop, session, bridge, 150)
     laid_out = counting_layouts(monkeypatch)

@@ -21,7 +21,7 @@ from parler_desktop.protocol.readable import readable
 from parler_desktop.protocol.values import SignatureState
 from parler_desktop.ui.links import link_tooltip
 from parler_desktop.ui.markdown import markdown_document
-from parler_desktop.ui.message_layout import DATE_HEIGHT, DIVIDER_HEIGHT, PAD, WARNING, LayoutCache, RowLayout, body_width, shows_role
+from parler_desktop.ui.message_layout import DATE_HEIGHT, DIVIDER_HEIGHT, PAD, WARNING, LayoutCache, RowLayout, body_width, fit_width, shows_role
 from parler_desktop.ui.row_painting import paint_card, paint_rule, paint_status
 from parler_desktop.ui.row_sizes import RowSizes
 from parler_desktop.ui.row_text import full_date, shown_name
@@ -218,9 +218,8 @@ class MessageDelegate(QStyledItemDelegate):
         painter.restore()
 
     def _fit_body(self, layout: RowLayout) -> None:
-        inner = body_width(self.row_width())
-        if layout.body is not None and layout.body.textWidth() != inner:  # shared by the row's layouts at other widths
-            layout.body.setTextWidth(inner)
+        if layout.body is not None:  # shared by the row's layouts at other widths
+            fit_width(layout.body, body_width(self.row_width()))
 
     def text_position(self, option: QStyleOptionViewItem, index: QModelIndex, point: QPoint, clamp: bool = False) -> int | None:
         """The character of the row's shown body under ``point`` (viewport coordinates); None

@@ -80,6 +80,14 @@ def body_width(row_width: int) -> int:
     return max(50, row_width - 2 * PAD - ICON_WIDTH)
 
 
+def fit_width(document: QTextDocument, width: float) -> None:
+    """Lay ``document`` out at ``width`` unless it already is: Qt lays a whole document out again
+    on every ``setTextWidth``, even to the width it has (on a new row's way to the screen, that
+    was its body's layout done twice)."""
+    if document.textWidth() != width:
+        document.setTextWidth(width)
+
+
 def shows_role(entry: TimelineEntry) -> bool:
     """A role is worth showing only when it says more than the name."""
     role = (entry.sender_role or "").strip().lower()
@@ -121,7 +129,7 @@ class LayoutCache:
 
     def _body_at(self, entry: TimelineEntry, font: QFont, width: int) -> QTextDocument:
         body = self._document(entry, font)
-        body.setTextWidth(width)
+        fit_width(body, width)
         return body
 
     def prepare(self, entry: TimelineEntry, width: int, font: QFont) -> None:
