@@ -70,6 +70,25 @@ async def test_join_reports_a_bad_invite(hub, tmp_path):
     assert "invite problem" in result.stderr
 
 
+async def test_join_gives_up_on_a_hub_it_cannot_reach_once_its_timeout_has_passed(tmp_path, refused_port):
+    """Without ``--timeout`` it tries again until interrupted (as ``listen`` without
+    ``--max-retries``): a script that joins a wrong address would never end."""
+    result = await run_cli(tmp_path / "home", "join", "--hub", f"127.0.0.1:{refused_port}", "--timeout", "1", "ABCD2345")
+    assert result.status == 1
+    assert "cannot reach the hub" in result.stderr  # each try, as it failed
+    assert "no answer from the hub within 1 s; not joined" in result.stderr
+
+
+@pytest.mark.parametrize("command", [["join", "ABCD2345"], ["send", "--room", "team", "hi"]])
+@pytest.mark.parametrize("timeout", ["0", "-1", "nan", "soon"])
+def test_a_timeout_must_be_a_number_of_seconds_more_than_0(command, timeout, capsys):
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args([command[0], "--timeout", timeout, *command[1:]])
+    assert exited.value.code == 2
+    assert f"argument --timeout: '{timeout}' is not a number of seconds more than 0" in capsys.readouterr().err
+    assert build_parser().parse_args([command[0], "--timeout", "2.5", *command[1:]]).timeout == 2.5
+
+
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGINT])
 async def test_an_interrupted_send_is_flushed_by_the_next_one(hub, raw_agent, tmp_path, signum):
     peer, link = await team(raw_agent, hub)

@@ -16,7 +16,7 @@ import sys
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.events import ConnectionState, OutboxChanged, OutboxItem, OutboxStatus, SessionEvent, StateChanged
 from parler_desktop.client.headless import (
-    CA_FILE_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report, run_session, trusted_ca,
+    CA_FILE_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report, run_session, seconds, trusted_ca,
 )
 from parler_desktop.client.session import HubSession
 from parler_desktop.paths import Home
@@ -37,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentPa
     sub.add_argument("--client-id", metavar="ID", help="idempotency key: re-running with the same ID never posts twice")
     sub.add_argument("--mention", action="append", default=[], metavar="NAME", help="mention an agent (repeatable)")
     sub.add_argument(
-        "--timeout", type=float, metavar="SECONDS",
+        "--timeout", type=seconds, metavar="SECONDS",
         help="stop waiting for the hub after SECONDS: the message stays queued and the exit status is 3",
     )
     sub.add_argument("text", metavar="TEXT", help="the message; - reads it from stdin")
@@ -95,9 +95,6 @@ def run(args: argparse.Namespace) -> int:
         options = trusted_ca(args.ca_file)
     except ValueError as error:
         report(COMMAND, str(error))
-        return EXIT_USAGE
-    if args.timeout is not None and args.timeout <= 0:
-        report(COMMAND, "--timeout must be more than 0 seconds")
         return EXIT_USAGE
     text = sys.stdin.read() if args.text == "-" else args.text
 

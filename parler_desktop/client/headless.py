@@ -3,6 +3,7 @@ session until done or signalled, and one-line state reports for stderr."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import logging
@@ -28,6 +29,17 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 CA_FILE_HELP = "for a wss:// hub with a private certificate authority: trust only this CA file (PEM)"
+
+
+def seconds(text: str) -> float:
+    """A ``--timeout`` (an argparse type): a number of seconds more than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not value > 0:  # (NaN too)
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds more than 0")
+    return value
 
 
 def choose_hub_url(explicit: str | None, home: Home, *, from_link: str | None = None) -> str:
