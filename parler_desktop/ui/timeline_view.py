@@ -155,8 +155,7 @@ class TimelineView(MessageRowsView):
     def rowsInserted(self, parent: QModelIndex, start: int, end: int) -> None:
         """Rows added at the end while following are painted now (``_paint_now``), in a frame
         of their own, and the scroll bar's new range in the frame after it: painted in the same
-        frame, the bar (which is not opaque) had Qt paint the four widgets behind it too, ~1 ms
-        between the row's paint and the frame that shows it."""
+        frame, the bar's repaint came between the row's paint and the frame that shows it."""
         count = self._model.rowCount()
         following = self.at_bottom and end == count - 1
         if following:
@@ -198,6 +197,10 @@ class TimelineView(MessageRowsView):
             # its pixels. (Not in ``viewportEvent``: that runs for each of the viewport's events,
             # the paint of each pushed message included.)
             self.viewport().setAutoFillBackground(True)  # (not _viewport: this may come before __init__ holds it)
+            # The scroll bar is not opaque: unless the container Qt holds it in fills its own
+            # background, each repaint of the bar (one a pushed message: its range grew) also
+            # paints the four widgets behind it, ~0.7 ms.
+            self.verticalScrollBar().parentWidget().setAutoFillBackground(True)
         return handled
 
     def _older_loaded(self, _count: int) -> None:
