@@ -467,12 +467,13 @@ def test_the_scroll_bar_s_new_range_paints_none_of_the_widgets_behind_it(qtbot, 
     conversation's frame, the splitter and the other widgets it sits on (~0.7 ms a message)."""
     team, view = following_forty(qtbot, qloop, desktop, peer)
     bar = view.verticalScrollBar()
-    behind: dict[str, QWidget] = {}
+    behind: list[QWidget] = []  # every widget the bar's container sits on, up to the window
     widget = bar.parentWidget().parentWidget()
     while widget is not None:
-        behind[f"{type(widget).__name__} {widget.objectName()}"] = widget
+        behind.append(widget)
         widget = widget.parentWidget()
-    frames = FramesPainted(desktop.window, {"scroll bar": bar, **behind})
+    named = {f"behind {n}: {type(widget).__name__} {widget.objectName()}": widget for n, widget in enumerate(behind)}
+    frames = FramesPainted(desktop.window, {"scroll bar": bar, **named})
     post_as(qtbot, qloop, peer, team, "one more")
     qtbot.waitUntil(lambda: frames.painted("scroll bar"), timeout=5000)
     bar_frame = next(frame for frame in frames.frames if "scroll bar" in frame)
