@@ -119,21 +119,21 @@ def test_a_new_message_s_body_is_laid_out_once_on_its_way_to_the_screen(qtbot, q
     layout. (Qt lays a whole document out again on every ``setTextWidth``, even to the width it
     already has: measuring did so, as long again as the body's own layout.)"""
     view = opened(qtbot, qloop, session, bridge, 30)
-    layouts_done: list[int] = []  # per body made from now on: how many times it was laid out
+    layouts_done: list[list[object]] = []  # per body made from now on: each time it was laid out
     fill = message_layout.fill_document
 
     def counted_fill(document, text):  # noqa: ANN001, ANN202
         filled = fill(document, text)
-        layouts_done.append(0)
-        number = len(layouts_done) - 1
-        filled.documentLayout().update.connect(lambda _area: layouts_done.__setitem__(number, layouts_done[number] + 1))
+        done: list[object] = []
+        layouts_done.append(done)
+        filled.documentLayout().update.connect(lambda area: done.append(area))
         return filled
 
     monkeypatch.setattr(message_layout, "fill_document", counted_fill)
     add_messages(qtbot, qloop, session, [message(100, "team", "the **build** is green, `pytest -q` passed")])
     qtbot.waitUntil(lambda: view.model().newest_seq == 100, timeout=5000)
     view.viewport().repaint()
-    assert at_bottom(view) and layouts_done == [1]
+    assert at_bottom(view) and [len(done) for done in layouts_done] == [1]
 
 
 def test_an_append_lays_out_only_the_new_row(qtbot, qloop, session, bridge, monkeypatch):
