@@ -255,10 +255,10 @@ class TimelineModel(TimelineRows):
     def _flush_incoming(self, rows: int, deadline: float) -> tuple[int, bool]:
         """Append up to ``rows`` of the oldest waiting messages, none begun past ``deadline`` but
         the first (see ``append_pacer``); while the window holds the newest messages, each is
-        prepared for its view (``prepare_row``) before any goes in. Newer ones go to the bottom (or, past a window opened
-        further up, are only counted); gap fills (a lost push fetched later, our own post stored
-        after a newer push) where their seq belongs. Returns how many were taken, and whether more
-        wait."""
+        prepared for its view (``prepare_row``) before any goes in. Newer ones go to the bottom
+        (or, past a window opened further up, are only counted); gap fills (a lost push fetched
+        later, our own post stored after a newer push) where their seq belongs. Returns how many
+        were taken, and whether more wait."""
         if self._loading:
             return 0, False  # the room's newest page comes first; it asks again once it is in
         my_id = self._bridge.agent_id

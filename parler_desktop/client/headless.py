@@ -34,12 +34,11 @@ CA_FILE_HELP = "for a wss:// hub with a private certificate authority: trust onl
 def seconds(text: str) -> float:
     """A ``--timeout`` (an argparse type): a number of seconds more than 0."""
     try:
-        value = float(text)
+        if (value := float(text)) > 0:  # (not NaN)
+            return value
     except ValueError:
-        value = 0.0
-    if not value > 0:  # (NaN too)
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds more than 0")
-    return value
+        pass
+    raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds more than 0")
 
 
 def choose_hub_url(explicit: str | None, home: Home, *, from_link: str | None = None) -> str:
