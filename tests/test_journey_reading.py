@@ -360,3 +360,38 @@ def test_a_burst_into_the_open_room_is_shown_in_order_and_the_reader_answers_it(
     qtbot.keyClick(composer, Qt.Key.Key_Return)
     delivered = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
     assert delivered["parts"][0]["text"] == "pause, I am reading"
+
+
+def test_returning_to_a_room_left_at_the_bottom_opens_at_its_first_unread_and_reads_only_what_was_on_screen(
+    qtbot, qloop, desktop, peer
+):
+    """Issue 32.1, its steps: the window is on "big" and has read its one message; the reader
+    opens "other"; 60 three-line messages arrive in "big"; Ctrl+K, "big", Enter opens it again."""
+    big = join_room(qtbot, qloop, desktop, peer, "big")
+    other = join_room(qtbot, qloop, desktop, peer, "other")
+    window = desktop.window
+    activate(qtbot, desktop)
+    first = post_as(qtbot, qloop, peer, big, "the one message")["seq"]
+    qtbot.waitUntil(lambda: unread(desktop, big) == 1, timeout=10_000)
+    click_room(qtbot, desktop, big)
+    qtbot.waitUntil(lambda: window.rooms.summary(big).cursor == first, timeout=10_000)
+    click_room(qtbot, desktop, other)
+    seqs = [post_as(qtbot, qloop, peer, big, tall(n))["seq"] for n in range(60)]
+    qtbot.waitUntil(lambda: unread(desktop, big) == 60, timeout=10_000)
+    assert "60 unread" in window.windowTitle()
+
+    qtbot.keyClick(window.timeline, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(window.room_panel.filter, "big")
+    qtbot.keyClick(window.room_panel.filter, Qt.Key.Key_Return)
+    view, model = window.timeline, window.timeline_model
+    qtbot.waitUntil(lambda: model.room == big and not model.loading, timeout=5000)
+    row = model.first_unread_row()
+    assert row is not None and model.entry(row).seq == seqs[0]  # the "New messages" divider is over the first
+    qtbot.waitUntil(lambda: view.visualRect(model.index(row)).top() in range(0, 4), timeout=5000)
+    qtbot.waitUntil(lambda: 0 < view.seen_seq < seqs[-1], timeout=5000)
+    seen = view.seen_seq
+    qtbot.waitUntil(lambda: window.rooms.summary(big).cursor == seen, timeout=10_000)
+    still_below = sum(1 for seq in seqs if seq > seen)
+    assert still_below > 40 and unread(desktop, big) == still_below
+    assert hub_unread(qtbot, qloop, desktop, big) == still_below
+    assert f"{still_below} unread" in window.windowTitle() and not window.read_tracker.may_read()

@@ -51,7 +51,10 @@ def _opening_page(store: LocalStore, room: str, landing: str | int) -> tuple[int
     total = store.message_count(room)
     cursor = store.cursor(room)
     first_unread = store.row_of_seq(room, cursor)
-    at_unread = landing == "unread" and total - first_unread > PAGE_SIZE
+    # The newest page holds every unread message and a read one above them only when fewer
+    # than a page are unread: at exactly a page it starts at the first unread, where the model
+    # cannot tell it from one with more above, and the room opened at the bottom (issue 32.1).
+    at_unread = landing == "unread" and total - first_unread >= PAGE_SIZE
     offset = max(0, first_unread - CONTEXT_ROWS) if at_unread else max(0, total - PAGE_SIZE)
     if isinstance(landing, int):  # one message, with a little context above it
         offset = min(offset, max(0, store.row_of_seq(room, landing - 1) - CONTEXT_ROWS))
