@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QHelpEvent
-from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton, QToolTip
+from PySide6.QtWidgets import QApplication, QLineEdit, QMessageBox, QPushButton, QToolTip
 from support.cli_runner import run_cli
 from support.desktop_fixtures import click_room, join_room, post_as, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
@@ -173,3 +173,30 @@ def test_a_post_sent_from_a_script_on_the_window_s_home_shows_at_once(qtbot, qlo
     qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
     entry = window.timeline_model.entry(0)
     assert entry.text == "from a script" and entry.mine
+
+
+def test_choosing_from_the_switcher_leaves_the_whole_room_list_and_a_joined_room_shows_in_it(qtbot, qloop, desktop, peer):
+    """Issue 32.2, its steps: Ctrl+K, a name and Enter open the room and leave every room listed,
+    including one joined next through Hub → Join with a code…"""
+    from test_journey_quitting import visible
+
+    join_room(qtbot, qloop, desktop, peer, "other")
+    big = join_room(qtbot, qloop, desktop, peer, "big")
+    window = desktop.window
+    panel = window.room_panel
+    qtbot.keyClick(window.timeline, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(panel.filter, "big")
+    assert panel.proxy.rowCount() == 1
+    qtbot.keyClick(panel.filter, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.timeline_model.room == big, timeout=5000)
+    assert panel.filter.text() == "" and panel.proxy.rowCount() == 2 and panel.current_room() == big
+
+    invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": "fresh"}, "invited"))
+    qtbot.keyClicks(panel.filter, "big")  # a filter typed by hand is still there when a room is joined…
+    dialog = window.room_actions.join_with_code()
+    qtbot.keyClicks(dialog.focusWidget(), invited["code"])
+    qtbot.keyClick(dialog.focusWidget(), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.timeline_model.room == invited["room"], timeout=10_000)  # …and the room opens in the list
+    assert panel.filter.text() == "" and panel.proxy.rowCount() == 3 and panel.current_room() == invited["room"]
+    qtbot.waitUntil(lambda: visible(window, QMessageBox, "roomActionMessage") is not None, timeout=5000)
+    visible(window, QMessageBox, "roomActionMessage").accept()

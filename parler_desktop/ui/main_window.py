@@ -183,7 +183,7 @@ class MainWindow(QMainWindow):
         self._open_pending_room()
 
     def _open_pending_room(self) -> None:
-        if self._pending_room is not None and self.room_panel.select_room(self._pending_room):
+        if self._pending_room is not None and self.room_panel.reveal_room(self._pending_room):
             self._pending_room = None
 
     def _update_room_title(self, *_changed: object) -> None:

@@ -72,7 +72,7 @@ class RoomListPanel(QWidget):
     """Filter box + room list; emits ``roomChosen(name)`` when the human moves the selection.
 
     Typing in the filter never opens a room by itself (Qt moves the current row when the shown
-    room is filtered out); Enter or a click does.
+    room is filtered out); Enter or a click does, and Enter clears the filter.
     """
 
     roomChosen = Signal(str)
@@ -135,11 +135,23 @@ class RoomListPanel(QWidget):
         self.filter.setFocus()
         self.filter.selectAll()
 
+    def reveal_room(self, name: str) -> bool:
+        """Select ``name``, clearing a filter that hides it (a room just joined or created)."""
+        if self.select_room(name):
+            return True
+        if self.filter.text():
+            self.filter.clear()
+            return self.select_room(name)
+        return False
+
     def _choose_first(self) -> None:
+        """Enter in the filter opens its first room and leaves the whole list again, as a
+        switcher does: a filter left behind hid every other room, even one joined next."""
         if self.proxy.rowCount():
             first = self.proxy.index(0, 0)
             self.view.setCurrentIndex(first)  # may already be current: choose it explicitly
             self._choose(first)
+            self.filter.clear()
             self.view.setFocus()
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
