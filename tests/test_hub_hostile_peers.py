@@ -1,8 +1,9 @@
 """Raw-socket attacks on the hub, each with legitimate agents served meanwhile.
 
 A peer that never authenticates cannot keep its socket (the handshake deadline is absolute), one
-address cannot hold the connection cap with such sockets, a deeply nested frame is a
-``bad_frame`` before anything is stored, and a stored message is always answered ``sent``.
+address cannot hold the connection cap with such sockets, nor can many addresses together, a
+deeply nested frame is a ``bad_frame`` before anything is stored, and a stored message is always
+answered ``sent``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import json
 import time
 
 import pytest
-from websockets.exceptions import ConnectionClosed
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from parler_desktop.protocol.json_nesting import nesting_exceeds
 from support.raw_agent import RawAgent, make_room
@@ -101,6 +103,74 @@ async def test_agents_are_served_through_a_flood_of_unauthenticated_sockets(hub_
         assert (await bob.recv_delivery())["seq"] == sent["seq"]
     for socket in served:  # the junk never kept them: they end at the deadline
         assert (await socket.recv(timeout=10))["code"] == "timeout"
+
+
+@pytest.mark.timeout(30)
+async def test_a_full_hub_drops_unauthenticated_sockets_never_sessions(hub_factory, raw_agent):
+    hub = hub_factory(limits={"max_connections": 4, "max_unauthenticated": 2})
+    alice = await raw_agent(hub.url, name="alice")
+    first, second = [await raw_agent(hub.url, handshake=False, source=ATTACKER) for _ in range(2)]
+    assert await accepted(first) and await accepted(second)
+
+    third = await raw_agent(hub.url, handshake=False, source=ATTACKER)  # the unauthenticated share is full
+    assert await accepted(third)
+    assert await first.recv() == {"type": "error", "message": "hub at capacity — try again shortly", "code": "at_capacity"}
+    await first.wait_closed()
+
+    newcomer = await raw_agent(hub.url, handshake=False, source="127.0.0.3")  # drops the attacker's older one
+    assert await accepted(newcomer) and (await second.recv())["code"] == "at_capacity"
+    fourth = await raw_agent(hub.url, handshake=False, source=ATTACKER)  # one each now: the older goes
+    assert await accepted(fourth) and (await third.recv())["code"] == "at_capacity"
+    assert (await newcomer.handshake())["type"] == "welcome"
+
+    sessions = [alice, newcomer] + [await raw_agent(hub.url, name=name) for name in ("bob", "carol")]
+    assert (await fourth.recv())["code"] == "at_capacity"  # carol took the last unauthenticated seat
+    refused = await raw_agent(hub.url, handshake=False)  # only sessions now: they are never dropped
+    assert await refused.recv() == {"type": "error", "message": "hub at capacity — try again shortly", "code": "at_capacity"}
+    for session in sessions:
+        assert (await session.ok({"op": "ping"}))["type"] == "pong"
+
+
+async def redial_unauthenticated(url: str, source: str, stop: asyncio.Event, dialed: set[int]) -> None:
+    """An attacking socket from ``source`` that never authenticates and dials again whenever it is
+    dropped or refused, until ``stop``; it joins ``dialed`` once its first dial has an answer."""
+    while not stop.is_set():
+        try:
+            ws = await connect(url, local_addr=(source, 0), ping_interval=None, open_timeout=10)
+        except (InvalidHandshake, OSError, TimeoutError):  # HTTP 429, say: dial again
+            dialed.add(id(asyncio.current_task()))
+            continue
+        dialed.add(id(asyncio.current_task()))
+        closed = asyncio.ensure_future(ws.wait_closed())
+        stopped = asyncio.ensure_future(stop.wait())
+        await asyncio.wait([closed, stopped], return_when=asyncio.FIRST_COMPLETED)
+        stopped.cancel()
+        await ws.close()
+
+
+@pytest.mark.timeout(45)
+async def test_many_addresses_of_unauthenticated_sockets_cannot_lock_agents_out(hub_factory, raw_agent):
+    """1,200 sockets from 200 loopback addresses (6 each, under the per-address cap), redialing
+    when dropped, against the reference connection cap: a new agent from another address still
+    authenticates and works, and an agent that was already in keeps its session."""
+    hub = hub_factory()
+    bob = await raw_agent(hub.url, name="bob")
+    await bob.ok({"op": "subscribe"}, "subscribed")
+    stop, dialed = asyncio.Event(), set()
+    sources = [f"127.0.1.{number}" for number in range(1, 201)]
+    attack = [
+        asyncio.create_task(redial_unauthenticated(hub.url, source, stop, dialed)) for source in sources for _ in range(6)
+    ]
+    try:
+        while len(dialed) < len(attack):  # every attacking socket has been admitted or refused once
+            await asyncio.sleep(0.05)
+        alice = await raw_agent(hub.url, name="alice")
+        room = await make_room(alice, "through-the-flood", bob)
+        sent = await alice.ok(send_frame(room, [{"kind": "text", "text": "still here"}]), "sent")
+        assert (await bob.recv_delivery())["seq"] == sent["seq"]
+    finally:
+        stop.set()
+        await asyncio.wait_for(asyncio.gather(*attack), 20)
 
 
 @pytest.mark.parametrize(

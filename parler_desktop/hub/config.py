@@ -37,8 +37,9 @@ class HubLimits:
     max_blob_storage_bytes: int = 1024 * MIB
     upload_reservation_pool_bytes: int = 50 * MIB
     max_connections: int = 1024
-    # Sockets from one address that have not finished the handshake: one address cannot hold the
-    # connection cap with sockets that never authenticate.
+    # Sockets that have not finished the handshake, all addresses together (the rest of the cap is
+    # kept for authenticated sessions) and from one address (admission.py says how they are dropped).
+    max_unauthenticated: int = 256
     max_handshaking_per_address: int = 64
     max_hellos: int = 4
     max_owned_rooms: int = 1000

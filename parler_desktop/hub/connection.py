@@ -16,6 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode
 
 from parler_desktop.disk_errors import is_disk_full
+from parler_desktop.hub.admission import HUB_FULL, Seat
 from parler_desktop.hub.context import HubContext, OpError, SessionState
 from parler_desktop.hub.handshake import handle_hello
 from parler_desktop.hub.ops.blobs import receive_blob_bytes, release_upload
@@ -36,36 +37,48 @@ def remote_host(ws: ServerConnection) -> str:
 
 
 class ClientConnection:
-    """Serves one socket that holds one of its address's handshake slots until it authenticates."""
+    """Serves one socket, if the hub's admission gives it a seat (admission.py)."""
 
     def __init__(self, ctx: HubContext, ws: ServerConnection, address: str) -> None:
         self._ctx = ctx
         self._ws = ws
         self.session = SessionState(ws=ws, remote=address)
-        self._holds_handshake_slot = True
         self._last_frame = time.monotonic()
         self._idle_timer: asyncio.TimerHandle | None = None
         self._idle_close: asyncio.Task[None] | None = None  # held: the loop keeps only weak references
+        self._eviction: asyncio.Task[None] | None = None  # held likewise
 
     async def run(self) -> None:
+        seat = self._ctx.admission.admit(self.session.remote, self._evict)
+        if isinstance(seat, str):
+            await reject_at_capacity(self._ws, seat)
+            return
+        self._ctx.stats.connections_total += 1
         log.info("connection from %s", self.session.remote)
         try:
-            await self._serve()
+            await self._serve(seat)
         except ConnectionClosed:
             pass
         finally:
-            self._cleanup()
+            self._cleanup(seat)
             log.info("connection from %s (%s) ended", self.session.remote, self.session.agent or "unauthenticated")
+        if self._eviction is not None:
+            await self._eviction  # its at_capacity frame and close go out before the handler returns
 
-    async def _serve(self) -> None:
+    def _evict(self) -> None:
+        """A newer socket took this one's seat before it authenticated: ``at_capacity``, then close."""
+        self._eviction = asyncio.get_running_loop().create_task(reject_at_capacity(self._ws, HUB_FULL))
+
+    async def _serve(self, seat: Seat) -> None:
         limits = self._ctx.config.limits
         session = self.session
         # One deadline for the whole handshake: frames that do not authenticate never extend it.
         handshake_deadline = asyncio.get_running_loop().time() + limits.handshake_timeout_secs
         while True:
             if session.authenticated:
-                if self._holds_handshake_slot:
-                    self._release_handshake_slot()
+                if not seat.authenticated:
+                    if not self._ctx.admission.authenticate(seat):
+                        return  # evicted while its last hello was answered
                     self._watch_idleness()
                 data = await self._ws.recv()
                 self._last_frame = time.monotonic()
@@ -150,14 +163,9 @@ class ClientConnection:
         await self._ws.send(encode(ErrorFrame(message=message, code=code)))
         await self._ws.close(close_code, message[:100])
 
-    def _release_handshake_slot(self) -> None:
-        self._holds_handshake_slot = False
-        self._ctx.handshaking.release(self.session.remote)
-
-    def _cleanup(self) -> None:
+    def _cleanup(self, seat: Seat) -> None:
         session = self.session
-        if self._holds_handshake_slot:
-            self._release_handshake_slot()
+        self._ctx.admission.leave(seat)
         if self._idle_timer is not None:
             self._idle_timer.cancel()
         release_upload(self._ctx, session)

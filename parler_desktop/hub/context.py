@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from websockets.asyncio.server import ServerConnection
 
+from parler_desktop.hub.admission import Admission
 from parler_desktop.hub.blobfiles import BlobFiles, UploadReservations
 from parler_desktop.hub.config import HubConfig
 from parler_desktop.hub.dbworker import DbWorker
@@ -49,27 +50,6 @@ class RateBudgets:
         self.http_per_ip = FixedWindowLimiter(limits.http_per_ip)
 
 
-class HandshakeSlots:
-    """Sockets per remote address that have not authenticated yet, capped per address."""
-
-    def __init__(self, per_address: int) -> None:
-        self._per_address = per_address
-        self._open: dict[str, int] = {}
-
-    def take(self, address: str) -> bool:
-        """Count one more handshaking socket from ``address``; False (nothing counted) when full."""
-        count = self._open.get(address, 0)
-        if count >= self._per_address:
-            return False
-        self._open[address] = count + 1
-        return True
-
-    def release(self, address: str) -> None:
-        count = self._open.pop(address) - 1
-        if count:
-            self._open[address] = count
-
-
 @dataclass
 class HubContext:
     config: HubConfig
@@ -81,12 +61,11 @@ class HubContext:
     blobs: BlobFiles = field(init=False)
     reservations: UploadReservations = field(init=False)
     stats: HubStats = field(default_factory=HubStats)
-    live_connections: int = 0
-    handshaking: HandshakeSlots = field(init=False)
+    admission: Admission = field(init=False)
 
     def __post_init__(self) -> None:
         limits = self.config.limits
-        self.handshaking = HandshakeSlots(limits.max_handshaking_per_address)
+        self.admission = Admission(limits)
         self.subscribers = Subscribers(self.config.faults)
         self.blobs = BlobFiles(self.config.resolved_blob_dir)
         self.reservations = UploadReservations(

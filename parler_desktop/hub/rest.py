@@ -32,7 +32,7 @@ async def api_hub(ctx: HubContext, description: dict) -> Response:
             "agents": agents,
             "publicAgents": public,
             "stats": {
-                "liveConnections": ctx.live_connections,
+                "liveConnections": ctx.admission.live,
                 "connectionsTotal": ctx.stats.connections_total,
                 "messagesTotal": ctx.stats.messages_total,
                 "estimatedTokensTotal": ctx.stats.tokens_total,

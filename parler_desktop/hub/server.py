@@ -10,7 +10,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from parler_desktop.file_lock import ExclusiveFileLock
 from parler_desktop.hub.config import MIB, HubConfig
-from parler_desktop.hub.connection import ClientConnection, reject_at_capacity, remote_host
+from parler_desktop.hub.connection import ClientConnection, remote_host
 from parler_desktop.hub.context import HubContext, RateBudgets
 from parler_desktop.hub.db_lock import lock_database
 from parler_desktop.hub.dbworker import DbWorker
@@ -92,19 +92,7 @@ class Hub:
     async def _handle(self, ws: ServerConnection) -> None:
         ctx = self._ctx
         assert ctx is not None
-        if ctx.live_connections >= self.config.limits.max_connections:
-            await reject_at_capacity(ws, "hub at capacity — try again shortly")
-            return
-        address = remote_host(ws)
-        if not ctx.handshaking.take(address):  # released by the connection once it authenticates
-            await reject_at_capacity(ws, "too many connections from your address are still authenticating — try again shortly")
-            return
-        ctx.live_connections += 1
-        ctx.stats.connections_total += 1
-        try:
-            await ClientConnection(ctx, ws, address).run()
-        finally:
-            ctx.live_connections -= 1
+        await ClientConnection(ctx, ws, remote_host(ws)).run()
 
     async def stop(self) -> None:
         """Close every socket (1001), release parked polls, finish queued database work."""
