@@ -70,7 +70,7 @@ ALLOWED = {
     "instance_lock.py": {"paths", "file_lock"},
     "settings.py": {"paths", "atomic_file", "disk_errors", "protocol"},
     "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file", "disk_errors"},
-    "store": {"store", "protocol", "disk_errors"},
+    "store": {"store", "protocol", "disk_errors", "file_lock"},
     "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors"},
     "demo": {"demo", "client", "protocol", "identity"},
     "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file", "disk_errors", "assets"},

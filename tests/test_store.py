@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parler_desktop.protocol.values import EndpointRef, RoomInfo, RosterEntry, StoredMessage
-from parler_desktop.store import LocalStore, RoomSummary, StoreError, StoreProblem
+from parler_desktop.store import LocalStore, RoomSummary, StoreError, StoreProblem, outbox_path
 from parler_desktop.store import database
 from parler_desktop.store.schema import SCHEMA_VERSION
 
@@ -69,6 +69,7 @@ def test_new_store_is_migrated_private_and_reopens_with_its_data(tmp_path: Path)
     assert seqs(reopened.messages_after("team", 0, 10)) == [4]
     assert reopened.get_meta("rooms-refreshed") == "12"
     assert (path.parent / (path.name + "-wal")).stat().st_mode & 0o777 == 0o600
+    assert outbox_path(path).stat().st_mode & 0o777 == 0o600  # what the human writes, beside it
     reopened.close()
 
 

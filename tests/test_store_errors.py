@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -11,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from parler_desktop.store.outbox_item import OutboxStatus
-from parler_desktop.store import LocalStore, StoreError, StoreProblem
+from parler_desktop.store.outbox_item import Draft, OutboxStatus
+from parler_desktop.store import LocalStore, StoreError, StoreProblem, outbox_path
+from support.damaged_store import damage, garble_a_middle_leaf
+from support.store_versions import store_before_outbox_file
 
 from test_store import make_message
 from test_store_outbox import make_item
@@ -87,29 +90,69 @@ def test_start_fresh_keeps_the_unsent_messages_of_a_stale_store(tmp_path: Path):
     assert fresh_start.kept_unsent == 2 and fresh_start.moved_to.exists()
     fresh = LocalStore(path)
     assert fresh.room_names() == [] and fresh.cursor("team") == 0
-    kept = {item.client_id: item for item in fresh.outbox_items()}
-    assert set(kept) == {"pending", "failed"}
+    kept = {item.client_id: item for item in fresh.outbox_items()}  # the outbox file stays as it was
+    assert set(kept) == {"pending", "failed", "sent"}
     assert kept["failed"].error_code == "not_member" and kept["pending"].parts[0]["text"] == "pending"
     assert fresh.insert_messages([make_message(2, id="after-a-hub-reset")]) != []
     fresh.close()
 
 
-def test_start_fresh_salvages_the_outbox_of_a_damaged_store(tmp_path: Path):
+def test_start_fresh_salvages_what_an_older_version_kept_in_a_cache_truncated_to_half(tmp_path: Path):
     path = tmp_path / "store.sqlite3"
-    store = LocalStore(path)
-    store.outbox_add(make_item("unsent"))
-    store.insert_messages([make_message(seq, text="x" * 500) for seq in range(1, 2000)])
-    store.close()
-    with path.open("r+b") as raw:
-        raw.seek(4096 * 50)
-        raw.write(os.urandom(4096 * 20))
+    store_before_outbox_file(path, [make_item("unsent")], [Draft("team", "half a thought")])
+    with sqlite3.connect(path) as old:  # its history, after the outbox's pages
+        old.executemany(
+            "INSERT INTO messages (seq, room, id, sender_name, ts, wire) VALUES (?, 'team', ?, 'alice', 0, ?)",
+            [(seq, f"msg-{seq}", "x" * 500) for seq in range(1, 2000)],
+        )
+    old.close()
+    damage(path, "truncated to half")  # its schema now names pages past the end
+    with pytest.raises(StoreError) as raised:
+        LocalStore(path)
+    assert raised.value.fresh_cache_fixes
 
     fresh_start = LocalStore.start_fresh(path)
     assert fresh_start.kept_unsent == 1
     fresh = LocalStore(path)
     assert [item.client_id for item in fresh.outbox_items()] == ["unsent"]
-    assert fresh.message_count("team") == 0
+    assert fresh.draft("team") == Draft("team", "half a thought")
     fresh.close()
+
+
+def test_a_damaged_outbox_file_is_set_aside_and_every_readable_row_kept(tmp_path: Path):
+    path = tmp_path / "store.sqlite3"
+    store = LocalStore(path)
+    for n in range(60):
+        store.outbox_add(make_item(f"c{n:02d}", text="q" * 300, created_at=100.0 + n))
+    store.save_draft(Draft("team", "half a thought"))
+    store.close()
+    damaged = outbox_path(path)
+    garble_a_middle_leaf(damaged, "outbox")
+    garbled = damaged.read_bytes()
+
+    store = LocalStore(path)
+    recovery = store.outbox_recovery()
+    kept = [item.client_id for item in store.outbox_items()]
+    assert recovery is not None and recovery.messages == len(kept) and 30 < len(kept) < 60
+    assert kept == sorted(set(kept)) and store.draft("team") == Draft("team", "half a thought")
+    assert recovery.moved_to.read_bytes() == garbled and recovery.moved_to.name.startswith(damaged.name + ".aside-")
+    assert f"{len(kept)} message(s)" in recovery.text and str(recovery.moved_to) in recovery.text
+    store.close()
+    reopened = LocalStore(path)
+    assert reopened.outbox_recovery() is None and len(reopened.outbox_items()) == len(kept)
+    reopened.close()
+
+
+def test_an_outbox_file_that_no_longer_opens_is_kept_aside_and_replaced(tmp_path: Path):
+    path = tmp_path / "store.sqlite3"
+    LocalStore(path).close()
+    damage(outbox_path(path), "first 8 KiB overwritten")
+    store = LocalStore(path)
+    recovery = store.outbox_recovery()
+    assert recovery is not None and recovery.messages == 0 and recovery.moved_to.exists()
+    store.outbox_add(make_item("after"))
+    assert [item.client_id for item in store.outbox_items()] == ["after"]
+    store.close()
 
 
 def test_start_fresh_from_garbage_keeps_nothing_and_opens(tmp_path: Path):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -10,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
-from parler_desktop.store import LocalStore, StoreError, StoreProblem
+from parler_desktop.store.outbox_item import Draft, OutboxItem, OutboxStatus
+from parler_desktop.store import LocalStore, StoreError, StoreProblem, outbox_path
+from support.store_versions import store_before_outbox_file
 
 from test_store import make_message
 
@@ -24,6 +27,20 @@ def make_item(client_id: str, room: str = "team", text: str = "hello", created_a
         created_at=created_at,
         **fields,
     )
+
+
+def test_an_older_cache_hands_its_outbox_and_drafts_over_to_the_outbox_file(tmp_path: Path):
+    path = tmp_path / "store.sqlite3"
+    sent = make_item("sent", status=OutboxStatus.SENT, message_id="m-1", seq=4)
+    store_before_outbox_file(path, [make_item("unsent", created_at=200.0), sent], [Draft("team", "typed", "m-1", "bob: hi")])
+    store = LocalStore(path)
+    assert store.outbox_items() == [sent, make_item("unsent", created_at=200.0)]
+    assert store.draft("team") == Draft("team", "typed", "m-1", "bob: hi")
+    store.close()
+    with contextlib.closing(sqlite3.connect(path)) as cache:
+        tables = {name for (name,) in cache.execute("SELECT name FROM sqlite_schema WHERE type = 'table'")}
+    assert not tables & {"outbox", "drafts"}  # the cache holds nothing the human wrote any more
+    assert outbox_path(path).stat().st_mode & 0o777 == 0o600
 
 
 @pytest.fixture
@@ -169,38 +186,41 @@ def test_every_accepted_item_survives_kill_9_of_the_writer(tmp_path: Path):
     assert stored["kill-3"].parts == ({"kind": "text", "text": "draft 3"},)
 
 
-def fill_until_full(store: LocalStore) -> None:
-    """Cap the database at its current size (a real SQLITE_FULL from SQLite's page limit)."""
-    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
-    store._db.execute(f"PRAGMA max_page_count = {pages + 1}")
-    big = "x" * 3000
-    with pytest.raises(StoreError) as raised:
-        for seq in range(1, 100):
-            store.insert_messages([make_message(seq, text=big)])
-    assert raised.value.problem is StoreProblem.DISK_FULL
+def fill_until_full(db: sqlite3.Connection) -> None:
+    """Cap a file at its current size (a real SQLITE_FULL from SQLite's page limit)."""
+    pages = db.execute("PRAGMA page_count").fetchone()[0]
+    db.execute(f"PRAGMA max_page_count = {pages}")
 
 
 def test_a_full_disk_refuses_an_outbox_add_loudly_and_keeps_earlier_items(store: LocalStore):
     store.outbox_add(make_item("before"))
-    fill_until_full(store)
+    fill_until_full(store._outbox.db)
     with pytest.raises(StoreError) as raised:
         store.outbox_add(make_item("during", text="y" * 20_000))
     assert raised.value.problem is StoreProblem.DISK_FULL
-    assert str(store.path) in str(raised.value) and "full" in str(raised.value)
+    assert str(store.outbox_path) in str(raised.value) and "full" in str(raised.value)
     assert store.outbox_get("during") is None
     assert store.outbox_get("before") == make_item("before")
 
-    store._db.execute("PRAGMA max_page_count = 1073741823")  # space freed
+    store._outbox.db.execute("PRAGMA max_page_count = 1073741823")  # space freed
     store.outbox_add(make_item("during", text="y" * 20_000))
     assert [i.client_id for i in store.outbox_items()] == ["before", "during"]
-    assert store.message_count("team") == len(store.messages_after("team", 0, 1000))  # still exact
+
+
+def test_a_full_cache_still_takes_what_the_human_writes(store: LocalStore):
+    fill_until_full(store._db)
+    with pytest.raises(StoreError) as raised:
+        store.insert_messages([make_message(seq, text="x" * 3000) for seq in range(1, 10)])
+    assert raised.value.problem is StoreProblem.DISK_FULL
+    store.outbox_add(make_item("after", text="y" * 20_000))
+    assert [i.client_id for i in store.outbox_items()] == ["after"]
 
 
 def test_a_failed_update_leaves_the_item_as_it_was(store: LocalStore):
     store.outbox_add(make_item("c1"))
-    fill_until_full(store)
+    fill_until_full(store._outbox.db)
     with pytest.raises(StoreError):
         store.outbox_update("c1", status=OutboxStatus.FAILED, error="e" * 50_000)
     assert store.outbox_get("c1") == make_item("c1")
-    store._db.execute("PRAGMA max_page_count = 1073741823")
+    store._outbox.db.execute("PRAGMA max_page_count = 1073741823")
     assert store.outbox_update("c1", status=OutboxStatus.SENT).status is OutboxStatus.SENT

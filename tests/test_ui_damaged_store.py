@@ -1,5 +1,6 @@
 """A damaged local cache has a way out in the window: "Start with a fresh cache" sets the file
-aside (kept, and named), refills from the hub and sends what was waiting in its outbox, once."""
+aside (kept, and named), refills from the hub and sends what was waiting in the outbox (a file
+of its own, which no damage to the cache reaches), once."""
 
 from __future__ import annotations
 
@@ -34,8 +35,8 @@ def stop(qtbot, qloop, app: DesktopApp) -> None:
     app.window.close()
 
 
-@pytest.mark.parametrize(("how", "kept"), [("garbled", 1), ("truncated", 0)])  # kept: readable in the old file
-def test_start_with_a_fresh_cache_keeps_the_file_aside_and_sends_the_unsent(qtbot, qloop, tmp_path, hub, peer, how, kept):
+@pytest.mark.parametrize("how", ["garbled", "truncated"])
+def test_start_with_a_fresh_cache_keeps_the_file_aside_and_sends_the_unsent(qtbot, qloop, tmp_path, hub, peer, how):
     home = Home.resolve(tmp_path / "home")
     home.ensure()
     save_settings(home.settings_file, Settings(display_name="boss"))
@@ -60,12 +61,11 @@ def test_start_with_a_fresh_cache_keeps_the_file_aside_and_sends_the_unsent(qtbo
     aside = set_aside(path)
     assert len(aside) == 1 and not bar.fresh_cache.isVisible()
     notice = app.window.statusBar().currentMessage()
-    assert str(aside[0]) in notice and "unsent message(s) from it will be sent" in notice
+    assert str(aside[0]) in notice and "unsent message(s) will be sent" in notice  # 1, or 0 if it went out first
 
     texts = lambda: [  # noqa: E731
         m["parts"][0]["text"] for m in run_coroutine(qtbot, qloop, peer.ok({"op": "pull", "room": team, "since": 0}, "pulled"))["messages"]
     ]
-    if kept:
-        qtbot.waitUntil(lambda: "still unsent" in texts(), timeout=10_000)
-    assert texts().count("still unsent") == kept and "while you were away" in texts()
+    qtbot.waitUntil(lambda: "still unsent" in texts(), timeout=10_000)
+    assert texts().count("still unsent") == 1 and "while you were away" in texts()
     stop(qtbot, qloop, app)

@@ -25,7 +25,7 @@ class OtherPosts:
         self._store = store
         self._clock = clock
         self._fetch = fetch
-        self._version: int | None = None
+        self._version: tuple[int, int] | None = None
         self._seen: set[str] | None = None  # client ids of the sent posts known (None: not read yet)
 
     def saw(self, item: OutboxItem) -> None:

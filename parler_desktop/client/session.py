@@ -133,6 +133,8 @@ class HubSession:
         session = cls(url, identity, store, **kwargs)
         session._owns_store = True
         session.read_only = disk_full
+        if (recovery := await store.call(LocalStore.outbox_recovery)) is not None:
+            session._pending_notices.append(Notice(recovery.text))
         if disk_full is None:
             await store.call(LocalStore.outbox_prune, session._clock.time() - FINISHED_ITEM_KEEP_SECS)
         if loaded.problem:

@@ -1,4 +1,5 @@
-"""The client's local SQLite store per (hub, identity): rooms, messages, cursors, roster, outbox.
+"""The client's local SQLite store per (hub, identity): a cache (rooms, messages, cursors,
+roster) and, in a file of its own beside it, what the human wrote (outbox, drafts).
 
 ``LocalStore`` is the synchronous store (one thread only); ``StoreWorker`` runs it on a dedicated
 thread for asyncio code: ``await worker.call(LocalStore.max_seq, "team")``.
@@ -6,8 +7,10 @@ thread for asyncio code: ``await worker.call(LocalStore.max_seq, "team")``.
 
 from parler_desktop.store.errors import StoreError, StoreProblem
 from parler_desktop.store.local_store import FreshStart, LocalStore, RoomSummary
+from parler_desktop.store.outbox_file import OutboxRecovery, outbox_path
 from parler_desktop.store.worker import StoreWorker, open_for_session
 
 __all__ = [
-    "FreshStart", "LocalStore", "RoomSummary", "StoreError", "StoreProblem", "StoreWorker", "open_for_session",
+    "FreshStart", "LocalStore", "OutboxRecovery", "RoomSummary", "StoreError", "StoreProblem", "StoreWorker",
+    "open_for_session", "outbox_path",
 ]

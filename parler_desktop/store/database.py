@@ -1,36 +1,40 @@
-"""The store's SQLite file: creating it privately, migrating it, transactions, error mapping.
+"""The store's two SQLite files opened together: the cache and the outbox file; error mapping.
 
-One connection, used from ONE thread only (``StoreWorker`` owns that thread; the connection is
-opened with ``check_same_thread=False`` only so the worker's executor can create and close it).
+The cache holds what the hub holds (rooms, messages, cursors, roster, meta, search) and may be
+set aside and rebuilt; what the human wrote (outbox, drafts) is in the outbox file beside it
+(``outbox_file.py``), which nothing here ever sets aside. One connection to each, used from ONE
+thread only (``StoreWorker`` owns that thread; they are opened with ``check_same_thread=False``
+only so the worker's executor can create and close them).
 
 Durability: cache tables commit with ``synchronous=NORMAL`` (WAL: safe against a killed process;
-a power cut may lose the last commits, which a re-sync from the hub repairs). Writes made with
-``_write(durable=True)`` (the outbox, migrations) commit with ``synchronous=FULL`` before
-returning. A failed write raises ``StoreError`` and leaves nothing half-written.
+a power cut may lose the last commits, which a re-sync from the hub repairs). Durable writes (the
+outbox, migrations) commit with ``synchronous=FULL`` before returning. A failed write raises
+``StoreError`` and leaves nothing half-written.
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import sqlite3
-import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import ParamSpec, TypeVar
 
-from parler_desktop.store.errors import StoreProblem, from_os_error, from_sqlite, store_error
-from parler_desktop.store.schema import MIGRATIONS, SCHEMA_VERSION
+from parler_desktop.store.errors import StoreProblem, from_sqlite, store_error
+from parler_desktop.store.outbox_file import OutboxFile, OutboxRecovery, outbox_path
+from parler_desktop.store.schema import MIGRATIONS, OUTBOX_MOVED_VERSION, SCHEMA_VERSION
+from parler_desktop.store.sqlite_file import (
+    connect_private, connect_read_only, migrate, quarantine, schema_version, write_transaction,
+)
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
-BUSY_TIMEOUT_MS = 5000
 
-
-def guarded(action: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
-    """Turn SQLite failures of a public method into a user-facing ``StoreError``."""
+def guarded(action: str, *, outbox: bool = False) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Turn SQLite failures of a public method into a user-facing ``StoreError`` naming the file
+    the method works on: the cache, or the ``outbox`` file."""
 
     def decorate(method: Callable[P, R]) -> Callable[P, R]:
         @functools.wraps(method)
@@ -41,148 +45,75 @@ def guarded(action: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
                 raise  # a bug in our code, not a condition the user can fix
             except sqlite3.Error as exc:
                 store: StoreDatabase = args[0]  # type: ignore[assignment]
-                raise from_sqlite(store.path, exc, action) from exc
+                path = store._outbox.path if outbox else store.path
+                raise from_sqlite(path, exc, action, outbox=outbox) from exc
 
         return wrapper
 
     return decorate
 
 
-def _make_private_dirs(directory: Path) -> None:
-    """Create ``directory`` and any missing parents as 0700 (the cache is private)."""
-    missing = [d for d in (directory, *directory.parents) if not d.exists()]
-    for path in reversed(missing):
-        path.mkdir(mode=0o700, exist_ok=True)
-
-
 class StoreDatabase:
-    """The open database file; ``LocalStore`` adds the tables' methods."""
+    """The open files; ``LocalStore`` adds the tables' methods."""
 
     def __init__(self, path: Path, *, read_only: bool = False) -> None:
-        """``read_only``: open an existing store as a file nobody changes meanwhile (no WAL index
+        """``read_only``: open an existing store as files nobody changes meanwhile (no WAL index
         to create, so it opens on a full disk); every write then fails."""
         self.path = Path(path)
-        if read_only:
-            self._open_read_only()
-            return
-        try:
-            _make_private_dirs(self.path.parent)
-            # Create it 0600 from the first byte (sqlite would use 0644); it may exist already.
-            os.close(os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-        except FileExistsError:
-            pass
-        except OSError as exc:
-            raise from_os_error(self.path, exc, "creating it") from exc
-        try:
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise from_sqlite(self.path, exc, "opening it") from exc
-        try:
-            self._configure()
-            self._migrate()
-        except BaseException:
-            self._db.close()
-            raise
+        with ExitStack() as opened:
+            if read_only:
+                self._open_read_only()
+            else:
+                self._db = connect_private(self.path)
+            opened.callback(self._db.close)
+            self._outbox = OutboxFile(outbox_path(self.path), read_only=read_only)
+            opened.callback(self._outbox.close)
+            if not read_only:
+                migrate(self._db, self.path, MIGRATIONS, before=self._before_migration)
+            opened.pop_all()
 
     @guarded("opening it read-only")
     def _open_read_only(self) -> None:
-        self._db = sqlite3.connect(
-            f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, isolation_level=None, check_same_thread=False
-        )
+        self._db = connect_read_only(self.path)
         if self.schema_version != SCHEMA_VERSION:
             version = self.schema_version
             self._db.close()
             raise store_error(self.path, StoreProblem.FAILED, f"format {version}, not {SCHEMA_VERSION}", "opening it read-only")
 
-    @guarded("opening it")
-    def _configure(self) -> None:
-        self._db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        mode = self._enter_wal_mode()
-        if mode.lower() != "wal":
-            raise store_error(self.path, StoreProblem.UNWRITABLE, f"journal mode stays {mode!r}", "opening it")
-        self._db.execute("PRAGMA synchronous = NORMAL")
-
-    def _enter_wal_mode(self) -> str:
-        """Switch to WAL, waiting out another connection that is creating the same file.
-
-        Changing the journal mode needs an exclusive lock and SQLite answers "locked" at once
-        instead of using the busy timeout, so wait here (on the store's own thread) up to it.
-        """
-        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
-        while True:
-            try:
-                return self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.01)
-
-    @guarded("upgrading its format")
-    def _migrate(self) -> None:
-        """Apply the missing migrations, each in its own write transaction.
-
-        The version is read again inside each transaction: another process opening the same
-        fresh store at the same moment may have applied that migration while we waited.
-        """
-        for number in range(1, SCHEMA_VERSION + 1):
-            with self._write(durable=True):
-                version = self.schema_version
-                if version > SCHEMA_VERSION:
-                    detail = f"format {version}; this version knows up to {SCHEMA_VERSION}"
-                    raise store_error(self.path, StoreProblem.TOO_NEW, detail)
-                if version >= number:
-                    continue
-                MIGRATIONS[number - 1](self._db)
-                self._db.execute(f"PRAGMA user_version = {number}")
+    def _before_migration(self, number: int) -> None:
+        """The migration that drops the cache's outbox and drafts: their rows move first."""
+        if number == OUTBOX_MOVED_VERSION:
+            self._outbox.adopt(self._db)
 
     @property
     def schema_version(self) -> int:
-        return self._db.execute("PRAGMA user_version").fetchone()[0]
+        return schema_version(self._db)
+
+    @property
+    def outbox_path(self) -> Path:
+        return self._outbox.path
+
+    def outbox_recovery(self) -> OutboxRecovery | None:
+        """How a damaged outbox file was replaced as this store opened (None: it was not)."""
+        return self._outbox.recovery
 
     def close(self) -> None:
         self._db.close()
+        self._outbox.close()
 
     @staticmethod
     def quarantine(path: Path) -> Path:
-        """Rename a store file (and its WAL/SHM files) aside, never deleting it; return the new path.
+        """Rename a cache file (and its WAL/SHM files) aside, never deleting it; return the new path.
 
-        The next ``LocalStore(path)`` starts empty. ``LocalStore.start_fresh`` also carries the
-        unsent messages over; use this alone only when the old file must not even be read.
+        The next ``LocalStore(path)`` starts with an empty cache (the outbox file stays).
         """
-        path = Path(path)
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        target = path.with_name(f"{path.name}.aside-{stamp}")
-        counter = 1
-        while target.exists():
-            counter += 1
-            target = path.with_name(f"{path.name}.aside-{stamp}-{counter}")
-        try:
-            path.rename(target)
-            for suffix in ("-wal", "-shm"):
-                sidecar = path.with_name(path.name + suffix)
-                if sidecar.exists():
-                    sidecar.rename(target.with_name(target.name + suffix))
-        except OSError as exc:
-            raise from_os_error(path, exc, "moving it aside") from exc
-        return target
+        return quarantine(Path(path))
 
     @contextmanager
     def _write(self, durable: bool = False) -> Iterator[None]:
-        """One write transaction; ``durable`` commits with synchronous=FULL (the outbox)."""
-        if durable:
-            self._db.execute("PRAGMA synchronous = FULL")
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield
-                self._db.execute("COMMIT")
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
-        finally:
-            if durable:
-                self._db.execute("PRAGMA synchronous = NORMAL")
+        """One write transaction on the cache; ``durable`` commits with synchronous=FULL."""
+        with write_transaction(self._db, durable):
+            yield
 
     @guarded("reading settings")
     def get_meta(self, key: str) -> str | None:

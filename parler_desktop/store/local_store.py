@@ -1,9 +1,10 @@
 """LocalStore: the client's SQLite cache for one (hub, identity), plus the durable outbox.
 
 Synchronous by design and used from ONE thread only (``StoreWorker``); every public method is
-one short transaction. Rooms, messages, cursors, sync marks, roster and meta live here; the
-outbox methods come from ``OutboxTables``, the drafts from ``DraftTables``, full-text search from
-``SearchTables`` and the file handling (and meta values) from ``StoreDatabase``.
+one short transaction. Rooms, messages, cursors, sync marks, roster and meta live here (in the
+cache); the outbox methods come from ``OutboxTables``, the drafts from ``DraftTables`` (both in
+the outbox file, apart from the cache), full-text search from ``SearchTables`` and the file
+handling (and meta values) from ``StoreDatabase``.
 
 A room's *settled unread* is the hub's unread count recorded when a complete pull left the store
 agreeing with it; every write that changes the room's messages, cursor, sync mark or kind drops
@@ -21,7 +22,10 @@ from parler_desktop.store import codec
 from parler_desktop.store.database import guarded
 from parler_desktop.store.errors import StoreProblem, store_error
 from parler_desktop.store.drafts import DraftTables
-from parler_desktop.store.outbox import OutboxTables, salvage_unsent
+from parler_desktop.store.outbox import OutboxTables
+from parler_desktop.store.outbox_file import OutboxRecovery
+from parler_desktop.store.outbox_item import OutboxStatus
+from parler_desktop.store.salvage import salvage_written
 from parler_desktop.store.search import SearchTables
 from parler_desktop.store.signatures import MESSAGE_COLUMNS, SignatureChecks
 
@@ -47,10 +51,12 @@ class RoomSummary:
 
 @dataclass(frozen=True)
 class FreshStart:
-    """What ``LocalStore.start_fresh`` did: where the old file went, how many unsent it kept."""
+    """What ``LocalStore.start_fresh`` did: where the old cache went, how many unsent messages
+    the outbox holds, and how a damaged outbox file was replaced (None: it was not)."""
 
     moved_to: Path
     kept_unsent: int
+    outbox_recovery: OutboxRecovery | None = None
 
 
 class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables):
@@ -58,21 +64,21 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables):
 
     @classmethod
     def start_fresh(cls, path: Path) -> FreshStart:
-        """Set a damaged or stale store aside and create an empty one in its place.
+        """Set a damaged or stale cache aside and create an empty one in its place.
 
         The answer to a ``StoreError`` whose ``fresh_cache_fixes`` is true: the session refills
-        the cache from the hub, and the unsent (pending or failed) messages still readable in
-        the old file are carried over with their clientIds, so none is lost or sent twice.
+        the cache from the hub. The outbox file stays (recovered if it is damaged too), and what
+        an older version kept in the old cache's outbox and drafts is added as far as it can be
+        read, with its clientIds, so no unsent message is lost or sent twice.
         """
         moved = cls.quarantine(path)
-        unsent = salvage_unsent(moved)
         fresh = cls(path)
         try:
-            for item in unsent:
-                fresh.outbox_add(item)
+            fresh._outbox.take(salvage_written(moved))
+            unsent = fresh.outbox_items((OutboxStatus.PENDING, OutboxStatus.FAILED))
+            return FreshStart(moved, len(unsent), fresh.outbox_recovery())
         finally:
             fresh.close()
-        return FreshStart(moved, len(unsent))
 
     # ---- rooms -------------------------------------------------------------------------
 
@@ -305,10 +311,13 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables):
             return self._count("SELECT cursor FROM rooms WHERE name = ?", room)
 
     @guarded("reading the store's version")
-    def data_version(self) -> int:
-        """A number that changes whenever another connection (another process on the home) has
-        committed a write to the store since this one last asked (SQLite's ``data_version``)."""
-        return self._db.execute("PRAGMA data_version").fetchone()[0]
+    def data_version(self) -> tuple[int, int]:
+        """A value that changes whenever another connection (another process on the home) has
+        committed a write to the cache or the outbox file since this one last asked (SQLite's
+        ``data_version`` of each)."""
+        (cache,) = self._db.execute("PRAGMA data_version").fetchone()
+        (outbox,) = self._outbox.db.execute("PRAGMA data_version").fetchone()
+        return cache, outbox
 
     @guarded("reading a sync mark")
     def sync_mark(self, room: str) -> int | None:

@@ -1,20 +1,19 @@
 """The durable outbox: what the human posted, written before any network I/O.
 
-Every write commits with ``synchronous=FULL`` before returning, so an item the caller was told is
-stored survives ``kill -9`` and a power cut; a write that fails raises ``StoreError``.
+It lives in the outbox file (``outbox_file.py``), apart from the cache. Every write commits with
+``synchronous=FULL`` before returning, so an item the caller was told is stored survives
+``kill -9`` and a power cut; a write that fails raises ``StoreError``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 from collections.abc import Collection
-from pathlib import Path
 
 from parler_desktop.store import codec
 from parler_desktop.store.database import StoreDatabase, guarded
 from parler_desktop.store.errors import StoreError, StoreProblem
-
+from parler_desktop.store.outbox_file import INSERT_ITEM
 from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
 
 _OUTBOX_CHANGES = frozenset({"status", "message_id", "seq", "error", "error_code"})
@@ -23,7 +22,7 @@ _OUTBOX_CHANGES = frozenset({"status", "message_id", "seq", "error", "error_code
 class OutboxTables(StoreDatabase):
     """The outbox methods of ``LocalStore``."""
 
-    @guarded("saving a message to send")
+    @guarded("saving a message to send", outbox=True)
     def outbox_add(self, item: OutboxItem) -> None:
         """Store ``item`` durably before returning; re-adding the same content is a no-op.
 
@@ -31,31 +30,29 @@ class OutboxTables(StoreDatabase):
         content: a clientId is never reused for another message.
         """
         content = codec.outbox_content(item)
-        with self._write(durable=True):
-            existing = self._db.execute(
+        with self._outbox.write(durable=True):
+            existing = self._outbox.db.execute(
                 "SELECT room, parts, mentions, reply_to FROM outbox WHERE client_id = ?", (item.client_id,)
             ).fetchone()
             if existing is None:
-                self._db.execute(
-                    f"INSERT INTO outbox ({codec.OUTBOX_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    codec.outbox_row(item),
-                )
+                self._outbox.db.execute(INSERT_ITEM, codec.outbox_row(item))
             elif tuple(existing) != content:
                 raise StoreError(
-                    self.path,
+                    self._outbox.path,
                     StoreProblem.CONFLICT,
-                    f"The outbox in {self.path} already holds a different message with clientId "
+                    f"The outbox {self._outbox.path} already holds a different message with clientId "
                     f"{item.client_id!r}; a new message needs a fresh clientId.",
+                    outbox=True,
                 )
 
-    @guarded("reading the outbox")
+    @guarded("reading the outbox", outbox=True)
     def outbox_get(self, client_id: str) -> OutboxItem | None:
-        row = self._db.execute(
+        row = self._outbox.db.execute(
             f"SELECT {codec.OUTBOX_COLUMNS} FROM outbox WHERE client_id = ?", (client_id,)
         ).fetchone()
         return codec.outbox_from_row(row) if row else None
 
-    @guarded("reading the outbox")
+    @guarded("reading the outbox", outbox=True)
     def outbox_items(
         self, statuses: Collection[OutboxStatus] | None = None, room: str | None = None
     ) -> list[OutboxItem]:
@@ -68,22 +65,22 @@ class OutboxTables(StoreDatabase):
             clauses.append("room = ?")
             params.append(room)
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._db.execute(
+        rows = self._outbox.db.execute(
             f"SELECT {codec.OUTBOX_COLUMNS} FROM outbox{where} ORDER BY created_at, rowid", params
         )
         return [codec.outbox_from_row(row) for row in rows]
 
-    @guarded("reading the outbox")
+    @guarded("reading the outbox", outbox=True)
     def outbox_sent(self) -> list[tuple[str, str, int]]:
         """(client id, room, seq) of every item the hub accepted: what a process that watches
         for other processes' posts needs, without decoding the items."""
-        rows = self._db.execute(
+        rows = self._outbox.db.execute(
             "SELECT client_id, room, seq FROM outbox WHERE status = ? AND seq IS NOT NULL",
             (OutboxStatus.SENT.value,),
         )
         return [(client_id, room, seq) for client_id, room, seq in rows]
 
-    @guarded("updating a message to send")
+    @guarded("updating a message to send", outbox=True)
     def outbox_update(self, client_id: str, **changes: object) -> OutboxItem:
         """Change ``status``, ``message_id``, ``seq``, ``error`` or ``error_code``; durable.
 
@@ -95,51 +92,23 @@ class OutboxTables(StoreDatabase):
 
         if "status" in changes and not isinstance(changes["status"], OutboxStatus):
             raise TypeError("outbox_update status must be an OutboxStatus")
-        with self._write(durable=True):
+        with self._outbox.write(durable=True):
             current = self.outbox_get(client_id)
             if current is None:
                 raise KeyError(client_id)
             updated = dataclasses.replace(current, **changes)  # type: ignore[arg-type]
-            self._db.execute(
+            self._outbox.db.execute(
                 "UPDATE outbox SET status = ?, message_id = ?, seq = ?, error = ?, error_code = ? "
                 "WHERE client_id = ?",
                 (updated.status.value, updated.message_id, updated.seq, updated.error, updated.error_code, client_id),
             )
         return updated
 
-    @guarded("pruning the outbox")
+    @guarded("pruning the outbox", outbox=True)
     def outbox_prune(self, created_before: float) -> int:
         """Delete SENT and DISCARDED items created before ``created_before``; return how many."""
-        with self._write(durable=True):
-            return self._db.execute(
+        with self._outbox.write(durable=True):
+            return self._outbox.db.execute(
                 "DELETE FROM outbox WHERE status IN (?, ?) AND created_at < ?",
                 (OutboxStatus.SENT.value, OutboxStatus.DISCARDED.value, created_before),
             ).rowcount
-
-
-def salvage_unsent(path: Path) -> list[OutboxItem]:
-    """Best effort: the PENDING and FAILED outbox items still readable in a set-aside store file.
-
-    Opened read-only and never migrated: the file may be damaged. Rows that cannot be read are
-    skipped; whatever was read before a failure is kept.
-    """
-    items: list[OutboxItem] = []
-    try:
-        db = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error:
-        return items
-    try:
-        rows = db.execute(
-            f"SELECT {codec.OUTBOX_COLUMNS} FROM outbox WHERE status IN ('pending', 'failed') "
-            "ORDER BY created_at, rowid"
-        )
-        for row in rows:
-            try:
-                items.append(codec.outbox_from_row(row))
-            except (ValueError, TypeError):  # a damaged row: bad JSON or an unknown status
-                continue
-    except sqlite3.Error:
-        pass
-    finally:
-        db.close()
-    return items

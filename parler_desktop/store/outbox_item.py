@@ -1,7 +1,8 @@
-"""The outbox's values: what the human posted and where it stands.
+"""The values of what the human wrote: outbox items (what they posted and where it stands) and
+drafts (what they typed and did not send yet).
 
-They live in the store (the lowest layer that needs them); the session re-exports them with its
-events.
+They live in the store (the lowest layer that needs them); the session re-exports the outbox's
+with its events.
 """
 
 from __future__ import annotations
@@ -32,3 +33,17 @@ class OutboxItem:
     seq: int | None = None
     error: str | None = None
     error_code: str | None = None
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A room's composer text not sent yet, with the message it replies to."""
+
+    room: str
+    text: str
+    reply_to: str | None = None  # the hub id of the message it answers
+    reply_label: str = ""  # what the reply banner says ("alice: the question…")
+
+    @property
+    def empty(self) -> bool:
+        return not self.text.strip() and self.reply_to is None

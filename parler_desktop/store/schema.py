@@ -1,4 +1,4 @@
-"""The store's schema as numbered migrations keyed by ``PRAGMA user_version``.
+"""The cache's schema as numbered migrations keyed by ``PRAGMA user_version``.
 
 Migration ``n`` (1-based position in ``MIGRATIONS``) takes a database at version ``n - 1`` to
 version ``n``. Append new migrations; never edit a released one.
@@ -10,12 +10,41 @@ Why the shape:
 - ``rooms.message_count`` is kept exact by the store so a 100,000-message room counts in O(1)
   and slices near either end without long OFFSET scans.
 - ``messages.wire`` holds the message's wire JSON: the hub's copy is the truth, re-parsed on read.
+- The outbox and drafts tables of the early migrations moved to the outbox file
+  (``outbox_file.py``), which no fresh cache touches; ``_outbox_moved_out`` drops them here once
+  ``StoreDatabase`` has handed their rows over.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+
+
+def create_outbox_table(db: sqlite3.Connection) -> None:
+    """The outbox (what the human posted), in the cache until the outbox file held it."""
+    db.execute(
+        """CREATE TABLE outbox (
+            client_id TEXT PRIMARY KEY,
+            room TEXT NOT NULL,
+            parts TEXT NOT NULL,
+            mentions TEXT NOT NULL,
+            reply_to TEXT,
+            created_at REAL NOT NULL,
+            status TEXT NOT NULL,
+            message_id TEXT,
+            seq INTEGER,
+            error TEXT,
+            error_code TEXT
+        )"""
+    )
+
+
+def create_drafts_table(db: sqlite3.Connection) -> None:
+    """Per-room composer drafts (text and reply target), kept across room switches and restarts."""
+    db.execute(
+        "CREATE TABLE drafts (room TEXT PRIMARY KEY, text TEXT NOT NULL, reply_to TEXT, reply_label TEXT NOT NULL DEFAULT '')"
+    )
 
 
 def _initial_schema(db: sqlite3.Connection) -> None:
@@ -51,21 +80,7 @@ def _initial_schema(db: sqlite3.Connection) -> None:
             PRIMARY KEY (room, position)
         )"""
     )
-    db.execute(
-        """CREATE TABLE outbox (
-            client_id TEXT PRIMARY KEY,
-            room TEXT NOT NULL,
-            parts TEXT NOT NULL,
-            mentions TEXT NOT NULL,
-            reply_to TEXT,
-            created_at REAL NOT NULL,
-            status TEXT NOT NULL,
-            message_id TEXT,
-            seq INTEGER,
-            error TEXT,
-            error_code TEXT
-        )"""
-    )
+    create_outbox_table(db)
     db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
 
@@ -81,10 +96,8 @@ def _room_settled_unread(db: sqlite3.Connection) -> None:
 
 
 def _drafts(db: sqlite3.Connection) -> None:
-    """Per-room composer drafts (text and reply target), kept across room switches and restarts."""
-    db.execute(
-        "CREATE TABLE drafts (room TEXT PRIMARY KEY, text TEXT NOT NULL, reply_to TEXT, reply_label TEXT NOT NULL DEFAULT '')"
-    )
+    """Drafts, in the cache until the outbox file held them."""
+    create_drafts_table(db)
 
 
 def _message_signatures(db: sqlite3.Connection) -> None:
@@ -112,10 +125,17 @@ def _search_pending(db: sqlite3.Connection) -> None:
     db.execute("CREATE TABLE IF NOT EXISTS search_pending (seq INTEGER PRIMARY KEY)")
 
 
+def _outbox_moved_out(db: sqlite3.Connection) -> None:
+    """What the human wrote lives in the outbox file now (its rows were copied there first)."""
+    db.execute("DROP TABLE IF EXISTS outbox")
+    db.execute("DROP TABLE IF EXISTS drafts")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _initial_schema, _room_sync_marks, _room_settled_unread, _drafts, _message_signatures, _search_index,
-    _search_pending,
+    _search_pending, _outbox_moved_out,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
 SEARCH_INDEX_VERSION = MIGRATIONS.index(_search_index) + 1  # the first version with the search index
+OUTBOX_MOVED_VERSION = MIGRATIONS.index(_outbox_moved_out) + 1  # the first without outbox and drafts

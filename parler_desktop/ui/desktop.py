@@ -186,9 +186,10 @@ class DesktopApp:
             self.window.status.show_problem(f"Could not start a fresh cache: {error}", can_retry=True)
             return
         if await self.connect(hub_url):
+            recovered = f" {fresh.outbox_recovery.text}" if fresh.outbox_recovery else ""
             self._tell(
                 f"Started with a fresh cache; the damaged one is kept as {fresh.moved_to}. "
-                f"{fresh.kept_unsent} unsent message(s) from it will be sent."
+                f"{fresh.kept_unsent} unsent message(s) will be sent.{recovered}"
             )
 
     def start_demo(self, plan: DemoPlan) -> None:
