@@ -1,8 +1,9 @@
 """``parler-desktop fresh-cache``: set a damaged local cache aside and start an empty one.
 
 The hub keeps every message, so the next listen, send or window refills the cache from it. The
-damaged file is kept beside the new one (its name is printed), and the messages still readable
-in its outbox are carried over: the next send, listen or window on this home sends them, once.
+damaged file is kept beside the new one (its name is printed). The messages waiting to be sent
+are in a file of their own, which this never touches (a damaged one is recovered as the store
+opens), so they are carried over: the next send, listen or window on this home sends them, once.
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
     except (KeyFileError, StoreError) as error:
         report(COMMAND, str(error))
         return EXIT_FAILED
+    if fresh.outbox_recovery is not None:
+        report(COMMAND, fresh.outbox_recovery.text)
     print(
         f"the old cache is kept as {fresh.moved_to}; {fresh.kept_unsent} unsent message(s) carried over "
         "(the next send, listen or window on this home sends them)",

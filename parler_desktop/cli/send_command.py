@@ -16,7 +16,8 @@ import sys
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.events import ConnectionState, OutboxChanged, OutboxItem, OutboxStatus, SessionEvent, StateChanged
 from parler_desktop.client.headless import (
-    CA_FILE_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report, run_session, seconds, trusted_ca,
+    CA_FILE_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report, run_session, seconds, store_problem,
+    trusted_ca,
 )
 from parler_desktop.client.session import HubSession
 from parler_desktop.paths import Home
@@ -63,7 +64,10 @@ async def send(
     session.add_listener(on_event)
     try:
         item = await session.post(room, text, mentions=mentions, client_id=client_id)
-    except (ValueError, StoreError, SessionClosed) as error:
+    except StoreError as error:
+        report(COMMAND, store_problem(error, session.hub_url))
+        return EXIT_FAILED
+    except (ValueError, SessionClosed) as error:
         report(COMMAND, str(error))
         return EXIT_FAILED
     wanted.append(item.client_id)

@@ -95,14 +95,16 @@ def report(command: str, text: str) -> None:
     print(f"parler-desktop {command}: {text}", file=sys.stderr, flush=True)
 
 
-def store_problem(error: StoreError) -> str:
+def store_problem(error: StoreError, hub_url: str) -> str:
     """A store error for a terminal, with the command that gets out of a damaged cache."""
     if not error.fresh_cache_fixes:
         return str(error)
-    return f"{error} From a terminal: parler-desktop fresh-cache --hub URL (with the same --home)."
+    return f"{error} From a terminal: parler-desktop fresh-cache --hub {hub_url} (with the same --home)."
 
 
-def stderr_reporter(command: str, on_store_failed: Callable[[], None] = lambda: None) -> Callable[[SessionEvent], None]:
+def stderr_reporter(
+    command: str, hub_url: str, on_store_failed: Callable[[], None] = lambda: None
+) -> Callable[[SessionEvent], None]:
     """A listener printing state changes (not repeats), notices and the first store failure (it
     ends the command; a later one, e.g. the command's own write, would only repeat it) to stderr."""
     last: list[ConnectionState] = []
@@ -114,7 +116,7 @@ def stderr_reporter(command: str, on_store_failed: Callable[[], None] = lambda: 
                 return
             reported_failure.append(event)
             last[:] = [ConnectionState.OFFLINE]  # its OFFLINE state would only repeat the error
-            report(command, store_problem(event.error))
+            report(command, store_problem(event.error, hub_url))
             on_store_failed()
         elif isinstance(event, StateChanged) and (not last or event.state is not last[-1] or event.retry_at):
             last[:] = [event.state]
@@ -137,7 +139,7 @@ async def run_session(
     try:
         session = await HubSession.open(home, hub_url, store_on_loop=True, **session_kwargs)
     except StoreError as error:
-        report(command, store_problem(error))
+        report(command, store_problem(error, hub_url))
         return EXIT_FAILED
     except OSError as error:
         report(command, os_error_text(error))
@@ -147,7 +149,7 @@ async def run_session(
         return EXIT_FAILED
     stop = asyncio.Event()
     store_failed = asyncio.Event()  # a full disk or a damaged cache: retrying would not help
-    reporter = stderr_reporter(command, on_store_failed=store_failed.set)
+    reporter = stderr_reporter(command, session.hub_url, on_store_failed=store_failed.set)
     session.add_listener(reporter)
     try:
         with stop_on_signals(stop):
