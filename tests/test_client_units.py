@@ -54,15 +54,23 @@ def test_an_empty_address_is_refused(typed):
         ("parler://127.0.0.1:7070/join/K7QW2MZP", InviteRef("K7QW2MZP", "ws://127.0.0.1:7070/ws")),
         ("https://hub.example/join/K7QW2MZP/", InviteRef("K7QW2MZP", "wss://hub.example/ws")),
         ("K7QW2MZP@127.0.0.1:7070", InviteRef("K7QW2MZP", "ws://127.0.0.1:7070/ws")),
+        # what the reference `parler` prints for a person to paste: a whole command line, a link
+        # with a query and a fragment, a key whose hub has a scheme
+        ("  parler conversation K7QW2MZP@ws://127.0.0.1:7070\n", InviteRef("K7QW2MZP", "ws://127.0.0.1:7070/ws")),
+        ("parler join K7QW2MZP@wss://hub.example", InviteRef("K7QW2MZP", "wss://hub.example/ws")),
+        ("parler session join K7QW2MZP@parler://127.0.0.1:7099", InviteRef("K7QW2MZP", "ws://127.0.0.1:7099/ws")),
+        ("parler://127.0.0.1:7099/join/K7QW2MZP/?source=desktop#share", InviteRef("K7QW2MZP", "ws://127.0.0.1:7099/ws")),
+        ("parler-desktop join --hub ws://127.0.0.1:7070/ws K7QW2MZP", InviteRef("K7QW2MZP", "ws://127.0.0.1:7070/ws")),
     ],
 )
 def test_invites_split_into_code_and_hub(typed, ref):
     assert parse_invite(typed) == ref
 
 
-def test_an_invite_without_a_code_is_refused():
+@pytest.mark.parametrize("typed", ["parler://h:1/join/", "parler conversation", "parler join --hub h:1"])
+def test_an_invite_without_a_code_is_refused(typed):
     with pytest.raises(ValueError):
-        parse_invite("parler://h:1/join/")
+        parse_invite(typed)
 
 
 def test_backoff_is_full_jitter_under_a_doubling_capped_ceiling():

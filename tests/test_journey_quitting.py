@@ -123,14 +123,22 @@ def visible(window, kind: type, name: str):
     )
 
 
-def test_join_with_a_code_opens_the_room_at_once_without_a_nested_loop(qtbot, qloop, desktop, peer):
+PASTED_INVITES = {  # what a person pastes: the code, the line the reference `parler` prints, the link
+    "code": lambda invited, hub: invited["code"],
+    "parler conversation line": lambda invited, hub: f"parler conversation {invited['code']}@{hub.url}",
+    "link with a query": lambda invited, hub: f"{invited['url']}/?source=desktop#share",
+}
+
+
+@pytest.mark.parametrize("pasted", PASTED_INVITES.values(), ids=PASTED_INVITES.keys())
+def test_join_with_a_code_opens_the_room_at_once_without_a_nested_loop(qtbot, qloop, desktop, peer, hub, pasted):
     invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": "team"}, "invited"))
     window = desktop.window
     join = next(a for a in window.menuBar().actions()[0].menu().actions() if a.text() == "Join with a code…")
     join.trigger()
     qtbot.waitUntil(lambda: visible(window, QInputDialog, "joinDialog") is not None, timeout=5000)
     dialog = visible(window, QInputDialog, "joinDialog")
-    qtbot.keyClicks(dialog.focusWidget(), invited["code"])
+    qtbot.keyClicks(dialog.focusWidget(), pasted(invited, hub))
     qtbot.keyClick(dialog.focusWidget(), Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: window.timeline_model.room == "team", timeout=10_000)  # listed and opened
     qtbot.waitUntil(lambda: visible(window, QMessageBox, "roomActionMessage") is not None, timeout=5000)

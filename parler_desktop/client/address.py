@@ -20,6 +20,8 @@ _SCHEMES = (
 )
 
 JOIN_MARKER = "/join/"
+# The words of the commands people copy an invite from, around the invite itself.
+_COMMAND_WORDS = frozenset({"parler", "parler-desktop", "conversation", "session", "join"})
 
 
 def normalize_hub_url(text: str) -> str:
@@ -57,21 +59,29 @@ class InviteRef:
 def parse_invite(text: str) -> InviteRef:
     """Split ``CODE``, ``CODE@HUB`` or ``…/join/CODE`` into the code and the hub to dial.
 
-    The hub itself understands links, but only we can choose which hub to dial, so the code is
-    always sent bare (protocol.md §7.9). Raises ``ValueError`` when no code is left.
+    People paste what the reference ``parler`` prints, so a whole command line is taken too
+    (``parler conversation CODE@HUB``, ``parler join …``, ``parler-desktop join --hub URL CODE``):
+    its last word is the invite. A link may end in ``/``, a query or a fragment. The hub itself
+    understands links, but only we can choose which hub to dial, so the code is always sent bare
+    (protocol.md §7.9). Raises ``ValueError`` when no code is left.
     """
-    value = text.strip()
+    words = text.split()
     hub: str | None = None
+    if "--hub" in words:
+        at = words.index("--hub")
+        hub = normalize_hub_url(" ".join(words[at + 1:at + 2]))
+        del words[at:at + 2]
+    words = [word for word in words if word not in _COMMAND_WORDS and not word.startswith("-")]
+    value = words[-1] if words else ""
     if JOIN_MARKER in value:
-        base, _, code = value.rpartition(JOIN_MARKER)
-        code = code.strip().rstrip("/")
-        hub = normalize_hub_url(base) if base.strip() else None
+        base, _, tail = value.partition(JOIN_MARKER)
+        code = tail.split("?")[0].split("#")[0].strip("/")
+        hub = normalize_hub_url(base) if base.strip() else hub
     elif "@" in value:
         code, _, base = value.partition("@")
-        hub = normalize_hub_url(base) if base.strip() else None
+        hub = normalize_hub_url(base) if base.strip() else hub
     else:
         code = value
-    code = code.strip()
-    if not code:
-        raise ValueError(f"no invite code in {text!r}")
+    if not code or "/" in code:
+        raise ValueError(f"no invite code in {text.strip()!r}")
     return InviteRef(code=code, hub_url=hub)

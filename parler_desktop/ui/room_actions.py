@@ -59,7 +59,7 @@ class RoomActions(QObject):
             self._bridge.tasks.spawn("invite", self.invite_agents(room))
 
     def join_with_code(self) -> QInputDialog:
-        dialog = self._ask("Join a room", "Invite code or link:", lambda code: self._bridge.tasks.spawn("join", self.join(code)))
+        dialog = self._ask("Join a room", "Invite code, link or the line parler printed:", lambda code: self._bridge.tasks.spawn("join", self.join(code)))
         dialog.setObjectName("joinDialog")
         return dialog
 
