@@ -1,0 +1,244 @@
+"""Fixtures of the interop suite: the reference (Rust) hub and the reference ``parler`` agent CLI.
+
+Nothing here is the reference code: it runs binaries built from it, named by two variables —
+
+- ``PARLER_REFERENCE_HUB``: path of ``parler-hub``; without it every test here is skipped.
+- ``PARLER_REFERENCE_CLI``: path of ``parler``; without it the agent tests are skipped.
+
+Fixtures:
+
+- ``hub`` (overrides tests/support's): parametrized ``embedded`` (our hub, ``hub_factory``) and
+  ``reference`` (``reference_hub``), so ``desktop`` and ``peer`` of tests/support run against both.
+- ``reference_hub`` → a ``ReferenceHub`` on a free 127.0.0.1 port with a temporary database and
+  generous rate limits; ``kill()`` is kill -9, ``restart()`` brings it back on the same port and
+  database; killed at teardown.
+- ``ref_agent(url, name)`` → a ``ReferenceAgent``: the reference CLI with a home of its own (a
+  temporary ``HOME`` and ``PARLER_HOME``; it never sees the real home).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from parler_desktop.identity import Identity
+
+HUB_VARIABLE = "PARLER_REFERENCE_HUB"
+CLI_VARIABLE = "PARLER_REFERENCE_CLI"
+START_DEADLINE = 20.0
+GENEROUS = 1_000_000  # ops and sends per agent per minute: far above anything a test does
+
+INTEROP_DIR = Path(__file__).parent
+
+
+def _binary(variable: str) -> str | None:
+    value = os.environ.get(variable, "").strip()
+    return value or None
+
+
+def _skip_reason(variable: str, what: str) -> str:
+    return f"{variable} is not set (path of the reference {what}; see docs/interop.md)"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every test here needs the reference hub (the suite's switch); agent tests need the CLI too."""
+    for item in items:
+        if INTEROP_DIR not in Path(str(item.fspath)).parents:
+            continue
+        if _binary(HUB_VARIABLE) is None:
+            item.add_marker(pytest.mark.skip(reason=_skip_reason(HUB_VARIABLE, "parler-hub")))
+        elif "ref_agent" in getattr(item, "fixturenames", ()) and _binary(CLI_VARIABLE) is None:
+            item.add_marker(pytest.mark.skip(reason=_skip_reason(CLI_VARIABLE, "parler CLI")))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def accepts(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+class ReferenceHub:
+    """The reference ``parler-hub`` in a subprocess."""
+
+    def __init__(self, binary: str, work: Path) -> None:
+        self.binary = binary
+        self.work = work
+        self.db_path = work / "hub.sqlite"
+        self.port = free_port()
+        self.log_path = work / "hub.log"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def command(self) -> list[str]:
+        return [
+            self.binary, "--addr", f"127.0.0.1:{self.port}", "--db", str(self.db_path),
+            "--blob-dir", str(self.work / "blobs"),
+            "--max-ops-per-min", str(GENEROUS), "--max-sends-per-min", str(GENEROUS),
+            "--max-room-sends-per-min", "0", "--max-http-per-min", "0",
+        ]
+
+    def start(self) -> "ReferenceHub":
+        """Start and wait until the port accepts; retries while the port is not free yet."""
+        give_up = time.monotonic() + START_DEADLINE
+        env = {key: value for key, value in os.environ.items() if not key.startswith("PARLER_")}
+        env.update(HOME=str(self.work / "home"), RUST_LOG="warn")
+        while True:
+            with open(self.log_path, "ab") as log:
+                self.process = subprocess.Popen(self.command(), stdout=log, stderr=log, env=env, cwd=self.work)
+            self.starts += 1
+            while time.monotonic() < give_up:
+                if self.process.poll() is not None:
+                    break  # exited (the port still held by the killed one?): try again
+                if accepts(self.port):
+                    return self
+                time.sleep(0.02)
+            if time.monotonic() >= give_up:
+                self.kill()
+                raise RuntimeError(f"the reference hub did not start: {self.log_text()[-2000:]}")
+            time.sleep(0.1)
+
+    def log_text(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def kill(self) -> None:
+        """kill -9 and reap: the crash case."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+        if self.process is not None:
+            self.process.wait(15)
+
+    def restart(self) -> "ReferenceHub":
+        self.kill()
+        return self.start()
+
+
+@pytest.fixture
+def reference_hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReferenceHub]:
+    binary = _binary(HUB_VARIABLE)
+    if binary is None:
+        pytest.skip(_skip_reason(HUB_VARIABLE, "parler-hub"))
+    running = ReferenceHub(binary, tmp_path_factory.mktemp("refhub")).start()
+    yield running
+    running.kill()
+
+
+@pytest.fixture(params=["embedded", "reference"])
+def hub(request: pytest.FixtureRequest, hub_factory: Callable[..., Any]) -> Any:
+    """Our embedded hub, or the reference hub: the same journey on both."""
+    if request.param == "reference":
+        return request.getfixturevalue("reference_hub")
+    return hub_factory()
+
+
+@dataclass
+class Ran:
+    status: int
+    stdout: str
+    stderr: str
+
+
+class ReferenceAgent:
+    """The reference ``parler`` CLI as one agent: its own config (hub URL, identity, name)."""
+
+    def __init__(self, binary: str, work: Path, url: str, name: str) -> None:
+        self.binary = binary
+        self.work = work
+        self.identity = Identity.generate()
+        self.name = name
+        state = work / "parler"
+        state.mkdir(parents=True)
+        (work / "home").mkdir()
+        config = {"hub_url": url, "id": self.identity.agent_id, "seed": self.identity.seed, "name": name}
+        (state / "config.json").write_text(json.dumps(config))
+        os.chmod(state / "config.json", 0o600)
+        self.env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(work / "home"),
+            "PARLER_HOME": str(state),
+            "LANG": "C.UTF-8",
+            "RUST_LOG": "warn",
+        }
+        self.started: list[asyncio.subprocess.Process] = []
+
+    @property
+    def id(self) -> str:
+        return self.identity.agent_id
+
+    async def run(self, *args: str, timeout: float = 30.0) -> Ran:
+        process = await asyncio.create_subprocess_exec(
+            self.binary, *args, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=self.env, cwd=self.work,
+        )
+        try:
+            out, err = await asyncio.wait_for(process.communicate(), timeout)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+            raise
+        return Ran(process.returncode or 0, out.decode(), err.decode())
+
+    async def ok(self, *args: str, timeout: float = 30.0) -> str:
+        """Run a command that must succeed; its stdout."""
+        ran = await self.run(*args, timeout=timeout)
+        assert ran.status == 0, (args, ran)
+        return ran.stdout
+
+    async def start(self, *args: str) -> asyncio.subprocess.Process:
+        """A long-running command (``recv --watch``), killed at teardown."""
+        process = await asyncio.create_subprocess_exec(
+            self.binary, *args, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE, env=self.env, cwd=self.work,
+        )
+        self.started.append(process)
+        return process
+
+    async def stop(self) -> None:
+        for process in self.started:
+            if process.returncode is None:
+                process.kill()
+            await process.wait()
+
+
+@pytest.fixture
+def ref_agent(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., ReferenceAgent]]:
+    binary = _binary(CLI_VARIABLE)
+    if binary is None:
+        pytest.skip(_skip_reason(CLI_VARIABLE, "parler CLI"))
+    made: list[ReferenceAgent] = []
+
+    def make(url: str, name: str = "refbot") -> ReferenceAgent:
+        agent = ReferenceAgent(binary, tmp_path_factory.mktemp("refagent"), url, name)
+        made.append(agent)
+        return agent
+
+    yield make
+    for agent in made:
+        for process in agent.started:
+            if process.returncode is None:
+                process.kill()

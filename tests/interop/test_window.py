@@ -1,0 +1,78 @@
+"""The window against our hub and the reference hub: a room joined by invite code, opened with a
+click at its first unread, read only as far as it was on screen; a post typed into the composer
+reaches the agent once; a reply typed to the agent's message carries its id."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from PySide6.QtCore import Qt
+from support.desktop_fixtures import activate, click_room, join_room, post_as, unread
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from test_journey_reading import hub_unread, tall
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def type_and_enter(qtbot, window, text: str) -> None:
+    composer = window.composer.edit
+    composer.setFocus()
+    qtbot.keyClicks(composer, text)
+    qtbot.keyClick(composer, Qt.Key.Key_Return)
+
+
+def no_more_deliveries(qtbot, qloop, peer, seconds: float = 1.0) -> list[dict]:
+    async def drain() -> list[dict]:
+        extra = []
+        try:
+            while True:
+                extra.append(await peer.recv_delivery(timeout=seconds))
+        except (TimeoutError, asyncio.TimeoutError):
+            return extra
+
+    return run_coroutine(qtbot, qloop, drain())
+
+
+def test_the_window_reads_what_was_on_screen_posts_once_and_replies(qtbot, qloop, desktop, peer):
+    team = join_room(qtbot, qloop, desktop, peer, "team")  # redeemed by its invite code
+    ops = join_room(qtbot, qloop, desktop, peer, "ops")
+    window = desktop.window
+    activate(qtbot, desktop)
+    click_room(qtbot, desktop, ops)
+    seqs = [post_as(qtbot, qloop, peer, team, tall(n))["seq"] for n in range(30)]
+    qtbot.waitUntil(lambda: unread(desktop, team) == 30, timeout=10_000)
+
+    click_room(qtbot, desktop, team)
+    view, model = window.timeline, window.timeline_model
+    row = model.first_unread_row()
+    assert row is not None and model.entry(row).seq == seqs[0]
+    qtbot.waitUntil(lambda: view.visualRect(model.index(row)).top() in range(0, 4), timeout=5000)
+    qtbot.waitUntil(lambda: 0 < view.seen_seq < seqs[-1], timeout=5000)
+    seen = view.seen_seq
+    qtbot.waitUntil(lambda: window.rooms.summary(team).cursor == seen, timeout=10_000)
+    still_below = sum(1 for seq in seqs if seq > seen)
+    assert still_below > 0 and unread(desktop, team) == still_below
+    assert hub_unread(qtbot, qloop, desktop, team) == still_below  # the hub's cursor moved as far, no further
+
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_End)
+    qtbot.waitUntil(lambda: unread(desktop, team) == 0, timeout=10_000)
+    assert hub_unread(qtbot, qloop, desktop, team) == 0
+
+    type_and_enter(qtbot, window, "on it")
+    delivered = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
+    assert delivered["parts"][0]["text"] == "on it" and delivered["room"] == team
+    assert delivered["from"]["id"] == desktop.bridge.session.identity.agent_id
+    assert no_more_deliveries(qtbot, qloop, peer) == []  # exactly once
+    qtbot.waitUntil(lambda: model.newest_seq == delivered["seq"], timeout=10_000)
+
+    question = post_as(qtbot, qloop, peer, team, "which branch?")
+    qtbot.waitUntil(lambda: model.newest_seq == question["seq"], timeout=10_000)
+    asked = model.entry(model.rowCount() - 1)
+    assert asked.text == "which branch?" and asked.message_id == question["id"]
+    view.replyRequested.emit(asked)  # what the row's "Reply" menu entry does
+    type_and_enter(qtbot, window, "main")
+    answer = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
+    assert answer["parts"][0]["text"] == "main" and answer["replyTo"] == question["id"]
+    assert no_more_deliveries(qtbot, qloop, peer) == []
