@@ -1,14 +1,15 @@
 """Which sockets the hub serves (protocol.md §7.12): sockets that have not authenticated can never
 take the place of authenticated sessions, nor keep a newcomer out.
 
-Unauthenticated sockets are capped per address and, together, at ``max_unauthenticated`` (a
-quarter of the connection cap), so the rest is always room for authenticated sessions. When the
-hub is full, or that share is, a new socket is admitted in place of an unauthenticated one rather
-than refused: otherwise sockets that never authenticate, redialing from many addresses, hold every
-place and lock agents out. The one dropped is the oldest of the address that holds the most: a
-newcomer's single socket goes only after every address holding more, so many sockets redialing at
-once cannot push it out before its handshake is done. Authenticated sessions are never dropped;
-only when they alone fill the hub is a socket refused.
+Unauthenticated sockets are capped per address and, together, at ``max_unauthenticated`` (half
+the connection cap), so the other half is always room for authenticated sessions. When the hub is
+full, or that share is, a new socket takes the place of an unauthenticated one rather than being
+refused: otherwise sockets that never authenticate, redialing from many addresses, hold every
+place and lock agents out. The one dropped is the oldest of the address that holds the most, not
+the oldest overall: sockets redialing at once from hundreds of addresses turn the share over
+faster than a busy hub finishes a newcomer's handshake, but a newcomer's socket goes only after
+those of every address holding more. Authenticated sessions are never dropped; only when they
+alone fill the hub is a socket refused.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ class HubLimits:
     max_connections: int = 1024
     # Sockets that have not finished the handshake, all addresses together (the rest of the cap is
     # kept for authenticated sessions) and from one address (admission.py says how they are dropped).
-    max_unauthenticated: int = 256
+    max_unauthenticated: int = 512
     max_handshaking_per_address: int = 64
     max_hellos: int = 4
     max_owned_rooms: int = 1000

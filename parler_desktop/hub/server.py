@@ -77,6 +77,9 @@ class Hub:
                 max_queue=64,
                 close_timeout=CLOSE_TIMEOUT_SECS,
                 create_connection=BufferedServerConnection,
+                # A flood of dials overflows a short accept queue (asyncio's is 100): the kernel
+                # then drops the SYN of an agent's dial, which waits 1 s to send it again.
+                backlog=4096,
             )
         except BaseException:
             await db.stop()
