@@ -1,0 +1,84 @@
+"""The reference agent CLI (``parler``) and the window, on our hub and on the reference hub: the
+agent makes a room and hands out its invite code; what it sends shows live in the window with
+the verified-signature mark; what the window posts, ``parler recv`` prints as verified (no ⚠ /
+✗ UNVERIFIED badge: the reference checked our signature); its presence shows in the members list."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from PySide6.QtCore import Qt
+from support.desktop_fixtures import activate, click_room
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+
+from parler_desktop.app import roles
+from parler_desktop.protocol.values import SignatureState
+from test_window import type_and_enter
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def cli_url(url: str) -> str:
+    """The hub address as the reference CLI's config holds it (it dials ``/ws`` itself)."""
+    return url.removesuffix("/ws")
+
+
+def agent_room(qtbot, qloop, desktop, agent, room: str) -> str:
+    """``agent`` creates ``room`` with ``parler invite --group``; the window redeems the code."""
+    out = run_coroutine(qtbot, qloop, agent.ok("invite", "--group", room))
+    code = re.search(r"code:\s*(\S+)", out)
+    assert code is not None, out
+    run_coroutine(qtbot, qloop, desktop.bridge.session.redeem(code[1]))
+    qtbot.waitUntil(lambda: room in desktop.window.rooms.room_names(), timeout=10_000)
+    return room
+
+
+def recv_lines(qtbot, qloop, agent, room: str) -> list[str]:
+    out = run_coroutine(qtbot, qloop, agent.ok("recv", "--room", room, "--all"))
+    return [line for line in out.splitlines() if line.startswith("[")]
+
+
+def test_the_reference_agent_and_the_window_talk_both_ways_signed(qtbot, qloop, desktop, ref_agent, hub):
+    agent = ref_agent(cli_url(hub.url), name="refbot")
+    team = agent_room(qtbot, qloop, desktop, agent, "team")
+    window = desktop.window
+    activate(qtbot, desktop)
+    click_room(qtbot, desktop, team)
+    model = window.timeline_model
+
+    out = run_coroutine(qtbot, qloop, agent.ok("send", "--room", team, "hello from the reference agent"))
+    seq = int(re.search(r"seq (\d+)", out)[1])
+    qtbot.waitUntil(lambda: model.newest_seq == seq, timeout=10_000)  # live, in the open room
+    shown = model.entry(model.rowCount() - 1)
+    assert shown.text == "hello from the reference agent"
+    assert shown.sender_id == agent.id and shown.sender_name == "refbot" and not shown.mine
+    assert shown.signature is SignatureState.VALID  # the ✓ the row shows
+
+    type_and_enter(qtbot, window, "hello from the window")
+    qtbot.waitUntil(lambda: model.newest_seq > seq and model.entry(model.rowCount() - 1).seq is not None, timeout=10_000)
+    lines = recv_lines(qtbot, qloop, agent, team)
+    mine = [line for line in lines if line.endswith("hello from the window")]
+    assert mine == [f"[{model.newest_seq}] boss (supervisor): hello from the window"], lines  # once, verified by the reference
+    assert lines[0] == f"[{seq}] refbot: hello from the reference agent"
+
+
+def test_the_reference_agents_presence_shows_in_the_members_list(qtbot, qloop, desktop, ref_agent, hub):
+    agent = ref_agent(cli_url(hub.url), name="refbot")
+    team = agent_room(qtbot, qloop, desktop, agent, "team")
+    click_room(qtbot, desktop, team)
+    run_coroutine(qtbot, qloop, agent.ok("presence", "working", "--activity", "running the tests"))
+    roster = desktop.window.roster
+
+    def shown() -> tuple[str, str] | None:
+        for row in range(roster.rowCount()):
+            index = roster.index(row)
+            if index.data(Qt.ItemDataRole.DisplayRole) == "refbot":
+                return index.data(roles.MEMBER_STATUS), index.data(roles.MEMBER_ACTIVITY)
+        return None
+
+    def refreshed() -> bool:
+        run_coroutine(qtbot, qloop, desktop.bridge.session.refresh_roster(team))  # what the periodic poll does
+        return shown() == ("working", "running the tests")
+
+    qtbot.waitUntil(refreshed, timeout=10_000)
