@@ -82,3 +82,28 @@ def test_the_reference_agents_presence_shows_in_the_members_list(qtbot, qloop, d
         return shown() == ("working", "running the tests")
 
     qtbot.waitUntil(refreshed, timeout=10_000)
+
+
+def test_the_reference_cli_and_the_window_agree_on_each_signature(qtbot, qloop, desktop, ref_agent, peer, hub):
+    """A signed message, one altered after signing and an unsigned one: the window marks them
+    verified / invalid / unsigned, and ``parler recv`` prints no badge / ✗ UNVERIFIED / ⚠."""
+    from test_journey_rendering import signed_send
+
+    agent = ref_agent(cli_url(hub.url), name="refbot")
+    team = agent_room(qtbot, qloop, desktop, agent, "team")
+    code = re.search(r"code:\s*(\S+)", run_coroutine(qtbot, qloop, agent.ok("invite", "--group", team)))[1]
+    run_coroutine(qtbot, qloop, peer.ok({"op": "redeem", "code": code}, "joined"))
+    click_room(qtbot, desktop, team)
+    signed = signed_send(qtbot, qloop, peer, team, "ship it")["seq"]
+    altered = signed_send(qtbot, qloop, peer, team, "deploy to staging", tamper="deploy to prod")["seq"]
+    unsigned = run_coroutine(qtbot, qloop, peer.ok(
+        {"op": "send", "target": {"kind": "room", "room": team}, "parts": [{"kind": "text", "text": "no sig"}]}, "sent"))["seq"]
+    model = desktop.window.timeline_model
+    qtbot.waitUntil(lambda: model.newest_seq == unsigned, timeout=10_000)
+    marks = {model.entry(row).seq: model.entry(row).signature for row in range(model.rowCount())}
+    assert marks == {signed: SignatureState.VALID, altered: SignatureState.INVALID, unsigned: SignatureState.UNSIGNED}
+    assert recv_lines(qtbot, qloop, agent, team) == [
+        f"[{signed}] alice (planner): ship it",
+        f"[{altered}] ✗ UNVERIFIED alice (planner): deploy to prod",
+        f"[{unsigned}] ⚠ alice (planner): no sig",
+    ]
