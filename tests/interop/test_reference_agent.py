@@ -107,3 +107,33 @@ def test_the_reference_cli_and_the_window_agree_on_each_signature(qtbot, qloop, 
         f"[{altered}] ✗ UNVERIFIED alice (planner): deploy to prod",
         f"[{unsigned}] ⚠ alice (planner): no sig",
     ]
+
+
+def test_the_reference_agent_joins_by_the_windows_invite_link_and_writes_to_it_directly(qtbot, qloop, desktop, ref_agent, hub):
+    """The window mints an invite; ``parler join`` takes its link; then the agent posts in the
+    room, pairs by the window's DM invite and sends it a DM (``parler send --to``): both show in
+    the window."""
+    agent = ref_agent(cli_url(hub.url), name="refbot")
+    invited = run_coroutine(qtbot, qloop, desktop.bridge.session.invite("channel", "deploy"))
+    joined = run_coroutine(qtbot, qloop, agent.run("join", "--passive", invited.url))
+    assert joined.status == 0 and "deploy" in joined.stdout, joined
+    window = desktop.window
+    qtbot.waitUntil(lambda: invited.room in window.rooms.room_names(), timeout=10_000)
+    click_room(qtbot, desktop, invited.room)
+    model = window.timeline_model
+    run_coroutine(qtbot, qloop, agent.ok("send", "--room", invited.room, "joined, on it"))
+    qtbot.waitUntil(lambda: model.rowCount() == 1 and model.entry(0).text == "joined, on it", timeout=10_000)
+    assert model.entry(0).signature is SignatureState.VALID
+
+    me = desktop.bridge.session.identity.agent_id  # the window has no directory card: pair by a DM invite
+    paired = run_coroutine(qtbot, qloop, desktop.bridge.session.invite("dm"))
+    run_coroutine(qtbot, qloop, agent.ok("join", "--passive", paired.code))
+    run_coroutine(qtbot, qloop, agent.ok("send", "--to", me, "a word in private"))
+
+    def dm_room() -> str | None:
+        return next((name for name in window.rooms.room_names() if name not in (invited.room,)), None)
+
+    qtbot.waitUntil(lambda: dm_room() is not None, timeout=10_000)
+    click_room(qtbot, desktop, dm_room())
+    qtbot.waitUntil(lambda: model.rowCount() == 1 and model.entry(0).text == "a word in private", timeout=10_000)
+    assert model.entry(0).sender_id == agent.id and model.entry(0).signature is SignatureState.VALID
