@@ -5,6 +5,7 @@ the verified-signature mark; what the window posts, ``parler recv`` prints as ve
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import pytest
@@ -137,3 +138,23 @@ def test_the_reference_agent_joins_by_the_windows_invite_link_and_writes_to_it_d
     click_room(qtbot, desktop, dm_room())
     qtbot.waitUntil(lambda: model.rowCount() == 1 and model.entry(0).text == "a word in private", timeout=10_000)
     assert model.entry(0).sender_id == agent.id and model.entry(0).signature is SignatureState.VALID
+
+
+def test_a_file_the_reference_agent_sends_shows_in_the_window_and_its_bytes_come_back(qtbot, qloop, desktop, ref_agent, hub, tmp_path):
+    """``parler send-file --note``: the window's row holds the note and the file card (name,
+    size, the blob's sha256), verified; the window fetches the same bytes back from the hub."""
+    agent = ref_agent(cli_url(hub.url), name="refbot")
+    team = agent_room(qtbot, qloop, desktop, agent, "team")
+    click_room(qtbot, desktop, team)
+    payload = bytes(range(256)) * 40 + b"the end\n"
+    path = tmp_path / "build.log"
+    path.write_bytes(payload)
+    run_coroutine(qtbot, qloop, agent.ok("send-file", "--room", team, "--note", "the build log", str(path)))
+    model = desktop.window.timeline_model
+    qtbot.waitUntil(lambda: model.rowCount() == 1, timeout=10_000)
+    shown = model.entry(0)
+    assert shown.text == "the build log" and shown.signature is SignatureState.VALID
+    card = next(part for part in shown.parts if part["kind"] == "com.parler.file")
+    assert (card["name"], card["size"]) == ("build.log", len(payload))
+    assert card["blob"] == hashlib.sha256(payload).hexdigest()
+    assert run_coroutine(qtbot, qloop, desktop.bridge.session.fetch_blob(card["blob"])) == payload
