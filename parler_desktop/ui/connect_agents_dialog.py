@@ -1,0 +1,229 @@
+"""Hub → Connect your agents…: the one command that wires this machine's agents to the hub this
+window watches, a way to run it without a terminal, and who dials in afterwards.
+
+Non-modal (``open()``, signals, no nested event loop). ``parler`` runs in a QProcess with its
+arguments as a list, never through a shell, and its output is shown as it arrives. The hub pushes
+no presence, so arrivals come from polling the rosters of the window's rooms while the dialog is
+open; everything from the wire or the program is shown as plain text.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QProcess, QTimer
+from PySide6.QtGui import QCloseEvent, QGuiApplication, QTextCursor
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.protocol.readable import readable
+
+PROGRAM = "parler"
+INSTALL_HINT = (
+    "The parler command is not on your PATH: install it from "
+    "https://github.com/tamdogood/parler-protocol, then reopen this dialog."
+)
+POLL_MS = 5000  # how often the rosters are asked while the dialog is open
+MAX_POLLED_ROOMS = 6  # with POLL_MS, ~72 of the hub's 600 ops a minute per agent
+ROSTER_FAILURES = (BadReply, ConnectionLost, HubRefused, SessionClosed, TimeoutError)
+
+
+def connect_arguments(hub_url: str, join_secret: str | None) -> list[str]:
+    """The arguments of ``parler connect`` for this hub (the secret only when the hub needs one)."""
+    arguments = ["connect", "--hub", hub_url]
+    if join_secret:
+        arguments += ["--join-secret", join_secret]
+    return arguments
+
+
+class ArrivalTracker:
+    """Who came online in the window's rooms since the dialog opened.
+
+    The first roster of a room the window already had is the baseline (those members were there
+    before); a member online later who was not online in it is an arrival. In a room joined
+    since, every online member other than the window itself counts.
+    """
+
+    def __init__(self, own_id: str, rooms_at_open: Sequence[str]) -> None:
+        self._own_id = own_id
+        self._rooms_at_open = set(rooms_at_open)
+        self._baseline: dict[str, set[str]] = {}
+        self.arrivals: dict[str, tuple[str, set[str]]] = {}  # id -> (name, rooms), in arrival order
+
+    def observe(self, room: str, entries: Sequence[Any]) -> bool:
+        """A room's roster; True when the arrivals changed."""
+        online = {entry.id: entry for entry in entries if (entry.status or "offline") != "offline" and entry.id != self._own_id}
+        if room not in self._baseline:
+            self._baseline[room] = set(online) if room in self._rooms_at_open else set()
+        changed = False
+        for agent_id, entry in online.items():
+            if agent_id in self._baseline[room]:
+                continue
+            name, rooms = self.arrivals.setdefault(agent_id, (readable(entry.name) or agent_id[:8], set()))
+            if room not in rooms:
+                rooms.add(room)
+                changed = True
+        return changed
+
+    def lines(self) -> list[str]:
+        return [f"{name} — in {', '.join(sorted(readable(r) for r in rooms))}" for name, rooms in self.arrivals.values()]
+
+
+class ConnectAgentsDialog(QDialog):
+    """The command, Copy, Run it (when ``parler`` is installed), its output, and the arrivals."""
+
+    def __init__(
+        self,
+        bridge: SessionBridge,
+        join_secret: str | None,
+        room_names: Callable[[], Sequence[str]],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Connect your agents")
+        self.setModal(False)
+        self.resize(640, 520)
+        self._bridge = bridge
+        self._room_names = room_names
+        self.hub_url = bridge.hub_url
+        self.arguments = connect_arguments(self.hub_url, join_secret)
+        self.program = shutil.which(PROGRAM)
+        self.tracker = ArrivalTracker(bridge.agent_id if bridge.session is not None else "", room_names())
+        self._polling = False
+
+        intro = QLabel("Run this once on each machine whose agents (Claude Code, Codex, Cursor, …) should join this hub:")
+        intro.setWordWrap(True)
+        self.command = QLineEdit(shlex.join([PROGRAM, *self.arguments]))
+        self.command.setReadOnly(True)
+        self.copy_button = QPushButton("Copy")
+        self.copy_button.clicked.connect(self.copy_command)
+        row = QHBoxLayout()
+        row.addWidget(self.command, 1)
+        row.addWidget(self.copy_button)
+
+        self.run_button = QPushButton("Run it")
+        self.run_button.setEnabled(self.program is not None)
+        self.run_button.clicked.connect(self.run_command)
+        self.status = QLabel("" if self.program is not None else INSTALL_HINT)
+        self.status.setWordWrap(True)
+        self.output = QPlainTextEdit(readOnly=True)
+        self.output.setPlaceholderText("The output of parler connect appears here.")
+        self.output.setMaximumBlockCount(5000)
+
+        arrivals_label = QLabel(
+            f"Agents that came online in your rooms since this opened (the rosters of up to {MAX_POLLED_ROOMS} "
+            f"of your rooms are asked every {POLL_MS // 1000} s; an agent shows here once it is in one of them):"
+        )
+        arrivals_label.setWordWrap(True)
+        self.arrivals = QListWidget()
+        self.arrivals.addItem("No one yet.")
+
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(row)
+        layout.addWidget(self.run_button)
+        layout.addWidget(self.status)
+        layout.addWidget(self.output, 1)
+        layout.addWidget(arrivals_label)
+        layout.addWidget(self.arrivals, 1)
+        layout.addWidget(buttons)
+
+        self.process = QProcess(self)
+        self.process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
+        self.process.readyReadStandardOutput.connect(self._read_output)
+        self.process.finished.connect(self._finished)
+        self.process.errorOccurred.connect(self._failed)
+
+        bridge.rosterChanged.connect(self._roster_changed)
+        self.timer = QTimer(self, interval=POLL_MS)
+        self.timer.timeout.connect(self._poll)
+        self.timer.start()
+        self._poll()
+        self.finished.connect(self._stop)
+
+    def copy_command(self) -> None:
+        QGuiApplication.clipboard().setText(self.command.text())
+
+    def run_command(self) -> None:
+        """Start ``parler connect`` (no shell; the output streams into the box)."""
+        if self.program is None or self.process.state() != QProcess.ProcessState.NotRunning:
+            return
+        self.output.clear()
+        self.status.setText("Running…")
+        self.run_button.setEnabled(False)
+        self.process.start(self.program, self.arguments)
+
+    def _read_output(self) -> None:
+        text = bytes(self.process.readAllStandardOutput().data()).decode("utf-8", errors="replace")
+        self.output.moveCursor(QTextCursor.MoveOperation.End)
+        self.output.insertPlainText(text)
+        self.output.moveCursor(QTextCursor.MoveOperation.End)
+
+    def _finished(self, code: int, status: QProcess.ExitStatus) -> None:
+        self._read_output()
+        if status == QProcess.ExitStatus.CrashExit:
+            self.status.setText("parler connect stopped before it finished.")
+        elif code == 0:
+            self.status.setText("parler connect finished (exit status 0): restart your agents and they dial in.")
+        else:
+            self.status.setText(f"parler connect failed with exit status {code}; its output is above.")
+        self.run_button.setEnabled(self.program is not None)
+
+    def _failed(self, error: QProcess.ProcessError) -> None:
+        if error == QProcess.ProcessError.FailedToStart:
+            self.status.setText(f"Could not start parler: {self.process.errorString()}")
+            self.run_button.setEnabled(self.program is not None)
+
+    def _poll(self) -> None:
+        if self._polling or self._bridge.session is None or not self._bridge.is_live:
+            return
+        self._polling = True
+        self._bridge.tasks.spawn("agent arrivals", self._refresh(list(self._room_names())[:MAX_POLLED_ROOMS]))
+
+    async def _refresh(self, rooms: list[str]) -> None:
+        try:
+            for room in rooms:
+                try:
+                    await self._bridge.refresh_roster(room)  # arrives as rosterChanged
+                except ROSTER_FAILURES:
+                    continue
+        finally:
+            self._polling = False
+
+    def _roster_changed(self, room: str, entries: Sequence[Any]) -> None:
+        if self.tracker.observe(room, entries):
+            self.arrivals.clear()
+            self.arrivals.addItems(self.tracker.lines())
+
+    def _stop(self) -> None:
+        """Closed: no more polls, and a still-running parler is ended."""
+        self.timer.stop()
+        try:
+            self._bridge.rosterChanged.disconnect(self._roster_changed)
+        except (RuntimeError, TypeError):
+            pass
+        if self.process.state() != QProcess.ProcessState.NotRunning:
+            self.process.kill()
+            self.process.waitForFinished(1000)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self._stop()
+        super().closeEvent(event)
