@@ -28,6 +28,7 @@ from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, read_join_secret, save_settings
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.ui.attention import Attention
+from parler_desktop.ui.connect_agents_dialog import ConnectAgentsDialog
 from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
 from parler_desktop.ui.error_report import ErrorReport, open_folder
 from parler_desktop.ui.idle_collector import IdleCollector
@@ -60,6 +61,9 @@ class DesktopApp:
         self._closed = asyncio.get_event_loop().create_future()
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
         self.window.connectRequested.connect(self.choose_hub)
+        self.window.connectAgentsRequested.connect(
+            lambda: self.bridge.tasks.spawn("connect agents", self.connect_agents())
+        )
         self.window.openLogFolderRequested.connect(lambda: open_folder(self.home.log_dir))
         self.window.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
         self.errors = ErrorReport(self.window, self.home.log_dir)
@@ -217,6 +221,21 @@ class DesktopApp:
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.accepted.connect(lambda: self.bridge.tasks.spawn("connect", self._switch_hub(settings, dialog.choice())))
+        dialog.open()
+        return dialog
+
+    async def connect_agents(self) -> ConnectAgentsDialog:
+        """Open Hub → Connect your agents… for the hub this window is on, with the join secret the
+        window presents to it (none for the embedded hub, which admits anyone on this machine)."""
+        secret: str | None = None
+        if self.local_hub is None or self.bridge.hub_url != self.local_hub.url:
+            try:
+                settings = load_settings(self.home.settings_file).settings
+                secret = await asyncio.to_thread(read_join_secret, self.home, settings)
+            except OSError as error:
+                self._tell(f"Could not read the join secret: {os_error_text(error)}")
+        dialog = ConnectAgentsDialog(self.bridge, secret, self.window.rooms.room_names, self.window)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
 

@@ -48,6 +48,7 @@ def _column(*widgets: QWidget, stretch: QWidget) -> QWidget:
 
 class MainWindow(QMainWindow):
     connectRequested = Signal()
+    connectAgentsRequested = Signal()
     openLogFolderRequested = Signal()
     demoRequested = Signal()
     closing = Signal()
@@ -114,6 +115,7 @@ class MainWindow(QMainWindow):
         self.invite_action = hub_menu.addAction("Invite agents to this room…", lambda: self.room_actions.invite_to(self.timeline_model.room))
         self.invite_action.setEnabled(False)  # until a room is open
         hub_menu.addAction("Join with a code…", self.room_actions.join_with_code)
+        self.connect_agents_action = hub_menu.addAction("Connect your agents…", self.connectAgentsRequested.emit)
         hub_menu.addSeparator()
         hub_menu.addAction("Connect…", self.connectRequested.emit)
         hub_menu.addAction("Retry now", self.bridge.reconnect_now)

@@ -1,0 +1,99 @@
+"""Hub → Connect your agents…: the command for the window's hub, Run it (a fake or the reference
+``parler`` on PATH), and the agents that come online in the window's rooms."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from parler_desktop.ui.connect_agents_dialog import INSTALL_HINT, ConnectAgentsDialog
+from support.desktop_fixtures import join_room
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.raw_agent import RawAgent
+
+REFERENCE_CLI = os.environ.get("PARLER_REFERENCE_CLI", "")
+
+
+def open_dialog(qtbot, desktop) -> ConnectAgentsDialog:
+    desktop.window.connect_agents_action.trigger()
+    qtbot.waitUntil(lambda: desktop.window.findChild(ConnectAgentsDialog) is not None, timeout=5000)
+    dialog = desktop.window.findChild(ConnectAgentsDialog)
+    qtbot.waitUntil(dialog.isVisible, timeout=5000)
+    return dialog
+
+
+def put_on_path(monkeypatch, folder: Path, program: Path) -> None:
+    folder.mkdir(exist_ok=True)
+    target = folder / "parler"
+    if program != target:
+        target.symlink_to(program)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+def test_the_menu_shows_the_command_for_this_hub(qtbot, desktop, hub, monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no parler anywhere
+    monkeypatch.delenv("PARLER_JOIN_SECRET", raising=False)
+    dialog = open_dialog(qtbot, desktop)
+    assert dialog.command.text() == f"parler connect --hub {hub.url}"
+    assert dialog.command.isReadOnly() and "--join-secret" not in dialog.command.text()
+    assert not dialog.run_button.isEnabled() and dialog.status.text() == INSTALL_HINT
+    dialog.copy_button.click()
+    from PySide6.QtGui import QGuiApplication
+
+    assert QGuiApplication.clipboard().text() == dialog.command.text()
+
+
+def test_a_join_secret_the_window_presents_is_in_the_command(qtbot, desktop, hub, monkeypatch):
+    monkeypatch.setenv("PARLER_JOIN_SECRET", "s3cret word")
+    dialog = open_dialog(qtbot, desktop)
+    assert dialog.arguments == ["connect", "--hub", hub.url, "--join-secret", "s3cret word"]
+    assert dialog.command.text().endswith("--join-secret 's3cret word'")
+
+
+def test_run_it_streams_the_output_and_says_how_it_ended(qtbot, desktop, hub, monkeypatch, tmp_path):
+    fake = tmp_path / "bin" / "parler"
+    fake.parent.mkdir()
+    fake.write_text('#!/bin/sh\necho "wired: $*"\necho "a warning" >&2\nexit 0\n')
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    put_on_path(monkeypatch, fake.parent, fake)
+    dialog = open_dialog(qtbot, desktop)
+    assert dialog.run_button.isEnabled()
+    QTest.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "exit status 0" in dialog.status.text(), timeout=5000)
+    assert f"wired: connect --hub {hub.url}" in dialog.output.toPlainText()
+    assert "a warning" in dialog.output.toPlainText() and dialog.output.isReadOnly()
+    assert dialog.run_button.isEnabled()
+
+
+def test_an_agent_that_dials_in_shows_among_the_arrivals(qtbot, qloop, desktop, hub, peer, monkeypatch):
+    monkeypatch.setattr("parler_desktop.ui.connect_agents_dialog.POLL_MS", 300)
+    room = join_room(qtbot, qloop, desktop, peer, "team")
+    dialog = open_dialog(qtbot, desktop)
+    qtbot.waitUntil(lambda: room in dialog.tracker._baseline, timeout=5000)  # alice was here before
+    agent = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="codex\u202e"))
+    try:
+        invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": room}, "invited"))
+        run_coroutine(qtbot, qloop, agent.ok({"op": "redeem", "code": invited["code"]}, "joined"))
+        listed = lambda: [dialog.arrivals.item(i).text() for i in range(dialog.arrivals.count())]  # noqa: E731
+        qtbot.waitUntil(lambda: any(line.startswith("codex") for line in listed()), timeout=10_000)
+        assert listed() == [f"codex\ufffd — in {room}"]  # the override is shown as such; alice is not new
+    finally:
+        run_coroutine(qtbot, qloop, agent.close())
+
+
+@pytest.mark.skipif(not REFERENCE_CLI, reason="PARLER_REFERENCE_CLI is not set (the path of the reference parler)")
+def test_the_reference_cli_prints_its_snippet_in_the_box(qtbot, desktop, hub, monkeypatch, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path / "agent-home"))
+    (tmp_path / "agent-home").mkdir()
+    put_on_path(monkeypatch, tmp_path / "bin", Path(REFERENCE_CLI).resolve())
+    dialog = open_dialog(qtbot, desktop)
+    dialog.arguments = [*dialog.arguments, "--print"]  # write nothing, even to the temporary home
+    QTest.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "exit status" in dialog.status.text(), timeout=20_000)
+    assert "exit status 0" in dialog.status.text(), dialog.output.toPlainText()
+    assert hub.url in dialog.output.toPlainText() and "mcpServers" in dialog.output.toPlainText()
