@@ -158,3 +158,36 @@ def test_a_file_the_reference_agent_sends_shows_in_the_window_and_its_bytes_come
     assert (card["name"], card["size"]) == ("build.log", len(payload))
     assert card["blob"] == hashlib.sha256(payload).hexdigest()
     assert run_coroutine(qtbot, qloop, desktop.bridge.session.fetch_blob(card["blob"])) == payload
+
+
+def test_a_watching_reference_agent_gets_the_windows_post_as_it_is_sent(qtbot, qloop, desktop, ref_agent, hub):
+    """``parler recv --watch`` (pushes): the composer's post is printed once, verified."""
+    import asyncio
+
+    agent = ref_agent(cli_url(hub.url), name="refbot")
+    team = agent_room(qtbot, qloop, desktop, agent, "team")
+    click_room(qtbot, desktop, team)
+    watcher = run_coroutine(qtbot, qloop, agent.start("recv", "--room", team, "--watch"))
+
+    async def next_message_line() -> str:
+        while True:
+            line = (await asyncio.wait_for(watcher.stdout.readline(), 15)).decode()
+            assert line, "recv --watch ended"
+            if line.startswith("["):
+                return line.rstrip("\n")
+
+    async def nothing_more() -> bool:
+        try:
+            await asyncio.wait_for(next_message_line(), 1.5)
+        except (TimeoutError, asyncio.TimeoutError):
+            return True
+        return False
+
+    run_coroutine(qtbot, qloop, asyncio.sleep(1.0))  # let it connect and subscribe
+    type_and_enter(qtbot, desktop.window, "watch this")
+    line = run_coroutine(qtbot, qloop, next_message_line())
+    model = desktop.window.timeline_model
+    qtbot.waitUntil(lambda: model.rowCount() == 1 and model.entry(0).seq is not None, timeout=10_000)
+    assert line == f"[{model.entry(0).seq}] boss (supervisor): watch this"
+    assert run_coroutine(qtbot, qloop, nothing_more())
+    run_coroutine(qtbot, qloop, agent.stop())
