@@ -82,6 +82,6 @@ def parse_invite(text: str) -> InviteRef:
         hub = normalize_hub_url(base) if base.strip() else hub
     else:
         code = value
-    if not code or "/" in code:
+    if not code:
         raise ValueError(f"no invite code in {text.strip()!r}")
     return InviteRef(code=code, hub_url=hub)
