@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
+import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
@@ -84,6 +85,12 @@ def test_an_agent_that_dials_in_shows_among_the_arrivals(qtbot, qloop, desktop, 
         assert listed() == [f"codex\ufffd — in {room}"]  # the override is shown as such; alice is not new
     finally:
         run_coroutine(qtbot, qloop, agent.close())
+
+
+def test_the_dialog_closes_when_the_window_changes_session(qtbot, qloop, desktop, hub):
+    dialog = open_dialog(qtbot, desktop)
+    run_coroutine(qtbot, qloop, desktop.connect(hub.url))  # e.g. Connect… to another hub
+    qtbot.waitUntil(lambda: not shiboken6.isValid(dialog) or not dialog.isVisible(), timeout=5000)
 
 
 @pytest.mark.skipif(not REFERENCE_CLI, reason="PARLER_REFERENCE_CLI is not set (the path of the reference parler)")

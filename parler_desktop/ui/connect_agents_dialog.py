@@ -153,6 +153,7 @@ class ConnectAgentsDialog(QDialog):
         self.process.errorOccurred.connect(self._failed)
 
         bridge.rosterChanged.connect(self._roster_changed)
+        bridge.sessionChanged.connect(self.reject)  # the command names the hub of the session it opened on
         self.timer = QTimer(self, interval=POLL_MS)
         self.timer.timeout.connect(self._poll)
         self.timer.start()
@@ -218,6 +219,7 @@ class ConnectAgentsDialog(QDialog):
         self.timer.stop()
         try:
             self._bridge.rosterChanged.disconnect(self._roster_changed)
+            self._bridge.sessionChanged.disconnect(self.reject)
         except (RuntimeError, TypeError):
             pass
         if self.process.state() != QProcess.ProcessState.NotRunning:
