@@ -76,3 +76,41 @@ def test_the_window_reads_what_was_on_screen_posts_once_and_replies(qtbot, qloop
     answer = run_coroutine(qtbot, qloop, peer.recv_delivery(timeout=10))
     assert answer["parts"][0]["text"] == "main" and answer["replyTo"] == question["id"]
     assert no_more_deliveries(qtbot, qloop, peer) == []
+
+
+def test_a_post_typed_while_the_hub_is_down_reaches_the_agent_once_after_it_restarts(qtbot, qloop, desktop, peer, hub):
+    """The hub dies (the reference one with kill -9; ours is stopped); the human posts anyway; the
+    hub comes back on the same port and database: the window is live again and the post is in the
+    room exactly once."""
+    from support.peer_ops import hub_history
+    from support.raw_agent import RawAgent
+
+    team = join_room(qtbot, qloop, desktop, peer, "team")
+    activate(qtbot, desktop)
+    click_room(qtbot, desktop, team)
+    before = post_as(qtbot, qloop, peer, team, "before the crash")["seq"]
+    model = desktop.window.timeline_model
+    qtbot.waitUntil(lambda: model.newest_seq == before, timeout=10_000)
+    run_coroutine(qtbot, qloop, peer.close())
+    if hasattr(hub, "kill"):
+        hub.kill()
+    else:
+        hub.stop()
+    qtbot.waitUntil(lambda: not desktop.bridge.is_live, timeout=15_000)
+    type_and_enter(qtbot, desktop.window, "typed while the hub was down")
+    if hasattr(hub, "kill"):
+        hub.start()
+    else:
+        hub.restart()
+    qtbot.waitUntil(lambda: desktop.bridge.is_live, timeout=30_000)
+    again = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, identity=peer.identity, name="alice", role="planner"))
+    try:
+        def texts() -> list[str]:
+            return [m["parts"][0]["text"] for m in run_coroutine(qtbot, qloop, hub_history(again, team))]
+
+        qtbot.waitUntil(lambda: len(texts()) == 2, timeout=20_000)
+        assert texts() == ["before the crash", "typed while the hub was down"]
+        qtbot.waitUntil(lambda: model.entry(model.rowCount() - 1).seq is not None, timeout=10_000)
+        assert [model.entry(row).text for row in range(model.rowCount())] == texts()
+    finally:
+        run_coroutine(qtbot, qloop, again.close())
