@@ -79,9 +79,10 @@ def accepts(port: int) -> bool:
 class ReferenceHub:
     """The reference ``parler-hub`` in a subprocess."""
 
-    def __init__(self, binary: str, work: Path) -> None:
+    def __init__(self, binary: str, work: Path, extra_args: tuple[str, ...] = ()) -> None:
         self.binary = binary
         self.work = work
+        self.extra_args = extra_args
         self.db_path = work / "hub.sqlite"
         self.port = free_port()
         self.log_path = work / "hub.log"
@@ -97,7 +98,7 @@ class ReferenceHub:
             self.binary, "--addr", f"127.0.0.1:{self.port}", "--db", str(self.db_path),
             "--blob-dir", str(self.work / "blobs"),
             "--max-ops-per-min", str(GENEROUS), "--max-sends-per-min", str(GENEROUS),
-            "--max-room-sends-per-min", "0", "--max-http-per-min", "0",
+            "--max-room-sends-per-min", "0", "--max-http-per-min", "0", *self.extra_args,
         ]
 
     def start(self) -> "ReferenceHub":
@@ -139,13 +140,27 @@ class ReferenceHub:
 
 
 @pytest.fixture
-def reference_hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReferenceHub]:
+def reference_hub_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., ReferenceHub]]:
+    """``reference_hub_factory(*extra_args)`` → a started ``ReferenceHub`` (more options after
+    the defaults, e.g. ``"--join-secret", "s3cr3t"``); every one is killed at teardown."""
     binary = _binary(HUB_VARIABLE)
     if binary is None:
         pytest.skip(_skip_reason(HUB_VARIABLE, "parler-hub"))
-    running = ReferenceHub(binary, tmp_path_factory.mktemp("refhub")).start()
-    yield running
-    running.kill()
+    started: list[ReferenceHub] = []
+
+    def start(*extra_args: str) -> ReferenceHub:
+        running = ReferenceHub(binary, tmp_path_factory.mktemp("refhub"), tuple(extra_args))
+        started.append(running)
+        return running.start()
+
+    yield start
+    for running in started:
+        running.kill()
+
+
+@pytest.fixture
+def reference_hub(reference_hub_factory: Callable[..., ReferenceHub]) -> ReferenceHub:
+    return reference_hub_factory()
 
 
 @pytest.fixture(params=["embedded", "reference"])

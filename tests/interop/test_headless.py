@@ -118,3 +118,29 @@ async def test_listen_prints_a_1000_message_stream_once_in_order_through_two_hub
                 pytest.xfail(f"{LISTEN_ORDER}; this run: seq {printed[early]['seq']} printed at line {early}")
     finally:
         await peer.close()
+
+
+SECRET = "s3cr3t-for-the-test"
+
+
+@pytest.fixture(params=["embedded", "reference"])
+def secret_hub(request, hub_factory):
+    """A hub that requires a join secret: ours, or the reference with ``--join-secret``."""
+    if request.param == "reference":
+        return request.getfixturevalue("reference_hub_factory")("--join-secret", SECRET)
+    return hub_factory(join_secret=SECRET)
+
+
+async def test_a_join_secret_lets_join_and_send_in_and_a_wrong_one_ends_listen_with_1(secret_hub, raw_agent, tmp_path):
+    hub = secret_hub
+    peer = await raw_agent(hub.url, name="bot", secret=SECRET)
+    invited = await peer.ok({"op": "invite", "kind": "channel", "room": "team"}, "invited")
+    home = tmp_path / "home"
+    joined = await run_cli(home, "join", "--hub", hub.url, invited["code"], PARLER_JOIN_SECRET=SECRET)
+    assert joined.status == 0, joined.stderr
+    sent = await run_cli(home, "send", "--hub", hub.url, "--room", "team", "behind the secret", PARLER_JOIN_SECRET=SECRET)
+    assert sent.status == 0, sent.stderr
+    pulled = (await peer.ok({"op": "pull", "room": "team", "since": 0}, "pulled"))["messages"]
+    assert [(m["seq"], m["parts"][0]["text"]) for m in pulled] == [(int(sent.stdout), "behind the secret")]
+    refused = await run_cli(tmp_path / "other", "listen", "--hub", hub.url, PARLER_JOIN_SECRET="wrong")
+    assert refused.status == 1 and "join secret" in refused.stderr, refused
