@@ -264,6 +264,21 @@ async def test_the_feed_fills_gaps_once_and_resumes_after_a_restart(store):
     assert fed == [1, 3, 2, 4, 6, 5]
 
 
+async def test_while_catching_up_the_feed_holds_what_lies_above_the_sync_mark(store):
+    """A push stored before the catch-up of the messages below it waits for them (the session
+    is not live yet); once live, the drain feeds the rest in order."""
+    fed: list[int] = []
+    await store.call(LocalStore.insert_messages, [stored(1), stored(4)])  # 4 was pushed, 2–3 are being pulled
+    await store.call(LocalStore.set_sync_mark, "team", 1)
+    feed = StoreFeed(store, lambda m: fed.append(m.seq) or True)
+    await feed.drain(ahead=False)
+    assert fed == [1] and feed.feed_live([stored(5)]) and fed == [1]  # no room counts as drained
+    await store.call(LocalStore.insert_messages, [stored(2), stored(3), stored(5)])
+    await store.call(LocalStore.set_sync_mark, "team", 5)
+    await feed.drain()
+    assert fed == [1, 2, 3, 4, 5]
+
+
 async def test_what_this_process_stores_is_fed_at_once_and_never_again(store):
     fed: list[int] = []
     feed = StoreFeed(store, lambda m: fed.append(m.seq) or True)

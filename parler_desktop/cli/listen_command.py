@@ -133,6 +133,7 @@ async def listen(
     finished: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     wake = asyncio.Event()
     caught_up = False
+    live = False  # the session is live: until then (catching up) lines above a sync mark wait
 
     def finish(status: int) -> None:
         if not finished.done():
@@ -140,11 +141,11 @@ async def listen(
         wake.set()
 
     def on_event(event: SessionEvent) -> None:
-        nonlocal caught_up
+        nonlocal caught_up, live
         if isinstance(event, MessagesArrived):
             # A push is printed as it is read, before it is stored (client/feed.py says why that
             # keeps each message printed once, in order); the drain its write wakes records it.
-            if not feed.feed_live(event.messages, rooms):
+            if live and not feed.feed_live(event.messages, rooms):
                 finish(EXIT_OK)  # the reader went away
         elif isinstance(event, MessagesStored):
             # Live, what this process stored is printed at once (unless it was printed as it
@@ -152,12 +153,13 @@ async def listen(
             # remembers how far the home has been fed.
             if not event.live:
                 feed.stored_behind(event.room)  # a catch-up: the drain prints it, in order
-            elif not feed.feed_live(event.messages, rooms):
+            elif live and not feed.feed_live(event.messages, rooms):
                 finish(EXIT_OK)  # the reader went away
             wake.set()
         elif isinstance(event, OutboxChanged):
             wake.set()
         elif isinstance(event, StateChanged):
+            live = event.state is ConnectionState.LIVE
             if event.state is ConnectionState.AUTH_FAILED:
                 finish(EXIT_FAILED)
             elif event.state in (ConnectionState.BACKING_OFF, ConnectionState.OFFLINE):
@@ -175,7 +177,7 @@ async def listen(
         await wait_or_timeout(wake, clock, STORE_POLL_SECS)  # also notices other processes' writes
         wake.clear()
         was_caught_up = caught_up
-        if not await feed.drain(rooms or None):
+        if not await feed.drain(rooms or None, ahead=live):
             finish(EXIT_OK)  # the reader went away (e.g. `| head`)
         elif once and was_caught_up and feed.all_recorded():
             if not await session.store.call(LocalStore.outbox_items, [OutboxStatus.PENDING]):

@@ -106,8 +106,11 @@ class StoreFeed:
         self._drained.pop(room, None)
         self._catch_ups[room] = self._catch_ups.get(room, 0) + 1
 
-    async def drain(self, rooms: Iterable[str] | None = None) -> bool:
+    async def drain(self, rooms: Iterable[str] | None = None, *, ahead: bool = True) -> bool:
         """Feed what is new in ``rooms`` (default: every stored room); False once delivery stopped.
+        Without ``ahead`` only what lies under each room's sync mark is fed: while a session
+        catches up, a message above it (a push that beat the catch-up of those below it) would
+        be printed before them; no room counts as drained then, so live messages wait too.
 
         Raises ``StoreError`` when the store refuses to record what is fed (nothing is delivered)."""
         catch_ups = dict(self._catch_ups)
@@ -116,21 +119,21 @@ class StoreFeed:
             head = heads.get(room)
             if head is None or head == self._drained.get(room):
                 continue  # nothing stored for it, or nothing stored nor marked since its last drain
-            if not await self._drain_room(room, complete_to=head[0]):
+            if not await self._drain_room(room, complete_to=head[0], ahead=ahead):
                 return False
-            if self._catch_ups.get(room) == catch_ups.get(room):
+            if ahead and self._catch_ups.get(room) == catch_ups.get(room):
                 self._drained[room] = head
             # else a catch-up stored behind it while this drain read the store: what it stored may
             # not have been read, so live lines of the room still wait for the next drain
         return True
 
-    async def _drain_room(self, room: str, complete_to: int) -> bool:
+    async def _drain_room(self, room: str, complete_to: int, ahead: bool) -> bool:
         after = (await self._fed_state(room)).upto
         while True:
             page = await self._store.call(LocalStore.messages_after, room, after, PAGE)
-            last = len(page) < PAGE
+            last = len(page) < PAGE or (not ahead and page[-1].seq >= complete_to)
             fed = self._fed[room]  # as of now: ``feed_live`` may have fed some of the page meanwhile
-            fresh = [message for message in page if not fed.has_fed(message.seq)]
+            fresh = [m for m in page if not fed.has_fed(m.seq) and (ahead or m.seq <= complete_to)]
             state = fed.feeding((message.seq for message in fresh), complete_to if last else None)
             if state != self._recorded[room] and not await self._record_then_deliver(room, state, fresh):
                 return False

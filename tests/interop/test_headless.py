@@ -57,10 +57,9 @@ async def test_join_send_and_listen_json(hub, raw_agent, tmp_path):
 
 
 LISTEN_ORDER = (
-    "listen prints a push stored above a gap before the gap is filled (by design: "
-    "tests/test_cli_listen.py::test_the_feed_fills_gaps_once_and_resumes_after_a_restart pins "
-    "[1, 3, 2]); a kill -9 and restart makes such gaps (a push stored before the catch-up pull "
-    "below it), so now and then a line comes early (seen: seq 662 printed right after 333)"
+    "now and then, soon after listen goes live, a push is printed before the two or three pushes "
+    "just below it (seen: 6 after 3, 9 after 4), on both hubs; the catch-up after each restart "
+    "now keeps its order (client/feed.py: nothing above a sync mark is printed while catching up)"
 )
 
 
