@@ -2,6 +2,7 @@
 until ``listen --json`` prints it, each against a bare websockets subscriber in the same run.
 
 Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_push.py [--messages 200]
+[--reference-hub PATH]  (PATH: the reference ``parler-hub``, docs/interop.md: the same, on that hub)
 
 The hub runs as its own process (``parler-desktop hub``); the sending agent and the bare
 subscriber (a raw WebSocket that only decodes the frame, always the first the hub pushes to: see
@@ -54,6 +55,7 @@ from bench_ui import wait_for  # noqa: E402
 from support.cli_runner import run_cli, started_cli  # noqa: E402
 from support.hub_fixtures import HubProcess  # noqa: E402
 from support.raw_agent import RawAgent  # noqa: E402
+from support.reference_hub import ReferenceHub  # noqa: E402
 from push_floor import SHOWN_ROWS, floor_window, show_deliveries  # noqa: E402
 
 from parler_desktop.client.inbox import BoundedInbox  # noqa: E402
@@ -299,11 +301,15 @@ def idle_slowdown(rounds: int = 100) -> tuple[float, float]:
     return percentile(warm, 0.5), percentile(idle, 0.5)
 
 
-async def main(count: int) -> tuple[StageWatch, PaintWatch, Sent]:
+async def main(count: int, reference_hub: str | None) -> tuple[StageWatch, PaintWatch, Sent]:
     """Measure and report; returns the window's pass as measured (stages, paints, sent)."""
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
-        hub = HubProcess(root / "hub.sqlite3", 0, ["--relaxed-limits"], root).start()
+        if reference_hub:
+            hub = ReferenceHub(reference_hub, root).start()
+            print(f"hub: the reference parler-hub ({reference_hub})")
+        else:
+            hub = HubProcess(root / "hub.sqlite3", 0, ["--relaxed-limits"], root).start()
         homes = [Home.resolve(root / name).ensure() for name in (WINDOW_HOME, LISTEN_HOME)]
         floor_identity = Identity.generate()
         subscriber_ids = [load_or_create_identity(home.key_file).agent_id for home in homes]  # as they will use
@@ -349,7 +355,7 @@ async def main(count: int) -> tuple[StageWatch, PaintWatch, Sent]:
         finally:
             if child.is_alive():
                 child.kill()
-            hub.terminate()
+            hub.kill() if reference_hub else hub.terminate()
     report(f"push -> row painted ({count} messages)", painted, bare)
     on_screen = [(at - sent_at, bare_at - sent_at) for at, sent_at, bare_at in shown if at is not None]
     report(
@@ -395,7 +401,7 @@ async def floor_pass(url: str, code: str, identity: Identity, pipe: Connection, 
     return painted, [bare_at - sent_at for sent_at, bare_at in sent][WARMUP:]
 
 
-def run(count: int) -> tuple[StageWatch, PaintWatch, Sent]:
+def run(count: int, reference_hub: str | None = None) -> tuple[StageWatch, PaintWatch, Sent]:
     """``main`` on the window's event loop, in a QApplication set up as the app's."""
     prepare_qt_environment()  # as the app does
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -403,13 +409,15 @@ def run(count: int) -> tuple[StageWatch, PaintWatch, Sent]:
     loop = AppEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        return loop.run_until_complete(main(count))
+        return loop.run_until_complete(main(count, reference_hub))
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=200)
-    run(parser.parse_args().messages)
+    parser.add_argument("--reference-hub", metavar="PATH", help="measure on the reference parler-hub at PATH")
+    arguments = parser.parse_args()
+    run(arguments.messages, arguments.reference_hub)
     warm, idle = idle_slowdown()  # off the event loop: it sleeps between rounds
     print(
         f"idling on this machine: decoding one delivery frame takes {warm * 1e6:.0f} µs back to back,"
