@@ -68,6 +68,19 @@ async def test_a_certificate_for_another_host_name_is_refused_even_with_its_ca(t
     assert ConnectionState.LIVE not in log.states()
 
 
+async def test_an_expired_certificate_says_so_and_who_can_fix_it(hub, tmp_path, session_factory):
+    expired_ca = make_private_ca(tmp_path, expired=True)
+    proxy = await FaultProxy("127.0.0.1", hub.port, tls=expired_ca.server_context).start()
+    try:
+        session, log = await session_factory(proxy.url, ca_file=str(expired_ca.ca_file))  # trusted, yet expired
+        await log.wait_until(lambda: any("expired" in d for d in details(log)), "an expiry refusal")
+        refusal = next(d for d in details(log) if "expired" in d)
+        assert refusal.startswith("refused") and "renew" in refusal and "--ca-file" not in refusal
+        assert ConnectionState.AUTHENTICATING not in log.states()  # nothing was sent over that line
+    finally:
+        await proxy.close()
+
+
 async def test_a_file_that_is_no_ca_is_named_in_the_message(tls_proxy, tmp_path, session_factory):
     not_a_ca = tmp_path / "notes.txt"
     not_a_ca.write_text("not a certificate")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ssl
 from pathlib import Path
 
+NOT_YET_VALID = 9  # X509_V_ERR_CERT_NOT_YET_VALID
+EXPIRED = 10  # X509_V_ERR_CERT_HAS_EXPIRED
 HOSTNAME_MISMATCH = 62  # X509_V_ERR_HOSTNAME_MISMATCH
 IP_MISMATCH = 64  # X509_V_ERR_IP_ADDRESS_MISMATCH
 TRUST_ADVICE = "if it uses a private CA, trust that CA file for the hub (Hub ▸ Connect…, or --ca-file FILE)"
@@ -42,4 +44,8 @@ def explain_certificate_error(error: ssl.SSLCertVerificationError, url: str) -> 
             f"refused: the hub's TLS certificate is not for the address {url} ({detail}); "
             "check the address"
         )
+    if error.verify_code == EXPIRED:  # trusting a CA would not help: say who can fix it
+        return f"refused: the hub's TLS certificate at {url} has expired ({detail}); its operator has to renew it"
+    if error.verify_code == NOT_YET_VALID:
+        return f"refused: the hub's TLS certificate at {url} is not valid yet ({detail}); check this computer's date and time"
     return f"the hub's TLS certificate is not trusted ({detail}); {TRUST_ADVICE}"
