@@ -14,7 +14,8 @@ from support.desktop_fixtures import activate, click_room
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.app import roles
-from parler_desktop.protocol.values import SignatureState
+from parler_desktop.protocol.canonical import sign_parts
+from parler_desktop.protocol.values import RoomTarget, SignatureState
 from test_window import type_and_enter
 
 pytestmark = pytest.mark.timeout(90)
@@ -191,3 +192,17 @@ def test_a_watching_reference_agent_gets_the_windows_post_as_it_is_sent(qtbot, q
     assert line == f"[{model.entry(0).seq}] boss (supervisor): watch this"
     assert run_coroutine(qtbot, qloop, nothing_more())
     run_coroutine(qtbot, qloop, agent.stop())
+
+
+def test_the_reference_cli_verifies_what_we_sign_with_numbers_in_a_data_part(qtbot, qloop, desktop, ref_agent, peer, hub):
+    """The signed bytes of a data part hold its numbers as each side writes them: integers,
+    fractions, negatives and exponents must come out the same in Python and in Rust."""
+    agent = ref_agent(cli_url(hub.url), name="refbot")
+    team = agent_room(qtbot, qloop, desktop, agent, "team")
+    code = re.search(r"code:\s*(\S+)", run_coroutine(qtbot, qloop, agent.ok("invite", "--group", team)))[1]
+    run_coroutine(qtbot, qloop, peer.ok({"op": "redeem", "code": code}, "joined"))
+    data = {"kind": "data", "data": {"count": 3, "ratio": 1.5, "tenth": 0.1, "below": -7, "huge": 1e21, "tiny": 2.5e-7}}
+    parts = list(sign_parts(peer.id, RoomTarget(team), [{"kind": "text", "text": "figures"}, data], None, peer.identity.sign))
+    seq = run_coroutine(qtbot, qloop, peer.ok({"op": "send", "target": {"kind": "room", "room": team}, "parts": parts}, "sent"))["seq"]
+    line = next(line for line in recv_lines(qtbot, qloop, agent, team) if line.startswith(f"[{seq}]"))
+    assert "UNVERIFIED" not in line and "⚠" not in line, line
