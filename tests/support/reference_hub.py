@@ -88,6 +88,8 @@ class ReferenceHub:
         if self.process is not None:
             self.process.wait(15)
 
+    stop = kill  # as the embedded hub's ``stop``: for a test that runs on both
+
     def restart(self) -> "ReferenceHub":
         self.kill()
         return self.start()
