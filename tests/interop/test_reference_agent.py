@@ -184,7 +184,14 @@ def test_a_watching_reference_agent_gets_the_windows_post_as_it_is_sent(qtbot, q
             return True
         return False
 
-    run_coroutine(qtbot, qloop, asyncio.sleep(1.0))  # let it connect and subscribe
+    async def subscribed() -> None:  # recv --watch says so on stderr once it has subscribed
+        while True:
+            line = (await asyncio.wait_for(watcher.stderr.readline(), 15)).decode()
+            assert line, "recv --watch ended before it subscribed"
+            if "watching" in line:
+                return
+
+    run_coroutine(qtbot, qloop, subscribed())
     type_and_enter(qtbot, desktop.window, "watch this")
     line = run_coroutine(qtbot, qloop, next_message_line())
     model = desktop.window.timeline_model
