@@ -11,6 +11,7 @@ import pytest
 import shiboken6
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QDialogButtonBox
 
 from parler_desktop.ui.connect_agents_dialog import INSTALL_HINT, ConnectAgentsDialog
 from support.desktop_fixtures import join_room
@@ -36,6 +37,14 @@ def put_on_path(monkeypatch, folder: Path, program: Path) -> None:
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
 
 
+def fake_parler(monkeypatch, tmp_path: Path, script: str) -> None:
+    fake = tmp_path / "bin" / "parler"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\n{script}\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
+    put_on_path(monkeypatch, fake.parent, fake)
+
+
 def test_the_menu_shows_the_command_for_this_hub(qtbot, desktop, hub, monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no parler anywhere
     monkeypatch.delenv("PARLER_JOIN_SECRET", raising=False)
@@ -57,11 +66,7 @@ def test_a_join_secret_the_window_presents_is_in_the_command(qtbot, desktop, hub
 
 
 def test_run_it_streams_the_output_and_says_how_it_ended(qtbot, desktop, hub, monkeypatch, tmp_path):
-    fake = tmp_path / "bin" / "parler"
-    fake.parent.mkdir()
-    fake.write_text('#!/bin/sh\necho "wired: $*"\necho "a warning" >&2\nexit 0\n')
-    fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
-    put_on_path(monkeypatch, fake.parent, fake)
+    fake_parler(monkeypatch, tmp_path, 'echo "wired: $*"\necho "a warning" >&2\nexit 0')
     dialog = open_dialog(qtbot, desktop)
     assert dialog.run_button.isEnabled()
     QTest.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
@@ -104,3 +109,21 @@ def test_the_reference_cli_prints_its_snippet_in_the_box(qtbot, desktop, hub, mo
     qtbot.waitUntil(lambda: "exit status" in dialog.status.text(), timeout=20_000)
     assert "exit status 0" in dialog.status.text(), dialog.output.toPlainText()
     assert hub.url in dialog.output.toPlainText() and "mcpServers" in dialog.output.toPlainText()
+
+
+def test_a_character_split_between_two_reads_is_shown_whole(qtbot, desktop, monkeypatch, tmp_path):
+    fake_parler(monkeypatch, tmp_path, r"printf '\342\206'; sleep 0.3; printf '\222 wired\n'")  # "→" in two writes
+    dialog = open_dialog(qtbot, desktop)
+    QTest.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "exit status 0" in dialog.status.text(), timeout=5000)
+    assert dialog.output.toPlainText() == "→ wired\n"
+
+
+def test_closing_the_dialog_ends_a_running_parler(qtbot, desktop, monkeypatch, tmp_path):
+    fake_parler(monkeypatch, tmp_path, "exec sleep 60")
+    dialog = open_dialog(qtbot, desktop)
+    QTest.mouseClick(dialog.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.process.processId() > 0, timeout=5000)
+    pid = dialog.process.processId()
+    QTest.mouseClick(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Close), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not Path(f"/proc/{pid}").exists(), timeout=5000)  # killed and reaped

@@ -9,12 +9,13 @@ open; everything from the wire or the program is shown as plain text.
 
 from __future__ import annotations
 
+import codecs
 import shlex
 import shutil
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QProcess, QTimer
+from PySide6.QtCore import QCoreApplication, QProcess, QTimer
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import (
     QDialog,
@@ -147,6 +148,7 @@ class ConnectAgentsDialog(QDialog):
         layout.addWidget(buttons)
 
         self.process = QProcess(self)
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")  # a character may span two reads
         self.process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
         self.process.readyReadStandardOutput.connect(self._read_output)
         self.process.finished.connect(self._finished)
@@ -168,18 +170,20 @@ class ConnectAgentsDialog(QDialog):
         if self.program is None or self.process.state() != QProcess.ProcessState.NotRunning:
             return
         self.output.clear()
+        self._decoder.reset()
         self.status.setText("Running…")
         self.run_button.setEnabled(False)
         self.process.start(self.program, self.arguments)
 
     def _read_output(self) -> None:
-        text = bytes(self.process.readAllStandardOutput().data()).decode("utf-8", errors="replace")
+        text = self._decoder.decode(bytes(self.process.readAllStandardOutput().data()))
         self.output.moveCursor(QTextCursor.MoveOperation.End)
         self.output.insertPlainText(text)
         self.output.moveCursor(QTextCursor.MoveOperation.End)
 
     def _finished(self, code: int, status: QProcess.ExitStatus) -> None:
         self._read_output()
+        self.output.insertPlainText(self._decoder.decode(b"", final=True))
         if status == QProcess.ExitStatus.CrashExit:
             self.status.setText("parler connect stopped before it finished.")
         elif code == 0:
@@ -222,9 +226,15 @@ class ConnectAgentsDialog(QDialog):
             self._bridge.sessionChanged.disconnect(self.reject)
         except (RuntimeError, TypeError):
             pass
-        if self.process.state() != QProcess.ProcessState.NotRunning:
+        if self.process.parent() is self and self.process.state() != QProcess.ProcessState.NotRunning:
+            # Killed without waiting on the UI thread: the process object outlives the dialog
+            # until it has reaped the program, then goes.
+            self.process.readyReadStandardOutput.disconnect(self._read_output)
+            self.process.finished.disconnect(self._finished)
+            self.process.errorOccurred.disconnect(self._failed)
+            self.process.setParent(QCoreApplication.instance())
+            self.process.finished.connect(self.process.deleteLater)
             self.process.kill()
-            self.process.waitForFinished(1000)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self._stop()

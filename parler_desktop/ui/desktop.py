@@ -229,9 +229,8 @@ class DesktopApp:
         window presents to it (none for the embedded hub, which admits anyone on this machine)."""
         secret: str | None = None
         if self.local_hub is None or self.bridge.hub_url != self.local_hub.url:
-            try:
-                settings = load_settings(self.home.settings_file).settings
-                secret = await asyncio.to_thread(read_join_secret, self.home, settings)
+            try:  # both reads off the UI thread
+                secret = await asyncio.to_thread(lambda: read_join_secret(self.home, load_settings(self.home.settings_file).settings))
             except OSError as error:
                 self._tell(f"Could not read the join secret: {os_error_text(error)}")
         dialog = ConnectAgentsDialog(self.bridge, secret, self.window.rooms.room_names, self.window)
