@@ -69,7 +69,7 @@ def parse_invite(text: str) -> InviteRef:
     hub: str | None = None
     if "--hub" in words:
         at = words.index("--hub")
-        hub = normalize_hub_url(" ".join(words[at + 1:at + 2]))
+        hub = normalize_hub_url(words[at + 1] if at + 1 < len(words) else "")  # "" is refused
         del words[at:at + 2]
     words = [word for word in words if word not in _COMMAND_WORDS and not word.startswith("-")]
     value = words[-1] if words else ""
