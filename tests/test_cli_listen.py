@@ -320,6 +320,22 @@ async def test_a_catch_up_stored_during_a_drain_holds_live_lines_until_the_next_
     assert feed.feed_live([stored(5)]) and fed == [1, 2, 3, 4, 5]
 
 
+async def test_a_push_read_before_its_room_is_drained_is_printed_before_the_pushes_after_it(store):
+    """Soon after ``listen`` goes live a push can be read before the first drain of its room has
+    finished: it waits for that drain, which prints it after what the store held (even when its
+    write has not landed yet), and a push read after the drain comes after it."""
+    fed: list[int] = []
+    feed = StoreFeed(store, lambda m: fed.append(m.seq) or True)
+    await store.call(LocalStore.insert_messages, [stored(1)])
+    assert feed.feed_live([stored(2)]) and fed == []  # read off the socket before the room's drain
+    await feed.drain()  # 2 is not stored yet
+    assert feed.feed_live([stored(3)]) and fed == [1, 2, 3]
+    written = await store.call(LocalStore.insert_messages, [stored(2), stored(3)])
+    assert feed.feed_live(written) and fed == [1, 2, 3]
+    await feed.drain()
+    assert feed.all_recorded() and fed == [1, 2, 3]
+
+
 async def test_a_push_fed_as_it_arrives_is_recorded_once_its_write_lands(store):
     """``listen --once`` exits only when ``all_recorded``: a push printed before its write would
     otherwise be printed again by the next ``listen``."""

@@ -21,8 +21,11 @@ once: a push fed as it arrived is skipped when its write is announced. They are 
 pushes above the mark, and the next drain skips them and records them (a message another process
 on the home stored first, that this one's write therefore does not announce, too). Only rooms
 drained once already are fed so (before that, older stored messages may be waiting to be fed
-first); the rest wait for the drain. The session announces pushes only once the pushes read
-before them are stored, so a push fed as it arrives never comes before an earlier push.
+first); the rest are held until the room's drain ends and fed then, in seq order, after what
+the drain read (a push held so may not be stored yet, so the drain itself may not see it; fed
+any later, a push read after it would come first). The session announces pushes only once the
+pushes read before them are stored, so a push fed as it arrives never comes before an earlier
+push.
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ class StoreFeed:
         self._recorded: dict[str, FedState] = {}  # what the store's meta says was delivered
         self._drained: dict[str, tuple[int, int]] = {}  # room -> its head (mark, count) when last drained
         self._catch_ups: dict[str, int] = {}  # room -> how many catch-ups stored behind it (``stored_behind``)
+        self._held: dict[str, dict[int, StoredMessage]] = {}  # room -> live messages waiting for its drain
         self._recording = TaskSupervisor("listen-feed", log_failures=False)  # failures reach the drain
 
     def feed_live(self, messages: Iterable[StoredMessage], rooms: Collection[str] | None = None) -> bool:
@@ -86,6 +90,7 @@ class StoreFeed:
             if rooms and message.room not in rooms:
                 continue
             if message.room not in self._drained:
+                self._held.setdefault(message.room, {})[message.seq] = message
                 continue
             fed = self._fed[message.room]
             if fed.has_fed(message.seq):
@@ -123,6 +128,9 @@ class StoreFeed:
                 return False
             if ahead and self._catch_ups.get(room) == catch_ups.get(room):
                 self._drained[room] = head
+                held = self._held.pop(room, {})
+                if not self.feed_live(held[seq] for seq in sorted(held)):
+                    return False
             # else a catch-up stored behind it while this drain read the store: what it stored may
             # not have been read, so live lines of the room still wait for the next drain
         return True
