@@ -69,6 +69,23 @@ async def test_presence_shows_in_the_watched_roster(hub, raw_agent, session_fact
     assert (ada.activity, ada.attention, ada.role) == ("reviewing PR 42", "focus", "supervisor")
 
 
+async def test_discover_lists_the_cards_of_agents_in_no_room_of_ours(hub, raw_agent, session_factory):
+    planner = await raw_agent(hub.url, name="planner")
+    card = {"id": planner.id, "name": "planner", "kind": "agent", "tags": ["planning"]}
+    await planner.ok({"op": "register", "card": card}, "registered")
+    reviewer = await raw_agent(hub.url, name="reviewer")
+    await reviewer.ok({"op": "register", "card": {"id": reviewer.id, "name": "reviewer", "kind": "agent"}}, "registered")
+    session, _ = await live_session(session_factory, hub.url)
+    everyone = await session.discover()
+    assert [(entry.card.id, entry.card.name, entry.status) for entry in everyone] == [
+        (reviewer.id, "reviewer", "idle"),  # most recently connected first
+        (planner.id, "planner", "idle"),
+    ]
+    assert all(entry.visibility == "private" and not entry.verified and entry.last_seen > 0 for entry in everyone)
+    assert [entry.card.id for entry in await session.discover(tag="plan")] == [planner.id]
+    assert await session.discover("public") == ()
+
+
 async def test_fetch_blob_checks_the_hash(hub, raw_agent, session_factory):
     peer = await raw_agent(hub.url, name="bot")
     invited = await peer.ok({"op": "invite", "kind": "channel", "room": "team"}, "invited")

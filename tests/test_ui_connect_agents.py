@@ -1,5 +1,6 @@
 """Hub → Connect your agents…: the command for the window's hub, Run it (a fake or the reference
-``parler`` on PATH), and the agents that come online in the window's rooms."""
+``parler`` on PATH), and the agents that dial in: hub-wide from the directory (``discover``), and
+in the window's rooms from their rosters."""
 
 from __future__ import annotations
 
@@ -13,12 +14,17 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDialogButtonBox
 
+from parler_desktop.identity import Identity
+from parler_desktop.protocol.canonical import canonical_card_bytes
+from parler_desktop.protocol.values import AgentCard
 from parler_desktop.ui.connect_agents_dialog import INSTALL_HINT, ConnectAgentsDialog
 from support.desktop_fixtures import join_room
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
 REFERENCE_CLI = os.environ.get("PARLER_REFERENCE_CLI", "")
+
+pytestmark = pytest.mark.timeout(60)
 
 
 def open_dialog(qtbot, desktop) -> ConnectAgentsDialog:
@@ -27,6 +33,17 @@ def open_dialog(qtbot, desktop) -> ConnectAgentsDialog:
     dialog = desktop.window.findChild(ConnectAgentsDialog)
     qtbot.waitUntil(dialog.isVisible, timeout=5000)
     return dialog
+
+
+def listed(dialog: ConnectAgentsDialog) -> list[str]:
+    return [dialog.arrivals.item(i).text() for i in range(dialog.arrivals.count())]
+
+
+async def register_card(agent: RawAgent, name: str) -> dict:
+    """Publish a signed private card, as the reference MCP server does as it connects."""
+    card = {"id": agent.id, "name": name, "kind": "agent", "protocolVersion": "0.2"}
+    sig = agent.identity.sign(canonical_card_bytes(AgentCard.from_wire(card)))
+    return await agent.ok({"op": "register", "card": card, "sig": sig}, "registered")
 
 
 def put_on_path(monkeypatch, folder: Path, program: Path) -> None:
@@ -85,11 +102,55 @@ def test_an_agent_that_dials_in_shows_among_the_arrivals(qtbot, qloop, desktop, 
     try:
         invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": room}, "invited"))
         run_coroutine(qtbot, qloop, agent.ok({"op": "redeem", "code": invited["code"]}, "joined"))
-        listed = lambda: [dialog.arrivals.item(i).text() for i in range(dialog.arrivals.count())]  # noqa: E731
-        qtbot.waitUntil(lambda: any(line.startswith("codex") for line in listed()), timeout=10_000)
-        assert listed() == [f"codex\ufffd — in {room}"]  # the override is shown as such; alice is not new
+        qtbot.waitUntil(lambda: any(line.startswith("codex") for line in listed(dialog)), timeout=10_000)
+        # No card, so from the roster; the override is shown as such; alice is not new
+        assert listed(dialog) == [f"codex\ufffd ({agent.id[:8]}…) — idle — in {room}"]
     finally:
         run_coroutine(qtbot, qloop, agent.close())
+
+
+def test_an_agent_in_none_of_the_windows_rooms_shows_once_it_publishes_a_card(qtbot, qloop, desktop, hub, peer, monkeypatch):
+    """What the reference MCP server does as it connects (auto_register): the dialog hears of it
+    from the hub's directory, not from any roster. A card from before the dialog opened is not an
+    arrival; markup and line breaks in a name are shown as the characters they are."""
+    monkeypatch.setattr("parler_desktop.ui.connect_agents_dialog.POLL_MS", 300)
+    room = join_room(qtbot, qloop, desktop, peer, "team")  # the window has a room; the agent never joins it
+    run_coroutine(qtbot, qloop, register_card(peer, "alice"))  # carded before: the baseline
+    dialog = open_dialog(qtbot, desktop)
+    qtbot.waitUntil(lambda: dialog.tracker.directory_baseline is not None and room in dialog.tracker._baseline, timeout=5000)
+    assert peer.id in dialog.tracker.directory_baseline
+    name = "claude\u202e <b>code</b>\nsecond line"
+    agent = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="claude"))
+    try:
+        run_coroutine(qtbot, qloop, register_card(agent, name))
+        qtbot.waitUntil(lambda: listed(dialog) != ["No one yet."], timeout=10_000)
+        assert listed(dialog) == [f"claude\ufffd <b>code</b> second line ({agent.id[:8]}…) — idle"]
+        rooms = run_coroutine(qtbot, qloop, agent.ok({"op": "rooms"}, "rooms"))["rooms"]
+        assert rooms == []  # it is in none of the window's rooms
+    finally:
+        run_coroutine(qtbot, qloop, agent.close())
+    QTest.mouseClick(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Close), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not shiboken6.isValid(dialog), timeout=5000)
+
+
+def test_a_carded_agent_that_dials_in_again_shows_with_its_status(qtbot, qloop, desktop, hub, monkeypatch):
+    """An agent whose card the hub already had is an arrival once it connects again (its
+    lastSeen moves on); its status follows its presence."""
+    monkeypatch.setattr("parler_desktop.ui.connect_agents_dialog.POLL_MS", 300)
+    identity = Identity.generate()
+    first = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, identity, name="codex"))
+    run_coroutine(qtbot, qloop, register_card(first, "codex"))
+    run_coroutine(qtbot, qloop, first.close())
+    dialog = open_dialog(qtbot, desktop)
+    qtbot.waitUntil(lambda: dialog.tracker.directory_baseline is not None, timeout=5000)
+    assert identity.agent_id in dialog.tracker.directory_baseline and listed(dialog) == ["No one yet."]
+    again = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, identity, name="codex"))
+    try:
+        qtbot.waitUntil(lambda: listed(dialog) == [f"codex ({identity.agent_id[:8]}…) — idle"], timeout=10_000)
+        run_coroutine(qtbot, qloop, again.ok({"op": "presence", "status": "working"}, "presence_ok"))
+        qtbot.waitUntil(lambda: listed(dialog) == [f"codex ({identity.agent_id[:8]}…) — working"], timeout=10_000)
+    finally:
+        run_coroutine(qtbot, qloop, again.close())
 
 
 def test_the_dialog_closes_when_the_window_changes_session(qtbot, qloop, desktop, hub):

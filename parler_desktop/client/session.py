@@ -33,6 +33,8 @@ from parler_desktop.client.tuning import SessionTuning
 from parler_desktop.identity import Identity, load_or_create_identity, verify_signature
 from parler_desktop.paths import Home
 from parler_desktop.protocol.frames import (
+    DirectoryList,
+    Discover,
     Invite,
     Invited,
     Joined,
@@ -47,7 +49,7 @@ from parler_desktop.protocol.frames import (
 )
 from parler_desktop.protocol.canonical import verify_message
 from parler_desktop.protocol.mentions import mentions_human
-from parler_desktop.protocol.values import JoinRequest, Part, RoomInfo, StoredMessage
+from parler_desktop.protocol.values import DirectoryEntry, JoinRequest, Part, RoomInfo, StoredMessage
 from parler_desktop.settings import load_settings, read_join_secret
 from parler_desktop.store import LocalStore, StoreError, StoreWorker, open_for_session
 
@@ -242,7 +244,7 @@ class HubSession:
         self._lifecycle.join_secret = secret
         self.reconnect_now()
 
-    # ---- rooms, roster, presence, invites, blobs -------------------------------------------------
+    # ---- rooms, roster, presence, directory, invites, blobs --------------------------------------
 
     @property
     def rooms(self) -> tuple[RoomInfo, ...]:
@@ -265,6 +267,23 @@ class HubSession:
 
     async def set_presence(self, status: str, activity: str | None = None, attention: str | None = None) -> None:
         await self._lifecycle.call(Presence(status=status, activity=activity, attention=attention), PresenceOk)
+
+    async def discover(
+        self,
+        scope: str = "hub",
+        *,
+        query: str | None = None,
+        tag: str | None = None,
+        skill: str | None = None,
+        status: str | None = None,
+        limit: int | None = None,
+    ) -> tuple[DirectoryEntry, ...]:
+        """The hub's directory cards (§7.14), most recently connected first: an agent is listed
+        once it has registered a card, with the status its presence gives it."""
+        frame = Discover(scope=scope, query=query, tag=tag, skill=skill, status=status, limit=limit)
+        reply = await self._lifecycle.call(frame, DirectoryList)
+        assert isinstance(reply, DirectoryList)
+        return reply.agents
 
     async def invite(
         self,

@@ -3,8 +3,10 @@ window watches, a way to run it without a terminal, and who dials in afterwards.
 
 Non-modal (``open()``, signals, no nested event loop). ``parler`` runs in a QProcess with its
 arguments as a list, never through a shell, and its output is shown as it arrives. The hub pushes
-no presence, so arrivals come from polling the rosters of the window's rooms while the dialog is
-open; everything from the wire or the program is shown as plain text.
+no presence, so while the dialog is open it polls: the hub's directory (``discover``, hub scope),
+where the reference MCP server publishes a card for its agent as it connects, and the rosters of
+the window's rooms, for agents without a card. Everything from the wire or the program is shown
+as plain text.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ import codecs
 import shlex
 import shutil
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QProcess, QTimer
 from PySide6.QtGui import QCloseEvent, QGuiApplication, QTextCursor
 from PySide6.QtWidgets import (
@@ -39,9 +43,10 @@ INSTALL_HINT = (
     "The parler command is not on your PATH: install it from "
     "https://github.com/tamdogood/parler-protocol, then reopen this dialog."
 )
-POLL_MS = 5000  # how often the rosters are asked while the dialog is open
-MAX_POLLED_ROOMS = 6  # with POLL_MS, ~72 of the hub's 600 ops a minute per agent
+POLL_MS = 5000  # how often the directory and the rosters are asked while the dialog is open
+MAX_POLLED_ROOMS = 6  # with POLL_MS and the directory, ~84 of the hub's 600 ops a minute per agent
 ROSTER_FAILURES = (BadReply, ConnectionLost, HubRefused, SessionClosed, TimeoutError)
+MAX_NAME_CHARS = 80
 
 
 def connect_arguments(hub_url: str, join_secret: str | None) -> list[str]:
@@ -52,37 +57,93 @@ def connect_arguments(hub_url: str, join_secret: str | None) -> list[str]:
     return arguments
 
 
-class ArrivalTracker:
-    """Who came online in the window's rooms since the dialog opened.
+def one_line(text: str, limit: int = MAX_NAME_CHARS) -> str:
+    """Wire text for one line of the list: readable, no line breaks, at most ``limit`` characters."""
+    text = " ".join(readable(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
-    The first roster of a room the window already had is the baseline (those members were there
-    before); a member online later who was not online in it is an arrival. In a room joined
-    since, every online member other than the window itself counts.
+
+@dataclass
+class Arrival:
+    name: str
+    status: str
+    rooms: set[str] = field(default_factory=set)  # the window's rooms it was seen online in
+
+
+class ArrivalTracker:
+    """Who dialed in to the hub since the dialog opened.
+
+    The directory: the first answer to ``discover`` is the baseline; an agent listed later that was
+    not in it, or whose ``lastSeen`` (the time of its latest handshake) has moved on since, has
+    dialed in. Both hubs list every card hub-wide, most recently connected first.
+
+    The rosters, for agents without a card: the first roster of a room the window already had is
+    the baseline (those members were there before); a member online later who was not online in it
+    is an arrival. In a room joined since, every online member other than the window itself counts.
+
+    An arrival's status follows whichever source spoke last; its rooms are those of the window's
+    rooms it has been seen online in.
     """
 
     def __init__(self, own_id: str, rooms_at_open: Sequence[str]) -> None:
         self._own_id = own_id
         self._rooms_at_open = set(rooms_at_open)
         self._baseline: dict[str, set[str]] = {}
-        self.arrivals: dict[str, tuple[str, set[str]]] = {}  # id -> (name, rooms), in arrival order
+        self.directory_baseline: dict[str, int] | None = None  # id -> lastSeen in the first answer
+        self.arrivals: dict[str, Arrival] = {}  # id -> arrival, in arrival order
+
+    def observe_directory(self, entries: Sequence[Any]) -> bool:
+        """A ``discover`` answer (DirectoryEntry values); True when the arrivals changed."""
+        listed = {entry.card.id: entry for entry in entries if entry.card.id != self._own_id}
+        baseline = self.directory_baseline
+        if baseline is None:
+            self.directory_baseline = {agent_id: entry.last_seen for agent_id, entry in listed.items()}
+        changed = False
+        for agent_id, entry in listed.items():
+            name, status = one_line(entry.card.name), one_line(entry.status)
+            known = self.arrivals.get(agent_id)
+            if known is None:
+                if baseline is None or (agent_id in baseline and entry.last_seen <= baseline[agent_id]):
+                    continue  # there before the dialog opened, and not dialed in again since
+                self.arrivals[agent_id] = Arrival(name, status)
+                changed = True
+            elif (known.name, known.status) != (name, status):  # the card names it
+                known.name, known.status = name, status
+                changed = True
+        return changed
 
     def observe(self, room: str, entries: Sequence[Any]) -> bool:
         """A room's roster; True when the arrivals changed."""
-        online = {entry.id: entry for entry in entries if (entry.status or "offline") != "offline" and entry.id != self._own_id}
+        others = [entry for entry in entries if entry.id != self._own_id]
+        online = {entry.id for entry in others if (entry.status or "offline") != "offline"}
         if room not in self._baseline:
             self._baseline[room] = set(online) if room in self._rooms_at_open else set()
         changed = False
-        for agent_id, entry in online.items():
-            if agent_id in self._baseline[room]:
-                continue
-            name, rooms = self.arrivals.setdefault(agent_id, (readable(entry.name) or agent_id[:8], set()))
-            if room not in rooms:
-                rooms.add(room)
+        for entry in others:
+            status = one_line(entry.status or "offline")
+            known = self.arrivals.get(entry.id)
+            if known is None:
+                if entry.id not in online or entry.id in self._baseline[room]:
+                    continue
+                self.arrivals[entry.id] = known = Arrival(one_line(entry.name), status)
+                changed = True
+            elif known.status != status:
+                known.status = status
+                changed = True
+            if entry.id in online and room not in known.rooms:
+                known.rooms.add(room)
                 changed = True
         return changed
 
     def lines(self) -> list[str]:
-        return [f"{name} — in {', '.join(sorted(readable(r) for r in rooms))}" for name, rooms in self.arrivals.values()]
+        """One plain-text line per arrival: name, id prefix, status and rooms."""
+        shown = []
+        for agent_id, arrival in self.arrivals.items():
+            line = f"{arrival.name or '(no name)'} ({one_line(agent_id)[:8]}…) — {arrival.status}"
+            if arrival.rooms:
+                line += f" — in {', '.join(sorted(one_line(room) for room in arrival.rooms))}"
+            shown.append(line)
+        return shown
 
 
 class ConnectAgentsDialog(QDialog):
@@ -106,6 +167,7 @@ class ConnectAgentsDialog(QDialog):
         self.program = shutil.which(PROGRAM)
         self.tracker = ArrivalTracker(bridge.agent_id if bridge.session is not None else "", room_names())
         self._polling = False
+        self._directory_refused = False  # a hub without discover: the rosters still serve
 
         intro = QLabel("Run this once on each machine whose agents (Claude Code, Codex, Cursor, …) should join this hub:")
         intro.setWordWrap(True)
@@ -127,8 +189,9 @@ class ConnectAgentsDialog(QDialog):
         self.output.setMaximumBlockCount(5000)
 
         arrivals_label = QLabel(
-            f"Agents that came online in your rooms since this opened (the rosters of up to {MAX_POLLED_ROOMS} "
-            f"of your rooms are asked every {POLL_MS // 1000} s; an agent shows here once it is in one of them):"
+            f"Agents that dialed in to this hub since this opened (the hub's directory and the rosters of up to "
+            f"{MAX_POLLED_ROOMS} of your rooms are asked every {POLL_MS // 1000} s; an agent without a directory "
+            "card shows once it is online in one of your rooms):"
         )
         arrivals_label.setWordWrap(True)
         self.arrivals = QListWidget()
@@ -205,6 +268,7 @@ class ConnectAgentsDialog(QDialog):
 
     async def _refresh(self, rooms: list[str]) -> None:
         try:
+            await self._ask_directory()
             for room in rooms:
                 try:
                     await self._bridge.refresh_roster(room)  # arrives as rosterChanged
@@ -213,10 +277,28 @@ class ConnectAgentsDialog(QDialog):
         finally:
             self._polling = False
 
+    async def _ask_directory(self) -> None:
+        session = self._bridge.session
+        if session is None or self._directory_refused:
+            return
+        try:
+            entries = await session.discover("hub")
+        except HubRefused as refused:
+            self._directory_refused = not refused.is_transient
+            return
+        except ROSTER_FAILURES:
+            return
+        if shiboken6.isValid(self) and session is self._bridge.session and self.tracker.observe_directory(entries):
+            self._show_arrivals()
+
     def _roster_changed(self, room: str, entries: Sequence[Any]) -> None:
         if self.tracker.observe(room, entries):
-            self.arrivals.clear()
-            self.arrivals.addItems(self.tracker.lines())
+            self._show_arrivals()
+
+    def _show_arrivals(self) -> None:
+        """Plain-text items (a QListWidgetItem never reads its text as markup)."""
+        self.arrivals.clear()
+        self.arrivals.addItems(self.tracker.lines())
 
     def _stop(self) -> None:
         """Closed: no more polls, and a still-running parler is ended."""

@@ -1,12 +1,13 @@
 """Journeys of the main suite collected again here, so that they run on both hubs (this folder's
 ``hub`` fixture is parametrized embedded / reference): reading (the cursor moves only over what
-was on screen), search, message links, invites with approval, presence, posts with mentions,
-replies and extension parts, hand-off card actions."""
+was on screen), search, message links, invites with approval, presence, the directory (discover),
+posts with mentions, replies and extension parts, hand-off card actions."""
 
 from support.client_harness import session_factory  # noqa: F401 - fixture
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from test_client_operations import (  # noqa: F401 - collected here on both hubs
     test_a_post_is_signed_and_carries_mentions_reply_and_extension_parts,
+    test_discover_lists_the_cards_of_agents_in_no_room_of_ours,
     test_invite_with_approval_join_requests_and_resolve,
     test_presence_shows_in_the_watched_roster,
     test_redeem_reports_pending_and_bad_codes,
