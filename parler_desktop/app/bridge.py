@@ -34,7 +34,8 @@ from parler_desktop.client.events import (
 )
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.tasks import TaskSupervisor
-from parler_desktop.protocol.frames import Invited, Joined, JoinPending
+from parler_desktop.protocol.frames import Invited, Joined, JoinPending, JoinResolved
+from parler_desktop.protocol.values import JoinRequest
 from parler_desktop.store import StoreError, StoreProblem
 
 
@@ -192,12 +193,20 @@ class SessionBridge(QObject):
         """Fetch ``room``'s roster once; it arrives as ``rosterChanged``."""
         await self._require_session().refresh_roster(room)
 
-    async def invite(self, kind: str, room: str) -> Invited:
-        """Mint an invite (creating the room if it is new); the session refreshes the room list."""
-        return await self._require_session().invite(kind, room)
+    async def invite(self, kind: str, room: str, require_approval: bool = False) -> Invited:
+        """Mint an invite (creating the room if it is new); the session refreshes the room list.
+        With ``require_approval`` a redeemer only asks to join; the room's owner approves it."""
+        return await self._require_session().invite(kind, room, require_approval=require_approval)
 
     async def redeem(self, code: str) -> Joined | JoinPending:
         return await self._require_session().redeem(code)
+
+    async def join_requests(self, room: str) -> tuple[JoinRequest, ...]:
+        """Who waits for our approval to join ``room`` (we must own it), oldest first."""
+        return await self._require_session().join_requests(room)
+
+    async def resolve_join(self, room: str, agent: str, approve: bool) -> JoinResolved:
+        return await self._require_session().resolve_join(room, agent, approve)
 
     async def fetch_blob(self, blob_id: str) -> bytes:
         return await self._require_session().fetch_blob(blob_id)

@@ -113,7 +113,13 @@ class MainWindow(QMainWindow):
         hub_menu = menu.addMenu("&Hub")
         hub_menu.addAction("New room…", self.room_actions.new_room)
         self.invite_action = hub_menu.addAction("Invite agents to this room…", lambda: self.room_actions.invite_to(self.timeline_model.room))
-        self.invite_action.setEnabled(False)  # until a room is open
+        self.approval_invite_action = hub_menu.addAction(
+            "Invite agents with approval…", lambda: self.room_actions.invite_to(self.timeline_model.room, require_approval=True)
+        )
+        self.join_requests_action = hub_menu.addAction("Join requests…", self._open_join_requests)
+        self.room_actions_needing_a_room = (self.invite_action, self.approval_invite_action, self.join_requests_action)
+        for needs_room in self.room_actions_needing_a_room:
+            needs_room.setEnabled(False)  # until a room is open
         hub_menu.addAction("Join with a code…", self.room_actions.join_with_code)
         self.connect_agents_action = hub_menu.addAction("Connect your agents…", self.connectAgentsRequested.emit)
         hub_menu.addSeparator()
@@ -170,10 +176,16 @@ class MainWindow(QMainWindow):
             return
         self.room_composer.switch_to(room)
         self.composer.setEnabled(True)
-        self.invite_action.setEnabled(True)
+        for needs_room in self.room_actions_needing_a_room:
+            needs_room.setEnabled(True)
         self.timeline_model.open_room(room)
         self.roster.set_room(room)
         self._update_room_title()
+
+    def _open_join_requests(self) -> None:
+        room = self.timeline_model.room
+        if room is not None:
+            self.room_actions.join_requests(room, self.rooms.label(room))
 
     def _focus_composer(self, *_index: object) -> None:
         if self.composer.isEnabled():
@@ -223,7 +235,8 @@ class MainWindow(QMainWindow):
         self.timeline.message_delegate.set_identity(self.bridge.agent_id, self.bridge.name, self.bridge.role)
         self.room_title.clear()
         self.composer.setEnabled(False)
-        self.invite_action.setEnabled(False)
+        for needs_room in self.room_actions_needing_a_room:
+            needs_room.setEnabled(False)
         self.room_panel.shown_room = None  # the new session's timeline opens afresh, even the same room
 
     def _save_blob(self, card: Card) -> QFileDialog:
