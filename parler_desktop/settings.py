@@ -1,7 +1,10 @@
 """User settings shared by the window and the command line: one small JSON file per home.
 
-Holds who the human appears as (display name, role), which hub to use (``""`` = the embedded
-hub), where the join secret lives and which CA file to trust for a ``wss://`` hub. A corrupt or
+Holds who the human appears as (display name, role), which hubs the window holds (``""`` = the
+embedded hub; the first is the one commands use by default), where each hub's join secret lives
+and which CA file to trust for a ``wss://`` hub. A file from before the list (one ``hub_url``)
+reads as a list of that one hub; saving writes ``hub_url`` too, so an older version still finds
+its hub. A corrupt or
 unreadable file never stops the app: loading reports the problem as a message and falls back to
 defaults, and the file is left untouched so nothing the user wrote is lost; saving over it moves it
 aside first.
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import getpass
+import hashlib
 import json
 import os
 import time
@@ -44,10 +48,28 @@ def default_display_name() -> str:
 class Settings:
     display_name: str = dataclasses.field(default_factory=default_display_name)
     role: str | None = DEFAULT_ROLE  # None: send no role in hello
-    hub_url: str = ""  # "" = run and use the embedded hub
-    join_secret_file: str = ""  # "" = the home's default join-secret file
+    hubs: tuple[str, ...] = ("",)  # the window's hubs in the sidebar's order; "" = run and use the embedded hub
+    join_secret_file: str = ""  # the first hub's join-secret file; "" = the home's default one
     hub_ca_files: dict[str, str] = dataclasses.field(default_factory=dict)  # wss:// hub URL -> its CA file
     start_at_login: bool = False  # XDG autostart entry (Linux), kept in step by autostart.py
+
+    @property
+    def hub_url(self) -> str:
+        """The first hub: the one commands use without ``--hub``, and the window shows first."""
+        return self.hubs[0] if self.hubs else ""
+
+    def with_hub(self, url: str, *, first: bool = False) -> Settings:
+        """These settings holding ``url`` too (at the end, or moved to the front)."""
+        rest = tuple(hub for hub in self.hubs if hub != url)
+        return dataclasses.replace(self, hubs=(url, *rest) if first else (*self.hubs, url) if url not in self.hubs else self.hubs)
+
+    def without_hub(self, url: str) -> Settings:
+        """These settings without ``url`` (and its CA file); the last hub is never removed."""
+        rest = tuple(hub for hub in self.hubs if hub != url)
+        if not rest:
+            return self
+        ca_files = {hub: path for hub, path in self.hub_ca_files.items() if hub != url}
+        return dataclasses.replace(self, hubs=rest, hub_ca_files=ca_files)
 
 
 @dataclass(frozen=True)
@@ -59,7 +81,8 @@ class LoadedSettings:
 _FIELD_TYPES = {
     "display_name": (str,),
     "role": (str, type(None)),
-    "hub_url": (str,),
+    "hubs": (list,),
+    "hub_url": (str,),  # before ``hubs``: the one hub
     "join_secret_file": (str,),
     "hub_ca_files": (dict,),
     "start_at_login": (bool,),
@@ -67,7 +90,9 @@ _FIELD_TYPES = {
 
 
 def _strings_only(value: object) -> bool:
-    """A mapping (the CA files) must map strings to strings; other values pass."""
+    """A mapping (the CA files) must map strings to strings, a list hold strings; other values pass."""
+    if isinstance(value, list):
+        return all(isinstance(item, str) for item in value)
     return not isinstance(value, dict) or all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
 
 
@@ -96,7 +121,10 @@ def load_settings(path: Path) -> LoadedSettings:
             values[name] = data[name]
         else:
             bad.append(name)
-    settings = Settings(**values)  # type: ignore[arg-type]
+    legacy_hub = values.pop("hub_url", "")
+    listed = values.pop("hubs", None)
+    hubs = tuple(dict.fromkeys(listed)) if listed else (legacy_hub,)  # order kept, each once
+    settings = Settings(hubs=hubs, **values)  # type: ignore[arg-type]
     if not settings.display_name.strip():
         settings = dataclasses.replace(settings, display_name=default_display_name())
     if bad:
@@ -111,12 +139,24 @@ def save_settings(path: Path, settings: Settings) -> None:
     if path.exists() and load_settings(path).problem is not None:
         path.replace(path.with_name(f"{path.name}.corrupt-{int(time.time())}"))
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    payload = json.dumps(dataclasses.asdict(settings), indent=2, ensure_ascii=False) + "\n"
+    payload = json.dumps({**dataclasses.asdict(settings), "hub_url": settings.hub_url}, indent=2, ensure_ascii=False) + "\n"
     write_atomically(path, payload.encode("utf-8"))
 
 
-def read_join_secret(home: Home, settings: Settings) -> str | None:
-    """The join secret to present: ``$PARLER_JOIN_SECRET``, else the secret file; None if neither.
+def join_secret_path(home: Home, settings: Settings, hub_url: str | None = None) -> Path:
+    """Where ``hub_url``'s join secret lives (default: the first hub's). Each hub has a file of
+    its own, so one hub's secret is never presented to another; the first hub keeps the file a
+    home had before it held several hubs (or the one ``join_secret_file`` names)."""
+    if hub_url is None or hub_url == settings.hub_url:
+        configured = settings.join_secret_file.strip()
+        return Path(configured).expanduser() if configured else home.join_secret_file
+    digest = hashlib.sha256(hub_url.encode("utf-8")).hexdigest()[:20]
+    return home.config_dir / "join-secrets" / digest
+
+
+def read_join_secret(home: Home, settings: Settings, hub_url: str | None = None) -> str | None:
+    """The join secret to present to ``hub_url`` (default: the first hub): ``$PARLER_JOIN_SECRET``
+    (the caller's choice for this process), else the hub's secret file; None if neither.
 
     The file's surrounding whitespace is trimmed, as the hub trims the secret file it reads (the
     hub then compares bytes): one file can serve both, whatever line ending an editor added.
@@ -125,12 +165,11 @@ def read_join_secret(home: Home, settings: Settings) -> str | None:
     from_env = os.environ.get(JOIN_SECRET_ENV)
     if from_env:
         return from_env
-    configured = settings.join_secret_file.strip()
-    path = Path(configured).expanduser() if configured else home.join_secret_file
+    path = join_secret_path(home, settings, hub_url)
     try:
         secret = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        if configured:
-            raise
+        if settings.join_secret_file.strip() and path != home.join_secret_file and hub_url in (None, settings.hub_url):
+            raise  # the file the human named is missing
         return None
     return trim(secret) or None

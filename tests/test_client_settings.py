@@ -12,6 +12,7 @@ from parler_desktop.settings import (
     JOIN_SECRET_ENV,
     Settings,
     default_display_name,
+    join_secret_path,
     load_settings,
     read_join_secret,
     save_settings,
@@ -21,12 +22,12 @@ from parler_desktop.settings import (
 def test_missing_file_gives_defaults(tmp_path):
     loaded = load_settings(tmp_path / "settings.json")
     assert loaded.problem is None
-    assert loaded.settings == Settings(display_name=default_display_name(), role="supervisor", hub_url="")
+    assert loaded.settings == Settings(display_name=default_display_name(), role="supervisor", hubs=("",))
 
 
 def test_save_and_load_round_trip_leaves_no_temp_files(tmp_path):
     path = tmp_path / "config" / "settings.json"
-    settings = Settings(display_name="Ada", role=None, hub_url="wss://hub.example/ws", join_secret_file="/s",
+    settings = Settings(display_name="Ada", role=None, hubs=("wss://hub.example/ws", ""), join_secret_file="/s",
                         hub_ca_files={"wss://hub.example/ws": "/etc/ca.pem"})
     save_settings(path, settings)
     assert load_settings(path).settings == settings
@@ -56,7 +57,7 @@ def test_a_wrong_type_is_ignored_for_that_field_only(tmp_path):
     path = tmp_path / "settings.json"
     path.write_text(json.dumps({"display_name": "Ada", "role": 5, "hub_url": "h:1"}), encoding="utf-8")
     loaded = load_settings(path)
-    assert loaded.settings == Settings(display_name="Ada", role="supervisor", hub_url="h:1")
+    assert loaded.settings == Settings(display_name="Ada", role="supervisor", hubs=("h:1",))
     assert "role" in (loaded.problem or "")
 
 
@@ -84,3 +85,30 @@ def test_a_ca_file_map_of_the_wrong_shape_is_ignored_and_reported(tmp_path, ca_f
     loaded = load_settings(path)
     assert loaded.settings.hub_ca_files == {} and loaded.settings.display_name == "Ada"
     assert "hub_ca_files" in loaded.problem
+
+
+def test_a_file_with_one_hub_reads_as_a_list_of_it_and_keeps_it_for_older_versions(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"display_name": "Ada", "hub_url": "ws://team:7070/ws"}), encoding="utf-8")
+    settings = load_settings(path).settings
+    assert settings.hubs == ("ws://team:7070/ws",) and settings.hub_url == "ws://team:7070/ws"
+    save_settings(path, settings.with_hub(""))
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    assert saved["hubs"] == ["ws://team:7070/ws", ""] and saved["hub_url"] == "ws://team:7070/ws"
+    assert load_settings(path).settings.without_hub("ws://team:7070/ws").hubs == ("",)
+    assert Settings(hubs=("",)).without_hub("") == Settings(hubs=("",))  # the last hub stays
+
+
+def test_each_hub_has_its_own_join_secret(tmp_path, monkeypatch):
+    """The first hub keeps the home's secret file; a hub added later never gets it presented."""
+    monkeypatch.delenv(JOIN_SECRET_ENV, raising=False)
+    home = Home.resolve(tmp_path).ensure()
+    settings = Settings(hubs=("wss://team/ws", "wss://shared/ws"))
+    home.join_secret_file.write_text("team-secret", encoding="utf-8")
+    assert read_join_secret(home, settings, "wss://team/ws") == read_join_secret(home, settings) == "team-secret"
+    assert read_join_secret(home, settings, "wss://shared/ws") is None
+    shared = join_secret_path(home, settings, "wss://shared/ws")
+    assert shared != home.join_secret_file and shared != join_secret_path(home, settings, "wss://other/ws")
+    shared.parent.mkdir()
+    shared.write_text("shared-secret\n", encoding="utf-8")
+    assert read_join_secret(home, settings, "wss://shared/ws") == "shared-secret"

@@ -145,7 +145,7 @@ def test_a_first_launch_with_a_link_asks_once_connected_then_joins(qtbot, qloop,
     peer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
     invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": "first"}, "invited"))
     home = Home.resolve(tmp_path / "home").ensure()
-    save_settings(home.settings_file, Settings(display_name="boss", hub_url=hub.url))
+    save_settings(home.settings_file, Settings(display_name="boss", hubs=(hub.url,)))
     app = DesktopApp(home, None, None, invited["url"])
     running = qloop.create_task(app.run())
     try:
