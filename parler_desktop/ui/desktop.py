@@ -102,7 +102,7 @@ class DesktopApp:
         if self.hub_override is not None and self.hub_override != loaded.settings.hub_url:
             try:
                 await asyncio.to_thread(
-                    save_settings, self.home.settings_file, dataclasses.replace(loaded.settings, hub_url=self.hub_override)
+                    save_settings, self.home.settings_file, dataclasses.replace(loaded.settings, hubs=(self.hub_override,))
                 )
             except OSError as error:  # e.g. a full disk: the window still starts, saying so
                 self._tell(f"Could not save the settings ({os_error_text(error)}); this hub is used for this run only.")
@@ -257,7 +257,7 @@ class DesktopApp:
         save_settings(
             self.home.settings_file,
             dataclasses.replace(
-                settings, hub_url=choice.hub_url, display_name=choice.display_name, hub_ca_files=ca_files
+                settings, hubs=(choice.hub_url,), display_name=choice.display_name, hub_ca_files=ca_files
             ),
         )
 
