@@ -6,7 +6,9 @@ closing anything (like a sleeping laptop or a dead NAT entry: the socket looks o
 ``resume()`` lets bytes flow again. New connections are accepted while stalled, but carry nothing.
 ``stall(upstream=False)`` holds only what the hub sends: requests still arrive, replies do not.
 With ``tls`` (a server SSLContext) it is also a TLS terminator, as real hubs sit behind: clients
-speak ``wss://`` to it (``url`` names ``localhost``) and it forwards plain bytes to the hub.
+speak ``wss://`` to it (``url`` names ``localhost``) and it forwards plain bytes to the hub;
+``present(tls)`` restarts it on the same port with another certificate, as an operator who
+replaces or renews the hub's certificate does.
 """
 
 from __future__ import annotations
@@ -62,6 +64,15 @@ class FaultProxy:
         await asyncio.gather(*self._handlers, return_exceptions=True)
         if self._server is not None:
             await self._server.wait_closed()
+
+    async def present(self, tls: ssl.SSLContext) -> None:
+        """Restart on the same port (same ``url``) presenting ``tls``'s certificate: every
+        connection is dropped, as when the terminator restarts; the next ones get the new one."""
+        port = self.port
+        await self.close()
+        self._closing = False
+        self._tls = tls
+        await self.start(port)
 
     def cut(self) -> None:
         """Abort every proxied connection on both sides (no close handshake)."""
