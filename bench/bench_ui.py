@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from support.raw_agent import RawAgent  # noqa: E402
 from support.stored_session import StoreBackedSession  # noqa: E402
 
-from parler_desktop.app.bridge import SessionBridge  # noqa: E402
+from parler_desktop.app.hubs.bridge import SessionBridge  # noqa: E402
 from parler_desktop.hub import EmbeddedHub, HubConfig, HubLimits  # noqa: E402
 from parler_desktop.paths import Home  # noqa: E402
 from parler_desktop.protocol.values import EndpointRef, StoredMessage  # noqa: E402

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.stored_session import ALICE, ME, message
 
-from parler_desktop.app.agent_activity import AgentActivity, AgentState
+from parler_desktop.app.room_list.agent_activity import AgentActivity, AgentState
 from parler_desktop.protocol.values import EndpointRef
 
 BOB = EndpointRef(id="UBOB", name="bob", role="coder")

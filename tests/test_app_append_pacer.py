@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from parler_desktop.app.append_pacer import EASING, FIRST_ROWS, MAX_ROWS, MIN_ROWS, PREPARE_MS, TARGET_MS, AppendPacer
+from parler_desktop.app.timeline.append_pacer import EASING, FIRST_ROWS, MAX_ROWS, MIN_ROWS, PREPARE_MS, TARGET_MS, AppendPacer
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -3,7 +3,7 @@ text), a live countdown, and no flashing on short blips."""
 
 from __future__ import annotations
 
-from parler_desktop.app.connection_status import ConnectionStatus, Tone
+from parler_desktop.app.hubs.connection_status import ConnectionStatus, Tone
 from parler_desktop.client.events import Cause, ConnectionState, StateChanged
 
 HUB = "ws://127.0.0.1:7070/ws"

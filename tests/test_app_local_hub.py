@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from parler_desktop.app.local_hub import PORT_FILE, remembered_port, save_join_secret, start_local_hub
+from parler_desktop.app.hubs.local_hub import PORT_FILE, remembered_port, save_join_secret, start_local_hub
 from parler_desktop.paths import Home
 
 

@@ -13,9 +13,9 @@ from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import ALICE, ME, StoreBackedSession, add_messages, bridge, message, store, store_call  # noqa: F401
 
 from parler_desktop.app import roles
-from parler_desktop.app.room_list_model import RoomListModel, RoomSortFilterProxy
-from parler_desktop.app.roster_model import RosterModel
-from parler_desktop.app.timeline_model import PAGE_SIZE, TimelineModel
+from parler_desktop.app.room_list.room_list_model import RoomListModel, RoomSortFilterProxy
+from parler_desktop.app.members.roster_model import RosterModel
+from parler_desktop.app.timeline.timeline_model import PAGE_SIZE, TimelineModel
 from parler_desktop.client.events import MessagesStored, OutboxChanged, OutboxItem, OutboxStatus, RosterChanged
 from parler_desktop.protocol.values import RoomInfo, RosterEntry
 from parler_desktop.store import LocalStore, StoreWorker

@@ -10,10 +10,10 @@ from support.private_bus import FakeNotificationServer, bus_address, needs_dbus,
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.stored_session import ALICE, ME, add_messages, bridge, message, session, store, store_call  # noqa: F401
 
-from parler_desktop.app.attention_notifier import AttentionNotifier
-from parler_desktop.app.attention_rules import RuleError, parse_rules
-from parler_desktop.app.attention_settings import AttentionSettings, Level
-from parler_desktop.app.desktop_notifications import DesktopNotifications
+from parler_desktop.app.attention.attention_notifier import AttentionNotifier
+from parler_desktop.app.attention.attention_rules import RuleError, parse_rules
+from parler_desktop.app.attention.attention_settings import AttentionSettings, Level
+from parler_desktop.app.attention.desktop_notifications import DesktopNotifications
 from parler_desktop.client.events import ConnectionState, RoomsChanged, StateChanged
 from parler_desktop.protocol.values import EndpointRef, RoomInfo
 from parler_desktop.store import LocalStore

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from parler_desktop.app.room_labels import dm_partner, room_label
+from parler_desktop.app.room_list.room_labels import dm_partner, room_label
 from parler_desktop.protocol.values import RosterEntry
 
 

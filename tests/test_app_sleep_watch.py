@@ -12,7 +12,7 @@ from support.private_bus import bus_address, needs_dbus  # noqa: F401 - fixture
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import bridge, session, store  # noqa: F401 - fixtures
 
-from parler_desktop.app.sleep_watch import LOGIND, LOGIND_MANAGER, LOGIND_PATH, SleepWatch
+from parler_desktop.app.hubs.sleep_watch import LOGIND, LOGIND_MANAGER, LOGIND_PATH, SleepWatch
 
 pytestmark = needs_dbus
 BARRIER_INTERFACE = "org.example.TestBarrier"

@@ -9,7 +9,7 @@ from itertools import zip_longest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parler_desktop.app.waiting_messages import WaitingMessages
+from parler_desktop.app.timeline.waiting_messages import WaitingMessages
 
 
 @dataclass(frozen=True)

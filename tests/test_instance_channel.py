@@ -120,7 +120,7 @@ def test_with_no_window_to_reach_and_no_display_it_says_so_and_exits_at_once(qtb
 @pytest.fixture
 def links_as_events(monkeypatch):  # noqa: ANN001, ANN201
     """The window is built as on macOS, where the OS hands clicked links over as events."""
-    from parler_desktop.ui import invite_prompt
+    from parler_desktop.ui.dialogs import invite_prompt
 
     monkeypatch.setattr(invite_prompt, "LINKS_COME_AS_EVENTS", True)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from parler_desktop.app.local_hub import start_local_hub
+from parler_desktop.app.hubs.local_hub import start_local_hub
 from parler_desktop.hub import Hub, HubConfig, HubDatabaseError
 from parler_desktop.instance_lock import AlreadyRunning, lock_home
 from parler_desktop.paths import Home

@@ -21,7 +21,7 @@ from support.raw_agent import RawAgent
 from test_journey_quitting import visible
 
 from parler_desktop.protocol.values import SignatureState
-from parler_desktop.ui.join_requests_dialog import JoinRequestsDialog
+from parler_desktop.ui.dialogs.join_requests_dialog import JoinRequestsDialog
 
 pytestmark = pytest.mark.timeout(60)
 

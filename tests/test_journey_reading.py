@@ -16,8 +16,8 @@ from support.desktop_fixtures import activate, click_room, join_room, post_as, u
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from test_ui_timeline_speed import on_screen
 
-from parler_desktop.app.timeline_model import FOLLOW_WINDOW, PAGE_SIZE, TRIM_ROWS
-from parler_desktop.ui.timeline_view import LOAD_OLDER_PX
+from parler_desktop.app.timeline.timeline_model import FOLLOW_WINDOW, PAGE_SIZE, TRIM_ROWS
+from parler_desktop.ui.timeline.timeline_view import LOAD_OLDER_PX
 
 pytestmark = pytest.mark.timeout(60)
 

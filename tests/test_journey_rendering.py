@@ -15,12 +15,12 @@ from support.raw_agent import RawAgent
 from test_ui_timeline_speed import on_screen, settle
 
 from parler_desktop.app import roles
-from parler_desktop.app.timeline_entry import TimelineEntry, row_context
+from parler_desktop.app.timeline.timeline_entry import TimelineEntry, row_context
 from parler_desktop.protocol.canonical import SignatureState, sign_parts
 from parler_desktop.protocol.values import RoomTarget
-from parler_desktop.ui.inline_markdown import inline_runs
-from parler_desktop.ui.message_delegate import MessageDelegate
-from parler_desktop.ui.message_layout import PAD
+from parler_desktop.ui.timeline.inline_markdown import inline_runs
+from parler_desktop.ui.timeline.message_delegate import MessageDelegate
+from parler_desktop.ui.timeline.message_layout import PAD
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -11,8 +11,8 @@ from support.desktop_fixtures import click_room, join_room, post_as, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from test_journey_rendering import post_as_newcomer
 
-from parler_desktop.ui.connect_dialog import ConnectDialog
-from parler_desktop.ui.handoff_dialog import HandoffDialog
+from parler_desktop.ui.dialogs.connect_dialog import ConnectDialog
+from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
 from parler_desktop.ui.panel_layout import MIN_TIMELINE_PX
 
 pytestmark = pytest.mark.timeout(60)
@@ -125,7 +125,7 @@ def test_a_members_tooltip_shows_the_whole_activity(qtbot, qloop, desktop, peer)
 def test_author_names_stay_readable_on_a_dark_theme(qapp):
     from PySide6.QtGui import QColor, QPalette
 
-    from parler_desktop.ui.message_delegate import name_colour
+    from parler_desktop.ui.timeline.message_delegate import name_colour
 
     dark = QPalette()
     dark.setColor(QPalette.ColorRole.Base, QColor(30, 30, 30))
@@ -137,8 +137,8 @@ def test_author_names_stay_readable_on_a_dark_theme(qapp):
 def test_the_connection_line_follows_a_dark_theme(qtbot):
     from PySide6.QtGui import QColor, QPalette
 
-    from parler_desktop.app.connection_status import StatusView, Tone
-    from parler_desktop.ui.connection_bar import ConnectionBar
+    from parler_desktop.app.hubs.connection_status import StatusView, Tone
+    from parler_desktop.ui.hubs.connection_bar import ConnectionBar
 
     bar = ConnectionBar()
     qtbot.addWidget(bar)

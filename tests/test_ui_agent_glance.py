@@ -14,9 +14,9 @@ from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
 from parler_desktop.app import roles
-from parler_desktop.app.agent_activity import AgentState
-from parler_desktop.app.attention_settings import Level, with_level
-from parler_desktop.ui.agent_glance import DOT_COLOURS, dot_rect
+from parler_desktop.app.room_list.agent_activity import AgentState
+from parler_desktop.app.attention.attention_settings import Level, with_level
+from parler_desktop.ui.room_list.agent_glance import DOT_COLOURS, dot_rect
 
 pytestmark = [needs_dbus, pytest.mark.timeout(60)]
 

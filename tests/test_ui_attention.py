@@ -17,9 +17,9 @@ from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.app import roles
 from parler_desktop.hub.config import HubLimits
-from parler_desktop.app.attention_settings import Level, load_attention
-from parler_desktop.ui.close_to_tray import HINT
-from parler_desktop.ui.tray import Tray
+from parler_desktop.app.attention.attention_settings import Level, load_attention
+from parler_desktop.ui.attention.close_to_tray import HINT
+from parler_desktop.ui.attention.tray import Tray
 
 pytestmark = [needs_dbus, pytest.mark.timeout(60)]
 

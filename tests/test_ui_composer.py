@@ -5,9 +5,9 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel
 
-from parler_desktop.app.timeline_entry import TimelineEntry
+from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.protocol.parts import Handoff
-from parler_desktop.ui.composer import Composer, mentions_in
+from parler_desktop.ui.composer.composer import Composer, mentions_in
 
 
 def make_composer(qtbot) -> tuple[Composer, list]:

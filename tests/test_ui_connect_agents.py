@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 from parler_desktop.identity import Identity
 from parler_desktop.protocol.canonical import canonical_card_bytes
 from parler_desktop.protocol.values import AgentCard
-from parler_desktop.ui.connect_agents_dialog import INSTALL_HINT, ConnectAgentsDialog
+from parler_desktop.ui.dialogs.connect_agents_dialog import INSTALL_HINT, ConnectAgentsDialog
 from support.desktop_fixtures import join_room
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
@@ -94,7 +94,7 @@ def test_run_it_streams_the_output_and_says_how_it_ended(qtbot, desktop, hub, mo
 
 
 def test_an_agent_that_dials_in_shows_among_the_arrivals(qtbot, qloop, desktop, hub, peer, monkeypatch):
-    monkeypatch.setattr("parler_desktop.ui.connect_agents_dialog.POLL_MS", 300)
+    monkeypatch.setattr("parler_desktop.ui.dialogs.connect_agents_dialog.POLL_MS", 300)
     room = join_room(qtbot, qloop, desktop, peer, "team")
     dialog = open_dialog(qtbot, desktop)
     qtbot.waitUntil(lambda: room in dialog.tracker._baseline, timeout=5000)  # alice was here before
@@ -113,7 +113,7 @@ def test_an_agent_in_none_of_the_windows_rooms_shows_once_it_publishes_a_card(qt
     """What the reference MCP server does as it connects (auto_register): the dialog hears of it
     from the hub's directory, not from any roster. A card from before the dialog opened is not an
     arrival; markup and line breaks in a name are shown as the characters they are."""
-    monkeypatch.setattr("parler_desktop.ui.connect_agents_dialog.POLL_MS", 300)
+    monkeypatch.setattr("parler_desktop.ui.dialogs.connect_agents_dialog.POLL_MS", 300)
     room = join_room(qtbot, qloop, desktop, peer, "team")  # the window has a room; the agent never joins it
     run_coroutine(qtbot, qloop, register_card(peer, "alice"))  # carded before: the baseline
     dialog = open_dialog(qtbot, desktop)
@@ -136,7 +136,7 @@ def test_an_agent_in_none_of_the_windows_rooms_shows_once_it_publishes_a_card(qt
 def test_a_carded_agent_that_dials_in_again_shows_with_its_status(qtbot, qloop, desktop, hub, monkeypatch):
     """An agent whose card the hub already had is an arrival once it connects again (its
     lastSeen moves on); its status follows its presence."""
-    monkeypatch.setattr("parler_desktop.ui.connect_agents_dialog.POLL_MS", 300)
+    monkeypatch.setattr("parler_desktop.ui.dialogs.connect_agents_dialog.POLL_MS", 300)
     identity = Identity.generate()
     first = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, identity, name="codex"))
     run_coroutine(qtbot, qloop, register_card(first, "codex"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QDialog, QDialogButtonBox
 
-from parler_desktop.ui.connect_dialog import ConnectDialog
+from parler_desktop.ui.dialogs.connect_dialog import ConnectDialog
 from support.private_ca import make_private_ca
 
 

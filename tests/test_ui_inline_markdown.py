@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PySide6.QtGui import QFont, QTextDocument
 
-from parler_desktop.ui import markdown
-from parler_desktop.ui.inline_markdown import inline_runs
-from parler_desktop.ui.markdown import blank_document, fill_document, import_markdown
+from parler_desktop.ui.timeline import markdown
+from parler_desktop.ui.timeline.inline_markdown import inline_runs
+from parler_desktop.ui.timeline.markdown import blank_document, fill_document, import_markdown
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from parler_desktop.app.tooltips import plain_tooltip
-from parler_desktop.ui.links import link_tooltip, openable_url, shown_address
+from parler_desktop.ui.timeline.links import link_tooltip, openable_url, shown_address
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from support.stored_session import add_messages, message, session, store  # noqa
 from test_instance_channel import finished, home_of, later_launch
 from test_ui_window import link_point
 
-from parler_desktop.app.room_export import ExportFormat, export_room
+from parler_desktop.app.timeline.room_export import ExportFormat, export_room
 from parler_desktop.client.message_link import message_link
 from parler_desktop.instance_lock import lock_home
 from parler_desktop.ui.desktop import DesktopApp

@@ -6,11 +6,11 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QFont, QFontMetrics, QTextDocument, QTextFormat
 
 from parler_desktop.protocol.parts import BundleRef, Dispatch, FileRef, Handoff, TaskStatus
-from parler_desktop.ui.cards import card_for, human_size
-from parler_desktop.ui.markdown import markdown_document
+from parler_desktop.ui.timeline.cards import card_for, human_size
+from parler_desktop.ui.timeline.markdown import markdown_document
 from parler_desktop.protocol.mentions import mentions_human
-from parler_desktop.ui.markdown import with_hard_breaks
-from parler_desktop.ui.row_text import MAX_SHOWN_CHARS, fold, shown_text
+from parler_desktop.ui.timeline.markdown import with_hard_breaks
+from parler_desktop.ui.timeline.row_text import MAX_SHOWN_CHARS, fold, shown_text
 
 
 def test_markdown_formats_but_raw_html_stays_literal_text(qapp):

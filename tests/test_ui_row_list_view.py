@@ -10,7 +10,7 @@ from PySide6.QtGui import QImage, QRegion
 from PySide6.QtWidgets import QStyledItemDelegate
 from test_ui_timeline_speed import PaintedAreas, on_screen, settle
 
-from parler_desktop.ui.row_list_view import RowListView
+from parler_desktop.ui.timeline.row_list_view import RowListView
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -12,11 +12,11 @@ from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.store_versions import store_before_search
 from support.stored_session import StoreBackedSession, message
 
-from parler_desktop.app.bridge import SessionBridge
-from parler_desktop.app.search_model import SearchIndexer
+from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.app.search.search_model import SearchIndexer
 from parler_desktop.store import LocalStore, StoreWorker
 from parler_desktop.store.search import PENDING_BATCH, SNIPPET_END, SNIPPET_START
-from parler_desktop.ui.search_dialog import snippet_runs
+from parler_desktop.ui.dialogs.search_dialog import snippet_runs
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -10,10 +10,10 @@ from PySide6.QtWidgets import QAbstractItemView
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
-from parler_desktop.app.timeline_model import FOLLOW_WINDOW, PAGE_SIZE, TRIM_ROWS, TimelineModel
+from parler_desktop.app.timeline.timeline_model import FOLLOW_WINDOW, PAGE_SIZE, TRIM_ROWS, TimelineModel
 from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
 from parler_desktop.store import LocalStore
-from parler_desktop.ui.timeline_view import TimelineView
+from parler_desktop.ui.timeline.timeline_view import TimelineView
 
 
 def make_view(qtbot, bridge, room="team") -> TimelineView:

@@ -17,13 +17,13 @@ from support.desktop_fixtures import join_room, open_room, post_as, unread
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import ME, add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
-from parler_desktop.app.append_pacer import FIRST_ROWS, MAX_ROWS, PREPARE_MS
-from parler_desktop.app.timeline_model import FOLLOW_WINDOW, TRIM_ROWS
-from parler_desktop.app.timeline_entry import row_context
+from parler_desktop.app.timeline.append_pacer import FIRST_ROWS, MAX_ROWS, PREPARE_MS
+from parler_desktop.app.timeline.timeline_model import FOLLOW_WINDOW, TRIM_ROWS
+from parler_desktop.app.timeline.timeline_entry import row_context
 from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
 from parler_desktop.protocol.values import EndpointRef
 from parler_desktop.store import LocalStore
-from parler_desktop.ui import message_layout
+from parler_desktop.ui.timeline import message_layout
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE
 from test_ui_timeline import at_bottom, build_log, make_view
 

@@ -22,14 +22,14 @@ from support.desktop_fixtures import join_room, open_room, post_as, start_deskto
 from support.raw_agent import RawAgent
 
 from parler_desktop.app import roles
-from parler_desktop.app.agent_activity import AgentState
+from parler_desktop.app.room_list.agent_activity import AgentState
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.client.events import ConnectionState
 from parler_desktop.paths import Home
 from parler_desktop.protocol.parts import FileRef
 from parler_desktop.settings import Settings, load_settings, save_settings
-from parler_desktop.ui.cards import card_for
-from parler_desktop.ui.connect_dialog import ConnectChoice
+from parler_desktop.ui.timeline.cards import card_for
+from parler_desktop.ui.dialogs.connect_dialog import ConnectChoice
 from parler_desktop.ui.desktop import DesktopApp
 
 pytestmark = pytest.mark.timeout(60)

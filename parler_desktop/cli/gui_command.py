@@ -96,7 +96,7 @@ def _run_home(home: Home, hub_url: str | None, link: str | None, demo: "DemoPlan
 
 def _hand_over(home: Home, link: str | None, demo: bool, refusal: Exception) -> int:
     """The home's window runs already: pass it our request and exit, or say why not."""
-    from parler_desktop.app.instance_channel import channel_name, hand_over
+    from parler_desktop.app.hubs.instance_channel import channel_name, hand_over
 
     if hand_over(channel_name(home), link, demo):
         return 0

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 
-from parler_desktop.app.bridge import SessionBridge
-from parler_desktop.app.local_hub import save_join_secret, start_local_hub
-from parler_desktop.app.network_watch import NetworkWatch
-from parler_desktop.app.sleep_watch import SleepWatch
+from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.app.hubs.local_hub import save_join_secret, start_local_hub
+from parler_desktop.app.hubs.network_watch import NetworkWatch
+from parler_desktop.app.hubs.sleep_watch import SleepWatch
 from parler_desktop.autostart import sync_autostart
 from parler_desktop.client.session import HubSession
 from parler_desktop.demo.plan import DEMO_FAILURES, DemoPlan
@@ -27,15 +27,15 @@ from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, read_join_secret, save_settings
 from parler_desktop.store import LocalStore, StoreError
-from parler_desktop.ui.attention import Attention
-from parler_desktop.ui.connect_agents_dialog import ConnectAgentsDialog
-from parler_desktop.ui.connect_dialog import ConnectChoice, ConnectDialog
+from parler_desktop.ui.attention.attention import Attention
+from parler_desktop.ui.dialogs.connect_agents_dialog import ConnectAgentsDialog
+from parler_desktop.ui.dialogs.connect_dialog import ConnectChoice, ConnectDialog
 from parler_desktop.ui.error_report import ErrorReport, open_folder
 from parler_desktop.ui.idle_collector import IdleCollector
-from parler_desktop.ui.invite_links import InviteLinks
-from parler_desktop.ui.link_opening import LinkOpening
+from parler_desktop.ui.hubs.invite_links import InviteLinks
+from parler_desktop.ui.timeline.link_opening import LinkOpening
 from parler_desktop.ui.main_window import MainWindow
-from parler_desktop.ui.search import Search
+from parler_desktop.ui.search.search import Search
 
 log = logging.getLogger(__name__)
 SHUTDOWN_SECS = 5.0  # closing the window ends the process within this, whatever is in flight

@@ -12,25 +12,25 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
-from parler_desktop.app.bridge import SessionBridge
-from parler_desktop.app.connection_status import ConnectionStatus
-from parler_desktop.app.read_tracker import ReadTracker
-from parler_desktop.app.room_list_model import RoomListModel
-from parler_desktop.app.roster_model import RosterModel
-from parler_desktop.app.timeline_model import TimelineModel
+from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.app.hubs.connection_status import ConnectionStatus
+from parler_desktop.app.timeline.read_tracker import ReadTracker
+from parler_desktop.app.room_list.room_list_model import RoomListModel
+from parler_desktop.app.members.roster_model import RosterModel
+from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
-from parler_desktop.ui.cards import Card
-from parler_desktop.ui.composer import Composer
-from parler_desktop.ui.connection_bar import ConnectionBar
+from parler_desktop.ui.timeline.cards import Card
+from parler_desktop.ui.composer.composer import Composer
+from parler_desktop.ui.hubs.connection_bar import ConnectionBar
 from parler_desktop.ui.demo_offer import DemoOffer
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE, TypingToComposer
 from parler_desktop.ui.panel_layout import PanelLayout
-from parler_desktop.ui.room_actions import RoomActions
-from parler_desktop.ui.room_composer import RoomComposer
-from parler_desktop.ui.save_as import ask_save_path
-from parler_desktop.ui.room_list_view import RoomListPanel
-from parler_desktop.ui.roster_panel import RosterPanel
-from parler_desktop.ui.timeline_view import TimelineView
+from parler_desktop.ui.hubs.room_actions import RoomActions
+from parler_desktop.ui.composer.room_composer import RoomComposer
+from parler_desktop.ui.dialogs.save_as import ask_save_path
+from parler_desktop.ui.room_list.room_list_view import RoomListPanel
+from parler_desktop.ui.members.roster_panel import RosterPanel
+from parler_desktop.ui.timeline.timeline_view import TimelineView
 
 APP_TITLE = "Parler"
 

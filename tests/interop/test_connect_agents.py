@@ -16,7 +16,7 @@ pytestmark = pytest.mark.timeout(90)
 
 
 def test_reference_agents_show_in_the_connect_dialog_as_they_dial_in(qtbot, qloop, desktop, hub, peer, ref_agent, monkeypatch):
-    monkeypatch.setattr("parler_desktop.ui.connect_agents_dialog.POLL_MS", 300)
+    monkeypatch.setattr("parler_desktop.ui.dialogs.connect_agents_dialog.POLL_MS", 300)
     room = join_room(qtbot, qloop, desktop, peer, "team")  # the window has a room; the agents never join it
     dialog = open_dialog(qtbot, desktop)
     qtbot.waitUntil(lambda: dialog.tracker.directory_baseline is not None and room in dialog.tracker._baseline, timeout=10_000)

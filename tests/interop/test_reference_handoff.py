@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QDialogButtonBox, QPushButton
 from support.desktop_fixtures import activate, click_room
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
-from parler_desktop.ui.handoff_dialog import HandoffDialog
+from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
 from test_reference_agent import agent_room, cli_url, recv_lines
 from test_ui_request_actions import card_buttons, click_button
 

@@ -28,7 +28,7 @@ from support.private_ca import CERTIFICATE_FAULTS, make_private_ca
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.settings import load_settings
-from parler_desktop.ui.connect_dialog import ConnectDialog
+from parler_desktop.ui.dialogs.connect_dialog import ConnectDialog
 
 pytestmark = pytest.mark.timeout(90)
 

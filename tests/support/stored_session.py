@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from support.qt_loop import run_coroutine
 
-from parler_desktop.app.bridge import SessionBridge
+from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.client.events import MessagesStored, SessionEvent
 from parler_desktop.protocol.values import EndpointRef, StoredMessage
 from parler_desktop.store import LocalStore, StoreWorker

@@ -1,0 +1,1 @@
+"""What the human is writing: each room's draft."""

@@ -1,0 +1,1 @@
+"""The members of the shown room."""

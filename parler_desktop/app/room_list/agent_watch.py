@@ -1,0 +1,118 @@
+"""AgentWatch: keeps ``AgentActivity`` fed from the session and checks it on a timer, so the room
+list's dots, the room header's warnings and the hint notifications follow what agents do.
+
+On a new session it reads each room's newest page from the store (the states survive a
+restart); then every stored message is observed as it arrives, and its room looked at again
+(every room, if that was not done in the last few seconds: a busy room's burst costs one room a
+batch). A warning is announced once (``hintRaised``) and again only after it has cleared. The
+clock is injectable for tests.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from parler_desktop.app.room_list.agent_activity import AgentActivity, AgentState, Hint
+from parler_desktop.app.attention.attention_settings import AttentionSettings
+from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.protocol.values import StoredMessage
+from parler_desktop.store import LocalStore, StoreError
+
+CHECK_MS = 30_000
+ARRIVAL_CHECK_SECS = 5.0  # an arrival looks again at every room at most this often (else at its own)
+HISTORY_PAGE = 200
+NEWER_THAN_ANY = 2**63 - 1  # the largest seq SQLite holds: the page before it is the newest
+
+
+class AgentWatch(QObject):
+    changed = Signal()  # a room's state or warnings changed
+    hintRaised = Signal(str, object)  # room, Hint: a new warning
+
+    def __init__(
+        self,
+        bridge: SessionBridge,
+        settings: Callable[[], AttentionSettings],
+        clock: Callable[[], float] = time.time,
+        parent: QObject | None = None,
+        check_ms: int = CHECK_MS,
+    ) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self._settings = settings
+        self.clock = clock  # wall time; tests put a clock they move by hand here
+        self.activity = AgentActivity("")
+        self._shown: dict[str, tuple[AgentState, tuple[Hint, ...]]] = {}
+        self._raised: set[tuple[str, str, tuple[str, ...]]] = set()
+        self._checked_all_at = float("-inf")
+        self.apply_settings(settings())
+        self._timer = QTimer(self, interval=check_ms)
+        self._timer.timeout.connect(self.check)
+        self._timer.start()
+        bridge.messagesStored.connect(self._stored)
+        bridge.sessionChanged.connect(self._session_changed)
+
+    def apply_settings(self, settings: AttentionSettings) -> None:
+        self.activity.stuck_after = settings.stuck_minutes * 60
+        self.activity.loop_messages = settings.loop_messages
+        self.activity.loop_window = settings.loop_minutes * 60
+
+    def state(self, room: str) -> AgentState:
+        return self._shown.get(room, (AgentState.IDLE, ()))[0]
+
+    def hints(self, room: str) -> tuple[Hint, ...]:
+        return self._shown.get(room, (AgentState.IDLE, ()))[1]
+
+    def check(self, rooms: Sequence[str] | None = None) -> None:
+        """Look again at ``rooms`` (default: every room) at the clock's time; announce what changed."""
+        self.apply_settings(self._settings())
+        now = self.clock()
+        if rooms is None:  # every room: one not looked at is idle
+            rooms, shown = self.activity.rooms(), {}
+            self._checked_all_at = now
+        else:
+            shown = dict(self._shown)
+        for room in rooms:
+            state, hints = self.activity.room_state(room), tuple(self.activity.hints(room, now))
+            if state is not AgentState.IDLE or hints:
+                shown[room] = (state, hints)
+            else:
+                shown.pop(room, None)
+        raised = {(room, hint.kind, hint.agents) for room, (_, hints) in shown.items() for hint in hints}
+        for room, (_, hints) in sorted(shown.items()):
+            for hint in hints:
+                if (room, hint.kind, hint.agents) not in self._raised:
+                    self.hintRaised.emit(room, hint)
+        self._raised = raised
+        if shown != self._shown:
+            self._shown = shown
+            self.changed.emit()
+
+    def _stored(self, room: str, messages: Sequence[StoredMessage], _live: bool) -> None:
+        for message in messages:
+            self.activity.observe(message)
+        self.check(None if self.clock() - self._checked_all_at >= ARRIVAL_CHECK_SECS else [room])
+
+    def _session_changed(self) -> None:
+        self.activity = AgentActivity(self._bridge.agent_id)
+        self.apply_settings(self._settings())
+        self._raised.clear()
+        self.check()
+        if self._bridge.store is not None:
+            self._bridge.tasks.spawn("agent states", self._read_history(self._bridge.store))
+
+    async def _read_history(self, store: object) -> None:
+        """What each room's newest page says (a damaged cache, which the session reports, is
+        skipped: the states then start from what arrives)."""
+        try:
+            for room in await store.call(LocalStore.room_names):  # a call a room: others go between
+                page = await store.call(LocalStore.messages_before, room, NEWER_THAN_ANY, HISTORY_PAGE)
+                if store is not self._bridge.store:
+                    return
+                for message in page:
+                    self.activity.observe(message)
+        except StoreError:
+            return
+        self.check()

@@ -1,0 +1,249 @@
+"""The room list: one row per room from the local store, kept in step with session events.
+
+Rows come from ``LocalStore.room_summaries`` (unread = others' stored seq above the cursor, mention
+count, last activity). Events only schedule a reload; reloads are coalesced so a burst of
+thousands of messages costs a handful of store queries. The proxy orders by recency and filters.
+
+Rows show a label (``room_labels``): a DM is named after its other member, taken from the stored
+roster, or fetched once from the hub when none is stored yet; until then it shows the room name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+    QTimer,
+    Signal,
+)
+
+from parler_desktop.app import roles
+from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.app.room_list.room_labels import dm_partner, room_label
+from parler_desktop.app.tooltips import plain_tooltip
+from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.protocol.readable import readable
+from parler_desktop.store import LocalStore
+
+RELOAD_DELAY_MS = 120
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class RoomListModel(QAbstractListModel):
+    totalUnreadChanged = Signal(int)
+    reloaded = Signal()
+
+    def __init__(self, bridge: SessionBridge, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self._rooms: list[Any] = []  # RoomSummary
+        self._partners: dict[str, str] = {}  # DM room -> the other member's display name
+        self._rosters_asked: set[str] = set()  # DMs whose roster was requested from the hub
+        self._total_unread = 0
+        self._reload_running = False
+        self._reload_again = False
+        self._timer = QTimer(self, singleShot=True, interval=RELOAD_DELAY_MS)
+        self._timer.timeout.connect(self.reload)
+        bridge.sessionChanged.connect(self._session_changed)
+        # Bound methods (not lambdas): Qt drops the connections when this model is destroyed.
+        bridge.messagesStored.connect(self.schedule_reload)
+        bridge.roomsChanged.connect(self.schedule_reload)
+        bridge.cursorChanged.connect(self.schedule_reload)
+        bridge.rosterChanged.connect(self._roster_changed)
+
+    # -- Qt model ---------------------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rooms)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rooms):
+            return None
+        room = self._rooms[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._label(room)
+        if role == roles.ROOM_NAME:
+            return room.name
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return plain_tooltip(self.description(room.name))
+        if role == roles.ROOM_KIND:
+            return room.kind
+        if role == roles.ROOM_UNREAD:
+            return int(room.unread)
+        if role == roles.ROOM_MENTIONS:
+            return int(room.mentions_unread)
+        if role == roles.ROOM_LAST_TS:
+            return int(room.last_ts or 0)
+        if role == roles.ROOM_PREVIEW:
+            sender = readable(room.last_sender or "")
+            preview = room.last_preview or ""  # (readable already: ``store/codec.preview_text``)
+            return f"{sender}: {preview}" if sender else preview
+        return None
+
+    # -- state ------------------------------------------------------------------------------
+    @property
+    def total_unread(self) -> int:
+        return self._total_unread
+
+    def room_names(self) -> list[str]:
+        return [room.name for room in self._rooms]
+
+    def summary(self, name: str) -> Any | None:
+        return next((room for room in self._rooms if room.name == name), None)
+
+    def label(self, name: str) -> str:
+        """What the room is called on screen (the name itself for a room not listed)."""
+        room = self.summary(name)
+        return self._label(room) if room is not None else name
+
+    def description(self, name: str, members: int | None = None) -> str:
+        """The label with the hub's room name, kind and size: for tooltips and the header.
+        ``members`` (the roster the window shows) counts instead of the room list's number."""
+        room = self.summary(name)
+        if room is None:
+            return name
+        label = self._label(room)
+        real = f"{room.name}  ·  " if label != room.name else ""
+        count = room.members if members is None else members
+        members_text = f"{count} member{'' if count == 1 else 's'}"
+        return f"{label}  ·  {real}{room.kind}  ·  {members_text}"
+
+    def _label(self, room: Any) -> str:
+        return room_label(room.name, room.kind, self._partners.get(room.name))
+
+    def schedule_reload(self, *_event: Any) -> None:
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def reload(self) -> None:
+        """Read the summaries again (one store query; overlapping requests collapse into one)."""
+        if self._reload_running:
+            self._reload_again = True
+            return
+        if self._bridge.store is None:
+            return
+        self._reload_running = True
+        self._bridge.tasks.spawn("room list", self._reload())
+
+    async def _reload(self) -> None:
+        store = self._bridge.store  # (None: the session went since the reload was asked for)
+        summaries = None
+        try:
+            if store is not None:
+                summaries = await store.call(LocalStore.room_summaries, self._bridge.agent_id)
+                for room in summaries:
+                    if room.kind == "dm" and room.name not in self._partners:
+                        await self._learn_partner(store, room.name)
+        finally:
+            self._reload_running = False
+        if summaries is not None and store is self._bridge.store:
+            self._apply(list(summaries))
+        if self._reload_again:
+            self._reload_again = False
+            self.reload()
+
+    def _apply(self, summaries: list[Any]) -> None:
+        fresh = {room.name: room for room in summaries}
+        for row in reversed(range(len(self._rooms))):
+            if self._rooms[row].name not in fresh:
+                self.beginRemoveRows(QModelIndex(), row, row)
+                del self._rooms[row]
+                self.endRemoveRows()
+        for row, old in enumerate(self._rooms):
+            new = fresh.pop(old.name)
+            if new != old:
+                self._rooms[row] = new
+                index = self.index(row)
+                self.dataChanged.emit(index, index)
+        if fresh:
+            first = len(self._rooms)
+            self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
+            self._rooms.extend(fresh.values())
+            self.endInsertRows()
+        total = sum(int(room.unread) for room in self._rooms)
+        if total != self._total_unread:
+            self._total_unread = total
+            self.totalUnreadChanged.emit(total)
+        self.reloaded.emit()
+
+    async def _learn_partner(self, store: Any, room: str) -> None:
+        """The DM's other member from the stored roster; with none stored, ask the hub once."""
+        partner = dm_partner(await store.call(LocalStore.roster, room), self._bridge.agent_id)
+        if store is not self._bridge.store:
+            return  # another session took over meanwhile
+        if partner is not None:
+            self._partners[room] = partner
+        elif room not in self._rosters_asked:
+            self._rosters_asked.add(room)
+            self._bridge.tasks.spawn("dm roster", self._fetch_roster(room))
+
+    async def _fetch_roster(self, room: str) -> None:
+        """The answer arrives as a rosterChanged; a failure is quiet and a later reload asks again."""
+        try:
+            await self._bridge.refresh_roster(room)
+        except (HubRefused, ConnectionLost, BadReply, SessionClosed):
+            self._rosters_asked.discard(room)
+
+    def _roster_changed(self, room: str, entries: Any) -> None:
+        row = next((row for row, summary in enumerate(self._rooms) if summary.name == room), None)
+        is_dm = room in self._rosters_asked if row is None else self._rooms[row].kind == "dm"
+        partner = dm_partner(entries, self._bridge.agent_id) if is_dm else None
+        if partner is None or partner == self._partners.get(room):
+            return
+        self._partners[room] = partner
+        if row is not None:
+            index = self.index(row)
+            self.dataChanged.emit(index, index)
+
+    def _session_changed(self) -> None:
+        self._partners.clear()
+        self._rosters_asked.clear()
+        self.beginResetModel()
+        self._rooms = []
+        self.endResetModel()
+        if self._total_unread:
+            self._total_unread = 0
+            self.totalUnreadChanged.emit(0)
+        self.schedule_reload()
+
+
+class RoomSortFilterProxy(QSortFilterProxyModel):
+    """Most recent activity first (then by label); the filter box matches what a row shows (a
+    DM's member name, a service's name) and the hub's room name."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.setSortRole(roles.ROOM_LAST_TS)
+        self.setDynamicSortFilter(True)
+        self.sort(0, Qt.SortOrder.AscendingOrder)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        pattern = self.filterRegularExpression()
+        if not pattern.pattern():
+            return True
+        index = self.sourceModel().index(source_row, 0, source_parent)
+        return any(pattern.match(str(index.data(role) or "")).hasMatch() for role in (Qt.ItemDataRole.DisplayRole, roles.ROOM_NAME))
+
+    def lessThan(self, left: Index, right: Index) -> bool:
+        # "Less" sorts first: newer activity first, ties by name.
+        left_ts = left.data(roles.ROOM_LAST_TS) or 0
+        right_ts = right.data(roles.ROOM_LAST_TS) or 0
+        if left_ts != right_ts:
+            return left_ts > right_ts
+        return str(left.data()) < str(right.data())
+
+    def next_unread_row(self, after_row: int) -> int | None:
+        """The next row below ``after_row`` (wrapping) whose room has unread messages."""
+        count = self.rowCount()
+        for step in range(1, count + 1):
+            row = (after_row + step) % count
+            if (self.index(row, 0).data(roles.ROOM_UNREAD) or 0) > 0:
+                return row
+        return None

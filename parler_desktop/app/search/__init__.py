@@ -1,0 +1,1 @@
+"""Searching the stored messages."""

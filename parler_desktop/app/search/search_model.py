@@ -1,0 +1,116 @@
+"""Search for the window: the results list model, the query runner and the background indexer.
+
+Queries run on the store's thread; typing restarts a short delay so a word typed fast costs one
+query, and an answer that arrives after a newer query started is dropped. The indexer works
+through the messages stored before the index existed, one small step per store call, so other
+store work is never held up for long, and reports its progress.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
+
+from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.store import LocalStore, StoreError
+from parler_desktop.store.search import BacklogProgress, SearchHit
+
+log = logging.getLogger(__name__)
+
+SEARCH_DELAY_MS = 150
+RESULT_LIMIT = 200
+BACKLOG_STEP = 2000
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    text: str
+    room: str | None = None
+    author: str | None = None
+    kind: str | None = None
+
+
+class SearchResultsModel(QAbstractListModel):
+    searching = Signal(bool)
+    finished = Signal(int)  # how many results the newest query found
+
+    def __init__(self, bridge: SessionBridge, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self._hits: list[SearchHit] = []
+        self._query = SearchQuery("")
+        self._generation = 0
+        self._timer = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
+        self._timer.timeout.connect(self._run)
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._hits)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._hits):
+            return None
+        hit = self._hits[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return hit.snippet
+        if role == Qt.ItemDataRole.UserRole:
+            return hit
+        return None
+
+    def hit(self, row: int) -> SearchHit | None:
+        return self._hits[row] if 0 <= row < len(self._hits) else None
+
+    def set_query(self, query: SearchQuery) -> None:
+        self._query = query
+        self._generation += 1
+        self._timer.start()
+
+    def _run(self) -> None:
+        if self._bridge.store is None:
+            return
+        self.searching.emit(True)
+        self._bridge.tasks.spawn("search", self._search(self._query, self._generation))
+
+    async def _search(self, query: SearchQuery, generation: int) -> None:
+        hits = await self._bridge.store.call(
+            LocalStore.search, query.text, query.room, query.author, query.kind, RESULT_LIMIT
+        )
+        if generation != self._generation:
+            return
+        self.beginResetModel()
+        self._hits = hits
+        self.endResetModel()
+        self.searching.emit(False)
+        self.finished.emit(len(hits))
+
+
+class SearchIndexer(QObject):
+    progress = Signal(object)  # BacklogProgress
+
+    def __init__(self, bridge: SessionBridge, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self.latest: BacklogProgress | None = None
+        bridge.sessionChanged.connect(self._session_changed)
+
+    def _session_changed(self) -> None:
+        self.latest = None
+        if self._bridge.store is not None:
+            self._bridge.tasks.spawn("search index", self._index(self._bridge.store))
+
+    async def _index(self, store: Any) -> None:
+        """Step by step until done; a store that cannot be written now (a full disk opens it
+        read-only) leaves the rest for the next session: search still finds what is indexed."""
+        try:
+            await store.index_all_pending()  # pushes a killed process left unindexed
+            while store is self._bridge.store:
+                self.latest = await store.call(LocalStore.index_backlog, BACKLOG_STEP)
+                self.progress.emit(self.latest)
+                if self.latest.done:
+                    return
+        except StoreError as error:
+            log.info("the search index is not built further for now: %s", error)

@@ -1,0 +1,87 @@
+"""Everything that competes for the supervisor's attention, wired to one window: the settings,
+the notifier, where its alerts go (desktop notifications, else the tray balloon), the tray with
+close-to-tray, the way back to a message from either, the agents' states and warnings, the
+request buttons on cards and the room and Notifications menus."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtWidgets import QSystemTrayIcon
+
+from parler_desktop.app.room_list.agent_watch import AgentWatch
+from parler_desktop.app.attention.attention_notifier import Alert, AttentionNotifier
+from parler_desktop.app.attention.attention_preferences import AttentionPreferences
+from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.app.attention.desktop_notifications import DesktopNotifications
+from parler_desktop.paths import Home
+from parler_desktop.ui.room_list.agent_glance import AgentDotDelegate, RoomHintBar
+from parler_desktop.ui.attention.close_to_tray import CloseToTray
+from parler_desktop.ui.main_window import MainWindow
+from parler_desktop.ui.timeline.message_jump import MessageJump
+from parler_desktop.ui.attention.notifications_menu import NotificationsMenu
+from parler_desktop.ui.timeline.request_actions import RequestActions
+from parler_desktop.ui.room_list.room_menu import RoomMenu
+from parler_desktop.ui.attention.tray import Tray
+
+SESSION_BUS_ENV = "DBUS_SESSION_BUS_ADDRESS"
+
+
+class Attention:
+    def __init__(self, home: Home, bridge: SessionBridge, window: MainWindow) -> None:
+        self.window = window
+        self.preferences = AttentionPreferences(home.config_dir / "attention.json", bridge.tasks, window)
+        self.preferences.problem.connect(lambda text: bridge.notice.emit(text, ""))
+        self.notifier = AttentionNotifier(bridge, self.preferences.current, window.rooms.label, self._on_screen, window)
+        self.desktop = DesktopNotifications(bridge.tasks, parent=window)
+        self.jump = MessageJump(window, window.room_panel, window.timeline_model)
+        self.tray: Tray | None = None
+        self.close_to_tray: CloseToTray | None = None
+        if QSystemTrayIcon.isSystemTrayAvailable():
+            self.tray = Tray(window, window.rooms, window.status, self.preferences)
+            self.close_to_tray = CloseToTray(window, self.tray, self.preferences)
+            self.tray.openRequested.connect(self.jump.open)
+            self.tray.quitRequested.connect(self.quit)
+            window.quit_action.triggered.disconnect()  # Hub → Quit / Ctrl+Q quit, never just hide
+            window.quit_action.triggered.connect(self.quit)
+            self.desktop.undelivered.connect(self.tray.show_alert)
+            self.tray.show()
+        self.notifier.alert.connect(self._deliver)
+        self.desktop.opened.connect(self.jump.open)
+        self.requests = RequestActions(bridge, window.timeline_model, window.timeline, window.composer)
+        self.agents = AgentWatch(bridge, self.preferences.current, parent=window)
+        self.agents.hintRaised.connect(self.notifier.hint)
+        self.agents.changed.connect(window.room_panel.view.viewport().update)
+        window.room_panel.view.setItemDelegate(AgentDotDelegate(self.agents, window.room_panel.view))
+        self.hint_bar = RoomHintBar(self.agents, window.timeline_model)
+        column = window.timeline.parentWidget().layout()  # MainWindow's room title / timeline / composer
+        column.insertWidget(column.indexOf(window.timeline), self.hint_bar)
+        self.room_menu = RoomMenu(window.room_panel, window.rooms, bridge, self.preferences)
+        self.menu = NotificationsMenu(window, self.preferences)
+        window.menuBar().addMenu(self.menu)
+
+    async def start(self) -> None:
+        """Use the desktop's notification service when there is one (else the tray balloon)."""
+        if self.preferences.load_problem:
+            self.window.statusBar().showMessage(self.preferences.load_problem, 15_000)
+        if os.environ.get(SESSION_BUS_ENV):
+            await self.desktop.start()
+
+    async def stop(self) -> None:
+        await self.desktop.stop()
+
+    def quit(self) -> None:
+        if self.close_to_tray is not None:
+            self.close_to_tray.quit()
+        else:
+            self.window.close()
+
+    def _on_screen(self, room: str) -> bool:
+        """The room is in front of the human: shown in the active, unminimized window."""
+        return self.window.read_tracker.window_active and self.window.timeline_model.room == room
+
+    def _deliver(self, alert: Alert) -> None:
+        if self.desktop.available:
+            self.desktop.show(alert)
+        elif self.tray is not None:
+            self.tray.show_alert(alert)

@@ -1,0 +1,1 @@
+"""The composer and the per-room draft it keeps."""

@@ -1,0 +1,1 @@
+"""The window's dialogs (each opened with open(), never exec())."""

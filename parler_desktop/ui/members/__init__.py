@@ -1,0 +1,1 @@
+"""The members panel."""

@@ -1,0 +1,72 @@
+"""Agents at a glance: a dot on each room in the room list for its most urgent agent state
+(waiting on you, failed, working; none when idle), and a warning line above the open room's
+timeline when an agent seems stuck or two agents seem to be in a loop."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QRect, Qt
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import QLabel, QStyleOptionViewItem, QWidget
+
+from parler_desktop.app import roles
+from parler_desktop.app.room_list.agent_activity import AgentState
+from parler_desktop.app.room_list.agent_watch import AgentWatch
+from parler_desktop.app.timeline.timeline_model import TimelineModel
+from parler_desktop.ui.room_list.room_list_view import TEXT_LEFT, RoomBadgeDelegate
+
+DOT_COLOURS = {
+    AgentState.WAITING: QColor(245, 124, 0),
+    AgentState.FAILED: QColor(211, 47, 47),
+    AgentState.WORKING: QColor(46, 160, 67),
+}
+DOT_SIZE = 6
+STATE_WORDS = {
+    AgentState.WAITING: "an agent is waiting on you",
+    AgentState.FAILED: "a task failed",
+    AgentState.WORKING: "agents are working",
+}
+
+
+def dot_rect(row: QRect, line: int) -> QRect:
+    """Where a row's dot goes: in the margin left of the room's name, centred on its line."""
+    return QRect(row.left() + (TEXT_LEFT - DOT_SIZE) // 2, row.top() + 6 + (line + 2 - DOT_SIZE) // 2, DOT_SIZE, DOT_SIZE)
+
+
+class AgentDotDelegate(RoomBadgeDelegate):
+    """The room list's rows with the agents' dot in the left margin."""
+
+    def __init__(self, watch: AgentWatch, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._watch = watch
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        super().paint(painter, option, index)
+        colour = DOT_COLOURS.get(self._watch.state(index.data(roles.ROOM_NAME) or ""))
+        if colour is not None:
+            painter.save()
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(colour)
+            painter.drawEllipse(dot_rect(option.rect, option.fontMetrics.height()))
+            painter.restore()
+
+
+class RoomHintBar(QLabel):
+    """The open room's warnings (plain text: agent names come off the wire), hidden when none."""
+
+    def __init__(self, watch: AgentWatch, model: TimelineModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent, objectName="roomHints")
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setWordWrap(True)
+        self.setStyleSheet("background: #fff3e0; color: #6d4c00; padding: 4px 8px;")
+        self._watch = watch
+        self._model = model
+        watch.changed.connect(self.refresh)
+        model.modelReset.connect(self.refresh)
+        self.refresh()
+
+    def refresh(self) -> None:
+        room = self._model.room
+        hints = self._watch.hints(room) if room else ()
+        self.setText("\n".join(f"⚠ {hint.text}" for hint in hints))
+        self.setVisible(bool(hints))

@@ -1,0 +1,1 @@
+"""Search wired into the window."""
