@@ -143,20 +143,26 @@ def save_settings(path: Path, settings: Settings) -> None:
     write_atomically(path, payload.encode("utf-8"))
 
 
+def _first_hubs_file(home: Home, settings: Settings) -> Path:
+    configured = settings.join_secret_file.strip()
+    return Path(configured).expanduser() if configured else home.join_secret_file
+
+
 def join_secret_path(home: Home, settings: Settings, hub_url: str | None = None) -> Path:
-    """Where ``hub_url``'s join secret lives (default: the first hub's). Each hub has a file of
-    its own, so one hub's secret is never presented to another; the first hub keeps the file a
-    home had before it held several hubs (or the one ``join_secret_file`` names)."""
+    """Where ``hub_url``'s join secret is saved (default: the first hub's): the first hub keeps
+    the file a home had before it held several hubs (or the one ``join_secret_file`` names);
+    every other hub has a file of its own, so one hub's secret is never presented to another."""
     if hub_url is None or hub_url == settings.hub_url:
-        configured = settings.join_secret_file.strip()
-        return Path(configured).expanduser() if configured else home.join_secret_file
+        return _first_hubs_file(home, settings)
     digest = hashlib.sha256(hub_url.encode("utf-8")).hexdigest()[:20]
     return home.config_dir / "join-secrets" / digest
 
 
 def read_join_secret(home: Home, settings: Settings, hub_url: str | None = None) -> str | None:
     """The join secret to present to ``hub_url`` (default: the first hub): ``$PARLER_JOIN_SECRET``
-    (the caller's choice for this process), else the hub's secret file; None if neither.
+    (the caller's choice for this process), else the hub's own secret file; None if neither. A
+    home holding one hub presents the first hub's file to any hub a command names, as before
+    homes held several; with several, only the first hub gets it.
 
     The file's surrounding whitespace is trimmed, as the hub trims the secret file it reads (the
     hub then compares bytes): one file can serve both, whatever line ending an editor added.
@@ -165,11 +171,18 @@ def read_join_secret(home: Home, settings: Settings, hub_url: str | None = None)
     from_env = os.environ.get(JOIN_SECRET_ENV)
     if from_env:
         return from_env
-    path = join_secret_path(home, settings, hub_url)
+    first = _first_hubs_file(home, settings)
+    own = join_secret_path(home, settings, hub_url)
+    if own != first:
+        try:
+            return trim(own.read_text(encoding="utf-8")) or None
+        except FileNotFoundError:
+            if len(settings.hubs) > 1:
+                return None
     try:
-        secret = path.read_text(encoding="utf-8")
+        secret = first.read_text(encoding="utf-8")
     except FileNotFoundError:
-        if settings.join_secret_file.strip() and path != home.join_secret_file and hub_url in (None, settings.hub_url):
+        if settings.join_secret_file.strip():
             raise  # the file the human named is missing
         return None
     return trim(secret) or None

@@ -15,3 +15,9 @@ MEMBER_STATUS = Qt.ItemDataRole.UserRole + 40
 MEMBER_ACTIVITY = Qt.ItemDataRole.UserRole + 41
 MEMBER_ROLE = Qt.ItemDataRole.UserRole + 42
 MEMBER_AS_OF = Qt.ItemDataRole.UserRole + 43  # str: "as of 12:04" while offline (presence as last known), else ""
+
+HUB_URL = Qt.ItemDataRole.UserRole + 60  # the hub a room-list row belongs to, as the settings name it
+HUB_HEADER = Qt.ItemDataRole.UserRole + 61  # bool: the row is a hub's heading, not a room
+HUB_ORDER = Qt.ItemDataRole.UserRole + 62  # int: the hub's place in the sidebar
+HUB_STATE = Qt.ItemDataRole.UserRole + 63  # StatusView: the hub's connection line (headings)
+HUB_COLLAPSED = Qt.ItemDataRole.UserRole + 64  # bool: the hub's rooms are folded away (headings)

@@ -19,6 +19,7 @@ import gc
 import os
 import signal
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from parler_desktop import system_libs
@@ -36,13 +37,23 @@ EXIT_RUNTIME = 1
 EXIT_ALREADY_RUNNING = 3
 
 
+class _EachHub(argparse.Action):
+    """``--hub`` may be given several times for the window: ``hubs`` holds every one, ``hub``
+    the first (what the other commands, which take one hub, read)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
+        namespace.hubs = [*(getattr(namespace, "hubs", None) or []), values]
+        namespace.hub = namespace.hubs[0]
+
+
 def _add_options(parser: argparse.ArgumentParser, default: object = None) -> None:
     parser.add_argument(
         "--hub",
         metavar="URL",
+        action=_EachHub,
         default=default,
-        help="connect to this hub (ws://, wss://, parler:// or HOST:PORT) and remember it; "
-        "an empty value goes back to the embedded local hub",
+        help="also hold this hub (ws://, wss://, parler:// or HOST:PORT) and remember it; the first one given "
+        "is shown; an empty value is the embedded local hub; repeat it for several hubs",
     )
     parser.add_argument(
         "--link", metavar="LINK", help="open an invite link (parler://HOST:PORT/join/CODE): asks, then joins; "
@@ -61,9 +72,9 @@ def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentPa
 def run(args: argparse.Namespace) -> int:
     from parler_desktop.client.address import normalize_hub_url, parse_invite
 
-    hub_url, link = args.hub, getattr(args, "link", None)
+    link = getattr(args, "link", None)
     try:
-        hub_url = normalize_hub_url(hub_url) if hub_url else hub_url
+        hubs = [normalize_hub_url(url) if url else "" for url in getattr(args, "hubs", None) or []]
         if link is not None:
             parse_invite(link)
     except ValueError as error:
@@ -71,10 +82,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     home = Home.resolve(args.home)
     with logging_to(home.log_dir, getattr(args, "verbose", False)):
-        return _run_home(home, hub_url, link, getattr(args, "demo", None))
+        return _run_home(home, hubs[0] if hubs else None, link, getattr(args, "demo", None), hubs[1:])
 
 
-def _run_home(home: Home, hub_url: str | None, link: str | None, demo: "DemoPlan | None") -> int:
+def _run_home(home: Home, hub_url: str | None, link: str | None, demo: "DemoPlan | None", more_hubs: Sequence[str] = ()) -> int:
     from parler_desktop.instance_lock import AlreadyRunning, lock_home
 
     try:
@@ -91,7 +102,7 @@ def _run_home(home: Home, hub_url: str | None, link: str | None, demo: "DemoPlan
             if not sys.stderr.isatty():  # started from a launcher: nobody reads stderr
                 system_libs.tell_desktop(problem)
             return system_libs.EXIT_MISSING_LIBRARIES
-        return _run_window(home, hub_url, demo, link)
+        return _run_window(home, hub_url, demo, link, more_hubs)
 
 
 def _hand_over(home: Home, link: str | None, demo: bool, refusal: Exception) -> int:
@@ -132,7 +143,7 @@ def _show_refusal(text: str) -> None:
     QMessageBox.information(None, "Parler", text)
 
 
-def _run_window(home: Home, hub_url: str | None, demo: "DemoPlan | None", link: str | None) -> int:
+def _run_window(home: Home, hub_url: str | None, demo: "DemoPlan | None", link: str | None, more_hubs: Sequence[str]) -> int:
     from PySide6.QtGui import QIcon
 
     from parler_desktop.ui.desktop import DesktopApp
@@ -149,7 +160,7 @@ def _run_window(home: Home, hub_url: str | None, demo: "DemoPlan | None", link: 
     asyncio.set_event_loop(loop)
     with loop:
         log_unhandled_exceptions(loop)
-        desktop = DesktopApp(home, hub_url, demo, link)
+        desktop = DesktopApp(home, hub_url, demo, link, more_hubs)
         # What exists now (modules, classes, the widgets) lives as long as the process: keep it out
         # of the full collections, which otherwise walk all of it and hold the window for ~50 ms;
         # and run those while no message arrives (ui/idle_collector.py). (Process-wide, so here,

@@ -127,9 +127,10 @@ class HubSession:
         loaded = load_settings(home.settings_file)
         kwargs.setdefault("name", loaded.settings.display_name)
         kwargs.setdefault("role", loaded.settings.role)
-        if "join_secret" not in kwargs:
-            kwargs["join_secret"] = read_join_secret(home, loaded.settings)
         url = normalize_hub_url(hub_url)
+        if "join_secret" not in kwargs:
+            first = normalize_hub_url(loaded.settings.hub_url) if loaded.settings.hub_url else None
+            kwargs["join_secret"] = read_join_secret(home, loaded.settings, None if url == first else url)
         kwargs.setdefault("ca_file", loaded.settings.hub_ca_files.get(url))
         store, disk_full = await open_for_session(home.store_path(url, identity.agent_id), on_loop=store_on_loop)
         session = cls(url, identity, store, **kwargs)

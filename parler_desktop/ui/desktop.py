@@ -1,8 +1,10 @@
-"""The running desktop app: which hub, which session, the window, and an orderly shutdown.
+"""The running desktop app: which hubs, their sessions, the window, and an orderly shutdown.
 
-With no hub configured it starts the embedded hub (off the UI thread) and connects to it; the
-Connect dialog switches to any hub and the choice is saved in the settings. Everything that can
-go wrong on the way (key file, store, address, secret file, port) is shown as a sentence.
+The window holds every hub of the settings (``--hub`` adds more); each has a session of its own
+(``ui/hubs/hub_connector.py`` opens it and says what went wrong on that hub's line only). With
+no hub configured it starts the embedded hub (off the UI thread) and connects to it. Hub →
+Connect… changes the shown hub's address, Add a hub… adds one, Remove this hub… removes the
+shown one; the list is saved in the settings.
 """
 
 from __future__ import annotations
@@ -10,27 +12,28 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from pathlib import Path
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 
 from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.hubs.local_hub import save_join_secret, start_local_hub
 from parler_desktop.app.hubs.network_watch import NetworkWatch
 from parler_desktop.app.hubs.sleep_watch import SleepWatch
 from parler_desktop.autostart import sync_autostart
-from parler_desktop.client.session import HubSession
+from parler_desktop.client.address import normalize_hub_url
 from parler_desktop.demo.plan import DEMO_FAILURES, DemoPlan
-from parler_desktop.disk_errors import has_room_near, os_error_text
-from parler_desktop.hub import EmbeddedHub, HubDatabaseError
-from parler_desktop.identity import KeyFileError
+from parler_desktop.disk_errors import os_error_text
+from parler_desktop.hub import EmbeddedHub
 from parler_desktop.paths import Home
-from parler_desktop.settings import Settings, load_settings, read_join_secret, save_settings
-from parler_desktop.store import LocalStore, StoreError
+from parler_desktop.settings import Settings, join_secret_path, load_settings, read_join_secret, save_settings
 from parler_desktop.ui.attention.attention import Attention
 from parler_desktop.ui.dialogs.connect_agents_dialog import ConnectAgentsDialog
 from parler_desktop.ui.dialogs.connect_dialog import ConnectChoice, ConnectDialog
 from parler_desktop.ui.error_report import ErrorReport, open_folder
+from parler_desktop.ui.hubs.hub_connector import HubConnector
 from parler_desktop.ui.idle_collector import IdleCollector
 from parler_desktop.ui.hubs.invite_links import InviteLinks
 from parler_desktop.ui.timeline.link_opening import LinkOpening
@@ -40,19 +43,38 @@ from parler_desktop.ui.search.search import Search
 log = logging.getLogger(__name__)
 SHUTDOWN_SECS = 5.0  # closing the window ends the process within this, whatever is in flight
 
-REOPEN_CHECK_SECS = 2.0  # how often a read-only window checks whether the disk has room again
+
+
+def dialed(hub_url: str) -> str:
+    """The address a session for ``hub_url`` dials ("" for the embedded hub or an address that
+    cannot be dialed: connecting to it says why)."""
+    try:
+        return normalize_hub_url(hub_url) if hub_url else ""
+    except ValueError:
+        return ""
 
 
 class DesktopApp:
-    def __init__(self, home: Home, hub_url: str | None = None, demo: DemoPlan | None = None, link: str | None = None) -> None:
+    def __init__(
+        self, home: Home, hub_url: str | None = None, demo: DemoPlan | None = None, link: str | None = None,
+        more_hubs: Sequence[str] = (),
+    ) -> None:
+        """``hub_url`` (None: the settings' first hub) is shown first and remembered, and so is
+        every one of ``more_hubs``, after the hubs the settings hold."""
         self.home = home.ensure()
         self.hub_override = hub_url
+        self.more_hubs = tuple(more_hubs)
         self.demo = demo  # started once connected (parler-desktop demo)
         self.link = link  # an invite or message link from the command line, opened once connected
-        self.bridge = SessionBridge()
-        self.window = MainWindow(self.bridge)
-        self.network = NetworkWatch(self.bridge, self.window)
-        self.sleep = SleepWatch(self.bridge, self.window)
+        self.hubs = HubList()
+        self.connectors: dict[HubEntry, HubConnector] = {}
+        self._watches: dict[HubEntry, tuple[NetworkWatch, SleepWatch]] = {}
+        self.bridge = SessionBridge()  # the shown hub's session, for the timeline, composer and members
+        self.collector = IdleCollector()  # started by the gui command (it is process-wide)
+        self.hubs.added.connect(self._hub_added)
+        self._add_entry(hub_url if hub_url is not None else "")  # its address is settled in run()
+        self.window = MainWindow(self.bridge, self.hubs)
+        self.collector.setParent(self.window)
         self.attention = Attention(self.home, self.bridge, self.window)
         self.search = Search(self.bridge, self.window, self.attention.jump)
         self.message_links = LinkOpening(self.bridge, self.window, self.attention.jump)
@@ -61,6 +83,8 @@ class DesktopApp:
         self._closed = asyncio.get_event_loop().create_future()
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
         self.window.connectRequested.connect(self.choose_hub)
+        self.window.addHubRequested.connect(self.add_hub)
+        self.window.removeHubRequested.connect(self.remove_hub)
         self.window.connectAgentsRequested.connect(
             lambda: self.bridge.tasks.spawn("connect agents", self.connect_agents())
         )
@@ -71,23 +95,46 @@ class DesktopApp:
         self.links = InviteLinks(self.window, self.bridge, self.home, self._switch_hub, self.window.room_actions.join)
         self.links.messageLinkOpened.connect(self.message_links.open)
         self.links.instances.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
-        self.window.connection_bar.retryRequested.connect(self._retry_connect)
+        self.window.connection_bar.retryRequested.connect(lambda: self.shown.retry())
         self.window.connection_bar.freshCacheRequested.connect(
             lambda: self.bridge.tasks.spawn("fresh cache", self.start_fresh_cache())
         )
-        self.bridge.storeFailed.connect(self._store_failed)
-        self.collector = IdleCollector(self.window)  # started by the gui command (it is process-wide)
-        self.bridge.messagesStored.connect(self.collector.activity)
-        self._hub_url: str | None = None  # what connect() was last asked for ("" = embedded)
-        self._damaged_store: Path | None = None  # the cache "Start with a fresh cache" replaces
-        self._room_watch: tuple[HubSession, asyncio.Task] | None = None  # a read-only session waiting for disk room
+        self.window.shownHubChanged.connect(self._offer_fresh_cache)
+
+    # -- the hubs ---------------------------------------------------------------------------
+    @property
+    def shown(self) -> HubConnector:
+        """The connector of the hub the window shows."""
+        return self.connectors[self.window.shown_hub or self.hubs.entries[0]]
+
+    def _add_entry(self, url: str) -> HubEntry:
+        return self.hubs.add(url)
+
+    def _hub_added(self, entry: HubEntry) -> None:
+        self.connectors[entry] = HubConnector(entry, self.home, self._embedded_url, self._before_drop, self._tell)
+        self._watches[entry] = (NetworkWatch(entry.bridge, entry), SleepWatch(entry.bridge, entry))
+        entry.bridge.messagesStored.connect(self.collector.activity)
+        entry.changed.connect(lambda: self._offer_fresh_cache() if entry is self.window.shown_hub else None)
+
+    async def _embedded_url(self) -> str:
+        if self.local_hub is None:
+            self.local_hub = await asyncio.to_thread(start_local_hub, self.home)
+        return self.local_hub.url
+
+    async def _before_drop(self, entry: HubEntry) -> None:
+        if entry is self.window.shown_hub:
+            await self.window.drafts.flush()  # before the store closes
+
+    def _offer_fresh_cache(self, *_entry: object) -> None:
+        self.window.connection_bar.offer_fresh_cache(self.shown.damaged_store is not None)
 
     def quit(self) -> None:
         """Close the window for good (never just to the tray); run() then shuts down in order."""
         self.attention.quit()
 
     async def run(self) -> None:
-        """Show the window, connect, and return once the window is closed and all is shut down."""
+        """Show the window, connect every hub, and return once the window is closed and all is
+        shut down."""
         self.links.listen()
         self.window.show()
         await self.attention.start()
@@ -98,15 +145,23 @@ class DesktopApp:
             await asyncio.to_thread(sync_autostart, loaded.settings.start_at_login, self.home)
         except OSError as error:
             self._tell(f"Could not update the start-at-login entry: {error}")
-        url = self.hub_override if self.hub_override is not None else loaded.settings.hub_url
-        if self.hub_override is not None and self.hub_override != loaded.settings.hub_url:
+        settings = loaded.settings
+        for url in self.more_hubs:
+            settings = settings.with_hub(url)
+        if self.hub_override is not None:
+            settings = settings.with_hub(self.hub_override, first=True)
+        if settings != loaded.settings:
             try:
-                await asyncio.to_thread(
-                    save_settings, self.home.settings_file, dataclasses.replace(loaded.settings, hubs=(self.hub_override,))
-                )
+                await asyncio.to_thread(save_settings, self.home.settings_file, settings)
             except OSError as error:  # e.g. a full disk: the window still starts, saying so
-                self._tell(f"Could not save the settings ({os_error_text(error)}); this hub is used for this run only.")
-        if await self.connect(url) and self.demo is not None:
+                self._tell(f"Could not save the settings ({os_error_text(error)}); these hubs are used for this run only.")
+        shown = self.hub_override if self.hub_override is not None else settings.hub_url
+        others = [url for url in settings.hubs if url != shown]
+        first_ok = await self.connect(shown)
+        for url in others:
+            entry = self._add_entry(url)
+            self.connectors[entry].tasks.spawn("connect", self.connectors[entry].connect())
+        if first_ok and self.demo is not None:
             self.start_demo(self.demo)
         if self.link is not None:
             self.links.open(self.link)
@@ -117,88 +172,33 @@ class DesktopApp:
             log.warning("shutting down took longer than %s s; quitting anyway", SHUTDOWN_SECS)
 
     async def connect(self, hub_url: str) -> bool:
-        """Attach a session for ``hub_url`` ("" = the embedded hub); False (and a message) on failure."""
-        await self._drop_session()
-        self._hub_url, self._damaged_store = hub_url, None
-        self.window.connection_bar.offer_fresh_cache(False)
-        try:
-            if not hub_url:
-                if self.local_hub is None:
-                    self.local_hub = await asyncio.to_thread(start_local_hub, self.home)
-                hub_url = self.local_hub.url
-            session = await HubSession.open(self.home, hub_url)
-        except StoreError as error:
-            self.window.status.show_problem(f"Could not connect: {error}", can_retry=True)
-            self._offer_fresh_cache(error)
-            return False
-        except OSError as error:
-            self.window.status.show_problem(f"Could not connect: {os_error_text(error)}", can_retry=True)
-            return False
-        except HubDatabaseError as error:  # the embedded hub's database: a full disk, another hub
-            self.window.status.show_problem(f"Could not start the local hub: {error}", can_retry=True)
-            return False
-        except (KeyFileError, ValueError) as error:
-            self.window.status.show_problem(f"Could not connect: {error}", can_retry=True)
-            return False
-        self.bridge.attach(session)
-        session.start()
-        return True
+        """Connect the shown hub to ``hub_url`` ("" = the embedded hub) (or show the hub that has
+        it, when another entry holds it); False (and a message) on failure."""
+        held = self._entry_for(hub_url)
+        if held is not None and held is not self.window.shown_hub:
+            await self.window.show_hub(held)
+            return held.bridge.session is not None
+        self._offer_fresh_cache()
+        return await self.shown.connect(hub_url)
 
-    def _store_failed(self, error: StoreError) -> None:
-        """The session stopped on its store (it waits for Retry now, or after a full disk for room
-        again): say why, offer the way out. A session whose store is read-only (a full disk)
-        shows the cache and reopens by itself once the disk has room again."""
-        self._tell(str(error))
-        self._offer_fresh_cache(error)
-        session = self.bridge.session
-        if session is None or session.read_only is None:
-            return
-        self.window.status.show_problem(f"Read-only: {error}", can_retry=True)
-        watch = self._room_watch  # one per session: a session opened since (Retry now) needs its own
-        if watch is None or watch[0] is not session or watch[1].done():
-            self._room_watch = (session, self.bridge.tasks.spawn("reopen", self._reopen_when_there_is_room(session)))
-
-    async def _reopen_when_there_is_room(self, session: HubSession) -> None:
-        while self.bridge.session is session and self._hub_url is not None:
-            await asyncio.sleep(REOPEN_CHECK_SECS)
-            if self.bridge.session is session and has_room_near(session.store.path):
-                await self.connect(self._hub_url)
-                return
-
-    def _offer_fresh_cache(self, error: StoreError) -> None:
-        if error.fresh_cache_fixes:
-            self._damaged_store = error.path
-            self.window.connection_bar.offer_fresh_cache(True)
-
-    def _retry_connect(self) -> None:
-        """Retry now with no session, or a read-only one: open it again (e.g. once disk space was
-        freed)."""
-        session = self.bridge.session
-        if (session is None or session.read_only is not None) and self._hub_url is not None:
-            self.bridge.tasks.spawn("connect", self.connect(self._hub_url))
+    def _entry_for(self, hub_url: str) -> HubEntry | None:
+        """The entry holding ``hub_url``, as configured or as its session dials it."""
+        wanted = dialed(hub_url)
+        for entry in self.hubs.entries:
+            session = entry.bridge.session
+            if entry.url == hub_url or (wanted and wanted in (dialed(entry.url), session.hub_url if session else None)):
+                return entry
+        return None
 
     async def start_fresh_cache(self) -> None:
-        """Set the damaged cache aside (kept, named in the message), keep its unsent messages,
-        and connect again: the cache refills from the hub and the kept messages are sent."""
-        damaged, hub_url = self._damaged_store, self._hub_url
-        if damaged is None or hub_url is None:
-            return
-        await self._drop_session()  # the session's store must be closed before its file moves
-        try:
-            fresh = await asyncio.to_thread(LocalStore.start_fresh, damaged)
-        except StoreError as error:
-            self.window.status.show_problem(f"Could not start a fresh cache: {error}", can_retry=True)
-            return
-        if await self.connect(hub_url):
-            recovered = f" {fresh.outbox_recovery.text}" if fresh.outbox_recovery else ""
-            self._tell(
-                f"Started with a fresh cache; the damaged one is kept as {fresh.moved_to}. "
-                f"{fresh.kept_unsent} unsent message(s) will be sent.{recovered}"
-            )
+        told = await self.shown.start_fresh_cache()
+        self._offer_fresh_cache()
+        if told is not None:
+            self._tell(told)
 
     def start_demo(self, plan: DemoPlan) -> None:
-        """Scripted agents (or a load generator) on the hub this window is connected to; they
-        invite the human into their rooms through this session."""
+        """Scripted agents (or a load generator) on the hub shown; they invite the human into
+        their rooms through that hub's session."""
         if self.bridge.session is not None and not self.bridge.tasks.tasks & self._demo_tasks:
             self._demo_tasks = {self.bridge.tasks.spawn("demo", self._play_demo(plan))}
 
@@ -206,31 +206,74 @@ class DesktopApp:
         self.window.demo_offer.offer(False)
         try:
             settings = load_settings(self.home.settings_file).settings
-            secret = await asyncio.to_thread(read_join_secret, self.home, settings)
+            secret = await asyncio.to_thread(read_join_secret, self.home, settings, self._shown_url_or_none(settings))
             summary = await plan.run(self.bridge.hub_url, self.bridge.name, self.bridge.redeem, self.home.data_dir / "demo", secret)
         except DEMO_FAILURES as error:
             self._tell(f"The demo stopped: {error}")
             return
         self._tell(f"Demo finished: {summary}", logging.INFO)
 
+    def _shown_url_or_none(self, settings: Settings) -> str | None:
+        """The shown hub's address as the settings hold it (None: the first hub's)."""
+        url = self.shown.entry.url
+        return None if url == settings.hub_url else url
+
+    # -- Hub menu ---------------------------------------------------------------------------
     def choose_hub(self) -> ConnectDialog:
-        """Open the Connect dialog (no nested event loop); Connect switches to the chosen hub."""
+        """Hub → Connect…: change the shown hub's address (no nested event loop)."""
+        return self._hub_dialog(self.shown.entry.url, lambda settings, choice: self._switch_hub(settings, choice))
+
+    def add_hub(self) -> ConnectDialog:
+        """Hub → Add a hub…: one more hub in the sidebar, kept in the settings."""
+        dialog = self._hub_dialog("", lambda settings, choice: self._add_hub(settings, choice))
+        dialog.setWindowTitle("Add a Parler hub")
+        return dialog
+
+    def _hub_dialog(self, url: str, chosen) -> ConnectDialog:  # noqa: ANN001 - (Settings, ConnectChoice) -> coroutine
         settings = load_settings(self.home.settings_file).settings
-        dialog = ConnectDialog(
-            settings.hub_url, settings.display_name, self.window, ca_file=settings.hub_ca_files.get(settings.hub_url, "")
-        )
+        dialog = ConnectDialog(url, settings.display_name, self.window, ca_file=settings.hub_ca_files.get(url, ""))
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: self.bridge.tasks.spawn("connect", self._switch_hub(settings, dialog.choice())))
+        dialog.accepted.connect(lambda: self.bridge.tasks.spawn("connect", chosen(settings, dialog.choice())))
         dialog.open()
         return dialog
 
+    def remove_hub(self) -> QMessageBox | None:
+        """Hub → Remove this hub…: asks, then closes the shown hub's session and forgets it (its
+        cache and outbox stay on disk, so adding it again finds them). The last hub stays."""
+        if len(self.hubs.entries) < 2:
+            self._tell("This is the only hub; add another before removing it.")
+            return None
+        entry = self.shown.entry
+        box = QMessageBox(QMessageBox.Icon.Question, "Remove this hub", "", QMessageBox.StandardButton.Cancel, self.window)
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        box.setText(f"Remove {entry.label} from this window? Its rooms stop showing here; nothing on the hub changes.")
+        remove = box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.buttonClicked.connect(lambda button: button is remove and self.bridge.tasks.spawn("remove hub", self._remove_hub(entry)))
+        box.open()
+        return box
+
+    async def _remove_hub(self, entry: HubEntry) -> None:
+        settings = load_settings(self.home.settings_file).settings
+        try:
+            await asyncio.to_thread(save_settings, self.home.settings_file, settings.without_hub(entry.url))
+        except OSError as error:
+            self._tell(f"Could not save the settings: {os_error_text(error)}")
+            return
+        if entry is self.window.shown_hub:
+            await self.window.show_hub(next(other for other in self.hubs.entries if other is not entry))
+        await self.connectors.pop(entry).drop()
+        self._watches.pop(entry)
+        self.hubs.remove(entry)
+
     async def connect_agents(self) -> ConnectAgentsDialog:
-        """Open Hub → Connect your agents… for the hub this window is on, with the join secret the
-        window presents to it (none for the embedded hub, which admits anyone on this machine)."""
+        """Open Hub → Connect your agents… for the hub shown, with the join secret the window
+        presents to it (none for the embedded hub, which admits anyone on this machine)."""
         secret: str | None = None
-        if self.local_hub is None or self.bridge.hub_url != self.local_hub.url:
+        if self.shown.entry.url:
             try:  # both reads off the UI thread
-                secret = await asyncio.to_thread(lambda: read_join_secret(self.home, load_settings(self.home.settings_file).settings))
+                settings = await asyncio.to_thread(lambda: load_settings(self.home.settings_file).settings)
+                secret = await asyncio.to_thread(read_join_secret, self.home, settings, self._shown_url_or_none(settings))
             except OSError as error:
                 self._tell(f"Could not read the join secret: {os_error_text(error)}")
         dialog = ConnectAgentsDialog(self.bridge, secret, self.window.rooms.room_names, self.window)
@@ -239,42 +282,58 @@ class DesktopApp:
         return dialog
 
     async def _switch_hub(self, settings: Settings, choice: ConnectChoice) -> None:
-        """Save the choice (off the UI thread: each file is fsynced), then connect to it."""
-        try:
-            await asyncio.to_thread(self._save_choice, settings, choice)
-        except OSError as error:
-            self._tell(f"Could not save the settings: {os_error_text(error)}")
+        """The shown hub takes the chosen address (or the window shows the hub that has it):
+        save the choice (off the UI thread: each file is fsynced), then connect to it."""
+        held = self._entry_for(choice.hub_url)
+        if held is not None and held is not self.window.shown_hub:
+            await self.window.show_hub(held)
             return
-        self.hub_override = None
-        await self.connect(choice.hub_url)
+        old = self.shown.entry.url
+        if old in settings.hubs:
+            chosen = dataclasses.replace(settings, hubs=tuple(dict.fromkeys(choice.hub_url if url == old else url for url in settings.hubs)))
+        else:  # a hub held for this run only (its save failed): the choice comes first, as it did
+            chosen = settings.with_hub(choice.hub_url, first=True)
+        if await self._save_choice(chosen, choice):
+            self.hub_override = None
+            await self.connect(choice.hub_url)
 
-    def _save_choice(self, settings: Settings, choice: ConnectChoice) -> None:
-        if choice.join_secret is not None:
-            save_join_secret(self.home, choice.join_secret)
+    async def _add_hub(self, settings: Settings, choice: ConnectChoice) -> None:
+        held = self._entry_for(choice.hub_url)
+        if held is None and await self._save_choice(settings.with_hub(choice.hub_url), choice):
+            held = self._add_entry(choice.hub_url)
+            await self.connectors[held].connect()
+        if held is not None:
+            await self.window.show_hub(held)
+
+    async def _save_choice(self, settings: Settings, choice: ConnectChoice) -> bool:
+        """Save ``settings`` with the choice's name, CA file and join secret (that hub's own)."""
         ca_files = {url: path for url, path in settings.hub_ca_files.items() if url != choice.hub_url}
         if choice.ca_file:
             ca_files[choice.hub_url] = choice.ca_file
-        save_settings(
-            self.home.settings_file,
-            dataclasses.replace(
-                settings, hubs=(choice.hub_url,), display_name=choice.display_name, hub_ca_files=ca_files
-            ),
-        )
+        chosen = dataclasses.replace(settings, display_name=choice.display_name, hub_ca_files=ca_files)
 
-    async def _drop_session(self) -> None:
-        if self.bridge.session is not None:
-            await self.window.drafts.flush()  # before the store closes
-        session = self.bridge.detach() if self.bridge.session is not None else None
-        if session is not None:
-            await session.stop()
+        def save() -> None:
+            if choice.join_secret is not None:
+                save_join_secret(self.home, choice.join_secret, join_secret_path(self.home, chosen, choice.hub_url))
+            save_settings(self.home.settings_file, chosen)
+
+        try:
+            await asyncio.to_thread(save)
+        except OSError as error:
+            self._tell(f"Could not save the settings: {os_error_text(error)}")
+            return False
+        return True
 
     async def shutdown(self) -> None:
         self.collector.stop()
         await self.attention.stop()
         self.errors.uninstall()
         self.links.close()
-        await self._drop_session()
+        for connector in list(self.connectors.values()):
+            await connector.drop()
         await self.bridge.tasks.cancel_all()
+        for entry in self.hubs.entries:
+            await entry.bridge.tasks.cancel_all()
         if self.local_hub is not None:
             hub, self.local_hub = self.local_hub, None
             await asyncio.to_thread(hub.stop)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QVBox
 
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.connection_status import ConnectionStatus
+from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.timeline.read_tracker import ReadTracker
 from parler_desktop.app.room_list.room_list_model import RoomListModel
 from parler_desktop.app.members.roster_model import RosterModel
@@ -48,22 +49,27 @@ def _column(*widgets: QWidget, stretch: QWidget) -> QWidget:
 
 class MainWindow(QMainWindow):
     connectRequested = Signal()
+    addHubRequested = Signal()
+    removeHubRequested = Signal()
+    shownHubChanged = Signal(object)  # HubEntry: the timeline, composer and members follow it now
     connectAgentsRequested = Signal()
     openLogFolderRequested = Signal()
     demoRequested = Signal()
     closing = Signal()
 
-    def __init__(self, bridge: SessionBridge, parent: QWidget | None = None) -> None:
+    def __init__(self, bridge: SessionBridge, hubs: HubList, parent: QWidget | None = None) -> None:
+        """``bridge`` follows the session of the hub shown (``shown_hub``, one of ``hubs``): the
+        timeline, composer and members panel are that hub's; the room list is every hub's."""
         super().__init__(parent)
         self.bridge = bridge
-        self.rooms = RoomListModel(bridge, self)
+        self.hubs = hubs
+        self.shown_hub: HubEntry | None = None
         self.timeline_model = TimelineModel(bridge, self)
         self.roster = RosterModel(bridge, self)
-        self.status = ConnectionStatus(self)
         self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
         self.room_actions = RoomActions(bridge, self)
 
-        self.room_panel = RoomListPanel(self.rooms)
+        self.room_panel = RoomListPanel(hubs)
         self.timeline = TimelineView(self.timeline_model)
         self.composer = Composer()
         self.roster_panel = RosterPanel(self.roster)
@@ -89,7 +95,7 @@ class MainWindow(QMainWindow):
         for view in (self.timeline, self.room_panel.view):
             view.installEventFilter(self.typing)
         self.panels.fit_screen()
-        self._pending_room: str | None = None
+        self._pending_room: tuple[str, str] | None = None  # (hub, room) to open once listed
         self._add_actions()
         self._wire()
         self._update_title(0)
@@ -124,7 +130,9 @@ class MainWindow(QMainWindow):
         self.connect_agents_action = hub_menu.addAction("Connect your agents…", self.connectAgentsRequested.emit)
         hub_menu.addSeparator()
         hub_menu.addAction("Connect…", self.connectRequested.emit)
-        hub_menu.addAction("Retry now", self.bridge.reconnect_now)
+        hub_menu.addAction("Add a hub…", self.addHubRequested.emit)
+        self.remove_hub_action = hub_menu.addAction("Remove this hub…", self.removeHubRequested.emit)
+        hub_menu.addAction("Retry now", self.connection_bar.retryRequested.emit)
         hub_menu.addSeparator()
         self.quit_action = hub_menu.addAction("Quit", self.close)
         quit_keys = [QKeySequence("Ctrl+Q"), *QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)]
@@ -133,23 +141,22 @@ class MainWindow(QMainWindow):
         view_menu = menu.addMenu("&View")
         for existing in self.actions():
             view_menu.addAction(existing)
+        for number in range(1, 10):  # not in a menu: nine lines of it would say less than the keys
+            action(f"Go to hub {number}", [f"Ctrl+Alt+{number}"], lambda _checked=False, n=number: self.go_to_hub(n - 1))
         help_menu = menu.addMenu("&Help")
         help_menu.addAction("Open log folder", self.openLogFolderRequested.emit)
 
     def _wire(self) -> None:
         bridge = self.bridge
-        bridge.stateChanged.connect(self.status.on_state)
         bridge.stateChanged.connect(lambda _state: self.timeline.set_online(bridge.is_live))
         bridge.sessionChanged.connect(self._session_changed)
         bridge.notice.connect(self._show_notice)
-        self.status.changed.connect(self.connection_bar.show_status)
-        self.connection_bar.retryRequested.connect(bridge.reconnect_now)
         self.connection_bar.connectRequested.connect(self.connectRequested)
-        self.rooms.totalUnreadChanged.connect(self._update_title)
-        self.rooms.reloaded.connect(self._select_first_room)
-        self.rooms.reloaded.connect(self._update_placeholder)
-        self.rooms.reloaded.connect(self._update_room_title)
-        self.rooms.dataChanged.connect(self._update_room_title)  # e.g. a DM learns its member's name
+        self.hubs.totalUnreadChanged.connect(self._update_title)
+        self.hubs.added.connect(self._hub_added)
+        self.hubs.removed.connect(lambda _entry: self.remove_hub_action.setEnabled(len(self.hubs.entries) > 1))
+        for entry in self.hubs.entries:
+            self._hub_added(entry)
         self.timeline_model.modelReset.connect(self._update_placeholder)
         self.room_panel.roomChosen.connect(self.show_room)
         self.room_panel.view.clicked.connect(self._focus_composer)  # after switching rooms, type at once
@@ -167,13 +174,76 @@ class MainWindow(QMainWindow):
         delegate.discardRequested.connect(bridge.discard_outbox)
         delegate.saveRequested.connect(self._save_blob)
         self.room_actions.roomReady.connect(self._open_when_listed)
-        self.rooms.reloaded.connect(self._open_pending_room)
         self.demo_offer.clicked.connect(self.demoRequested)
 
+    # -- hubs -------------------------------------------------------------------------------
+    @property
+    def rooms(self) -> RoomListModel:
+        """The rooms of the hub shown (the first hub before one is)."""
+        return (self.shown_hub or self.hubs.entries[0]).rooms
+
+    @property
+    def status(self) -> ConnectionStatus:
+        """The connection line of the hub shown (the connection bar's)."""
+        return (self.shown_hub or self.hubs.entries[0]).status
+
+    def _hub_added(self, entry: HubEntry) -> None:
+        rooms = entry.rooms
+        for changed in (self._select_first_room, self._update_placeholder, self._update_room_title, self._open_pending_room):
+            rooms.reloaded.connect(changed)
+        rooms.dataChanged.connect(self._update_room_title)  # e.g. a DM learns its member's name
+        entry.bridge.sessionChanged.connect(lambda: self._follow(entry) if entry is self.shown_hub else None)
+        self.remove_hub_action.setEnabled(len(self.hubs.entries) > 1)
+        if self.shown_hub is None:
+            self._follow(entry)
+
+    async def show_hub(self, entry: HubEntry) -> None:
+        """Show ``entry``'s rooms' timeline from now on (the drafts typed so far are saved in the
+        store of the hub they belong to first)."""
+        if entry is not self.shown_hub:
+            await self.drafts.flush()
+            self._follow(entry)
+
+    def _follow(self, entry: HubEntry) -> None:
+        """Let the timeline, composer and members follow ``entry``'s session (or none)."""
+        if self.shown_hub is not None:
+            self.shown_hub.status.changed.disconnect(self.connection_bar.show_status)
+        self.shown_hub = entry
+        entry.status.changed.connect(self.connection_bar.show_status)
+        self.connection_bar.show_status(entry.status.view)
+        session = entry.bridge.session
+        if session is not None:
+            self.bridge.attach(session, entry.bridge.last_state)
+        elif self.bridge.session is not None:
+            self.bridge.detach()
+        self.remove_hub_action.setEnabled(len(self.hubs.entries) > 1)
+        self.shownHubChanged.emit(entry)
+
+    def go_to_hub(self, number: int) -> None:
+        """Ctrl+Alt+N: the N-th hub's most recent room (the hub itself when it has none)."""
+        if not 0 <= number < len(self.hubs.entries):
+            return
+        entry = self.hubs.entries[number]
+        self.room_panel.set_collapsed(entry.url, False)
+        first = self.room_panel.first_room(entry.url)
+        if first is not None:
+            self.room_panel.view.setCurrentIndex(first)
+            self._focus_composer()
+        else:
+            self.bridge.tasks.spawn("show hub", self.show_hub(entry))
+
     # -- rooms ------------------------------------------------------------------------------
-    def show_room(self, room: str) -> None:
+    def show_room(self, hub: str, room: str) -> None:
+        """Open ``room`` of the hub ``hub`` (as the settings name it), switching hubs if need be."""
+        entry = self.hubs.entry(hub)
+        if entry is None:
+            return
+        if entry is not self.shown_hub:
+            self.bridge.tasks.spawn("show hub", self._show_hub_then_room(entry, room))
+            return
         if room == self.timeline_model.room:
             return
+        self.room_panel.shown_room = (hub, room)
         self.room_composer.switch_to(room)
         self.composer.setEnabled(True)
         for needs_room in self.room_actions_needing_a_room:
@@ -181,6 +251,11 @@ class MainWindow(QMainWindow):
         self.timeline_model.open_room(room)
         self.roster.set_room(room)
         self._update_room_title()
+
+    async def _show_hub_then_room(self, entry: HubEntry, room: str) -> None:
+        await self.show_hub(entry)
+        if entry is self.shown_hub:
+            self.show_room(entry.url, room)
 
     def _open_join_requests(self) -> None:
         room = self.timeline_model.room
@@ -192,12 +267,13 @@ class MainWindow(QMainWindow):
             self.composer.edit.setFocus()
 
     def _open_when_listed(self, room: str) -> None:
-        """A room just created or joined opens as soon as the room list has it."""
-        self._pending_room = room
-        self._open_pending_room()
+        """A room just created or joined (on the hub shown) opens as soon as the room list has it."""
+        if self.shown_hub is not None:
+            self._pending_room = (self.shown_hub.url, room)
+            self._open_pending_room()
 
     def _open_pending_room(self) -> None:
-        if self._pending_room is not None and self.room_panel.reveal_room(self._pending_room):
+        if self._pending_room is not None and self.room_panel.reveal_room(self._pending_room[1], self._pending_room[0]):
             self._pending_room = None
 
     def _update_room_title(self, *_changed: object) -> None:
@@ -209,8 +285,9 @@ class MainWindow(QMainWindow):
             self.room_title.setToolTip(room)
 
     def _select_first_room(self) -> None:
-        if self.timeline_model.room is None and self.room_panel.proxy.rowCount():
-            self.room_panel.view.setCurrentIndex(self.room_panel.proxy.index(0, 0))
+        first = self.room_panel.first_room()
+        if self.timeline_model.room is None and self._pending_room is None and first is not None:
+            self.room_panel.view.setCurrentIndex(first)
 
     def _update_placeholder(self) -> None:
         no_rooms = self.timeline_model.room is None and self.rooms.rowCount() == 0 and self.bridge.session is not None
@@ -230,8 +307,6 @@ class MainWindow(QMainWindow):
             self.timeline.viewport().update()
 
     def _session_changed(self) -> None:
-        self.status.reset()
-        self.status.set_name(self.bridge.name)
         self.timeline.message_delegate.set_identity(self.bridge.agent_id, self.bridge.name, self.bridge.role)
         self.room_title.clear()
         self.composer.setEnabled(False)

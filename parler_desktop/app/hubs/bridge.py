@@ -62,6 +62,7 @@ class SessionBridge(QObject):
         # Owns every coroutine the window starts; a crash becomes a notice, not a lost traceback.
         self.tasks = TaskSupervisor("window", lambda name, error: self.notice.emit(f"{name} failed: {error}", ""))
         self._session: Any = None
+        self._heard: weakref.WeakSet = weakref.WeakSet()  # sessions this bridge listens to (once each)
         self.last_state: StateChanged | None = None
         self._arrival_handlers: list[weakref.WeakMethod] = []
 
@@ -104,12 +105,18 @@ class SessionBridge(QObject):
     def hub_url(self) -> str:
         return "" if self._session is None else self._session.hub_url
 
-    def attach(self, session: Any) -> None:
-        """Follow ``session`` from now on (it should not be started yet, so no event is missed)."""
+    def attach(self, session: Any, state: StateChanged | None = None) -> None:
+        """Follow ``session`` from now on: a new one should not be started yet, so no event is
+        missed; one already running (another hub's, shown in the window) comes with its last
+        ``state``. A session followed before is not listened to twice."""
         self._session = session
-        self.last_state = None
-        session.add_listener(lambda event: self._deliver(session, event))
+        self.last_state = state
+        if session not in self._heard:
+            self._heard.add(session)
+            session.add_listener(lambda event: self._deliver(session, event))
         self.sessionChanged.emit()
+        if state is not None:
+            self.stateChanged.emit(state)
 
     def detach(self) -> Any:
         session, self._session = self._session, None
@@ -152,11 +159,15 @@ class SessionBridge(QObject):
         mentions: Sequence[str] = (),
         reply_to: str | None = None,
         extra_parts: Sequence[dict] = (),
+        session: Any = None,
     ) -> OutboxItem:
-        """Write the message to the outbox; returns once it is on disk (it is sent in the
-        background). Raises StoreError (e.g. the disk is full), ValueError (a message the hub
-        would refuse) or SessionClosed: the caller keeps the human's text until this returns."""
-        return await self._require_session().post(
+        """Write the message to the outbox of ``session`` (default: the attached one; a caller
+        that took the session when the human pressed Enter names it, so the post goes to that
+        hub even if the window shows another meanwhile); returns once it is on disk (it is sent
+        in the background). Raises StoreError (e.g. the disk is full), ValueError (a message
+        the hub would refuse) or SessionClosed: the caller keeps the human's text until this
+        returns."""
+        return await (session or self._require_session()).post(
             room, text, mentions=tuple(mentions), reply_to=reply_to, extra_parts=tuple(extra_parts)
         )
 

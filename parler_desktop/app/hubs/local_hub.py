@@ -47,13 +47,14 @@ def start_local_hub(home: Home) -> EmbeddedHub:
     return hub
 
 
-def save_join_secret(home: Home, secret: str) -> Path:
-    """Write the join secret to the home's secret file, private (0600) from its first byte.
+def save_join_secret(home: Home, secret: str, path: Path | None = None) -> Path:
+    """Write a join secret to ``path`` (default: the home's secret file, the first hub's),
+    private (0600) from its first byte.
 
     ``write_atomically`` writes a fresh 0600 file and renames it over the old one, so an older
     file's looser rights do not survive.
     """
-    path = home.join_secret_file
+    path = path or home.join_secret_file
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     write_atomically(path, secret.encode("utf-8"))
     return path

@@ -214,8 +214,10 @@ class RoomListModel(QAbstractListModel):
 
 
 class RoomSortFilterProxy(QSortFilterProxyModel):
-    """Most recent activity first (then by label); the filter box matches what a row shows (a
-    DM's member name, a service's name) and the hub's room name."""
+    """Rooms grouped by hub in the sidebar's order, each hub's heading first (shown only while
+    there are several hubs); within a hub most recent activity first (then by label). The
+    filter box matches what a row shows (a DM's member name, a service's name) and the hub's
+    room name; a collapsed hub shows its heading only."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -223,16 +225,38 @@ class RoomSortFilterProxy(QSortFilterProxyModel):
         self.setSortRole(roles.ROOM_LAST_TS)
         self.setDynamicSortFilter(True)
         self.sort(0, Qt.SortOrder.AscendingOrder)
+        self.show_headings = False
+
+    def set_show_headings(self, show: bool) -> None:
+        if show != self.show_headings:
+            self.show_headings = show
+            self.refilter()
+
+    def refilter(self) -> None:
+        """Filter the rows again (a hub folded or unfolded, headings shown or hidden)."""
+        self.invalidateRowsFilter()
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        index = self.sourceModel().index(source_row, 0, source_parent)
+        if index.data(roles.HUB_HEADER):
+            return self.show_headings
+        heading = self.sourceModel().heading_index(index.data(roles.HUB_URL)) if self.show_headings else None
+        if heading is not None and heading.data(roles.HUB_COLLAPSED):
+            return False
         pattern = self.filterRegularExpression()
         if not pattern.pattern():
             return True
-        index = self.sourceModel().index(source_row, 0, source_parent)
         return any(pattern.match(str(index.data(role) or "")).hasMatch() for role in (Qt.ItemDataRole.DisplayRole, roles.ROOM_NAME))
 
     def lessThan(self, left: Index, right: Index) -> bool:
-        # "Less" sorts first: newer activity first, ties by name.
+        # "Less" sorts first: the hubs in order, a heading before its rooms, newer activity
+        # first, ties by name.
+        left_hub, right_hub = left.data(roles.HUB_ORDER) or 0, right.data(roles.HUB_ORDER) or 0
+        if left_hub != right_hub:
+            return left_hub < right_hub
+        left_heading, right_heading = bool(left.data(roles.HUB_HEADER)), bool(right.data(roles.HUB_HEADER))
+        if left_heading != right_heading:
+            return left_heading
         left_ts = left.data(roles.ROOM_LAST_TS) or 0
         right_ts = right.data(roles.ROOM_LAST_TS) or 0
         if left_ts != right_ts:
@@ -240,10 +264,11 @@ class RoomSortFilterProxy(QSortFilterProxyModel):
         return str(left.data()) < str(right.data())
 
     def next_unread_row(self, after_row: int) -> int | None:
-        """The next row below ``after_row`` (wrapping) whose room has unread messages."""
+        """The next room row below ``after_row`` (wrapping, across hubs) with unread messages."""
         count = self.rowCount()
         for step in range(1, count + 1):
             row = (after_row + step) % count
-            if (self.index(row, 0).data(roles.ROOM_UNREAD) or 0) > 0:
+            index = self.index(row, 0)
+            if not index.data(roles.HUB_HEADER) and (index.data(roles.ROOM_UNREAD) or 0) > 0:
                 return row
         return None

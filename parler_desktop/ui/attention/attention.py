@@ -32,13 +32,13 @@ class Attention:
         self.window = window
         self.preferences = AttentionPreferences(home.config_dir / "attention.json", bridge.tasks, window)
         self.preferences.problem.connect(lambda text: bridge.notice.emit(text, ""))
-        self.notifier = AttentionNotifier(bridge, self.preferences.current, window.rooms.label, self._on_screen, window)
+        self.notifier = AttentionNotifier(bridge, self.preferences.current, lambda room: window.rooms.label(room), self._on_screen, window)
         self.desktop = DesktopNotifications(bridge.tasks, parent=window)
         self.jump = MessageJump(window, window.room_panel, window.timeline_model)
         self.tray: Tray | None = None
         self.close_to_tray: CloseToTray | None = None
         if QSystemTrayIcon.isSystemTrayAvailable():
-            self.tray = Tray(window, window.rooms, window.status, self.preferences)
+            self.tray = Tray(window, window.hubs, window.status, self.preferences)
             self.close_to_tray = CloseToTray(window, self.tray, self.preferences)
             self.tray.openRequested.connect(self.jump.open)
             self.tray.quitRequested.connect(self.quit)

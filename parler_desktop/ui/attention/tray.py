@@ -12,7 +12,7 @@ from parler_desktop.app.attention.attention_notifier import Alert
 from parler_desktop.app.attention.attention_preferences import AttentionPreferences
 from parler_desktop.app.attention.attention_settings import AttentionSettings
 from parler_desktop.app.hubs.connection_status import ConnectionStatus, StatusView, Tone
-from parler_desktop.app.room_list.room_list_model import RoomListModel
+from parler_desktop.app.hubs.hub_list import HubList
 from parler_desktop.ui.timeline.message_jump import bring_forward
 from parler_desktop.ui.attention.notifications_menu import add_pause_action
 
@@ -56,7 +56,7 @@ class Tray(QSystemTrayIcon):
     quitRequested = Signal()
 
     def __init__(
-        self, window: QMainWindow, rooms: RoomListModel, status: ConnectionStatus, preferences: AttentionPreferences
+        self, window: QMainWindow, hubs: HubList, status: ConnectionStatus, preferences: AttentionPreferences
     ) -> None:
         super().__init__(QApplication.windowIcon(), window)
         self._window = window
@@ -73,7 +73,7 @@ class Tray(QSystemTrayIcon):
         self.setContextMenu(self.menu)
         self.activated.connect(self._activated)
         self.messageClicked.connect(self._balloon_clicked)
-        rooms.totalUnreadChanged.connect(self._unread_changed)
+        hubs.totalUnreadChanged.connect(self._unread_changed)
         status.changed.connect(self._status_changed)
         preferences.changed.connect(self._preferences_changed)
         self._preferences_changed(preferences.current())

@@ -57,17 +57,19 @@ class RoomComposer(QObject):
             return
         reply = reply_to if isinstance(reply_to, str) else None
         self._timeline.scroll_to_newest()  # the post shows at the bottom, in view
-        post = self._post_durably(self._composing_for, room, text, mentions, reply, extra_parts)
+        post = self._post_durably(self._composing_for, self._bridge.session, room, text, mentions, reply, extra_parts)
         self._bridge.tasks.spawn("post", post)
 
     async def _post_durably(
-        self, composing_for: tuple[str, str] | None, room: str, text: str, mentions: list, reply_to: str | None, extra_parts: list
+        self, composing_for: tuple[str, str] | None, session: object, room: str, text: str, mentions: list,
+        reply_to: str | None, extra_parts: list,
     ) -> None:
-        """The composer lets go of the text only once it is in the outbox on disk. If the human
-        switched rooms meanwhile, the composer shows that room's draft: it is left alone, and a
-        post that could not be saved goes back to its own room's draft."""
+        """The composer lets go of the text only once it is in the outbox on disk (of the hub
+        shown when Enter was pressed). If the human switched rooms meanwhile, the composer shows
+        that room's draft: it is left alone, and a post that could not be saved goes back to its
+        own room's draft."""
         try:
-            await self._bridge.post(room, text, mentions, reply_to, extra_parts)
+            await self._bridge.post(room, text, mentions, reply_to, extra_parts, session=session)
         except Exception as error:
             if self._composing_for == composing_for:
                 self._composer.refused(why_not_posted(error))

@@ -1,8 +1,10 @@
-"""The room list: a filter box over the rooms, newest activity first, with unread badges.
+"""The room list: a filter box over every hub's rooms, newest activity first, with unread badges.
 
-Each row shows the room's kind, its label (a DM's other member, see ``app/room_list/room_labels.py``; the
-hub's room name is in the tooltip), a one-line preview, an unread count badge and a distinct "@"
-badge when unread messages mention the human. Rows are identified by the hub's room name.
+Each row shows the room's kind, its label (a DM's other member, see ``app/room_list/room_labels.py``;
+the hub's room name is in the tooltip), a one-line preview, an unread count badge and a distinct
+"@" badge when unread messages mention the human. Rows are identified by (hub, the hub's room
+name). With several hubs each hub's rooms sit under its heading: its name, its connection line
+(with the reconnect countdown) and its unread total; a click on the heading folds its rooms.
 """
 
 from __future__ import annotations
@@ -12,12 +14,16 @@ from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import QLineEdit, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget
 
 from parler_desktop.app import roles
-from parler_desktop.app.room_list.room_list_model import RoomListModel, RoomSortFilterProxy
+from parler_desktop.app.hubs.connection_status import Tone
+from parler_desktop.app.hubs.hub_list import HubList
+from parler_desktop.app.room_list.hub_rooms_model import HubRoomsModel
+from parler_desktop.app.room_list.room_list_model import RoomSortFilterProxy
 
 KIND_MARKS = {"channel": "#", "dm": "@", "service": "⚙"}
 UNREAD_BADGE = QColor(90, 90, 90)
 MENTION_BADGE = QColor(211, 47, 47)
 TEXT_LEFT = 14  # the row's text starts here; the margin holds the agents' dot (ui/room_list/agent_glance.py)
+TONE_COLOURS = {Tone.OK: QColor(46, 125, 50), Tone.BUSY: QColor(120, 120, 120), Tone.WARN: QColor(191, 120, 0), Tone.ERROR: QColor(198, 40, 40)}
 
 
 class RoomBadgeDelegate(QStyledItemDelegate):
@@ -25,6 +31,9 @@ class RoomBadgeDelegate(QStyledItemDelegate):
         return QSize(120, option.fontMetrics.height() * 2 + 12)  # as narrow as a row can be: it elides
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        if index.data(roles.HUB_HEADER):
+            self._paint_heading(painter, option, index)
+            return
         painter.save()
         rect = option.rect
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
@@ -67,25 +76,58 @@ class RoomBadgeDelegate(QStyledItemDelegate):
         painter.drawText(preview_rect, Qt.AlignmentFlag.AlignVCenter, metrics.elidedText(preview, Qt.TextElideMode.ElideRight, preview_rect.width()))
         painter.restore()
 
+    def _paint_heading(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        """▾ hub name (unread total), and below it the hub's connection line in its tone."""
+        painter.save()
+        rect = option.rect
+        painter.fillRect(rect, option.palette.color(QPalette.ColorRole.AlternateBase))
+        if option.state & QStyle.StateFlag.State_HasFocus:
+            painter.fillRect(rect, option.palette.color(QPalette.ColorRole.Midlight))
+        metrics = option.fontMetrics
+        line = metrics.height()
+        unread = index.data(roles.ROOM_UNREAD) or 0
+        fold = "▸" if index.data(roles.HUB_COLLAPSED) else "▾"
+        name_font = QFont(option.font)
+        name_font.setBold(True)
+        painter.setFont(name_font)
+        painter.setPen(option.palette.color(QPalette.ColorRole.Text))
+        count = f"  ({unread})" if unread else ""
+        name_rect = QRect(rect.left() + 4, rect.top() + 4, rect.width() - 8, line + 2)
+        painter.drawText(name_rect, Qt.AlignmentFlag.AlignVCenter, painter.fontMetrics().elidedText(
+            f"{fold} {index.data()}{count}", Qt.TextElideMode.ElideMiddle, name_rect.width()))
+        state = index.data(roles.HUB_STATE)
+        if state is not None:
+            painter.setFont(option.font)
+            painter.setPen(TONE_COLOURS.get(state.tone, option.palette.color(QPalette.ColorRole.Text)))
+            state_rect = QRect(rect.left() + TEXT_LEFT, rect.top() + 6 + line, rect.width() - TEXT_LEFT - 8, line)
+            painter.drawText(state_rect, Qt.AlignmentFlag.AlignVCenter, metrics.elidedText(state.text, Qt.TextElideMode.ElideRight, state_rect.width()))
+        painter.restore()
+
 
 class RoomListPanel(QWidget):
-    """Filter box + room list; emits ``roomChosen(name)`` when the human moves the selection.
+    """Filter box + room list; emits ``roomChosen(hub, name)`` when the human moves the selection.
 
     Typing in the filter never opens a room by itself (Qt moves the current row when the shown
-    room is filtered out); Enter or a click does, and Enter clears the filter.
+    room is filtered out); Enter or a click does, and Enter clears the filter. A hub's heading
+    is never chosen: a click (or Enter) on it folds or unfolds its rooms.
     """
 
-    roomChosen = Signal(str)
+    roomChosen = Signal(str, str)
 
-    def __init__(self, model: RoomListModel, parent: QWidget | None = None) -> None:
+    def __init__(self, hubs: HubList, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.hubs = hubs
+        self.model = HubRoomsModel(hubs, self)
         self.proxy = RoomSortFilterProxy(self)
-        self.proxy.setSourceModel(model)
+        self.proxy.setSourceModel(self.model)
+        hubs.added.connect(self._hubs_changed)
+        hubs.removed.connect(self._hubs_changed)
+        self._hubs_changed()
         self.filter = QLineEdit(placeholderText="Filter rooms (Ctrl+K)", objectName="roomFilter")
         self.filter.setClearButtonEnabled(True)
         self.filter.textChanged.connect(self._filter_changed)
         self._filtering = False
-        self.shown_room: str | None = None
+        self.shown_room: tuple[str, str] | None = None  # (hub, room) open in the timeline
         self.filter.returnPressed.connect(self._choose_first)
         self.filter.installEventFilter(self)  # Esc clears it
         self.view = QListView(objectName="roomList")
@@ -93,6 +135,8 @@ class RoomListPanel(QWidget):
         self.view.setItemDelegate(RoomBadgeDelegate(self.view))
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # rows elide to any width
         self.view.selectionModel().currentChanged.connect(self._current_changed)
+        self.view.clicked.connect(self._fold_if_heading)
+        self.view.activated.connect(self._fold_if_heading)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter)
@@ -107,21 +151,35 @@ class RoomListPanel(QWidget):
 
     def current_room(self) -> str | None:
         index = self.view.currentIndex()
-        return index.data(roles.ROOM_NAME) if index.isValid() else None
+        return index.data(roles.ROOM_NAME) if index.isValid() and not index.data(roles.HUB_HEADER) else None
 
-    def select_room(self, name: str) -> bool:
+    def select_room(self, name: str, hub: str | None = None) -> bool:
+        """Make ``name`` (of ``hub``; default: the hub of the shown room, else any) current."""
+        if hub is None and self.shown_room is not None:
+            hub = self.shown_room[0]
         for row in range(self.proxy.rowCount()):
             index = self.proxy.index(row, 0)
-            if index.data(roles.ROOM_NAME) == name:
+            if index.data(roles.ROOM_NAME) == name and not index.data(roles.HUB_HEADER) and hub in (None, index.data(roles.HUB_URL)):
                 self.view.setCurrentIndex(index)
                 return True
         return False
+
+    def set_collapsed(self, hub: str, collapsed: bool) -> None:
+        self.model.set_collapsed(hub, collapsed)
+        self.proxy.refilter()
+
+    def _fold_if_heading(self, index: QModelIndex) -> None:
+        if index.isValid() and index.data(roles.HUB_HEADER):
+            self.set_collapsed(index.data(roles.HUB_URL), not index.data(roles.HUB_COLLAPSED))
+
+    def _hubs_changed(self, *_entry: object) -> None:
+        self.proxy.set_show_headings(len(self.hubs.entries) > 1)
 
     def _filter_changed(self, text: str) -> None:
         self._filtering = True
         try:
             self.proxy.setFilterFixedString(text)
-            if self.shown_room is None or not self.select_room(self.shown_room):
+            if self.shown_room is None or not self.select_room(self.shown_room[1], self.shown_room[0]):
                 self.view.clearSelection()
         finally:
             self._filtering = False
@@ -135,20 +193,27 @@ class RoomListPanel(QWidget):
         self.filter.setFocus()
         self.filter.selectAll()
 
-    def reveal_room(self, name: str) -> bool:
-        """Select ``name``, clearing a filter that hides it (a room just joined or created)."""
-        if self.select_room(name):
+    def reveal_room(self, name: str, hub: str | None = None) -> bool:
+        """Select ``name`` (of ``hub``), clearing a filter or unfolding the hub that hides it (a
+        room just joined or created)."""
+        if self.select_room(name, hub):
             return True
+        if hub is not None and hub in self.model.collapsed:
+            self.set_collapsed(hub, False)
         if self.filter.text():
             self.filter.clear()
-            return self.select_room(name)
-        return False
+        return self.select_room(name, hub)
+
+    def first_room(self, hub: str | None = None) -> QModelIndex | None:
+        """The top room row shown (of ``hub``; headings are not rooms)."""
+        rows = (self.proxy.index(row, 0) for row in range(self.proxy.rowCount()))
+        return next((i for i in rows if not i.data(roles.HUB_HEADER) and hub in (None, i.data(roles.HUB_URL))), None)
 
     def _choose_first(self) -> None:
         """Enter in the filter opens its first room and leaves the whole list again, as a
         switcher does: a filter left behind hid every other room, even one joined next."""
-        if self.proxy.rowCount():
-            first = self.proxy.index(0, 0)
+        first = self.first_room()
+        if first is not None:
             self.view.setCurrentIndex(first)  # may already be current: choose it explicitly
             self._choose(first)
             self.filter.clear()
@@ -159,6 +224,9 @@ class RoomListPanel(QWidget):
             self._choose(current)
 
     def _choose(self, index: QModelIndex) -> None:
-        if index.isValid() and index.data(roles.ROOM_NAME) != self.shown_room:
-            self.shown_room = index.data(roles.ROOM_NAME)
-            self.roomChosen.emit(self.shown_room)
+        if not index.isValid() or index.data(roles.HUB_HEADER):
+            return
+        chosen = (index.data(roles.HUB_URL), index.data(roles.ROOM_NAME))
+        if chosen != self.shown_room:
+            self.shown_room = chosen
+            self.roomChosen.emit(*chosen)

@@ -1,0 +1,129 @@
+"""Every hub's rooms in one list: a heading row per hub (its name, connection line and unread
+total) followed by that hub's rooms, as each hub's ``RoomListModel`` has them.
+
+The rows of each hub's model are passed through as they change (inserted, removed, changed),
+so a hub's reload never resets the others or the selection. Headings are shown only while the
+window holds more than one hub (one hub needs no grouping: the connection bar names it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+
+from parler_desktop.app import roles
+from parler_desktop.app.hubs.hub_list import HubEntry, HubList
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class HubRoomsModel(QAbstractListModel):
+    def __init__(self, hubs: HubList, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._hubs = hubs
+        self.collapsed: set[str] = set()  # hub URLs whose rooms are folded away
+        for entry in hubs.entries:
+            self._follow(entry)
+        hubs.added.connect(self._added)
+        hubs.removed.connect(self._removed)
+
+    # -- where each hub's rows are ----------------------------------------------------------
+    def _offset(self, entry: HubEntry) -> int:
+        """The row of ``entry``'s heading (its rooms follow it)."""
+        offset = 0
+        for other in self._hubs.entries:
+            if other is entry:
+                return offset
+            offset += 1 + other.rooms.rowCount()
+        raise KeyError(entry.url)
+
+    def _locate(self, row: int) -> tuple[HubEntry, int] | None:
+        """The hub of ``row`` and the room's row in its model (-1 for the heading)."""
+        for entry in self._hubs.entries:
+            size = 1 + entry.rooms.rowCount()
+            if row < size:
+                return entry, row - 1
+            row -= size
+        return None
+
+    def heading_index(self, url: str) -> QModelIndex:
+        entry = self._hubs.entry(url)
+        return self.index(self._offset(entry)) if entry is not None else QModelIndex()
+
+    # -- Qt model ---------------------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else sum(1 + entry.rooms.rowCount() for entry in self._hubs.entries)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        where = self._locate(index.row()) if index.isValid() else None
+        if where is None:
+            return None
+        entry, room_row = where
+        if role == roles.HUB_URL:
+            return entry.url
+        if role == roles.HUB_ORDER:
+            return self._hubs.index(entry)
+        if role == roles.HUB_HEADER:
+            return room_row < 0
+        if room_row >= 0:
+            return entry.rooms.index(room_row).data(role)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return entry.label
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return entry.url or "the hub this app runs on this computer"
+        if role == roles.ROOM_UNREAD:
+            return entry.rooms.total_unread
+        if role == roles.HUB_STATE:
+            return entry.status.view
+        if role == roles.HUB_COLLAPSED:
+            return entry.url in self.collapsed
+        return None
+
+    def set_collapsed(self, url: str, collapsed: bool) -> None:
+        (self.collapsed.add if collapsed else self.collapsed.discard)(url)
+        heading = self.heading_index(url)
+        if heading.isValid():
+            self.dataChanged.emit(heading, heading)
+
+    # -- following each hub's model ---------------------------------------------------------
+    def _added(self, entry: HubEntry) -> None:
+        first = self._offset(entry)
+        self.beginInsertRows(QModelIndex(), first, first + entry.rooms.rowCount())
+        self.endInsertRows()
+        self._follow(entry)
+        self._heading_changed(entry)  # one hub more: every heading may show now
+
+    def _removed(self, entry: HubEntry) -> None:
+        self.beginResetModel()  # the entry is out of the list already: its rows cannot be located
+        self.collapsed.discard(entry.url)
+        self.endResetModel()
+
+    def _follow(self, entry: HubEntry) -> None:
+        rooms = entry.rooms
+        rooms.rowsAboutToBeInserted.connect(
+            lambda _parent, first, last: self.beginInsertRows(QModelIndex(), *self._span(entry, first, last))
+        )
+        rooms.rowsInserted.connect(self.endInsertRows)
+        rooms.rowsAboutToBeRemoved.connect(
+            lambda _parent, first, last: self.beginRemoveRows(QModelIndex(), *self._span(entry, first, last))
+        )
+        rooms.rowsRemoved.connect(self.endRemoveRows)
+        rooms.modelAboutToBeReset.connect(self.beginResetModel)
+        rooms.modelReset.connect(self.endResetModel)
+        rooms.dataChanged.connect(lambda top, bottom, changed=(): self._rooms_changed(entry, top, bottom))
+        entry.changed.connect(lambda: self._heading_changed(entry))
+
+    def _span(self, entry: HubEntry, first: int, last: int) -> tuple[int, int]:
+        heading = self._offset(entry)
+        return heading + 1 + first, heading + 1 + last
+
+    def _rooms_changed(self, entry: HubEntry, top: QModelIndex, bottom: QModelIndex) -> None:
+        if entry in self._hubs.entries:
+            first, last = self._span(entry, top.row(), bottom.row())
+            self.dataChanged.emit(self.index(first), self.index(last))
+
+    def _heading_changed(self, entry: HubEntry) -> None:
+        if entry in self._hubs.entries:
+            heading = self.index(self._offset(entry))
+            self.dataChanged.emit(heading, heading)

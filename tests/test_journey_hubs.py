@@ -1,0 +1,157 @@
+"""Several hubs in one window, as a supervisor uses it: the embedded hub and two others, each
+with its own live session; the sidebar groups each hub's rooms under its heading with its own
+connection line and counts; a hub killed and restarted comes back on its own while the others
+keep counting; a room of the same name on two hubs stays two rooms; a post goes exactly once
+to the hub of the room the human clicked."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from support.peer_ops import hub_history, invite_code, say
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.raw_agent import RawAgent
+
+from parler_desktop.app import roles
+from parler_desktop.client.events import ConnectionState
+from parler_desktop.paths import Home
+from parler_desktop.settings import Settings, load_settings, save_settings
+from parler_desktop.ui.desktop import DesktopApp
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def rows(window) -> list[tuple[str, str | None, int]]:
+    """The sidebar as shown: (hub, room or None for a heading, unread)."""
+    proxy = window.room_panel.proxy
+    shown = []
+    for row in range(proxy.rowCount()):
+        index = proxy.index(row, 0)
+        room = None if index.data(roles.HUB_HEADER) else index.data(roles.ROOM_NAME)
+        shown.append((index.data(roles.HUB_URL), room, index.data(roles.ROOM_UNREAD) or 0))
+    return shown
+
+
+def click_row(qtbot, window, hub: str, room: str | None) -> None:
+    proxy, view = window.room_panel.proxy, window.room_panel.view
+    for row in range(proxy.rowCount()):
+        index = proxy.index(row, 0)
+        if index.data(roles.HUB_URL) == hub and (index.data(roles.ROOM_NAME) if not index.data(roles.HUB_HEADER) else None) == room:
+            QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center())
+            return
+    raise AssertionError(f"no row for {hub} {room}: {rows(window)}")
+
+
+def heading_state(window, hub: str):
+    model = window.room_panel.model
+    return model.heading_index(hub).data(roles.HUB_STATE)
+
+
+@pytest.fixture
+def three_hubs(qtbot, qloop, tmp_path, hub_factory, hub_process_factory):
+    """A window run as the app runs (``DesktopApp.run``) on a home whose settings hold the
+    embedded hub, an in-process hub and a hub in a process of its own (killable); a peer on
+    each of the two others made room ``team`` and the window joined it."""
+    shared = hub_factory()
+    killable = hub_process_factory()
+    home = Home.resolve(tmp_path / "home").ensure()
+    save_settings(home.settings_file, Settings(display_name="boss", hubs=("", shared.url, killable.url)))
+    app = DesktopApp(home)
+    running = qloop.create_task(app.run())
+    window = app.window
+    qtbot.waitUntil(lambda: len(app.hubs.entries) == 3 and all(e.bridge.is_live for e in app.hubs.entries), timeout=30_000)
+    run_coroutine(qtbot, qloop, app.hubs.entry("").bridge.invite("channel", "notes"))  # the window opens it, first
+    qtbot.waitUntil(lambda: window.timeline_model.room == "notes" and window.shown_hub is app.hubs.entry(""), timeout=10_000)
+    peers = {}
+    for hub in (shared, killable):
+        peer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice"))
+        code = run_coroutine(qtbot, qloop, invite_code(peer, "team"))
+        run_coroutine(qtbot, qloop, app.hubs.entry(hub.url).bridge.session.redeem(code))
+        peers[hub.url] = peer
+    qtbot.waitUntil(lambda: sum(1 for _hub, room, _n in rows(window) if room == "team") == 2, timeout=10_000)
+    yield app, shared, killable, peers
+    for peer in peers.values():
+        run_coroutine(qtbot, qloop, peer.close())
+    app.quit()
+    qtbot.waitUntil(running.done, timeout=20_000)
+
+
+def test_three_hubs_count_apart_survive_a_killed_hub_and_post_where_the_human_clicked(qtbot, qloop, three_hubs):
+    app, shared, killable, peers = three_hubs
+    window = app.window
+    headings = [(hub, room) for hub, room, _n in rows(window) if room is None]
+    assert headings == [("", None), (shared.url, None), (killable.url, None)]  # in the settings' order
+    assert rows(window)[1] == ("", "notes", 0)  # open, so read
+    for text in ("a1", "a2", "a3"):
+        run_coroutine(qtbot, qloop, say(peers[shared.url], "team", text))
+    for text in ("b1", "b2"):
+        run_coroutine(qtbot, qloop, say(peers[killable.url], "team", text))
+    qtbot.waitUntil(lambda: (shared.url, "team", 3) in rows(window) and (killable.url, "team", 2) in rows(window), timeout=10_000)
+    assert ("", None, 0) in rows(window) and (shared.url, None, 3) in rows(window)  # each heading counts its own
+    qtbot.waitUntil(lambda: window.windowTitle() == "Parler — 5 unread", timeout=5000)
+
+    run_coroutine(qtbot, qloop, peers[killable.url].close())
+    killable.kill()  # kill -9: the window's line to it dies without a goodbye
+    killed = app.hubs.entry(killable.url)
+    qtbot.waitUntil(lambda: not killed.bridge.is_live, timeout=60_000)
+    qtbot.waitUntil(lambda: "Reconnecting" in heading_state(window, killable.url).text
+                    or "reach" in heading_state(window, killable.url).text, timeout=15_000)
+    run_coroutine(qtbot, qloop, say(peers[shared.url], "team", "a4"))  # the others keep counting
+    qtbot.waitUntil(lambda: (shared.url, "team", 4) in rows(window), timeout=10_000)
+    assert app.hubs.entry(shared.url).bridge.is_live and app.hubs.entry("").bridge.is_live
+
+    killable.restart()
+    peers[killable.url] = run_coroutine(qtbot, qloop, RawAgent.connect(killable.url, identity=peers[killable.url].identity, name="alice"))
+    run_coroutine(qtbot, qloop, say(peers[killable.url], "team", "b3"))
+    killed.bridge.reconnect_now()  # what Retry now on its line does, so the test needs no backoff wait
+    qtbot.waitUntil(lambda: killed.bridge.is_live and (killable.url, "team", 3) in rows(window), timeout=30_000)
+    assert heading_state(window, killable.url).text.startswith("Connected to")
+    qtbot.waitUntil(lambda: window.windowTitle() == "Parler — 7 unread", timeout=5000)
+
+    click_row(qtbot, window, killable.url, "team")  # the killed-and-back hub's "team", not the other's
+    qtbot.waitUntil(lambda: window.shown_hub is killed and window.timeline_model.rowCount() == 3, timeout=10_000)
+    assert [window.timeline_model.entry(row).text for row in range(3)] == ["b1", "b2", "b3"]
+    qtbot.keyClicks(window.composer.edit, "to the restarted hub")
+    QTest.keyClick(window.composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(
+        lambda: [m["parts"][0]["text"] for m in run_coroutine(qtbot, qloop, hub_history(peers[killable.url], "team"))][-1:]
+        == ["to the restarted hub"], timeout=10_000,
+    )
+    texts_b = [m["parts"][0]["text"] for m in run_coroutine(qtbot, qloop, hub_history(peers[killable.url], "team"))]
+    texts_a = [m["parts"][0]["text"] for m in run_coroutine(qtbot, qloop, hub_history(peers[shared.url], "team"))]
+    assert texts_b.count("to the restarted hub") == 1 and "to the restarted hub" not in texts_a
+
+    click_row(qtbot, window, shared.url, "team")
+    qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(shared.url) and window.timeline_model.rowCount() == 4, timeout=10_000)
+    assert [window.timeline_model.entry(row).text for row in range(4)] == ["a1", "a2", "a3", "a4"]
+    assert app.hubs.entry(killable.url).bridge.is_live  # switching hubs closes nothing
+
+
+def test_a_heading_folds_its_hub_and_ctrl_alt_n_goes_to_hub_n(qtbot, qloop, three_hubs):
+    app, shared, killable, peers = three_hubs
+    window = app.window
+    click_row(qtbot, window, shared.url, None)  # the heading: fold
+    qtbot.waitUntil(lambda: (shared.url, "team", 0) not in rows(window), timeout=5000)
+    assert (killable.url, "team", 0) in rows(window) and window.room_panel.model.heading_index(shared.url).data(roles.HUB_COLLAPSED)
+    window.activateWindow()
+    QTest.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(shared.url) and window.timeline_model.room == "team", timeout=10_000)
+    assert (shared.url, "team", 0) in rows(window)  # unfolded to show where it went
+    QTest.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(killable.url), timeout=10_000)
+
+
+def test_added_and_removed_hubs_are_kept_in_the_settings(qtbot, qloop, three_hubs):
+    app, shared, killable, _peers = three_hubs
+    window = app.window
+    click_row(qtbot, window, killable.url, "team")
+    qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(killable.url), timeout=10_000)
+    box = app.remove_hub()
+    remove = next(button for button in box.buttons() if button.text() == "Remove")
+    QTest.mouseClick(remove, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: app.hubs.entry(killable.url) is None and window.shown_hub is not None, timeout=10_000)
+    assert load_settings(app.home.settings_file).settings.hubs == ("", shared.url)
+    assert all(hub != killable.url for hub, _room, _n in rows(window))
