@@ -44,6 +44,11 @@ class StatusView:
     tone: Tone
     text: str
     can_retry: bool = False
+    brief: str = ""  # the line under a hub's heading in the sidebar, where the hub is named already
+
+    @property
+    def heading(self) -> str:
+        return self.brief or self.text
 
 
 NOT_CONNECTED = StatusView(Tone.BUSY, "Not connected")
@@ -77,19 +82,21 @@ def describe(event: StateChanged, now: float, name: str) -> StatusView:
     hub = event.hub_url
     state = event.state
     if state is ConnectionState.LIVE:
-        return StatusView(Tone.OK, f"Connected to {hub} as {name or event.agent_id[:8]}")
+        who = name or event.agent_id[:8]
+        return StatusView(Tone.OK, f"Connected to {hub} as {who}", brief=f"Live as {who}")
     if state in (ConnectionState.CONNECTING, ConnectionState.AUTHENTICATING):
-        return StatusView(Tone.BUSY, f"Connecting to {hub_place(hub)}…")
+        return StatusView(Tone.BUSY, f"Connecting to {hub_place(hub)}…", brief="Connecting…")
     if state is ConnectionState.CATCHING_UP:
-        return StatusView(Tone.BUSY, f"Catching up with {hub_place(hub)}…")
+        return StatusView(Tone.BUSY, f"Catching up with {hub_place(hub)}…", brief="Catching up…")
     if state in (ConnectionState.BACKING_OFF, ConnectionState.OFFLINE):
         wait = max(0, math.ceil((event.retry_at or now) - now))
         when = f"Trying again in {wait} s (attempt {event.attempt})." if event.retry_at is not None else ""
         lead = "Offline. " if state is ConnectionState.OFFLINE else ""
-        return StatusView(Tone.WARN, " ".join(p for p in (lead + why(event), when) if p), can_retry=True)
+        brief = f"{lead}Retrying in {wait} s — {why(event)}" if event.retry_at is not None else lead + why(event)
+        return StatusView(Tone.WARN, " ".join(p for p in (lead + why(event), when) if p), can_retry=True, brief=brief)
     if state is ConnectionState.AUTH_FAILED:
         advice = sentence(event.detail) if event.detail else "Check the join secret."
-        return StatusView(Tone.ERROR, f"Credentials rejected by {hub_place(hub)}: {advice}", can_retry=True)
+        return StatusView(Tone.ERROR, f"Credentials rejected by {hub_place(hub)}: {advice}", can_retry=True, brief=f"Credentials rejected: {advice}")
     return StatusView(Tone.ERROR, "Disconnected")
 
 

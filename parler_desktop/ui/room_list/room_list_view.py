@@ -77,7 +77,8 @@ class RoomBadgeDelegate(QStyledItemDelegate):
         painter.restore()
 
     def _paint_heading(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        """▾ hub name (unread total), and below it the hub's connection line in its tone."""
+        """▾ hub name (unread total), and below it the hub's connection line in its tone (the
+        countdown first: a narrow sidebar cuts the end)."""
         painter.save()
         rect = option.rect
         painter.fillRect(rect, option.palette.color(QPalette.ColorRole.AlternateBase))
@@ -100,7 +101,7 @@ class RoomBadgeDelegate(QStyledItemDelegate):
             painter.setFont(option.font)
             painter.setPen(TONE_COLOURS.get(state.tone, option.palette.color(QPalette.ColorRole.Text)))
             state_rect = QRect(rect.left() + TEXT_LEFT, rect.top() + 6 + line, rect.width() - TEXT_LEFT - 8, line)
-            painter.drawText(state_rect, Qt.AlignmentFlag.AlignVCenter, metrics.elidedText(state.text, Qt.TextElideMode.ElideRight, state_rect.width()))
+            painter.drawText(state_rect, Qt.AlignmentFlag.AlignVCenter, metrics.elidedText(state.heading, Qt.TextElideMode.ElideRight, state_rect.width()))
         painter.restore()
 
 
