@@ -188,7 +188,7 @@ def test_open_still_works_after_the_notification_service_restarts(qtbot, qloop, 
         (shown,) = restarted.shown.values()
         with qtbot.waitSignal(harness.desktop.opened, timeout=5000) as opened:
             run_coroutine(qtbot, qloop, restarted.invoke(shown.id, "default"))
-        assert opened.args == ["b", harness.seq]
+        assert opened.args == ["b", harness.seq, ""]
     finally:
         run_coroutine(qtbot, qloop, restarted.stop())
 

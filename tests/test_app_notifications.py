@@ -122,7 +122,7 @@ def test_open_shows_the_window_at_that_message_and_only_the_service_can_ask(
     qtbot.waitUntil(lambda: server.notify_calls == 1 and settled(watching), timeout=20_000)
     (shown,) = server.shown.values()
     opened = []
-    watching.attention.desktop.opened.connect(lambda room, seq: opened.append((room, seq)))
+    watching.attention.desktop.opened.connect(lambda room, seq, _hub: opened.append((room, seq)))
     run_coroutine(
         qtbot, qloop, forge_action(bus_address, shown.id, watching.attention.desktop.bus_name)
     )  # not the service: ignored

@@ -12,6 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from support.peer_ops import hub_history, invite_code, say
+from support.private_bus import bus_address, server  # noqa: F401 - fixtures
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
@@ -154,3 +155,21 @@ def test_added_and_removed_hubs_are_kept_in_the_settings(qtbot, qloop, three_hub
     qtbot.waitUntil(lambda: app.hubs.entry(killable.url) is None and window.shown_hub is not None, timeout=10_000)
     assert load_settings(app.home.settings_file).settings.hubs == ("", shared.url)
     assert all(hub != killable.url for hub, _room, _n in rows(window))
+
+
+
+def test_a_hub_not_shown_notifies_naming_itself_and_open_shows_its_message(qtbot, qloop, server, three_hubs):
+    """Through the desktop's notification service (a private session bus): the alert of a hub
+    the window does not show names that hub, and its Open shows the message on it."""
+    app, shared, killable, peers = three_hubs
+    window = app.window
+    entry = app.hubs.entry(killable.url)
+    assert app.attention.desktop.available
+    seq = run_coroutine(qtbot, qloop, say(peers[killable.url], "team", "hey @boss, can you approve the deploy?"))
+    qtbot.waitUntil(lambda: len(server.shown) == 1, timeout=10_000)
+    (shown,) = server.shown.values()
+    assert (shown.summary, shown.body) == (f"alice in team · {entry.label}", "hey @boss, can you approve the deploy?")
+    assert window.shown_hub is app.hubs.entry("")  # the embedded hub's room stays on screen meanwhile
+    run_coroutine(qtbot, qloop, server.invoke(shown.id, "default"))  # the human clicks it
+    qtbot.waitUntil(lambda: window.shown_hub is entry and window.timeline_model.room == "team"
+                    and window.timeline_model.newest_seq == seq, timeout=10_000)

@@ -124,10 +124,10 @@ async def forge_action(address: str, notification_id: int, destination: str) -> 
         await connection.close()
 
 
-def notifications_settled(notifier, tasks) -> bool:
-    """Nothing waits in ``notifier`` to be announced and no Notify is on its way (``tasks``: the
-    window's TaskSupervisor, which runs both)."""
-    names = {task.get_name().split(":", 1)[-1] for task in tasks.tasks}
+def notifications_settled(notifier, *supervisors) -> bool:
+    """Nothing waits in ``notifier`` to be announced and no Notify is on its way (``supervisors``:
+    the TaskSupervisors that run them: the hub's, and the window's for the Notify calls)."""
+    names = {task.get_name().split(":", 1)[-1] for tasks in supervisors for task in tasks.tasks}
     return not notifier.pending_rooms and not names & {"notify", "notifications"}
 
 
@@ -159,4 +159,4 @@ def look_away(qtbot, desktop) -> None:
 
 def settled(desktop) -> bool:
     """The desktop's notifier has announced everything it holds."""
-    return notifications_settled(desktop.attention.notifier, desktop.bridge.tasks)
+    return notifications_settled(desktop.attention.notifier, desktop.hubs.entries[0].bridge.tasks, desktop.bridge.tasks)

@@ -36,12 +36,13 @@ MAX_WAIT_MS = 5000
 
 @dataclass(frozen=True)
 class Alert:
-    """One notification: which room, the message "Open" goes to, and what it says."""
+    """One notification: which room (of which hub), the message "Open" goes to, and what it says."""
 
     room: str
     seq: int
     title: str
     body: str
+    hub: str = ""  # the hub as the settings name it ("" = the embedded hub)
 
 
 @dataclass

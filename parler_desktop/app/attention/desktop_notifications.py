@@ -38,7 +38,7 @@ NOTIFICATIONS = DBusAddress(PATH, bus_name=SERVICE, interface=INTERFACE)
 
 
 class DesktopNotifications(QObject):
-    opened = Signal(str, int)  # room, seq: the human chose "Open" (or clicked the notification)
+    opened = Signal(str, int, str)  # room, seq, hub: the human chose "Open" (or clicked the notification)
     undelivered = Signal(object)  # Alert the service refused or never answered: show it elsewhere
 
     def __init__(self, tasks: TaskSupervisor, bus: str = "SESSION", parent: QObject | None = None) -> None:
@@ -49,8 +49,8 @@ class DesktopNotifications(QObject):
         self._router: DBusRouter | None = None
         self._owner = ""
         self._markup = False
-        self._by_room: dict[str, int] = {}  # room -> id of its notification on screen
-        self._targets: dict[int, tuple[str, int]] = {}  # notification id -> (room, seq)
+        self._by_room: dict[tuple[str, str], int] = {}  # (hub, room) -> id of its notification on screen
+        self._targets: dict[int, tuple[str, int, str]] = {}  # notification id -> (room, seq, hub)
 
     @property
     def available(self) -> bool:
@@ -98,7 +98,7 @@ class DesktopNotifications(QObject):
             "susssasa{sv}i",
             (
                 APP_NAME,
-                self._by_room.get(alert.room, 0),
+                self._by_room.get((alert.hub, alert.room), 0),
                 APP_ID,
                 alert.title,
                 body,
@@ -113,8 +113,8 @@ class DesktopNotifications(QObject):
             log.warning("notification not shown: %s", error)
             self.undelivered.emit(alert)
             return
-        self._by_room[alert.room] = notification_id
-        self._targets[notification_id] = (alert.room, alert.seq)
+        self._by_room[(alert.hub, alert.room)] = notification_id
+        self._targets[notification_id] = (alert.room, alert.seq, alert.hub)
 
     async def _call(self, message: Any) -> tuple:
         if self._router is None:
@@ -135,8 +135,7 @@ class DesktopNotifications(QObject):
                     continue  # only the notification service speaks for its notifications
                 member = signal.header.fields.get(HeaderFields.member)
                 if member == "ActionInvoked" and signal.body[0] in self._targets:
-                    room, seq = self._targets[signal.body[0]]
-                    self.opened.emit(room, seq)
+                    self.opened.emit(*self._targets[signal.body[0]])
                 elif member == "NotificationClosed":
                     self._forget(signal.body[0])
 
@@ -153,8 +152,8 @@ class DesktopNotifications(QObject):
 
     def _forget(self, notification_id: int) -> None:
         target = self._targets.pop(notification_id, None)
-        if target is not None and self._by_room.get(target[0]) == notification_id:
-            del self._by_room[target[0]]
+        if target is not None and self._by_room.get((target[2], target[0])) == notification_id:
+            del self._by_room[(target[2], target[0])]
 
 
 class DBusCallFailed(Exception):

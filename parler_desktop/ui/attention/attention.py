@@ -5,6 +5,7 @@ request buttons on cards and the room and Notifications menus."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from PySide6.QtWidgets import QSystemTrayIcon
@@ -13,6 +14,7 @@ from parler_desktop.app.room_list.agent_watch import AgentWatch
 from parler_desktop.app.attention.attention_notifier import Alert, AttentionNotifier
 from parler_desktop.app.attention.attention_preferences import AttentionPreferences
 from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.app.attention.desktop_notifications import DesktopNotifications
 from parler_desktop.paths import Home
 from parler_desktop.ui.room_list.agent_glance import AgentDotDelegate, RoomHintBar
@@ -32,7 +34,11 @@ class Attention:
         self.window = window
         self.preferences = AttentionPreferences(home.config_dir / "attention.json", bridge.tasks, window)
         self.preferences.problem.connect(lambda text: bridge.notice.emit(text, ""))
-        self.notifier = AttentionNotifier(bridge, self.preferences.current, lambda room: window.rooms.label(room), self._on_screen, window)
+        self.notifiers: dict[HubEntry, AttentionNotifier] = {}  # each hub's own: every hub notifies
+        for entry in window.hubs.entries:
+            self._hub_added(entry)
+        window.hubs.added.connect(self._hub_added)
+        window.hubs.removed.connect(lambda entry: self.notifiers.pop(entry).deleteLater())
         self.desktop = DesktopNotifications(bridge.tasks, parent=window)
         self.jump = MessageJump(window, window.room_panel, window.timeline_model)
         self.tray: Tray | None = None
@@ -46,11 +52,10 @@ class Attention:
             window.quit_action.triggered.connect(self.quit)
             self.desktop.undelivered.connect(self.tray.show_alert)
             self.tray.show()
-        self.notifier.alert.connect(self._deliver)
         self.desktop.opened.connect(self.jump.open)
         self.requests = RequestActions(bridge, window.timeline_model, window.timeline, window.composer)
         self.agents = AgentWatch(bridge, self.preferences.current, parent=window)
-        self.agents.hintRaised.connect(self.notifier.hint)
+        self.agents.hintRaised.connect(lambda room, hint: self.notifiers[window.shown_hub].hint(room, hint))  # the shown hub's agents
         self.agents.changed.connect(window.room_panel.view.viewport().update)
         window.room_panel.view.setItemDelegate(AgentDotDelegate(self.agents, window.room_panel.view))
         self.hint_bar = RoomHintBar(self.agents, window.timeline_model)
@@ -76,9 +81,28 @@ class Attention:
         else:
             self.window.close()
 
-    def _on_screen(self, room: str) -> bool:
+    @property
+    def notifier(self) -> AttentionNotifier:
+        """The first hub's notifier."""
+        return self.notifiers[self.window.hubs.entries[0]]
+
+    def _hub_added(self, entry: HubEntry) -> None:
+        notifier = AttentionNotifier(
+            entry.bridge, self.preferences.current, entry.rooms.label, lambda room: self._on_screen(entry, room), self.window
+        )
+        notifier.alert.connect(lambda alert: self._deliver(self._from_hub(alert, entry)))
+        self.notifiers[entry] = notifier
+
+    def _from_hub(self, alert: Alert, entry: HubEntry) -> Alert:
+        """The alert names its hub (in the title too, while the window holds several: a room
+        of the same name may be on two)."""
+        title = f"{alert.title} · {entry.label}" if len(self.window.hubs.entries) > 1 else alert.title
+        return dataclasses.replace(alert, hub=entry.url, title=title)
+
+    def _on_screen(self, entry: HubEntry, room: str) -> bool:
         """The room is in front of the human: shown in the active, unminimized window."""
-        return self.window.read_tracker.window_active and self.window.timeline_model.room == room
+        window = self.window
+        return window.read_tracker.window_active and window.shown_hub is entry and window.timeline_model.room == room
 
     def _deliver(self, alert: Alert) -> None:
         if self.desktop.available:

@@ -52,7 +52,7 @@ def tray_icon(base: QIcon, tone: Tone, unread: int) -> QIcon:
 
 
 class Tray(QSystemTrayIcon):
-    openRequested = Signal(str, int)  # room, seq of the balloon's message
+    openRequested = Signal(str, int, str)  # room, seq, hub of the balloon's message
     quitRequested = Signal()
 
     def __init__(
@@ -92,7 +92,7 @@ class Tray(QSystemTrayIcon):
 
     def _balloon_clicked(self) -> None:
         if self._balloon is not None:
-            self.openRequested.emit(self._balloon.room, self._balloon.seq)
+            self.openRequested.emit(self._balloon.room, self._balloon.seq, self._balloon.hub)
         else:
             self.show_window()
 
