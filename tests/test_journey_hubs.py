@@ -11,6 +11,7 @@ import asyncio
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QMessageBox
 from support.peer_ops import hub_history, invite_code, say
 from support.private_bus import bus_address, server  # noqa: F401 - fixtures
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
@@ -173,3 +174,27 @@ def test_a_hub_not_shown_notifies_naming_itself_and_open_shows_its_message(qtbot
     run_coroutine(qtbot, qloop, server.invoke(shown.id, "default"))  # the human clicks it
     qtbot.waitUntil(lambda: window.shown_hub is entry and window.timeline_model.room == "team"
                     and window.timeline_model.newest_seq == seq, timeout=10_000)
+
+
+def test_an_invite_link_for_a_hub_not_held_adds_it_and_the_first_hub_stays(qtbot, qloop, desktop, hub_factory):
+    """The link names a hub the window does not hold: the question says joining adds it; Join
+    adds it beside the first (still live), joins the room there and opens it."""
+    other = hub_factory()
+    peer = run_coroutine(qtbot, qloop, RawAgent.connect(other.url, name="alice"))
+    invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": "ops"}, "invited"))
+    first = desktop.window.shown_hub
+    desktop.links.open(invited["url"])
+    box = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible())
+    assert f"does not hold {other.url.split('/')[2]} yet: joining adds it" in box.text()
+    QTest.mouseClick(next(b for b in box.buttons() if b.text() == "Join"), Qt.MouseButton.LeftButton)
+    added = None
+
+    def joined() -> bool:
+        nonlocal added
+        added = desktop.hubs.entry(other.url)
+        return added is not None and desktop.window.shown_hub is added and desktop.window.timeline_model.room == "ops"
+
+    qtbot.waitUntil(joined, timeout=15_000)
+    assert first in desktop.hubs.entries and first.bridge.is_live
+    assert other.url in load_settings(desktop.home.settings_file).settings.hubs
+    run_coroutine(qtbot, qloop, peer.close())

@@ -92,7 +92,10 @@ class DesktopApp:
         self.window.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
         self.errors = ErrorReport(self.window, self.home.log_dir)
         self.errors.install()
-        self.links = InviteLinks(self.window, self.bridge, self.home, self._switch_hub, self.window.room_actions.join)
+        self.links = InviteLinks(
+            self.window, self.bridge, self.home, self._open_hub, lambda url: self._entry_for(url) is not None,
+            self.window.room_actions.join,
+        )
         self.links.messageLinkOpened.connect(self.message_links.open)
         self.links.instances.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
         self.window.connection_bar.retryRequested.connect(lambda: self.shown.retry())
@@ -225,7 +228,7 @@ class DesktopApp:
 
     def add_hub(self) -> ConnectDialog:
         """Hub → Add a hub…: one more hub in the sidebar, kept in the settings."""
-        dialog = self._hub_dialog("", lambda settings, choice: self._add_hub(settings, choice))
+        dialog = self._hub_dialog("", lambda settings, choice: self._open_hub(settings, choice))
         dialog.setWindowTitle("Add a Parler hub")
         return dialog
 
@@ -297,7 +300,8 @@ class DesktopApp:
             self.hub_override = None
             await self.connect(choice.hub_url)
 
-    async def _add_hub(self, settings: Settings, choice: ConnectChoice) -> None:
+    async def _open_hub(self, settings: Settings, choice: ConnectChoice) -> None:
+        """Show the chosen hub: the one the window holds, else a new one (saved, connected)."""
         held = self._entry_for(choice.hub_url)
         if held is None and await self._save_choice(settings.with_hub(choice.hub_url), choice):
             held = self._add_entry(choice.hub_url)

@@ -233,8 +233,14 @@ class RoomSortFilterProxy(QSortFilterProxyModel):
             self.refilter()
 
     def refilter(self) -> None:
-        """Filter the rows again (a hub folded or unfolded, headings shown or hidden)."""
-        self.invalidateRowsFilter()
+        """Filter the rows again (a hub folded or unfolded, headings shown or hidden); Qt 6.10
+        replaced ``invalidateRowsFilter`` with a begin/end pair (older Qt, which we allow, has
+        only the former)."""
+        if hasattr(self, "beginFilterChange"):
+            self.beginFilterChange()
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self.invalidateRowsFilter()
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
         index = self.sourceModel().index(source_row, 0, source_parent)

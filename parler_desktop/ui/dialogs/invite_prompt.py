@@ -35,11 +35,12 @@ class OpenUrlEvents(QObject):
         return False
 
 
-def ask_to_join(parent: QWidget, host: str, name: str, current_host: str | None, on_join: Callable[[], None]) -> QMessageBox:
-    """Show the question; ``on_join`` runs only if the person chooses Join."""
+def ask_to_join(parent: QWidget, host: str, name: str, adds_hub: bool, on_join: Callable[[], None]) -> QMessageBox:
+    """Show the question (saying so when joining adds a hub the window does not hold yet);
+    ``on_join`` runs only if the person chooses Join."""
     text = f"Join a room on {host} as {name}?\n\nThe invite link came from outside the app; a link can point to any hub, so accept only invites you expected."
-    if current_host is not None and current_host != host:
-        text += f"\n\nThe window is connected to {current_host} now; joining switches it to {host}."
+    if adds_hub:
+        text += f"\n\nThe window does not hold {host} yet: joining adds it beside its other hubs, which stay connected."
     box = QMessageBox(QMessageBox.Icon.Question, "Join with an invite link", "", parent=parent)
     box.setTextFormat(Qt.TextFormat.PlainText)  # the host comes from the link
     box.setText(text)

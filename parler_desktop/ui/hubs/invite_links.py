@@ -28,7 +28,7 @@ from parler_desktop.ui.timeline.message_jump import bring_forward
 
 log = logging.getLogger(__name__)
 
-SwitchHub = Callable[[Settings, ConnectChoice], Awaitable[None]]
+OpenHub = Callable[[Settings, ConnectChoice], Awaitable[None]]  # show that hub, added first if not held
 JoinRoom = Callable[[str], Awaitable[None]]  # redeem a code, say how it went, open the room
 
 
@@ -36,13 +36,16 @@ class InviteLinks(QObject):
     messageLinkOpened = Signal(str)  # a link to a message (``parler://…/room/ROOM/SEQ``), not an invite
 
     def __init__(
-        self, window: QMainWindow, bridge: SessionBridge, home: Home, switch_hub: SwitchHub, join_room: JoinRoom
+        self, window: QMainWindow, bridge: SessionBridge, home: Home, open_hub: OpenHub, holds: Callable[[str], bool],
+        join_room: JoinRoom,
     ) -> None:
+        """``holds(url)``: whether the window holds that hub already."""
         super().__init__(window)
         self._window = window
         self._bridge = bridge
         self._home = home
-        self._switch_hub = switch_hub
+        self._open_hub = open_hub
+        self._holds = holds
         self._join_room = join_room
         self.instances = InstanceServer(channel_name(home), self)
         self.instances.raiseRequested.connect(self.raise_window)
@@ -83,14 +86,13 @@ class InviteLinks(QObject):
             return
         settings = load_settings(self._home.settings_file).settings
         ask_to_join(
-            self._window, urlsplit(target).netloc, self._bridge.name or settings.display_name,
-            urlsplit(current).netloc if current else None,
+            self._window, urlsplit(target).netloc, self._bridge.name or settings.display_name, not self._holds(target),
             lambda: self._bridge.tasks.spawn("join", self._join(settings, target, invite.code)),
         )
 
     async def _join(self, settings: Settings, hub_url: str, code: str) -> None:
         if hub_url != self._bridge.hub_url:
-            await self._switch_hub(settings, ConnectChoice(hub_url=hub_url, display_name=settings.display_name, join_secret=None))
+            await self._open_hub(settings, ConnectChoice(hub_url=hub_url, display_name=settings.display_name, join_secret=None))
         await self._join_room(code)  # as Hub → Join with a code… does
 
     def _tell(self, text: str, level: int) -> None:
