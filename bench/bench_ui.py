@@ -31,6 +31,7 @@ from support.raw_agent import RawAgent  # noqa: E402
 from support.stored_session import StoreBackedSession  # noqa: E402
 
 from parler_desktop.app.hubs.bridge import SessionBridge  # noqa: E402
+from parler_desktop.app.hubs.hub_list import HubList  # noqa: E402
 from parler_desktop.hub import EmbeddedHub, HubConfig, HubLimits  # noqa: E402
 from parler_desktop.paths import Home  # noqa: E402
 from parler_desktop.protocol.values import EndpointRef, StoredMessage  # noqa: E402
@@ -190,9 +191,10 @@ async def bench_open(root: Path, meter: StallMeter) -> dict[str, tuple[float, fl
     await asyncio.to_thread(fill_store, path)
     store = StoreWorker(path)
     await store.open()
-    bridge = SessionBridge()
-    bridge.attach(StoreBackedSession(store))  # the window reads what is already on disk
-    window = MainWindow(bridge)
+    hubs = HubList()
+    hub = hubs.add("bench")
+    hub.bridge.attach(StoreBackedSession(store))  # the window reads what is already on disk
+    window = MainWindow(SessionBridge(), hubs)  # its bridge follows the hub's session
     collector = IdleCollector(window)  # as the gui command runs the window: gc.freeze, then this
     gc.freeze()
     collector.start()
@@ -202,7 +204,7 @@ async def bench_open(root: Path, meter: StallMeter) -> dict[str, tuple[float, fl
     await asyncio.sleep(0.3)
     results: dict[str, list[tuple[float, float]]] = {"small": [], "big": []}
     for room in ("small", "big") * 3:
-        window.show_room("nothing")
+        window.show_room("bench", "nothing")
         window.timeline.message_delegate.layouts.clear()  # a cold open: nothing parsed or laid out yet
         window.timeline.message_delegate.sizes.clear()
         await asyncio.sleep(0.2)
@@ -210,7 +212,7 @@ async def bench_open(root: Path, meter: StallMeter) -> dict[str, tuple[float, fl
         window.timeline_model.roomLoaded.connect(lambda _room: loaded.append(time.perf_counter()))
         meter.start()
         start = time.perf_counter()
-        window.show_room(room)
+        window.show_room("bench", room)
         await wait_for(lambda: bool(loaded) and painted.last_paint > loaded[0], 30)
         results[room].append((painted.last_paint - start, meter.stop()))
     collector.stop()

@@ -11,7 +11,8 @@ import asyncio
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtGui import QContextMenuEvent
+from PySide6.QtWidgets import QApplication, QMenu, QMessageBox
 from support.peer_ops import hub_history, invite_code, say
 from support.private_bus import bus_address, server  # noqa: F401 - fixtures
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
@@ -198,3 +199,47 @@ def test_an_invite_link_for_a_hub_not_held_adds_it_and_the_first_hub_stays(qtbot
     assert first in desktop.hubs.entries and first.bridge.is_live
     assert other.url in load_settings(desktop.home.settings_file).settings.hubs
     run_coroutine(qtbot, qloop, peer.close())
+
+
+def context_menu(qtbot, app, hub: str, room: str | None) -> QMenu:
+    """Right-click the row (a heading when ``room`` is None), as a person does."""
+    panel = app.window.room_panel
+    index = next(
+        panel.proxy.index(row, 0) for row in range(panel.proxy.rowCount())
+        if panel.proxy.index(row, 0).data(roles.HUB_URL) == hub
+        and (None if panel.proxy.index(row, 0).data(roles.HUB_HEADER) else panel.proxy.index(row, 0).data(roles.ROOM_NAME)) == room
+    )
+    point = panel.view.visualRect(index).center()
+    QApplication.sendEvent(panel.view.viewport(), QContextMenuEvent(QContextMenuEvent.Reason.Mouse, point, panel.view.viewport().mapToGlobal(point)))
+    menu = app.attention.room_menu.menu
+    qtbot.waitUntil(menu.isVisible, timeout=2000)
+    return menu
+
+
+def choose(qtbot, menu: QMenu, text: str) -> None:
+    action = next(a for a in menu.actions() if a.text() == text)
+    QTest.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
+
+
+def test_a_rooms_menu_acts_on_its_own_hub_and_a_headings_menu_on_that_hub(qtbot, qloop, three_hubs):
+    """Mark as read on "team" of a hub not shown moves that hub's cursor, not the same-named
+    room's on the other hub; a heading's menu retries, folds and removes that hub."""
+    app, shared, killable, peers = three_hubs
+    window = app.window
+    for hub in (shared, killable):
+        run_coroutine(qtbot, qloop, say(peers[hub.url], "team", "unread"))
+    qtbot.waitUntil(lambda: (shared.url, "team", 1) in rows(window) and (killable.url, "team", 1) in rows(window), timeout=10_000)
+    choose(qtbot, context_menu(qtbot, app, killable.url, "team"), "Mark as read")
+    qtbot.waitUntil(lambda: (killable.url, "team", 0) in rows(window), timeout=10_000)
+    assert (shared.url, "team", 1) in rows(window)  # the same-named room on the other hub is still unread
+
+    menu = context_menu(qtbot, app, killable.url, None)
+    assert [a.text() for a in menu.actions() if a.text()] == ["Retry now", "Fold its rooms", "Remove this hub…"]
+    choose(qtbot, menu, "Fold its rooms")
+    qtbot.waitUntil(lambda: (killable.url, "team", 0) not in rows(window), timeout=5000)
+    choose(qtbot, context_menu(qtbot, app, killable.url, None), "Remove this hub…")
+    box = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible())
+    assert f"Remove {app.hubs.entry(killable.url).label} from this window?" in box.text()
+    QTest.mouseClick(next(b for b in box.buttons() if b.text() == "Remove"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: app.hubs.entry(killable.url) is None, timeout=10_000)
+    assert window.shown_hub is app.hubs.entry("")  # the hub shown was not the one removed

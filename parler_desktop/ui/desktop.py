@@ -84,7 +84,9 @@ class DesktopApp:
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
         self.window.connectRequested.connect(self.choose_hub)
         self.window.addHubRequested.connect(self.add_hub)
-        self.window.removeHubRequested.connect(self.remove_hub)
+        self.window.removeHubRequested.connect(lambda: self.remove_hub())
+        self.attention.room_menu.retryRequested.connect(lambda entry: self.connectors[entry].retry())
+        self.attention.room_menu.removeRequested.connect(self.remove_hub)
         self.window.connectAgentsRequested.connect(
             lambda: self.bridge.tasks.spawn("connect agents", self.connect_agents())
         )
@@ -240,13 +242,14 @@ class DesktopApp:
         dialog.open()
         return dialog
 
-    def remove_hub(self) -> QMessageBox | None:
-        """Hub → Remove this hub…: asks, then closes the shown hub's session and forgets it (its
-        cache and outbox stay on disk, so adding it again finds them). The last hub stays."""
+    def remove_hub(self, entry: HubEntry | None = None) -> QMessageBox | None:
+        """Hub → Remove this hub… (the shown one), or its heading's menu: asks, then closes the
+        hub's session and forgets it (its cache and outbox stay on disk, so adding it again finds
+        them). The last hub stays."""
         if len(self.hubs.entries) < 2:
             self._tell("This is the only hub; add another before removing it.")
             return None
-        entry = self.shown.entry
+        entry = entry or self.shown.entry
         box = QMessageBox(QMessageBox.Icon.Question, "Remove this hub", "", QMessageBox.StandardButton.Cancel, self.window)
         box.setTextFormat(Qt.TextFormat.PlainText)
         box.setText(f"Remove {entry.label} from this window? Its rooms stop showing here; nothing on the hub changes.")

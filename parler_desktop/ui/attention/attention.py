@@ -61,7 +61,7 @@ class Attention:
         self.hint_bar = RoomHintBar(self.agents, window.timeline_model)
         column = window.timeline.parentWidget().layout()  # MainWindow's room title / timeline / composer
         column.insertWidget(column.indexOf(window.timeline), self.hint_bar)
-        self.room_menu = RoomMenu(window.room_panel, window.rooms, bridge, self.preferences)
+        self.room_menu = RoomMenu(window.room_panel, window.hubs, self.preferences)
         self.menu = NotificationsMenu(window, self.preferences)
         window.menuBar().addMenu(self.menu)
 

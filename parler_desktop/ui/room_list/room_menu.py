@@ -1,5 +1,6 @@
-"""The room list's context menu: how much of the room may notify, mark it read, copy its name,
-export it.
+"""The room list's context menus: for a room, how much of it may notify, mark it read, copy its
+name, export it (each on the room's own hub); for a hub's heading, Retry now, fold or unfold its
+rooms, and remove it from the window.
 
 Leaving a room is not offered: nobody leaves a room in Parler (docs/protocol.md §7.1, §12: a
 membership ends only when the room is deleted), and deleting it would remove it for everyone.
@@ -7,27 +8,26 @@ membership ends only when the room is deleted), and deleting it would remove it 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QPoint, Qt
+from PySide6.QtCore import QObject, QPoint, Qt, Signal
 from PySide6.QtGui import QActionGroup, QGuiApplication
 from PySide6.QtWidgets import QMenu
 
 from parler_desktop.app import roles
 from parler_desktop.app.attention.attention_preferences import AttentionPreferences
 from parler_desktop.app.attention.attention_settings import LEVEL_LABELS, Level, with_level
-from parler_desktop.app.hubs.bridge import SessionBridge
-from parler_desktop.app.room_list.room_list_model import RoomListModel
+from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.ui.dialogs.export_dialog import ExportDialog
 from parler_desktop.ui.room_list.room_list_view import RoomListPanel
 
 
 class RoomMenu(QObject):
-    def __init__(
-        self, panel: RoomListPanel, rooms: RoomListModel, bridge: SessionBridge, preferences: AttentionPreferences
-    ) -> None:
+    retryRequested = Signal(object)  # HubEntry: Retry now on its heading
+    removeRequested = Signal(object)  # HubEntry: Remove this hub… on its heading
+
+    def __init__(self, panel: RoomListPanel, hubs: HubList, preferences: AttentionPreferences) -> None:
         super().__init__(panel)
         self._panel = panel
-        self._rooms = rooms
-        self._bridge = bridge
+        self._hubs = hubs
         self._preferences = preferences
         self.menu: QMenu | None = None  # the one open now (tests and screenshots look at it)
         panel.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
@@ -35,10 +35,30 @@ class RoomMenu(QObject):
 
     def _requested(self, point: QPoint) -> None:
         index = self._panel.view.indexAt(point)
-        if index.isValid():
-            self.build(index.data(roles.ROOM_NAME)).popup(self._panel.view.viewport().mapToGlobal(point))
+        entry = self._hubs.entry(index.data(roles.HUB_URL)) if index.isValid() else None
+        if entry is None:
+            return
+        menu = self.build_heading(entry) if index.data(roles.HUB_HEADER) else self.build(index.data(roles.ROOM_NAME), entry)
+        menu.popup(self._panel.view.viewport().mapToGlobal(point))
 
-    def build(self, room: str) -> QMenu:
+    def _entry(self, entry: HubEntry | None) -> HubEntry:
+        """The hub a room is on (default: the one shown, as in a window of one hub)."""
+        return entry or self._panel.window().shown_hub or self._hubs.entries[0]
+
+    def build_heading(self, entry: HubEntry) -> QMenu:
+        menu = QMenu(self._panel, objectName="hubMenu")
+        menu.addAction("Retry now", lambda: self.retryRequested.emit(entry))
+        folded = entry.url in self._panel.model.collapsed
+        menu.addAction("Show its rooms" if folded else "Fold its rooms", lambda: self._panel.set_collapsed(entry.url, not folded))
+        menu.addSeparator()
+        remove = menu.addAction("Remove this hub…", lambda: self.removeRequested.emit(entry))
+        remove.setEnabled(len(self._hubs.entries) > 1)
+        menu.aboutToHide.connect(menu.deleteLater)
+        self.menu = menu
+        return menu
+
+    def build(self, room: str, entry: HubEntry | None = None) -> QMenu:
+        entry = self._entry(entry)
         menu = QMenu(self._panel, objectName="roomMenu")
         notify = menu.addMenu("Notify me about")
         group = QActionGroup(notify)
@@ -51,24 +71,25 @@ class RoomMenu(QObject):
             group.addAction(action)
             action.triggered.connect(lambda _checked=False, chosen=level: self.set_level(room, chosen))
         menu.addSeparator()
-        summary = self._rooms.summary(room)
-        mark = menu.addAction("Mark as read", lambda: self._mark_read(room))
+        summary = entry.rooms.summary(room)
+        mark = menu.addAction("Mark as read", lambda: self._mark_read(room, entry))
         mark.setEnabled(summary is not None and summary.unread > 0)
         menu.addAction("Copy room name", lambda: QGuiApplication.clipboard().setText(room))
-        menu.addAction("Export…", lambda: self.export(room))
+        menu.addAction("Export…", lambda: self.export(room, entry))
         menu.aboutToHide.connect(menu.deleteLater)
         self.menu = menu
         return menu
 
-    def export(self, room: str) -> ExportDialog:
-        dialog = ExportDialog(self._bridge, room, self._rooms.label(room), self._panel.window())
+    def export(self, room: str, entry: HubEntry | None = None) -> ExportDialog:
+        entry = self._entry(entry)
+        dialog = ExportDialog(entry.bridge, room, entry.rooms.label(room), self._panel.window())
         dialog.open()
         return dialog
 
     def set_level(self, room: str, level: Level) -> None:
         self._preferences.update(with_level(self._preferences.current(), room, level))
 
-    def _mark_read(self, room: str) -> None:
-        summary = self._rooms.summary(room)
+    def _mark_read(self, room: str, entry: HubEntry) -> None:
+        summary = entry.rooms.summary(room)
         if summary is not None and summary.max_seq > summary.cursor:
-            self._bridge.mark_read(room, summary.max_seq)
+            entry.bridge.mark_read(room, summary.max_seq)
