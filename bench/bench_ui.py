@@ -217,7 +217,8 @@ async def bench_open(root: Path, meter: StallMeter) -> dict[str, tuple[float, fl
         results[room].append((painted.last_paint - start, meter.stop()))
     collector.stop()
     window.close()
-    await bridge.tasks.cancel_all()
+    await window.bridge.tasks.cancel_all()
+    await hub.bridge.tasks.cancel_all()
     await store.close()
     return {room: (statistics.median(t for t, _ in runs), statistics.median(s for _, s in runs)) for room, runs in results.items()}
 

@@ -19,7 +19,7 @@ from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
 from parler_desktop.app import roles
-from parler_desktop.client.events import ConnectionState
+from parler_desktop.client.message_link import message_link
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, save_settings
 from parler_desktop.ui.desktop import DesktopApp
@@ -100,7 +100,7 @@ def test_three_hubs_count_apart_survive_a_killed_hub_and_post_where_the_human_cl
     killable.kill()  # kill -9: the window's line to it dies without a goodbye
     killed = app.hubs.entry(killable.url)
     qtbot.waitUntil(lambda: not killed.bridge.is_live, timeout=60_000)
-    qtbot.waitUntil(lambda: heading_state(window, killable.url).heading.startswith("Retrying in "), timeout=15_000)
+    qtbot.waitUntil(lambda: "Retrying in " in heading_state(window, killable.url).heading, timeout=15_000)  # (after "Offline. " when so)
     run_coroutine(qtbot, qloop, say(peers[shared.url], "team", "a4"))  # the others keep counting
     qtbot.waitUntil(lambda: (shared.url, "team", 4) in rows(window), timeout=10_000)
     assert app.hubs.entry(shared.url).bridge.is_live and app.hubs.entry("").bridge.is_live
@@ -243,3 +243,21 @@ def test_a_rooms_menu_acts_on_its_own_hub_and_a_headings_menu_on_that_hub(qtbot,
     QTest.mouseClick(next(b for b in box.buttons() if b.text() == "Remove"), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: app.hubs.entry(killable.url) is None, timeout=10_000)
     assert window.shown_hub is app.hubs.entry("")  # the hub shown was not the one removed
+
+
+def test_a_message_link_opens_on_its_own_hub_and_one_for_a_hub_not_held_offers_to_add_it(qtbot, qloop, three_hubs, hub_factory):
+    app, shared, killable, peers = three_hubs
+    window = app.window
+    seq = run_coroutine(qtbot, qloop, say(peers[killable.url], "team", "the message linked to"))
+    qtbot.waitUntil(lambda: (killable.url, "team", 1) in rows(window), timeout=10_000)
+    app.message_links.open(message_link(killable.url, "team", seq))
+    qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(killable.url) and window.timeline_model.room == "team"
+                    and window.timeline_model.newest_seq == seq, timeout=10_000)
+    elsewhere = hub_factory()
+    box = app.message_links.open(message_link(elsewhere.url, "plans", 7))
+    host = elsewhere.url.split("/")[2]
+    assert box is not None and f"on {host}, a hub this window does not hold" in box.text()
+    assert app.hubs.entry(elsewhere.url) is None  # nothing added before the yes
+    QTest.mouseClick(next(b for b in box.buttons() if b.text() == "Add hub"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: app.hubs.entry(elsewhere.url) is not None and app.hubs.entry(elsewhere.url).bridge.is_live, timeout=15_000)
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "You are not a member of plans", timeout=10_000)

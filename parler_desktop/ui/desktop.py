@@ -77,7 +77,7 @@ class DesktopApp:
         self.collector.setParent(self.window)
         self.attention = Attention(self.home, self.bridge, self.window)
         self.search = Search(self.bridge, self.window, self.attention.jump)
-        self.message_links = LinkOpening(self.bridge, self.window, self.attention.jump)
+        self.message_links = LinkOpening(self.bridge, self.window, self.attention.jump, self._add_hub_for_link)
         self.local_hub: EmbeddedHub | None = None
         self._demo_tasks: set[asyncio.Task] = set()
         self._closed = asyncio.get_event_loop().create_future()
@@ -302,6 +302,11 @@ class DesktopApp:
         if await self._save_choice(chosen, choice):
             self.hub_override = None
             await self.connect(choice.hub_url)
+
+    def _add_hub_for_link(self, url: str) -> None:
+        settings = load_settings(self.home.settings_file).settings
+        choice = ConnectChoice(hub_url=url, display_name=settings.display_name, join_secret=None)
+        self.bridge.tasks.spawn("add hub", self._open_hub(settings, choice))
 
     async def _open_hub(self, settings: Settings, choice: ConnectChoice) -> None:
         """Show the chosen hub: the one the window holds, else a new one (saved, connected)."""
