@@ -48,6 +48,18 @@ def click_row(qtbot, window, hub: str, room: str | None) -> None:
     raise AssertionError(f"no row for {hub} {room}: {rows(window)}")
 
 
+def question(qtbot, window, title: str) -> QMessageBox:
+    """The box titled ``title`` that ``window`` shows now (other tests' windows may linger)."""
+    found: list[QMessageBox] = []
+
+    def shown() -> bool:
+        found[:] = [w for w in window.findChildren(QMessageBox) if w.isVisible() and w.windowTitle() == title]
+        return bool(found)
+
+    qtbot.waitUntil(shown, timeout=5000)
+    return found[0]
+
+
 def heading_state(window, hub: str):
     model = window.room_panel.model
     return model.heading_index(hub).data(roles.HUB_STATE)
@@ -185,7 +197,7 @@ def test_an_invite_link_for_a_hub_not_held_adds_it_and_the_first_hub_stays(qtbot
     invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": "ops"}, "invited"))
     first = desktop.window.shown_hub
     desktop.links.open(invited["url"])
-    box = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible())
+    box = question(qtbot, desktop.window, "Join with an invite link")
     assert f"does not hold {other.url.split('/')[2]} yet: joining adds it" in box.text()
     QTest.mouseClick(next(b for b in box.buttons() if b.text() == "Join"), Qt.MouseButton.LeftButton)
     added = None
@@ -238,7 +250,7 @@ def test_a_rooms_menu_acts_on_its_own_hub_and_a_headings_menu_on_that_hub(qtbot,
     choose(qtbot, menu, "Fold its rooms")
     qtbot.waitUntil(lambda: (killable.url, "team", 0) not in rows(window), timeout=5000)
     choose(qtbot, context_menu(qtbot, app, killable.url, None), "Remove this hub…")
-    box = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible())
+    box = question(qtbot, window, "Remove this hub")
     assert f"Remove {app.hubs.entry(killable.url).label} from this window?" in box.text()
     QTest.mouseClick(next(b for b in box.buttons() if b.text() == "Remove"), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: app.hubs.entry(killable.url) is None, timeout=10_000)
