@@ -19,6 +19,7 @@ from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
 from parler_desktop.app import roles
+from parler_desktop.app.search.search_model import HIT_PLACE
 from parler_desktop.client.message_link import message_link
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, save_settings
@@ -273,3 +274,23 @@ def test_a_message_link_opens_on_its_own_hub_and_one_for_a_hub_not_held_offers_t
     QTest.mouseClick(next(b for b in box.buttons() if b.text() == "Add hub"), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: app.hubs.entry(elsewhere.url) is not None and app.hubs.entry(elsewhere.url).bridge.is_live, timeout=15_000)
     qtbot.waitUntil(lambda: window.statusBar().currentMessage() == "You are not a member of plans", timeout=10_000)
+
+
+def test_search_all_rooms_finds_on_every_hub_names_the_hub_and_opens_there(qtbot, qloop, three_hubs):
+    app, shared, killable, peers = three_hubs
+    window = app.window
+    run_coroutine(qtbot, qloop, say(peers[shared.url], "team", "the billing deploy is green"))
+    wanted = run_coroutine(qtbot, qloop, say(peers[killable.url], "team", "the billing deploy failed"))
+    qtbot.waitUntil(lambda: (shared.url, "team", 1) in rows(window) and (killable.url, "team", 1) in rows(window), timeout=10_000)
+    window.activateWindow()
+    QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    dialog = app.search.dialog
+    qtbot.waitUntil(dialog.isVisible, timeout=2000)
+    qtbot.keyClicks(dialog.query, "billing")
+    model = dialog.results.model()
+    qtbot.waitUntil(lambda: model.rowCount() == 2, timeout=10_000)
+    places = [model.index(row).data(HIT_PLACE) for row in range(2)]
+    assert places == [f"team  ·  {app.hubs.entry(killable.url).label}", f"team  ·  {app.hubs.entry(shared.url).label}"]  # newest first
+    QTest.keyClick(dialog.query, Qt.Key.Key_Return)  # the first (newest) result
+    qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(killable.url) and window.timeline_model.room == "team"
+                    and window.timeline_model.newest_seq == wanted, timeout=10_000)

@@ -76,7 +76,7 @@ class DesktopApp:
         self.window = MainWindow(self.bridge, self.hubs)
         self.collector.setParent(self.window)
         self.attention = Attention(self.home, self.bridge, self.window)
-        self.search = Search(self.bridge, self.window, self.attention.jump)
+        self.search = Search(self.window, self.attention.jump)
         self.message_links = LinkOpening(self.bridge, self.window, self.attention.jump, self._add_hub_for_link)
         self.local_hub: EmbeddedHub | None = None
         self._demo_tasks: set[asyncio.Task] = set()

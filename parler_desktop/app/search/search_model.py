@@ -1,6 +1,7 @@
 """Search for the window: the results list model, the query runner and the background indexer.
 
-Queries run on the store's thread; typing restarts a short delay so a word typed fast costs one
+"All rooms" searches every hub the window holds (each hub's store, newest first across them);
+a room's search, the shown hub's. Queries run on the stores' threads; typing restarts a short delay so a word typed fast costs one
 query, and an answer that arrives after a newer query started is dropped. The indexer works
 through the messages stored before the index existed, one small step per store call, so other
 store work is never held up for long, and reports its progress.
@@ -8,13 +9,16 @@ store work is never held up for long, and reports its progress.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
 
 from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.store.search import BacklogProgress, SearchHit
 
@@ -23,6 +27,8 @@ log = logging.getLogger(__name__)
 SEARCH_DELAY_MS = 150
 RESULT_LIMIT = 200
 BACKLOG_STEP = 2000
+HIT_PLACE = Qt.ItemDataRole.UserRole + 1  # "room label" (then " · hub" while the window holds several)
+HIT_HUB = Qt.ItemDataRole.UserRole + 2  # the hub of the hit, as the settings name it
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -39,10 +45,12 @@ class SearchResultsModel(QAbstractListModel):
     searching = Signal(bool)
     finished = Signal(int)  # how many results the newest query found
 
-    def __init__(self, bridge: SessionBridge, parent: QObject | None = None) -> None:
+    def __init__(self, hubs: HubList, shown: Callable[[], HubEntry | None], parent: QObject | None = None) -> None:
+        """``shown()``: the hub whose room a room search searches."""
         super().__init__(parent)
-        self._bridge = bridge
-        self._hits: list[SearchHit] = []
+        self._hubs = hubs
+        self._shown = shown
+        self._hits: list[tuple[HubEntry, SearchHit]] = []
         self._query = SearchQuery("")
         self._generation = 0
         self._timer = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
@@ -54,15 +62,23 @@ class SearchResultsModel(QAbstractListModel):
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._hits):
             return None
-        hit = self._hits[index.row()]
+        entry, hit = self._hits[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return hit.snippet
         if role == Qt.ItemDataRole.UserRole:
             return hit
+        if role == HIT_PLACE:
+            label = entry.rooms.label(hit.room)
+            return f"{label}  ·  {entry.label}" if len(self._hubs.entries) > 1 else label
+        if role == HIT_HUB:
+            return entry.url
         return None
 
     def hit(self, row: int) -> SearchHit | None:
-        return self._hits[row] if 0 <= row < len(self._hits) else None
+        return self._hits[row][1] if 0 <= row < len(self._hits) else None
+
+    def hub_of(self, row: int) -> str | None:
+        return self._hits[row][0].url if 0 <= row < len(self._hits) else None
 
     def set_query(self, query: SearchQuery) -> None:
         self._query = query
@@ -70,15 +86,21 @@ class SearchResultsModel(QAbstractListModel):
         self._timer.start()
 
     def _run(self) -> None:
-        if self._bridge.store is None:
+        shown = self._shown()
+        hubs = [shown] if self._query.room is not None else list(self._hubs.entries)
+        hubs = [entry for entry in hubs if entry is not None and entry.bridge.store is not None]
+        if not hubs:
             return
         self.searching.emit(True)
-        self._bridge.tasks.spawn("search", self._search(self._query, self._generation))
+        hubs[0].bridge.tasks.spawn("search", self._search(self._query, self._generation, hubs))
 
-    async def _search(self, query: SearchQuery, generation: int) -> None:
-        hits = await self._bridge.store.call(
-            LocalStore.search, query.text, query.room, query.author, query.kind, RESULT_LIMIT
-        )
+    async def _search(self, query: SearchQuery, generation: int, hubs: list[HubEntry]) -> None:
+        async def search(entry: HubEntry) -> list[tuple[HubEntry, SearchHit]]:
+            found = await entry.bridge.store.call(LocalStore.search, query.text, query.room, query.author, query.kind, RESULT_LIMIT)
+            return [(entry, hit) for hit in found]
+
+        answers = await asyncio.gather(*(search(entry) for entry in hubs))
+        hits = sorted((pair for answer in answers for pair in answer), key=lambda pair: pair[1].ts, reverse=True)[:RESULT_LIMIT]
         if generation != self._generation:
             return
         self.beginResetModel()

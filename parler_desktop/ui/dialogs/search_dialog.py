@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from parler_desktop.app.room_list.room_list_model import RoomListModel
-from parler_desktop.app.search.search_model import SearchQuery, SearchResultsModel
+from parler_desktop.app.search.search_model import HIT_PLACE, SearchQuery, SearchResultsModel
 from parler_desktop.protocol.readable import readable
 from parler_desktop.store.search import SNIPPET_END, SNIPPET_START, BacklogProgress, SearchHit
 
@@ -45,9 +45,6 @@ def snippet_runs(snippet: str) -> list[tuple[str, bool]]:
 
 
 class SearchHitDelegate(QStyledItemDelegate):
-    def __init__(self, label: Callable[[str], str], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._label = label
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         return QSize(300, option.fontMetrics.height() * 2 + 12)
@@ -68,7 +65,7 @@ class SearchHitDelegate(QStyledItemDelegate):
             header,
             Qt.AlignmentFlag.AlignVCenter,
             option.fontMetrics.elidedText(
-                f"{self._label(hit.room)}  ·  {hit.sender}  ·  {when}", Qt.TextElideMode.ElideRight, header.width()
+                f"{index.data(HIT_PLACE)}  ·  {hit.sender}  ·  {when}", Qt.TextElideMode.ElideRight, header.width()
             ),
         )
         x, right, y = header.left(), header.right(), header.bottom() + 4
@@ -86,9 +83,10 @@ class SearchHitDelegate(QStyledItemDelegate):
 
 
 class SearchDialog(QDialog):
-    openRequested = Signal(str, int)  # room, seq
+    openRequested = Signal(str, int, str)  # room, seq, hub
 
-    def __init__(self, model: SearchResultsModel, rooms: RoomListModel, parent: QWidget | None = None) -> None:
+    def __init__(self, model: SearchResultsModel, rooms: Callable[[], RoomListModel], parent: QWidget | None = None) -> None:
+        """``rooms()``: the rooms of the hub shown, offered in the Room box."""
         super().__init__(parent)
         self.setWindowTitle("Search messages")
         self.setObjectName("searchDialog")
@@ -107,7 +105,7 @@ class SearchDialog(QDialog):
         self.indexing.hide()
         self.results = QListView(objectName="searchResults")
         self.results.setModel(model)
-        self.results.setItemDelegate(SearchHitDelegate(rooms.label, self.results))
+        self.results.setItemDelegate(SearchHitDelegate(self.results))
         self.results.activated.connect(self._open)
         filters = QFormLayout()
         filters.addRow("Room", self.room)
@@ -134,8 +132,9 @@ class SearchDialog(QDialog):
         self.room.blockSignals(True)
         self.room.clear()
         self.room.addItem("All rooms", "")
-        for name in sorted(self._rooms.room_names(), key=self._rooms.label):
-            self.room.addItem(self._rooms.label(name), name)
+        rooms = self._rooms()
+        for name in sorted(rooms.room_names(), key=rooms.label):
+            self.room.addItem(rooms.label(name), name)
         self.room.setCurrentIndex(max(0, self.room.findData(room or "")))
         self.room.blockSignals(False)
         self.show()
@@ -177,7 +176,7 @@ class SearchDialog(QDialog):
     def _open(self, index: QModelIndex) -> None:
         hit = self._model.hit(index.row())
         if hit is not None:
-            self.openRequested.emit(hit.room, hit.seq)
+            self.openRequested.emit(hit.room, hit.seq, self._model.hub_of(index.row()))
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Up/Down move through the results from the query box; Enter opens the chosen one."""
