@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication, QMenu, QMessageBox
+from support.damaged_store import fill_and_damage, set_aside
 from support.peer_ops import hub_history, invite_code, say
 from support.private_bus import bus_address, server  # noqa: F401 - fixtures
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
@@ -21,6 +22,7 @@ from support.raw_agent import RawAgent
 from parler_desktop.app import roles
 from parler_desktop.app.search.search_model import HIT_PLACE
 from parler_desktop.client.message_link import message_link
+from parler_desktop.identity import load_or_create_identity
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, save_settings
 from parler_desktop.ui.desktop import DesktopApp
@@ -294,3 +296,44 @@ def test_search_all_rooms_finds_on_every_hub_names_the_hub_and_opens_there(qtbot
     QTest.keyClick(dialog.query, Qt.Key.Key_Return)  # the first (newest) result
     qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(killable.url) and window.timeline_model.room == "team"
                     and window.timeline_model.newest_seq == wanted, timeout=10_000)
+
+
+def run_app(qtbot, qloop, home: Home):
+    """The window as the app runs it; (app, its run task)."""
+    app = DesktopApp(home)
+    return app, qloop.create_task(app.run())
+
+
+def quit_app(qtbot, app, running) -> None:
+    app.quit()
+    qtbot.waitUntil(running.done, timeout=20_000)
+
+
+def test_a_damaged_cache_on_one_hub_shows_on_its_heading_and_the_others_stay_live(qtbot, qloop, tmp_path, hub_factory):
+    shared, damaged_hub = hub_factory(), hub_factory()
+    home = Home.resolve(tmp_path / "home").ensure()
+    save_settings(home.settings_file, Settings(display_name="boss", hubs=("", shared.url, damaged_hub.url)))
+    peer = run_coroutine(qtbot, qloop, RawAgent.connect(damaged_hub.url, name="alice"))
+    app, running = run_app(qtbot, qloop, home)
+    qtbot.waitUntil(lambda: len(app.hubs.entries) == 3 and all(e.bridge.is_live for e in app.hubs.entries), timeout=30_000)
+    code = run_coroutine(qtbot, qloop, invite_code(peer, "team"))
+    run_coroutine(qtbot, qloop, app.hubs.entry(damaged_hub.url).bridge.session.redeem(code))
+    run_coroutine(qtbot, qloop, say(peer, "team", "before the damage"))
+    qtbot.waitUntil(lambda: (damaged_hub.url, "team", 1) in rows(app.window), timeout=10_000)
+    quit_app(qtbot, app, running)
+    agent_id = load_or_create_identity(home.key_file).agent_id
+    fill_and_damage(home.store_path(damaged_hub.url, agent_id), "truncated")
+
+    app, running = run_app(qtbot, qloop, home)
+    try:
+        qtbot.waitUntil(lambda: app.hubs.entry(damaged_hub.url) is not None and app.hubs.entry(damaged_hub.url).damaged_cache, timeout=30_000)
+        entry = app.hubs.entry(damaged_hub.url)
+        assert "damaged" in heading_state(app.window, damaged_hub.url).heading
+        qtbot.waitUntil(lambda: app.hubs.entry("").bridge.is_live and app.hubs.entry(shared.url).bridge.is_live, timeout=30_000)
+        choose(qtbot, context_menu(qtbot, app, damaged_hub.url, None), "Start with a fresh cache")
+        qtbot.waitUntil(lambda: entry.bridge.is_live and (damaged_hub.url, "team", 1) in rows(app.window), timeout=30_000)
+        assert not entry.damaged_cache and app.hubs.entry(shared.url).bridge.is_live
+        assert len(set_aside(home.store_path(damaged_hub.url, agent_id))) == 1  # kept, not deleted
+    finally:
+        quit_app(qtbot, app, running)
+        run_coroutine(qtbot, qloop, peer.close())

@@ -87,6 +87,9 @@ class DesktopApp:
         self.window.removeHubRequested.connect(lambda: self.remove_hub())
         self.attention.room_menu.retryRequested.connect(lambda entry: self.connectors[entry].retry())
         self.attention.room_menu.removeRequested.connect(self.remove_hub)
+        self.attention.room_menu.freshCacheRequested.connect(
+            lambda entry: self.bridge.tasks.spawn("fresh cache", self.start_fresh_cache(entry))
+        )
         self.window.connectAgentsRequested.connect(
             lambda: self.bridge.tasks.spawn("connect agents", self.connect_agents())
         )
@@ -195,8 +198,9 @@ class DesktopApp:
                 return entry
         return None
 
-    async def start_fresh_cache(self) -> None:
-        told = await self.shown.start_fresh_cache()
+    async def start_fresh_cache(self, entry: HubEntry | None = None) -> None:
+        """Start the hub ``entry`` (default: the shown one) with a fresh cache."""
+        told = await (self.connectors[entry] if entry is not None else self.shown).start_fresh_cache()
         self._offer_fresh_cache()
         if told is not None:
             self._tell(told)

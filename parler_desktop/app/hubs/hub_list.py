@@ -31,6 +31,7 @@ class HubEntry(QObject):
     def __init__(self, url: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.url = url
+        self.damaged_cache = False  # its cache could not be used: "Start with a fresh cache" is offered
         self.bridge = SessionBridge(self)
         self.rooms = RoomListModel(self.bridge, self)
         self.status = ConnectionStatus(self)

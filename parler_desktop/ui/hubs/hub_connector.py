@@ -54,7 +54,7 @@ class HubConnector:
         entry = self.entry
         if hub_url is not None:
             entry.url = hub_url
-        self.damaged_store = None
+        self._set_damaged(None)
         try:
             url = entry.url or await self._embedded_url()
             session = await HubSession.open(self._home, url)  # with this hub's own join secret
@@ -113,7 +113,12 @@ class HubConnector:
 
     def _offer_fresh_cache(self, error: StoreError) -> None:
         if error.fresh_cache_fixes:
-            self.damaged_store = error.path
+            self._set_damaged(error.path)
+
+    def _set_damaged(self, path: Path | None) -> None:
+        self.damaged_store = path
+        if self.entry.damaged_cache != (path is not None):
+            self.entry.damaged_cache = path is not None
             self.entry.changed.emit()
 
     async def start_fresh_cache(self) -> str | None:

@@ -1,6 +1,6 @@
 """The room list's context menus: for a room, how much of it may notify, mark it read, copy its
-name, export it (each on the room's own hub); for a hub's heading, Retry now, fold or unfold its
-rooms, and remove it from the window.
+name, export it (each on the room's own hub); for a hub's heading, Retry now (and, with a damaged
+cache, Start with a fresh cache), fold or unfold its rooms, and remove it from the window.
 
 Leaving a room is not offered: nobody leaves a room in Parler (docs/protocol.md §7.1, §12: a
 membership ends only when the room is deleted), and deleting it would remove it for everyone.
@@ -23,6 +23,7 @@ from parler_desktop.ui.room_list.room_list_view import RoomListPanel
 class RoomMenu(QObject):
     retryRequested = Signal(object)  # HubEntry: Retry now on its heading
     removeRequested = Signal(object)  # HubEntry: Remove this hub… on its heading
+    freshCacheRequested = Signal(object)  # HubEntry: Start with a fresh cache, on a damaged hub's heading
 
     def __init__(self, panel: RoomListPanel, hubs: HubList, preferences: AttentionPreferences) -> None:
         super().__init__(panel)
@@ -48,6 +49,8 @@ class RoomMenu(QObject):
     def build_heading(self, entry: HubEntry) -> QMenu:
         menu = QMenu(self._panel, objectName="hubMenu")
         menu.addAction("Retry now", lambda: self.retryRequested.emit(entry))
+        if entry.damaged_cache:
+            menu.addAction("Start with a fresh cache", lambda: self.freshCacheRequested.emit(entry))
         folded = entry.url in self._panel.model.collapsed
         menu.addAction("Show its rooms" if folded else "Fold its rooms", lambda: self._panel.set_collapsed(entry.url, not folded))
         menu.addSeparator()
