@@ -20,11 +20,13 @@ from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
 from parler_desktop.app import roles
+from parler_desktop.app.hubs.connection_status import Tone
 from parler_desktop.app.search.search_model import HIT_PLACE
 from parler_desktop.client.message_link import message_link
 from parler_desktop.identity import load_or_create_identity
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, save_settings
+from parler_desktop.ui.attention.tray import Tray
 from parler_desktop.ui.desktop import DesktopApp
 
 pytestmark = pytest.mark.timeout(120)
@@ -296,6 +298,7 @@ def test_search_all_rooms_finds_on_every_hub_names_the_hub_and_opens_there(qtbot
     QTest.keyClick(dialog.query, Qt.Key.Key_Return)  # the first (newest) result
     qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(killable.url) and window.timeline_model.room == "team"
                     and window.timeline_model.newest_seq == wanted, timeout=10_000)
+    dialog.close()  # (a dialog outlives its window's close in a test: the app would have quit)
 
 
 def run_app(qtbot, qloop, home: Home):
@@ -337,3 +340,17 @@ def test_a_damaged_cache_on_one_hub_shows_on_its_heading_and_the_others_stay_liv
     finally:
         quit_app(qtbot, app, running)
         run_coroutine(qtbot, qloop, peer.close())
+
+
+def test_the_tray_counts_every_hub_and_shows_the_worst_hubs_health(qtbot, qloop, three_hubs):
+    app, shared, killable, peers = three_hubs
+    tray = Tray(app.window, app.hubs, app.attention.preferences)  # (offscreen Qt has no tray: made by hand)
+    run_coroutine(qtbot, qloop, say(peers[shared.url], "team", "one"))
+    run_coroutine(qtbot, qloop, say(peers[killable.url], "team", "two"))
+    qtbot.waitUntil(lambda: "2 unread" in tray.toolTip(), timeout=10_000)
+    assert tray._tone is Tone.OK
+    run_coroutine(qtbot, qloop, peers[killable.url].close())
+    killable.kill()
+    label = app.hubs.entry(killable.url).label
+    qtbot.waitUntil(lambda: f"{label}: " in tray.toolTip() and "Retrying in " in tray.toolTip(), timeout=30_000)
+    assert tray._tone is Tone.WARN and "This computer: Live as boss" in tray.toolTip()

@@ -11,11 +11,12 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QSystemTrayIcon
 from parler_desktop.app.attention.attention_notifier import Alert
 from parler_desktop.app.attention.attention_preferences import AttentionPreferences
 from parler_desktop.app.attention.attention_settings import AttentionSettings
-from parler_desktop.app.hubs.connection_status import ConnectionStatus, StatusView, Tone
+from parler_desktop.app.hubs.connection_status import Tone
 from parler_desktop.app.hubs.hub_list import HubList
 from parler_desktop.ui.timeline.message_jump import bring_forward
 from parler_desktop.ui.attention.notifications_menu import add_pause_action
 
+TONE_ORDER = [Tone.OK, Tone.BUSY, Tone.WARN, Tone.ERROR]  # the tray shows the worst hub's
 TONE_COLOURS = {
     Tone.OK: QColor(46, 160, 67),
     Tone.BUSY: QColor(219, 160, 0),
@@ -55,9 +56,9 @@ class Tray(QSystemTrayIcon):
     openRequested = Signal(str, int, str)  # room, seq, hub of the balloon's message
     quitRequested = Signal()
 
-    def __init__(
-        self, window: QMainWindow, hubs: HubList, status: ConnectionStatus, preferences: AttentionPreferences
-    ) -> None:
+    def __init__(self, window: QMainWindow, hubs: HubList, preferences: AttentionPreferences) -> None:
+        """The icon shows every hub's unread total and the worst hub's health; the tooltip a
+        line per hub while there are several."""
         super().__init__(QApplication.windowIcon(), window)
         self._window = window
         self._preferences = preferences
@@ -73,11 +74,15 @@ class Tray(QSystemTrayIcon):
         self.setContextMenu(self.menu)
         self.activated.connect(self._activated)
         self.messageClicked.connect(self._balloon_clicked)
+        self._hubs = hubs
         hubs.totalUnreadChanged.connect(self._unread_changed)
-        status.changed.connect(self._status_changed)
+        for entry in hubs.entries:
+            entry.status.changed.connect(self._status_changed)
+        hubs.added.connect(lambda entry: entry.status.changed.connect(self._status_changed) or self._status_changed())
+        hubs.removed.connect(self._status_changed)
         preferences.changed.connect(self._preferences_changed)
         self._preferences_changed(preferences.current())
-        self._refresh()
+        self._status_changed()
 
     def show_alert(self, alert: Alert) -> None:
         self._balloon = alert
@@ -104,8 +109,13 @@ class Tray(QSystemTrayIcon):
         self._unread = unread
         self._refresh()
 
-    def _status_changed(self, view: StatusView) -> None:
-        self._tone, self._health = view.tone, view.text
+    def _status_changed(self, *_changed: object) -> None:
+        views = [(entry.label, entry.status.view) for entry in self._hubs.entries]
+        self._tone = max((view.tone for _label, view in views), key=TONE_ORDER.index, default=Tone.BUSY)
+        if len(views) == 1:
+            self._health = views[0][1].text
+        else:
+            self._health = "\n".join(f"{label}: {view.heading}" for label, view in views)
         self._refresh()
 
     def _refresh(self) -> None:
