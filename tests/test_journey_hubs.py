@@ -186,6 +186,8 @@ def test_a_hub_not_shown_notifies_naming_itself_and_open_shows_its_message(qtbot
     assert app.attention.desktop.available
     seq = run_coroutine(qtbot, qloop, say(peers[killable.url], "team", "hey @boss, can you approve the deploy?"))
     qtbot.waitUntil(lambda: len(server.shown) == 1, timeout=10_000)
+    heading = window.room_panel.model.heading_index(killable.url)
+    assert (heading.data(roles.ROOM_UNREAD), heading.data(roles.ROOM_MENTIONS)) == (1, 1)  # the hub's heading counts it
     (shown,) = server.shown.values()
     assert (shown.summary, shown.body) == (f"alice in team · {entry.label}", "hey @boss, can you approve the deploy?")
     assert window.shown_hub is app.hubs.entry("")  # the embedded hub's room stays on screen meanwhile

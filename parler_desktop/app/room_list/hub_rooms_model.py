@@ -74,6 +74,9 @@ class HubRoomsModel(QAbstractListModel):
             return entry.url or "the hub this app runs on this computer"
         if role == roles.ROOM_UNREAD:
             return entry.rooms.total_unread
+        if role == roles.ROOM_MENTIONS:  # (a mention is unread too: it changes with the total)
+            rooms = entry.rooms
+            return sum(rooms.index(row).data(roles.ROOM_MENTIONS) or 0 for row in range(rooms.rowCount()))
         if role == roles.HUB_STATE:
             return entry.status.view
         if role == roles.HUB_COLLAPSED:
