@@ -32,6 +32,8 @@ from parler_desktop.protocol.readable import readable
 from parler_desktop.store import LocalStore
 
 RELOAD_DELAY_MS = 120
+CATCH_UP_RELOAD_DELAY_MS = 1000  # while a session catches up: each reload recounts every room on the
+# store's thread, between the pages it stores (bench/bench_hubs.py: a wake spent most of its time so)
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -119,7 +121,8 @@ class RoomListModel(QAbstractListModel):
 
     def schedule_reload(self, *_event: Any) -> None:
         if not self._timer.isActive():
-            self._timer.start()
+            catching_up = self._rooms and not self._bridge.is_live  # (an empty list is read at once)
+            self._timer.start(CATCH_UP_RELOAD_DELAY_MS if catching_up else RELOAD_DELAY_MS)
 
     def reload(self) -> None:
         """Read the summaries again (one store query; overlapping requests collapse into one)."""
