@@ -60,8 +60,9 @@ class Settings:
 
     def with_hub(self, url: str, *, first: bool = False) -> Settings:
         """These settings holding ``url`` too (at the end, or moved to the front)."""
-        rest = tuple(hub for hub in self.hubs if hub != url)
-        return dataclasses.replace(self, hubs=(url, *rest) if first else (*self.hubs, url) if url not in self.hubs else self.hubs)
+        if first:
+            return dataclasses.replace(self, hubs=(url, *(hub for hub in self.hubs if hub != url)))
+        return self if url in self.hubs else dataclasses.replace(self, hubs=(*self.hubs, url))
 
     def without_hub(self, url: str) -> Settings:
         """These settings without ``url`` (and its CA file); the last hub is never removed."""

@@ -331,13 +331,13 @@ def test_a_damaged_cache_on_one_hub_shows_on_its_heading_and_the_others_stay_liv
 
     app, running = run_app(qtbot, qloop, home)
     try:
-        qtbot.waitUntil(lambda: app.hubs.entry(damaged_hub.url) is not None and app.hubs.entry(damaged_hub.url).damaged_cache, timeout=30_000)
+        qtbot.waitUntil(lambda: app.hubs.entry(damaged_hub.url) is not None and app.hubs.entry(damaged_hub.url).damaged_store is not None, timeout=30_000)
         entry = app.hubs.entry(damaged_hub.url)
         assert "damaged" in heading_state(app.window, damaged_hub.url).heading
         qtbot.waitUntil(lambda: app.hubs.entry("").bridge.is_live and app.hubs.entry(shared.url).bridge.is_live, timeout=30_000)
         choose(qtbot, context_menu(qtbot, app, damaged_hub.url, None), "Start with a fresh cache")
         qtbot.waitUntil(lambda: entry.bridge.is_live and (damaged_hub.url, "team", 1) in rows(app.window), timeout=30_000)
-        assert not entry.damaged_cache and app.hubs.entry(shared.url).bridge.is_live
+        assert entry.damaged_store is None and app.hubs.entry(shared.url).bridge.is_live
         assert len(set_aside(home.store_path(damaged_hub.url, agent_id))) == 1  # kept, not deleted
     finally:
         quit_app(qtbot, app, running)

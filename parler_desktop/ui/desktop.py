@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
@@ -68,11 +69,10 @@ class DesktopApp:
         self.link = link  # an invite or message link from the command line, opened once connected
         self.hubs = HubList()
         self.connectors: dict[HubEntry, HubConnector] = {}
-        self._watches: dict[HubEntry, tuple[NetworkWatch, SleepWatch]] = {}
         self.bridge = SessionBridge()  # the shown hub's session, for the timeline, composer and members
         self.collector = IdleCollector()  # started by the gui command (it is process-wide)
         self.hubs.added.connect(self._hub_added)
-        self._add_entry(hub_url if hub_url is not None else "")  # its address is settled in run()
+        self.hubs.add(hub_url if hub_url is not None else "")  # its address is settled in run()
         self.window = MainWindow(self.bridge, self.hubs)
         self.collector.setParent(self.window)
         self.attention = Attention(self.home, self.bridge, self.window)
@@ -115,12 +115,10 @@ class DesktopApp:
         """The connector of the hub the window shows."""
         return self.connectors[self.window.shown_hub or self.hubs.entries[0]]
 
-    def _add_entry(self, url: str) -> HubEntry:
-        return self.hubs.add(url)
-
     def _hub_added(self, entry: HubEntry) -> None:
         self.connectors[entry] = HubConnector(entry, self.home, self._embedded_url, self._before_drop, self._tell)
-        self._watches[entry] = (NetworkWatch(entry.bridge, entry), SleepWatch(entry.bridge, entry))
+        NetworkWatch(entry.bridge, entry)  # (each lives as long as its hub: the entry is its parent)
+        SleepWatch(entry.bridge, entry)
         entry.bridge.messagesStored.connect(self.collector.activity)
         entry.changed.connect(lambda: self._offer_fresh_cache() if entry is self.window.shown_hub else None)
 
@@ -134,7 +132,7 @@ class DesktopApp:
             await self.window.drafts.flush()  # before the store closes
 
     def _offer_fresh_cache(self, *_entry: object) -> None:
-        self.window.connection_bar.offer_fresh_cache(self.shown.damaged_store is not None)
+        self.window.connection_bar.offer_fresh_cache(self.shown.entry.damaged_store is not None)
 
     def quit(self) -> None:
         """Close the window for good (never just to the tray); run() then shuts down in order."""
@@ -167,7 +165,7 @@ class DesktopApp:
         others = [url for url in settings.hubs if url != shown]
         first_ok = await self.connect(shown)
         for url in others:
-            entry = self._add_entry(url)
+            entry = self.hubs.add(url)
             self.connectors[entry].tasks.spawn("connect", self.connectors[entry].connect())
         if first_ok and self.demo is not None:
             self.start_demo(self.demo)
@@ -230,15 +228,15 @@ class DesktopApp:
     # -- Hub menu ---------------------------------------------------------------------------
     def choose_hub(self) -> ConnectDialog:
         """Hub → Connect…: change the shown hub's address (no nested event loop)."""
-        return self._hub_dialog(self.shown.entry.url, lambda settings, choice: self._switch_hub(settings, choice))
+        return self._hub_dialog(self.shown.entry.url, self._switch_hub)
 
     def add_hub(self) -> ConnectDialog:
         """Hub → Add a hub…: one more hub in the sidebar, kept in the settings."""
-        dialog = self._hub_dialog("", lambda settings, choice: self._open_hub(settings, choice))
+        dialog = self._hub_dialog("", self._open_hub)
         dialog.setWindowTitle("Add a Parler hub")
         return dialog
 
-    def _hub_dialog(self, url: str, chosen) -> ConnectDialog:  # noqa: ANN001 - (Settings, ConnectChoice) -> coroutine
+    def _hub_dialog(self, url: str, chosen: Callable[[Settings, ConnectChoice], Coroutine[Any, Any, None]]) -> ConnectDialog:
         settings = load_settings(self.home.settings_file).settings
         dialog = ConnectDialog(url, settings.display_name, self.window, ca_file=settings.hub_ca_files.get(url, ""))
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -273,7 +271,6 @@ class DesktopApp:
         if entry is self.window.shown_hub:
             await self.window.show_hub(next(other for other in self.hubs.entries if other is not entry))
         await self.connectors.pop(entry).drop()
-        self._watches.pop(entry)
         self.hubs.remove(entry)
 
     async def connect_agents(self) -> ConnectAgentsDialog:
@@ -316,7 +313,7 @@ class DesktopApp:
         """Show the chosen hub: the one the window holds, else a new one (saved, connected)."""
         held = self._entry_for(choice.hub_url)
         if held is None and await self._save_choice(settings.with_hub(choice.hub_url), choice):
-            held = self._add_entry(choice.hub_url)
+            held = self.hubs.add(choice.hub_url)
             await self.connectors[held].connect()
         if held is not None:
             await self.window.show_hub(held)

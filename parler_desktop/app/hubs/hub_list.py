@@ -8,6 +8,8 @@ one session at a time, through a bridge of their own that attaches to the shown 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QObject, Signal
 
 from parler_desktop.app.hubs.bridge import SessionBridge
@@ -31,7 +33,7 @@ class HubEntry(QObject):
     def __init__(self, url: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.url = url
-        self.damaged_cache = False  # its cache could not be used: "Start with a fresh cache" is offered
+        self.damaged_store: Path | None = None  # its cache could not be used: "Start with a fresh cache" replaces it
         self.bridge = SessionBridge(self)
         self.rooms = RoomListModel(self.bridge, self)
         self.status = ConnectionStatus(self)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.client.session import HubSession
+from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.disk_errors import has_room_near, os_error_text
 from parler_desktop.hub import HubDatabaseError
 from parler_desktop.identity import KeyFileError
@@ -39,12 +40,11 @@ class HubConnector:
         self._embedded_url = embedded_url
         self._before_drop = before_drop
         self._tell = tell
-        self.damaged_store: Path | None = None  # the cache "Start with a fresh cache" replaces
         self._room_watch: tuple[HubSession, asyncio.Task] | None = None  # a read-only session waiting for disk room
         entry.bridge.storeFailed.connect(self._store_failed)
 
     @property
-    def tasks(self):  # noqa: ANN201 - the hub's TaskSupervisor
+    def tasks(self) -> TaskSupervisor:
         return self.entry.bridge.tasks
 
     async def connect(self, hub_url: str | None = None) -> bool:
@@ -116,16 +116,15 @@ class HubConnector:
             self._set_damaged(error.path)
 
     def _set_damaged(self, path: Path | None) -> None:
-        self.damaged_store = path
-        if self.entry.damaged_cache != (path is not None):
-            self.entry.damaged_cache = path is not None
+        if self.entry.damaged_store != path:
+            self.entry.damaged_store = path
             self.entry.changed.emit()
 
     async def start_fresh_cache(self) -> str | None:
         """Set the damaged cache aside (kept, named in the message), keep its unsent messages,
         and connect again: the cache refills from the hub and the kept messages are sent. The
         sentence to tell, or None when there was nothing to do or it failed (said on the line)."""
-        damaged = self.damaged_store
+        damaged = self.entry.damaged_store
         if damaged is None:
             return None
         await self.drop()  # the session's store must be closed before its file moves

@@ -49,7 +49,7 @@ class RoomMenu(QObject):
     def build_heading(self, entry: HubEntry) -> QMenu:
         menu = QMenu(self._panel, objectName="hubMenu")
         menu.addAction("Retry now", lambda: self.retryRequested.emit(entry))
-        if entry.damaged_cache:
+        if entry.damaged_store is not None:
             menu.addAction("Start with a fresh cache", lambda: self.freshCacheRequested.emit(entry))
         folded = entry.url in self._panel.model.collapsed
         menu.addAction("Show its rooms" if folded else "Fold its rooms", lambda: self._panel.set_collapsed(entry.url, not folded))
