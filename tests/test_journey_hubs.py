@@ -11,9 +11,9 @@ import asyncio
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtGui import QContextMenuEvent
-from PySide6.QtWidgets import QApplication, QMenu, QMessageBox
+from PySide6.QtWidgets import QMessageBox
 from support.damaged_store import fill_and_damage, set_aside
+from support.desktop_fixtures import click_action, click_row, row_menu
 from support.peer_ops import hub_history, invite_code, say
 from support.private_bus import bus_address, server  # noqa: F401 - fixtures
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
@@ -41,16 +41,6 @@ def rows(window) -> list[tuple[str, str | None, int]]:
         room = None if index.data(roles.HUB_HEADER) else index.data(roles.ROOM_NAME)
         shown.append((index.data(roles.HUB_URL), room, index.data(roles.ROOM_UNREAD) or 0))
     return shown
-
-
-def click_row(qtbot, window, hub: str, room: str | None) -> None:
-    proxy, view = window.room_panel.proxy, window.room_panel.view
-    for row in range(proxy.rowCount()):
-        index = proxy.index(row, 0)
-        if index.data(roles.HUB_URL) == hub and (index.data(roles.ROOM_NAME) if not index.data(roles.HUB_HEADER) else None) == room:
-            QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(index).center())
-            return
-    raise AssertionError(f"no row for {hub} {room}: {rows(window)}")
 
 
 def question(qtbot, window, title: str) -> QMessageBox:
@@ -130,7 +120,7 @@ def test_three_hubs_count_apart_survive_a_killed_hub_and_post_where_the_human_cl
     assert heading_state(window, killable.url).heading == "Live as boss"
     qtbot.waitUntil(lambda: window.windowTitle() == "Parler — 7 unread", timeout=5000)
 
-    click_row(qtbot, window, killable.url, "team")  # the killed-and-back hub's "team", not the other's
+    click_row(app, "team", killable.url)  # the killed-and-back hub's "team", not the other's
     qtbot.waitUntil(lambda: window.shown_hub is killed and window.timeline_model.rowCount() == 3, timeout=10_000)
     assert [window.timeline_model.entry(row).text for row in range(3)] == ["b1", "b2", "b3"]
     qtbot.keyClicks(window.composer.edit, "to the restarted hub")
@@ -143,7 +133,7 @@ def test_three_hubs_count_apart_survive_a_killed_hub_and_post_where_the_human_cl
     texts_a = [m["parts"][0]["text"] for m in run_coroutine(qtbot, qloop, hub_history(peers[shared.url], "team"))]
     assert texts_b.count("to the restarted hub") == 1 and "to the restarted hub" not in texts_a
 
-    click_row(qtbot, window, shared.url, "team")
+    click_row(app, "team", shared.url)
     qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(shared.url) and window.timeline_model.rowCount() == 4, timeout=10_000)
     assert [window.timeline_model.entry(row).text for row in range(4)] == ["a1", "a2", "a3", "a4"]
     assert app.hubs.entry(killable.url).bridge.is_live  # switching hubs closes nothing
@@ -152,7 +142,7 @@ def test_three_hubs_count_apart_survive_a_killed_hub_and_post_where_the_human_cl
 def test_a_heading_folds_its_hub_and_ctrl_alt_n_goes_to_hub_n(qtbot, qloop, three_hubs):
     app, shared, killable, peers = three_hubs
     window = app.window
-    click_row(qtbot, window, shared.url, None)  # the heading: fold
+    click_row(app, None, shared.url)  # the heading: fold
     qtbot.waitUntil(lambda: (shared.url, "team", 0) not in rows(window), timeout=5000)
     assert (killable.url, "team", 0) in rows(window) and window.room_panel.model.heading_index(shared.url).data(roles.HUB_COLLAPSED)
     window.activateWindow()
@@ -166,7 +156,7 @@ def test_a_heading_folds_its_hub_and_ctrl_alt_n_goes_to_hub_n(qtbot, qloop, thre
 def test_added_and_removed_hubs_are_kept_in_the_settings(qtbot, qloop, three_hubs):
     app, shared, killable, _peers = three_hubs
     window = app.window
-    click_row(qtbot, window, killable.url, "team")
+    click_row(app, "team", killable.url)
     qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(killable.url), timeout=10_000)
     box = app.remove_hub()
     remove = next(button for button in box.buttons() if button.text() == "Remove")
@@ -220,26 +210,6 @@ def test_an_invite_link_for_a_hub_not_held_adds_it_and_the_first_hub_stays(qtbot
     run_coroutine(qtbot, qloop, peer.close())
 
 
-def context_menu(qtbot, app, hub: str, room: str | None) -> QMenu:
-    """Right-click the row (a heading when ``room`` is None), as a person does."""
-    panel = app.window.room_panel
-    index = next(
-        panel.proxy.index(row, 0) for row in range(panel.proxy.rowCount())
-        if panel.proxy.index(row, 0).data(roles.HUB_URL) == hub
-        and (None if panel.proxy.index(row, 0).data(roles.HUB_HEADER) else panel.proxy.index(row, 0).data(roles.ROOM_NAME)) == room
-    )
-    point = panel.view.visualRect(index).center()
-    QApplication.sendEvent(panel.view.viewport(), QContextMenuEvent(QContextMenuEvent.Reason.Mouse, point, panel.view.viewport().mapToGlobal(point)))
-    menu = app.attention.room_menu.menu
-    qtbot.waitUntil(menu.isVisible, timeout=2000)
-    return menu
-
-
-def choose(qtbot, menu: QMenu, text: str) -> None:
-    action = next(a for a in menu.actions() if a.text() == text)
-    QTest.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
-
-
 def test_a_rooms_menu_acts_on_its_own_hub_and_a_headings_menu_on_that_hub(qtbot, qloop, three_hubs):
     """Mark as read on "team" of a hub not shown moves that hub's cursor, not the same-named
     room's on the other hub; a heading's menu retries, folds and removes that hub."""
@@ -248,15 +218,15 @@ def test_a_rooms_menu_acts_on_its_own_hub_and_a_headings_menu_on_that_hub(qtbot,
     for hub in (shared, killable):
         run_coroutine(qtbot, qloop, say(peers[hub.url], "team", "unread"))
     qtbot.waitUntil(lambda: (shared.url, "team", 1) in rows(window) and (killable.url, "team", 1) in rows(window), timeout=10_000)
-    choose(qtbot, context_menu(qtbot, app, killable.url, "team"), "Mark as read")
+    click_action(qtbot, row_menu(qtbot, app, "team", killable.url), "Mark as read")
     qtbot.waitUntil(lambda: (killable.url, "team", 0) in rows(window), timeout=10_000)
     assert (shared.url, "team", 1) in rows(window)  # the same-named room on the other hub is still unread
 
-    menu = context_menu(qtbot, app, killable.url, None)
+    menu = row_menu(qtbot, app, None, killable.url)
     assert [a.text() for a in menu.actions() if a.text()] == ["Retry now", "Fold its rooms", "Remove this hub…"]
-    choose(qtbot, menu, "Fold its rooms")
+    click_action(qtbot, menu, "Fold its rooms")
     qtbot.waitUntil(lambda: (killable.url, "team", 0) not in rows(window), timeout=5000)
-    choose(qtbot, context_menu(qtbot, app, killable.url, None), "Remove this hub…")
+    click_action(qtbot, row_menu(qtbot, app, None, killable.url), "Remove this hub…")
     box = question(qtbot, window, "Remove this hub")
     assert f"Remove {app.hubs.entry(killable.url).label} from this window?" in box.text()
     QTest.mouseClick(next(b for b in box.buttons() if b.text() == "Remove"), Qt.MouseButton.LeftButton)
@@ -335,7 +305,7 @@ def test_a_damaged_cache_on_one_hub_shows_on_its_heading_and_the_others_stay_liv
         entry = app.hubs.entry(damaged_hub.url)
         assert "damaged" in heading_state(app.window, damaged_hub.url).heading
         qtbot.waitUntil(lambda: app.hubs.entry("").bridge.is_live and app.hubs.entry(shared.url).bridge.is_live, timeout=30_000)
-        choose(qtbot, context_menu(qtbot, app, damaged_hub.url, None), "Start with a fresh cache")
+        click_action(qtbot, row_menu(qtbot, app, None, damaged_hub.url), "Start with a fresh cache")
         qtbot.waitUntil(lambda: entry.bridge.is_live and (damaged_hub.url, "team", 1) in rows(app.window), timeout=30_000)
         assert entry.damaged_store is None and app.hubs.entry(shared.url).bridge.is_live
         assert len(set_aside(home.store_path(damaged_hub.url, agent_id))) == 1  # kept, not deleted

@@ -7,15 +7,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QContextMenuEvent, QGuiApplication
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMenu, QSystemTrayIcon, QWidget
-from support.desktop_fixtures import join_room, post_as, unread
+from PySide6.QtWidgets import QSystemTrayIcon, QWidget
+from support.desktop_fixtures import click_action, join_room, post_as, row_menu, unread
 from support.private_bus import bus_address, needs_dbus, server, settled, watching  # noqa: F401 - fixtures
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
-from parler_desktop.app import roles
 from parler_desktop.hub.config import HubLimits
 from parler_desktop.app.attention.attention_settings import Level, load_attention
 from parler_desktop.ui.attention.close_to_tray import HINT
@@ -38,28 +37,6 @@ def with_tray(monkeypatch):
     return balloons
 
 
-def click_action(qtbot, menu: QMenu, text: str) -> None:
-    """Click the menu item labelled ``text`` (the menu is shown first if it is not open)."""
-    if not menu.isVisible():
-        menu.popup(QPoint(10, 10))
-        qtbot.waitUntil(menu.isVisible, timeout=2000)
-    action = next(a for a in menu.actions() if a.text() == text)
-    QTest.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
-
-
-def room_menu(qtbot, desktop, room: str) -> QMenu:
-    panel = desktop.window.room_panel
-    row = next(r for r in range(panel.proxy.rowCount()) if panel.proxy.index(r, 0).data(roles.ROOM_NAME) == room)
-    point = panel.view.visualRect(panel.proxy.index(row, 0)).center()
-    QApplication.sendEvent(
-        panel.view.viewport(),
-        QContextMenuEvent(QContextMenuEvent.Reason.Mouse, point, panel.view.viewport().mapToGlobal(point)),
-    )
-    menu = desktop.attention.room_menu.menu
-    qtbot.waitUntil(lambda: menu.isVisible(), timeout=2000)
-    return menu
-
-
 def mention(qtbot, qloop, peer, room: str, text: str) -> dict:
     return post_as(qtbot, qloop, peer, room, f"@boss {text}", mentions=["boss"])
 
@@ -67,7 +44,7 @@ def mention(qtbot, qloop, peer, room: str, text: str) -> dict:
 def test_muting_a_room_from_its_menu_silences_it_and_mark_read_clears_it(qtbot, qloop, server, watching, peer):
     quiet = join_room(qtbot, qloop, watching, peer, "chatty")
     loud = join_room(qtbot, qloop, watching, peer, "important")
-    menu = room_menu(qtbot, watching, quiet)
+    menu = row_menu(qtbot, watching, quiet)
     notify = next(a for a in menu.actions() if a.text() == "Notify me about").menu()
     click_action(qtbot, menu, "Notify me about")
     qtbot.waitUntil(notify.isVisible, timeout=2000)
@@ -82,9 +59,9 @@ def test_muting_a_room_from_its_menu_silences_it_and_mark_read_clears_it(qtbot, 
         lambda: load_attention(home.config_dir / "attention.json").settings.level(quiet) is Level.NONE, timeout=5000
     )
     assert unread(watching, quiet) == 1
-    click_action(qtbot, room_menu(qtbot, watching, quiet), "Mark as read")
+    click_action(qtbot, row_menu(qtbot, watching, quiet), "Mark as read")
     qtbot.waitUntil(lambda: unread(watching, quiet) == 0, timeout=5000)
-    click_action(qtbot, room_menu(qtbot, watching, quiet), "Copy room name")
+    click_action(qtbot, row_menu(qtbot, watching, quiet), "Copy room name")
     assert QGuiApplication.clipboard().text() == quiet
 
 

@@ -36,17 +36,24 @@ def agent_room(qtbot, qloop, desktop, agent, room: str) -> str:
     return room
 
 
+def refbot_in_open_room(qtbot, qloop, desktop, ref_agent, hub) -> tuple:
+    """(agent, room): a reference agent "refbot" made room "team", the window redeemed its code
+    and shows it, in front (what arrives there is read)."""
+    agent = ref_agent(cli_url(hub.url), name="refbot")
+    team = agent_room(qtbot, qloop, desktop, agent, "team")
+    activate(qtbot, desktop)
+    click_room(qtbot, desktop, team)
+    return agent, team
+
+
 def recv_lines(qtbot, qloop, agent, room: str) -> list[str]:
     out = run_coroutine(qtbot, qloop, agent.ok("recv", "--room", room, "--all"))
     return [line for line in out.splitlines() if line.startswith("[")]
 
 
 def test_the_reference_agent_and_the_window_talk_both_ways_signed(qtbot, qloop, desktop, ref_agent, hub):
-    agent = ref_agent(cli_url(hub.url), name="refbot")
-    team = agent_room(qtbot, qloop, desktop, agent, "team")
+    agent, team = refbot_in_open_room(qtbot, qloop, desktop, ref_agent, hub)
     window = desktop.window
-    activate(qtbot, desktop)
-    click_room(qtbot, desktop, team)
     model = window.timeline_model
 
     out = run_coroutine(qtbot, qloop, agent.ok("send", "--room", team, "hello from the reference agent"))

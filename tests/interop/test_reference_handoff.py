@@ -11,11 +11,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QPushButton
-from support.desktop_fixtures import activate, click_room
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
-from test_reference_agent import agent_room, cli_url, recv_lines
+from test_reference_agent import recv_lines, refbot_in_open_room
 from test_ui_request_actions import card_buttons, click_button
 
 pytestmark = pytest.mark.timeout(90)
@@ -42,11 +41,8 @@ def recv_after(qtbot, qloop, agent, room: str, count: int) -> list[str]:
 
 
 def test_a_reference_agents_handoffs_are_cards_the_human_answers_done_or_hands_back(qtbot, qloop, desktop, ref_agent, hub):
-    agent = ref_agent(cli_url(hub.url), name="refbot")
-    team = agent_room(qtbot, qloop, desktop, agent, "team")
+    agent, team = refbot_in_open_room(qtbot, qloop, desktop, ref_agent, hub)
     window = desktop.window
-    activate(qtbot, desktop)
-    click_room(qtbot, desktop, team)
     first = shown_live(qtbot, desktop, run_coroutine(qtbot, qloop, agent.ok(
         "handoff", "--room", team, "--next", "approve the schema patch", "--summary", "built it", "--for", "boss",
     )))
@@ -76,11 +72,8 @@ def test_a_reference_agents_handoffs_are_cards_the_human_answers_done_or_hands_b
 
 
 def test_a_reference_agent_awaiting_input_gets_the_humans_reply(qtbot, qloop, desktop, ref_agent, hub):
-    agent = ref_agent(cli_url(hub.url), name="refbot")
-    team = agent_room(qtbot, qloop, desktop, agent, "team")
+    agent, team = refbot_in_open_room(qtbot, qloop, desktop, ref_agent, hub)
     window = desktop.window
-    activate(qtbot, desktop)
-    click_room(qtbot, desktop, team)
     row = shown_live(qtbot, desktop, run_coroutine(qtbot, qloop, agent.ok(
         "task", "awaiting", "--room", team, "--task", "deploy-42", "--note", "which region?",
     )))
@@ -96,11 +89,8 @@ def test_a_reference_agent_awaiting_input_gets_the_humans_reply(qtbot, qloop, de
 
 
 def test_a_handoff_made_in_the_window_reaches_the_reference_agent(qtbot, qloop, desktop, ref_agent, hub):
-    agent = ref_agent(cli_url(hub.url), name="refbot")
-    team = agent_room(qtbot, qloop, desktop, agent, "team")
+    agent, team = refbot_in_open_room(qtbot, qloop, desktop, ref_agent, hub)
     window = desktop.window
-    activate(qtbot, desktop)
-    click_room(qtbot, desktop, team)
     qtbot.waitUntil(lambda: window.roster.rowCount() == 2, timeout=10_000)  # refbot is offered as addressee
     qtbot.mouseClick(window.findChild(QPushButton, "handoffButton"), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: any(isinstance(w, HandoffDialog) and w.isVisible() for w in QApplication.topLevelWidgets()))

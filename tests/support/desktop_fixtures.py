@@ -4,7 +4,8 @@
 - ``desktop`` → a ``DesktopApp`` connected to ``hub`` and live, shut down at teardown.
 - ``peer`` → a subscribed raw agent "alice" (a planner) on ``hub``.
 - ``join_room``, ``open_room``, ``post_as``: what a test does with them; ``click_room`` and
-  ``activate`` do it as a person does (a click on the row, the window focused); ``unread``;
+  ``activate`` do it as a person does (a click on the row, the window focused); ``room_row``,
+  ``click_row``, ``row_menu`` and ``click_action`` for any row (of a hub, a heading) and its menu; ``unread``;
   ``hub_cursor`` (the window's cursor as the hub has it, asked on a second line);
   ``start_desktop`` / ``stop_desktop`` for a test that restarts the app on one home.
 """
@@ -98,18 +99,58 @@ def unread(desktop: Any, room: str) -> int:
     return summary.unread if summary is not None else -1
 
 
-def click_room(qtbot, desktop: Any, room: str) -> None:
-    """Click the room's row in the room list, as a person does, and wait until it is on screen."""
+def room_row(desktop: Any, room: str | None, hub: str | None = None) -> Any:
+    """The room list's row (a proxy index) of ``room`` of ``hub`` (None: on any hub); with
+    ``room`` None, ``hub``'s heading."""
+    from parler_desktop.app import roles
+
+    proxy = desktop.window.room_panel.proxy
+    for row in range(proxy.rowCount()):
+        index = proxy.index(row, 0)
+        shown = None if index.data(roles.HUB_HEADER) else index.data(roles.ROOM_NAME)
+        if shown == room and hub in (None, index.data(roles.HUB_URL)):
+            return index
+    raise AssertionError(f"the room list shows no row for {room!r} of {hub!r}")
+
+
+def click_row(desktop: Any, room: str | None, hub: str | None = None) -> None:
+    """Click the row of ``room`` (of ``hub``; a heading with ``room`` None), as a person does."""
     from PySide6.QtCore import Qt
     from PySide6.QtTest import QTest
 
-    from parler_desktop.app import roles
+    view = desktop.window.room_panel.view
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.visualRect(room_row(desktop, room, hub)).center())
 
+
+def row_menu(qtbot, desktop: Any, room: str | None, hub: str | None = None) -> Any:
+    """Right-click the row (as ``room_row`` finds it) and return its context menu, shown."""
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QApplication
+
+    view = desktop.window.room_panel.view
+    point = view.visualRect(room_row(desktop, room, hub)).center()
+    QApplication.sendEvent(view.viewport(), QContextMenuEvent(QContextMenuEvent.Reason.Mouse, point, view.viewport().mapToGlobal(point)))
+    menu = desktop.attention.room_menu.menu
+    qtbot.waitUntil(menu.isVisible, timeout=2000)
+    return menu
+
+
+def click_action(qtbot, menu: Any, text: str) -> None:
+    """Click the menu item labelled ``text`` (the menu is shown first if it is not open)."""
+    from PySide6.QtCore import QPoint, Qt
+    from PySide6.QtTest import QTest
+
+    if not menu.isVisible():
+        menu.popup(QPoint(10, 10))
+        qtbot.waitUntil(menu.isVisible, timeout=2000)
+    action = next(a for a in menu.actions() if a.text() == text)
+    QTest.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
+
+
+def click_room(qtbot, desktop: Any, room: str) -> None:
+    """Click the room's row in the room list, as a person does, and wait until it is on screen."""
     window = desktop.window
-    panel = window.room_panel
-    row = next(r for r in range(panel.proxy.rowCount()) if panel.proxy.index(r, 0).data(roles.ROOM_NAME) == room)
-    rect = panel.view.visualRect(panel.proxy.index(row, 0))
-    QTest.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    click_row(desktop, room)
     model = window.timeline_model
     qtbot.waitUntil(lambda: model.room == room and not model.loading, timeout=5000)
     qtbot.waitUntil(lambda: model.rowCount() == 0 or window.timeline.seen_seq > 0, timeout=5000)
