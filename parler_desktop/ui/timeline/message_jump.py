@@ -6,12 +6,17 @@ room where it would have been.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMainWindow
 
 from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.ui.room_list.room_list_view import RoomListPanel
+
+if TYPE_CHECKING:  # for the type only: the window is built from modules beside this one
+    from parler_desktop.ui.main_window import MainWindow
 
 
 def bring_forward(window: QMainWindow) -> None:
@@ -25,7 +30,7 @@ def bring_forward(window: QMainWindow) -> None:
 
 
 class MessageJump(QObject):
-    def __init__(self, window: QMainWindow, rooms: RoomListPanel, model: TimelineModel) -> None:
+    def __init__(self, window: MainWindow, rooms: RoomListPanel, model: TimelineModel) -> None:
         super().__init__(window)
         self._window = window
         self._rooms = rooms
