@@ -18,6 +18,8 @@ from parler_desktop.store import LocalStore, RoomSummary, StoreError, StoreProbl
 from parler_desktop.store import database
 from parler_desktop.store.schema import SCHEMA_VERSION
 
+from support.store_versions import store_before_kept_counts
+
 ALICE = EndpointRef(id="UALICE", name="alice", role="planner")
 
 
@@ -214,15 +216,16 @@ def test_message_reads_use_the_indexes_never_a_full_scan(store: LocalStore):
     store.max_seq("team")
     store.message_by_id("team", "msg-3")
     store.room_summaries()
+    store.set_cursor("team", 30)
     store._db.set_trace_callback(None)
     plans = {
         sql: " / ".join(row[3] for row in store._db.execute("EXPLAIN QUERY PLAN " + sql))
         for sql in statements
         if "FROM messages" in sql
     }
-    assert len(plans) >= 8
+    assert len(plans) >= 9
     for sql, plan in plans.items():
-        assert plan.startswith("SEARCH messages USING") and "INDEX" in plan, (sql, plan)
+        assert "SEARCH messages USING" in plan and "SCAN messages" not in plan, (sql, plan)
 
 
 # ---- unread, mentions, summaries --------------------------------------------------------------------
@@ -248,6 +251,101 @@ def test_unread_is_stored_messages_above_the_cursor_and_counts_mentions(store: L
     (summary,) = store.room_summaries()
     assert (summary.unread, summary.mentions_unread, summary.cursor) == (2, 1, 3)
     assert summary.unread == store.count_after("team", store.cursor("team"))
+
+
+def test_summaries_read_kept_counts_without_counting_messages(store: LocalStore):
+    """After the first call (which counts once for the identity asked about), reading every room's
+    badges is one query that counts no message rows: what makes a wake over 500 rooms cheap."""
+    store.insert_messages([make_message(seq, room=f"r{seq % 7}") for seq in range(1, 200)])
+    store.room_summaries("UME")
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+    store.insert_messages([make_message(seq, room=f"r{seq % 7}") for seq in range(200, 300)])
+    summaries = store.room_summaries("UME")
+    store._db.set_trace_callback(None)
+    assert not [sql for sql in statements if "count(*)" in sql]
+    assert sum(s.unread for s in summaries) == 299
+
+
+def test_own_messages_are_never_unread_and_another_identity_is_recounted(store: LocalStore):
+    me = EndpointRef(id="UME", name="boss", role="human")
+    store.insert_messages([make_message(1), make_message(2, sender=me), make_message(3)])
+    assert [(s.unread, s.max_seq) for s in store.room_summaries("UME")] == [(2, 3)]
+    store.insert_messages([make_message(4, sender=me)])
+    assert store.room_summaries("UME")[0].unread == 2
+    assert store.room_summaries("UALICE")[0].unread == 2  # alice's own are not hers to read
+    assert store.room_summaries()[0].unread == 4
+
+
+def test_a_store_of_the_version_before_kept_counts_counts_once_on_upgrade(tmp_path: Path):
+    me = EndpointRef(id="UME", name="boss", role="human")
+    messages = [make_message(seq, room="ab"[seq % 2], mentions=("bob",) if seq % 3 == 0 else ()) for seq in range(1, 21)]
+    messages.append(make_message(21, room="b", sender=me))
+    store_before_kept_counts(tmp_path / "store.sqlite3", messages, {"a": 6, "b": 0})
+    store = LocalStore(tmp_path / "store.sqlite3")
+    try:
+        assert store.schema_version == SCHEMA_VERSION
+        counts = {s.name: (s.unread, s.mentions_unread) for s in store.room_summaries("UME")}
+        assert counts == {"a": (7, 0), "b": (10, 0)}  # mentions were not flagged (no predicate)
+    finally:
+        store.close()
+
+
+def test_a_read_only_store_counts_for_another_identity_in_the_query(tmp_path: Path):
+    me = EndpointRef(id="UME", name="boss", role="human")
+    with_counts = LocalStore(tmp_path / "store.sqlite3")
+    with_counts.insert_messages([make_message(1), make_message(2, sender=me)])
+    assert with_counts.room_summaries("UALICE")[0].unread == 1
+    with_counts.close()
+    read_only = LocalStore(tmp_path / "store.sqlite3", read_only=True)
+    try:
+        assert read_only.room_summaries("UME")[0].unread == 1
+        assert read_only.room_summaries("UALICE")[0].unread == 1
+    finally:
+        read_only.close()
+
+
+_COUNT_SENDERS = st.sampled_from([ALICE, EndpointRef(id="UME", name="boss", role="human")])
+_COUNT_STEPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("store"), st.lists(st.tuples(st.integers(1, 60), _COUNT_SENDERS, st.booleans()), max_size=8)),
+        st.tuples(st.just("cursor"), st.sampled_from("abc"), st.integers(0, 70)),
+        st.tuples(st.just("forget"), st.sampled_from("ab")),
+        st.tuples(st.just("summaries"), st.sampled_from(["UME", "UALICE"])),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_COUNT_STEPS)
+def test_kept_counts_always_equal_a_recount(steps):
+    """Whatever order messages, cursors, forgotten rooms and summaries for either identity come
+    in, the kept unread and mention counts are what counting the stored rows gives."""
+    with tempfile.TemporaryDirectory() as directory:
+        store = LocalStore(Path(directory) / "store.sqlite3")
+        try:
+            for step in steps:
+                if step[0] == "store":
+                    batch = [  # (a seq belongs to one room, as on a hub)
+                        make_message(seq, room="ab"[seq % 2], sender=sender, mentions=("bob",) if mention else ())
+                        for seq, sender, mention in step[1]
+                    ]
+                    store.insert_messages(batch, mentions_me=mentions_bob)
+                elif step[0] == "cursor":
+                    store.set_cursor(step[1], step[2])
+                elif step[0] == "forget":
+                    store.forget_room(step[1])
+                else:
+                    store.room_summaries(step[1])
+            for me in (store._counted_for() or "UME", "UME", "UALICE"):  # the kept counts, then recounts
+                for summary in store.room_summaries(me):
+                    above = store.messages_after(summary.name, summary.cursor, 999)
+                    expected_unread = sum(m.sender.id != me for m in above)
+                    expected_mentions = sum(mentions_bob(m) for m in above)
+                    assert (summary.unread, summary.mentions_unread) == (expected_unread, expected_mentions), summary
+        finally:
+            store.close()
 
 
 def test_mentions_are_flagged_only_when_a_predicate_is_given(store: LocalStore):

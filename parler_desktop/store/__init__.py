@@ -6,7 +6,8 @@ thread for asyncio code: ``await worker.call(LocalStore.max_seq, "team")``.
 """
 
 from parler_desktop.store.errors import StoreError, StoreProblem
-from parler_desktop.store.local_store import FreshStart, LocalStore, RoomSummary
+from parler_desktop.store.local_store import FreshStart, LocalStore
+from parler_desktop.store.room_counts import RoomSummary
 from parler_desktop.store.outbox_file import OutboxRecovery, outbox_path
 from parler_desktop.store.worker import StoreWorker, open_for_session
 

@@ -60,6 +60,7 @@ class StoreDatabase:
         """``read_only``: open an existing store as files nobody changes meanwhile (no WAL index
         to create, so it opens on a full disk); every write then fails."""
         self.path = Path(path)
+        self.read_only = read_only
         with ExitStack() as opened:
             if read_only:
                 self._open_read_only()

@@ -25,28 +25,12 @@ from parler_desktop.store.drafts import DraftTables
 from parler_desktop.store.outbox import OutboxTables
 from parler_desktop.store.outbox_file import OutboxRecovery
 from parler_desktop.store.outbox_item import OutboxStatus
+from parler_desktop.store.room_counts import RoomCounts, RoomSummary
 from parler_desktop.store.salvage import salvage_written
 from parler_desktop.store.search import SearchTables
 from parler_desktop.store.signatures import MESSAGE_COLUMNS, SignatureChecks
 
 _MESSAGE_WIRE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE room = ?"
-
-
-@dataclass(frozen=True)
-class RoomSummary:
-    """One room for the room list: the hub's view plus what the local store derives."""
-
-    name: str
-    kind: str
-    members: int
-    hub_unread: int  # the hub's count at the last ``rooms`` refresh
-    cursor: int  # the hub cursor as last learned
-    max_seq: int  # highest stored seq (0 when none)
-    last_ts: int  # hub time of the newest stored message (0 when none)
-    unread: int  # stored messages from others with seq > cursor
-    mentions_unread: int  # of those, the ones that mention the user
-    last_preview: str  # one line of plain text of the newest stored message
-    last_sender: str  # display name of its sender
 
 
 @dataclass(frozen=True)
@@ -59,7 +43,7 @@ class FreshStart:
     outbox_recovery: OutboxRecovery | None = None
 
 
-class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables):
+class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables, RoomCounts):
     """The store of one (hub, identity); see the module docstring."""
 
     @classmethod
@@ -122,37 +106,6 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables):
         rows = self._db.execute("SELECT name, coalesce(sync_mark, 0), message_count FROM rooms ORDER BY name")
         return {name: (mark, count) for name, mark, count in rows}
 
-    @guarded("reading the room list")
-    def room_summaries(self, me: str = "") -> list[RoomSummary]:
-        """Every known room by name, with local unread/mention counts and the newest message.
-
-        ``me`` (the identity's agent id) is never unread: the human's own posts are not counted,
-        though the hub counts them until the cursor passes them."""
-        rooms = self._db.execute(
-            "SELECT name, kind, members, hub_unread, cursor FROM rooms ORDER BY name"
-        ).fetchall()
-        return [self._summary(me, *room) for room in rooms]
-
-    def _summary(self, me: str, name: str, kind: str, members: int, hub_unread: int, cursor: int) -> RoomSummary:
-        unread = self._count(
-            "SELECT count(*) FROM messages WHERE room = ? AND seq > ? AND json_extract(wire, '$.from.id') IS NOT ?",
-            name, cursor, me,
-        )
-        mentions = self._count(
-            "SELECT count(*) FROM messages WHERE room = ? AND seq > ? AND mentions_me = 1", name, cursor
-        )
-        newest = self._db.execute(
-            "SELECT seq, ts, sender_name, wire FROM messages WHERE room = ? ORDER BY seq DESC LIMIT 1",
-            (name,),
-        ).fetchone()
-        max_seq, last_ts, last_sender, preview = 0, 0, "", ""
-        if newest is not None:
-            max_seq, last_ts, last_sender, wire = newest
-            preview = codec.preview_of_wire_text(wire)
-        return RoomSummary(
-            name, kind, members, hub_unread, cursor, max_seq, last_ts, unread, mentions, preview, last_sender
-        )
-
     # ---- messages ----------------------------------------------------------------------
 
     @guarded("saving messages")
@@ -177,34 +130,26 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables):
         wait for ``index_pending`` to be searchable (pushes: store/search.py).
         """
         unique = sorted({m.seq: m for m in reversed(messages)}.values(), key=lambda m: m.seq)
-        stored = self._stored_seqs([m.seq for m in unique])
-        checked = {m.seq: m for m in self.verdicts(m for m in unique if m.seq not in stored)}
+        known = self._stored_seqs([m.seq for m in unique])
+        checked = {m.seq: m for m in self.verdicts(m for m in unique if m.seq not in known)}
         unique = [checked.get(m.seq, m) for m in unique]
-        rows = [codec.message_row(m, bool(mentions_me and mentions_me(m))) for m in unique]
-        inserted: list[StoredMessage] = []
-        added: dict[str, int] = {}
         with self._write():
-            for message, row in zip(unique, rows):
-                cursor = self._db.execute(
-                    "INSERT OR IGNORE INTO messages (seq, room, id, sender_name, ts, mentions_me, wire, signature) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    row,
-                )
-                if cursor.rowcount == 1:
-                    inserted.append(message)
-                    added[message.room] = added.get(message.room, 0) + 1
-                else:
+            known = self._stored_seqs([m.seq for m in unique])  # again: another process may have stored some
+            for message in unique:
+                if message.seq in known:
                     self._check_same_message(message)
+            inserted = [m for m in unique if m.seq not in known]
+            flags = [bool(mentions_me and mentions_me(m)) for m in inserted]
+            self._db.executemany(
+                "INSERT INTO messages (seq, room, id, sender_name, ts, mentions_me, wire, signature) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [codec.message_row(m, flag) for m, flag in zip(inserted, flags)],
+            )
             if index_now:
                 self._index((m.seq, m.parts) for m in inserted)
             else:
                 self._index_later(m.seq for m in inserted)
-            for room, count in added.items():
-                self._db.execute(
-                    "INSERT INTO rooms (name, message_count) VALUES (?, ?) ON CONFLICT (name) "
-                    "DO UPDATE SET message_count = message_count + excluded.message_count, settled_unread = NULL",
-                    (room, count),
-                )
+            self._count_stored(list(zip(inserted, flags)))
             if room_mark is not None:
                 self._set_sync_mark(*room_mark)
         return inserted
@@ -295,20 +240,21 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables):
 
     @guarded("reading a cursor")
     def cursor(self, room: str) -> int:
-        row = self._db.execute("SELECT cursor FROM rooms WHERE name = ?", (room,)).fetchone()
-        return row[0] if row else 0
+        return self._cursor_of(room)
 
     @guarded("saving a cursor")
     def set_cursor(self, room: str, seq: int) -> int:
         """Record the hub cursor; it never moves back. Returns the cursor now stored."""
         with self._write():
+            old = self._cursor_of(room)
             self._db.execute(
                 "INSERT INTO rooms (name, cursor) VALUES (?, ?) ON CONFLICT (name) "
                 "DO UPDATE SET cursor = max(cursor, excluded.cursor), "
                 "settled_unread = CASE WHEN excluded.cursor <= cursor THEN settled_unread END",
                 (room, seq),
             )
-            return self._count("SELECT cursor FROM rooms WHERE name = ?", room)
+            self._uncount_read(room, old, seq)
+            return self._cursor_of(room)
 
     @guarded("reading the store's version")
     def data_version(self) -> tuple[int, int]:

@@ -9,6 +9,8 @@ Why the shape:
   rows that mention the user keeps the mention badge cheap.
 - ``rooms.message_count`` is kept exact by the store so a 100,000-message room counts in O(1)
   and slices near either end without long OFFSET scans.
+- ``rooms.unread`` / ``rooms.mentions_unread`` are kept exact the same way (``room_counts.py``),
+  so the room list reads every room's badges in one query.
 - ``messages.wire`` holds the message's wire JSON: the hub's copy is the truth, re-parsed on read.
 - The outbox and drafts tables of the early migrations moved to the outbox file
   (``outbox_file.py``), which no fresh cache touches; ``_outbox_moved_out`` drops them here once
@@ -131,11 +133,19 @@ def _outbox_moved_out(db: sqlite3.Connection) -> None:
     db.execute("DROP TABLE IF EXISTS drafts")
 
 
+def _room_unread_counts(db: sqlite3.Connection) -> None:
+    """Each room's unread and mention counts, kept as messages and cursors change
+    (``room_counts.py``); zero until the first ``room_summaries`` recounts them."""
+    db.execute("ALTER TABLE rooms ADD COLUMN unread INTEGER NOT NULL DEFAULT 0")
+    db.execute("ALTER TABLE rooms ADD COLUMN mentions_unread INTEGER NOT NULL DEFAULT 0")
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _initial_schema, _room_sync_marks, _room_settled_unread, _drafts, _message_signatures, _search_index,
-    _search_pending, _outbox_moved_out,
+    _search_pending, _outbox_moved_out, _room_unread_counts,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
 SEARCH_INDEX_VERSION = MIGRATIONS.index(_search_index) + 1  # the first version with the search index
 OUTBOX_MOVED_VERSION = MIGRATIONS.index(_outbox_moved_out) + 1  # the first without outbox and drafts
+KEPT_COUNTS_VERSION = MIGRATIONS.index(_room_unread_counts) + 1  # the first with kept unread counts
