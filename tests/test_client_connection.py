@@ -16,7 +16,7 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from parler_desktop.client import connection
 from parler_desktop.client.connection import DECODE_OFF_LOOP_CHARS, HubConnection, expect
-from parler_desktop.client.errors import BadReply, ConnectionLost
+from parler_desktop.client.errors import BadReply, ConnectionLost, HandshakeRefused
 from parler_desktop.client.events import ConnectionState, Notice
 from parler_desktop.identity import Identity, verify_signature
 from parler_desktop.protocol.frames import Ping, Pull, Pulled
@@ -100,6 +100,32 @@ async def test_the_hubs_last_words_say_why_it_hung_up():
         assert "at capacity" in conn.close_reason and "at_capacity" in conn.close_reason
         with pytest.raises(ConnectionLost):
             await conn.request(Ping(), timeout=5)
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+@pytest.mark.parametrize("hello_sent", [False, True], ids=["hung up before the hello", "hello crossed its last words"])
+async def test_a_hub_at_capacity_refuses_the_handshake_saying_why_whenever_it_hangs_up(hello_sent):
+    """The hub sends ``at_capacity`` right after the upgrade and closes (§7.12): whether that
+    lands before our hello leaves or as its answer, the handshake is refused with the hub's
+    reason (the window says "at capacity"), not a line lost for no reason."""
+
+    async def hub(ws: ServerConnection) -> None:
+        if hello_sent:
+            await ws.recv()
+        await ws.send(json.dumps({"type": "error", "message": "hub at capacity — try again shortly", "code": "at_capacity"}))
+        await ws.close(1013, "at capacity")
+
+    server, url = await scripted(hub)
+    try:
+        conn = await HubConnection.open(url, open_timeout=5, on_notice=lambda text: None)
+        if not hello_sent:
+            await asyncio.wait_for(conn.wait_closed(), 5)
+        with pytest.raises(HandshakeRefused) as refused:
+            await conn.handshake(Identity.generate(), "boss", None, None, timeout=5)
+        assert (refused.value.code, refused.value.message) == ("at_capacity", "hub at capacity — try again shortly")
+        assert refused.value.is_transient
     finally:
         server.close()
         await server.wait_closed()

@@ -60,6 +60,7 @@ Requester = Callable[[ClientFrame, ReplyKind], Awaitable[HubFrame]]
 
 MAX_MESSAGE_BYTES = None  # a pulled page or a blob may be tens of MiB (protocol.md §1.5)
 CLOSE_TIMEOUT_SECS = 2.0
+LAST_WORDS_SECS = 1.0  # a send the close broke waits this long for the frames read before it (the hub's reason)
 READ_SLICE_SECS = 0.004  # reading a backlog of frames yields to the loop (the window) this often
 READ_PAUSE_SECS = 0.001  # a frame that took this long to come was waited for: the loop had its turn
 DECODE_OFF_LOOP_CHARS = 32_768  # a text frame this long (a pulled page) is decoded on a worker thread
@@ -252,7 +253,25 @@ class HubConnection:
             self.abort(f"no reply within {timeout:g} s")
             raise ConnectionLost(f"the hub did not answer within {timeout:g} s") from None
         except ConnectionClosed as error:
-            raise ConnectionLost(f"connection lost ({error})") from error
+            reply = await self._reply_before_close()
+            if reply is None:
+                raise ConnectionLost(f"connection lost ({error})") from error
+            return reply
+
+    async def _reply_before_close(self) -> Reply | None:
+        """The hub's answer read before the close that failed our send: a hub at capacity says
+        so right after the upgrade and hangs up (§7.12), possibly before our first frame lands.
+        Read once the reader has routed every frame that came before the close."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.wait_closed(), LAST_WORDS_SECS)
+        try:
+            reply = self._replies.get_nowait()
+        except asyncio.QueueEmpty:
+            return None
+        if isinstance(reply, _Closed):
+            self._replies.put_nowait(reply)  # later readers must see it too
+            return None
+        return reply
 
     async def _next_reply(self) -> Reply:
         reply = await self._replies.get()
@@ -264,11 +283,17 @@ class HubConnection:
     async def handshake(
         self, identity: Identity, name: str, role: str | None, join_secret: str | None, *, timeout: float
     ) -> Welcome:
-        """Prove the identity (§3). Raises HandshakeRefused (e.g. a wrong join secret) or ConnectionLost."""
+        """Prove the identity (§3). Raises HandshakeRefused (e.g. a wrong join secret, or a hub at
+        capacity that said so before it hung up: §1.4, §7.12) or ConnectionLost."""
         try:
             return await self._prove(identity, name, role, join_secret, timeout)
         except HubRefused as error:
             raise HandshakeRefused(error.message, error.code, "hello") from error
+        except ConnectionLost:
+            last_words = self.final_error
+            if last_words is None:
+                raise
+            raise HandshakeRefused(last_words.message, last_words.code, "hello") from None
 
     async def _prove(
         self, identity: Identity, name: str, role: str | None, join_secret: str | None, timeout: float
