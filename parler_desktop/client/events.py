@@ -33,6 +33,7 @@ class Cause(enum.Enum):
     TLS = "tls"  # its certificate was not trusted (``detail`` says what to do)
     REFUSED = "refused"  # the hub said no (its message is in ``detail``)
     STORE = "store"  # the local cache could not be written
+    DISK_FULL = "disk_full"  # ... because the disk holding it is full (``detail`` names the file)
     INTERNAL = "internal"  # a bug of ours
 
 

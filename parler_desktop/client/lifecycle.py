@@ -199,7 +199,8 @@ class ConnectionLifecycle:
         full disk, until it has room again."""
         self._store_failure = None
         self._emit(StoreFailed(error))
-        self._set_state(ConnectionState.OFFLINE, detail=str(error), cause=Cause.STORE)
+        cause = Cause.DISK_FULL if error.problem is StoreProblem.DISK_FULL else Cause.STORE
+        self._set_state(ConnectionState.OFFLINE, detail=str(error), cause=cause)
         while not await wait_or_timeout(self._nudge, self._clock, DISK_ROOM_CHECK_SECS):
             if error.problem is StoreProblem.DISK_FULL and has_room_near(error.path):
                 return
@@ -208,7 +209,7 @@ class ConnectionLifecycle:
         """The store just kept a write (the human's post): if the session went offline on its
         refusal (a full disk, freed since), or is about to, that is the retry — connect now, not
         on "Retry now"."""
-        if self.state.cause is Cause.STORE or self._store_failure is not None:
+        if self.state.cause in (Cause.STORE, Cause.DISK_FULL) or self._store_failure is not None:
             self._nudge.set()
 
     async def _wait_for_new_credentials(self, error: HubRefused) -> None:

@@ -70,7 +70,7 @@ def why(event: StateChanged) -> str:
         return f"The hub at {place} refused: {sentence(event.detail)}"
     if event.cause is Cause.TLS:
         return f"Not connected to {place}: {sentence(event.detail)}"
-    if event.cause is Cause.STORE:
+    if event.cause in (Cause.STORE, Cause.DISK_FULL):
         return sentence(event.detail)  # the store's own sentence: which file, what to do
     if event.cause is Cause.INTERNAL:
         return "Something went wrong inside the app."
@@ -92,7 +92,12 @@ def describe(event: StateChanged, now: float, name: str) -> StatusView:
         wait = max(0, math.ceil((event.retry_at or now) - now))
         when = f"Trying again in {wait} s (attempt {event.attempt})." if event.retry_at is not None else ""
         lead = "Offline. " if state is ConnectionState.OFFLINE else ""
-        brief = f"{lead}Retrying in {wait} s — {why(event)}" if event.retry_at is not None else lead + why(event)
+        if event.cause is Cause.DISK_FULL:  # under a hub's heading: what to do, not the file's long path
+            brief = f"{lead}The disk is full: free some space."
+        elif event.retry_at is not None:
+            brief = f"{lead}Retrying in {wait} s — {why(event)}"
+        else:
+            brief = lead + why(event)
         return StatusView(Tone.WARN, " ".join(p for p in (lead + why(event), when) if p), can_retry=True, brief=brief)
     if state is ConnectionState.AUTH_FAILED:
         advice = sentence(event.detail) if event.detail else "Check the join secret."
