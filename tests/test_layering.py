@@ -49,7 +49,7 @@ QT = ("PySide6", "qasync")
 BELOW_THE_QT_SEAM = (
     "protocol", "hub", "client", "demo", "store", "identity.py", "paths.py", "file_lock.py", "instance_lock.py",
     "atomic_file.py", "disk_errors.py", "settings.py", "__init__.py", "__main__.py", "assets.py", "logs.py", "system_libs.py",
-    "autostart.py",
+    "autostart.py", "window_state.py",
 )
 # What each layer must not import from Qt; ui/ may import all of it, so it has no case here.
 QT_FORBIDDEN = {**{layer: QT for layer in BELOW_THE_QT_SEAM}, "app": ("PySide6.QtWidgets",)}
@@ -69,12 +69,16 @@ ALLOWED = {
     "disk_errors.py": set(),
     "instance_lock.py": {"paths", "file_lock"},
     "settings.py": {"paths", "atomic_file", "disk_errors", "protocol"},
+    "window_state.py": {"atomic_file"},
     "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file", "disk_errors"},
     "store": {"store", "protocol", "disk_errors", "file_lock"},
     "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors"},
     "demo": {"demo", "client", "protocol", "identity"},
     "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file", "disk_errors", "assets"},
-    "ui": {"ui", "app", "demo", "autostart", "client", "protocol", "identity", "store", "paths", "settings", "hub", "disk_errors"},
+    "ui": {
+        "ui", "app", "demo", "autostart", "client", "protocol", "identity", "store", "paths", "settings", "window_state", "hub",
+        "disk_errors",
+    },
     "__init__.py": set(),
     "__main__.py": {"cli"},
 }

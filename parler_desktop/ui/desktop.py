@@ -40,6 +40,8 @@ from parler_desktop.ui.hubs.invite_links import InviteLinks
 from parler_desktop.ui.timeline.link_opening import LinkOpening
 from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.search.search import Search
+from parler_desktop.ui.window_place import WindowPlace, window_state_path
+from parler_desktop.window_state import WindowState, load_window_state
 
 log = logging.getLogger(__name__)
 SHUTDOWN_SECS = 5.0  # closing the window ends the process within this, whatever is in flight
@@ -97,6 +99,7 @@ class DesktopApp:
         self.window.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
         self.errors = ErrorReport(self.window, self.home.log_dir)
         self.errors.install()
+        self.place = WindowPlace(window_state_path(self.home), self.window, self.bridge.tasks)
         self.links = InviteLinks(
             self.window, self.bridge, self.home, self._open_hub, lambda url: self._entry_for(url) is not None,
             self.window.room_actions.join,
@@ -161,12 +164,13 @@ class DesktopApp:
                 await asyncio.to_thread(save_settings, self.home.settings_file, settings)
             except OSError as error:  # e.g. a full disk: the window still starts, saying so
                 self._tell(f"Could not save the settings ({os_error_text(error)}); these hubs are used for this run only.")
-        shown = self.hub_override if self.hub_override is not None else settings.hub_url
-        others = [url for url in settings.hubs if url != shown]
-        first_ok = await self.connect(shown)
-        for url in others:
-            entry = self.hubs.add(url)
-            self.connectors[entry].tasks.spawn("connect", self.connectors[entry].connect())
+        place = await asyncio.to_thread(load_window_state, window_state_path(self.home))
+        shown = self._hold_hubs(settings, place)
+        self.place.restore(place)
+        first_ok = await self.shown.connect()
+        for entry in self.hubs.entries:
+            if entry is not shown:
+                self.connectors[entry].tasks.spawn("connect", self.connectors[entry].connect())
         if first_ok and self.demo is not None:
             self.start_demo(self.demo)
         if self.link is not None:
@@ -176,6 +180,20 @@ class DesktopApp:
             await asyncio.wait_for(self.shutdown(), SHUTDOWN_SECS)
         except TimeoutError:  # the process ends anyway: the embedded hub runs on a daemon thread
             log.warning("shutting down took longer than %s s; quitting anyway", SHUTDOWN_SECS)
+
+    def _hold_hubs(self, settings: Settings, place: WindowState) -> HubEntry:
+        """Hold the settings' hubs in their order and show the one chosen on the command line,
+        else the one shown when the window last closed, else the first."""
+        first = self.hubs.entries[0]  # (made before the settings were read)
+        if first.url != settings.hubs[0]:
+            first.url = settings.hubs[0]
+            first.changed.emit()
+        for url in settings.hubs[1:]:
+            self.hubs.add(url)
+        wanted = self.hub_override if self.hub_override is not None else place.hub
+        shown = self.hubs.entry(wanted) if wanted is not None else None
+        self.window.show_first(shown or first)
+        return shown or first
 
     async def connect(self, hub_url: str) -> bool:
         """Connect the shown hub to ``hub_url`` ("" = the embedded hub) (or show the hub that has
@@ -339,6 +357,7 @@ class DesktopApp:
 
     async def shutdown(self) -> None:
         self.collector.stop()
+        await self.place.save()
         await self.attention.stop()
         self.errors.uninstall()
         self.links.close()

@@ -96,6 +96,7 @@ class MainWindow(QMainWindow):
             view.installEventFilter(self.typing)
         self.panels.fit_screen()
         self._pending_room: tuple[str, str] | None = None  # (hub, room) to open once listed
+        self._reopening: tuple[str, str] | None = None  # (hub, room) open when the window last closed
         self._add_actions()
         self._wire()
         self._update_title(0)
@@ -189,8 +190,9 @@ class MainWindow(QMainWindow):
 
     def _hub_added(self, entry: HubEntry) -> None:
         rooms = entry.rooms
-        for changed in (self._select_first_room, self._update_placeholder, self._update_room_title, self._open_pending_room):
+        for changed in (self._update_placeholder, self._update_room_title, self._open_pending_room):
             rooms.reloaded.connect(changed)
+        rooms.reloaded.connect(lambda: self._hub_rooms_listed(entry))
         rooms.dataChanged.connect(self._update_room_title)  # e.g. a DM learns its member's name
         entry.bridge.sessionChanged.connect(lambda: self._follow(entry) if entry is self.shown_hub else None)
         self.remove_hub_action.setEnabled(len(self.hubs.entries) > 1)
@@ -203,6 +205,10 @@ class MainWindow(QMainWindow):
         if entry is not self.shown_hub:
             await self.drafts.flush()
             self._follow(entry)
+
+    def show_first(self, entry: HubEntry) -> None:
+        """Show ``entry`` as the window opens (nothing typed yet to save)."""
+        self._follow(entry)
 
     def _follow(self, entry: HubEntry) -> None:
         """Let the timeline, composer and members follow ``entry``'s session (or none)."""
@@ -284,9 +290,27 @@ class MainWindow(QMainWindow):
             self.room_title.setText(self.rooms.description(room, shown))  # the count the members panel shows
             self.room_title.setToolTip(room)
 
-    def _select_first_room(self) -> None:
-        first = self.room_panel.first_room()
-        if self.timeline_model.room is None and self._pending_room is None and first is not None:
+    def reopen(self, hub: str, room: str) -> None:
+        """Open ``room`` of ``hub`` (the shown hub) once its rooms are listed: where the human left
+        the window. A room the hub no longer lists once it is live gives way to its newest room."""
+        self._reopening = (hub, room)
+
+    def _hub_rooms_listed(self, entry: HubEntry) -> None:
+        if self._reopening is not None and self._reopening[0] == entry.url:
+            if self.timeline_model.room is None and self.room_panel.reveal_room(self._reopening[1], entry.url):
+                self._reopening = None
+            elif entry.bridge.is_live or self.timeline_model.room is not None:
+                self._reopening = None
+        if entry is self.shown_hub:
+            self._select_first_room(entry)
+
+    def _select_first_room(self, entry: HubEntry) -> None:
+        """With no room open, the shown hub's newest room opens (never another hub's: the human
+        who went to an empty hub stays on it)."""
+        if self.timeline_model.room is not None or self._pending_room is not None or self._reopening is not None:
+            return
+        first = self.room_panel.first_room(entry.url)
+        if first is not None:
             self.room_panel.view.setCurrentIndex(first)
 
     def _update_placeholder(self) -> None:

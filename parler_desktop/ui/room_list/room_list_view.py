@@ -115,6 +115,7 @@ class RoomListPanel(QWidget):
     """
 
     roomChosen = Signal(str, str)
+    foldsChanged = Signal()  # a hub's rooms were folded or unfolded
 
     def __init__(self, hubs: HubList, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -167,8 +168,10 @@ class RoomListPanel(QWidget):
         return False
 
     def set_collapsed(self, hub: str, collapsed: bool) -> None:
-        self.model.set_collapsed(hub, collapsed)
-        self.proxy.refilter()
+        if (hub in self.model.collapsed) != collapsed:
+            self.model.set_collapsed(hub, collapsed)
+            self.proxy.refilter()
+            self.foldsChanged.emit()
 
     def _fold_if_heading(self, index: QModelIndex) -> None:
         if index.isValid() and index.data(roles.HUB_HEADER):

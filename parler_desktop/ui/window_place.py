@@ -1,0 +1,70 @@
+"""Keeping where the human is in the window (``window_state.py``): the hub and room shown and the
+hubs folded, written a moment after they change (a burst of room switches is one write, off the
+UI thread) and once more as the app shuts down, so the next launch reopens there."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QTimer
+
+from parler_desktop.client.tasks import TaskSupervisor
+from parler_desktop.disk_errors import os_error_text
+from parler_desktop.paths import Home
+from parler_desktop.ui.main_window import MainWindow
+from parler_desktop.window_state import WindowState, save_window_state
+
+log = logging.getLogger(__name__)
+SAVE_DELAY_MS = 1000
+
+
+def window_state_path(home: Home) -> Path:
+    return home.config_dir / "window-state.json"
+
+
+class WindowPlace(QObject):
+    def __init__(self, path: Path, window: MainWindow, tasks: TaskSupervisor) -> None:
+        super().__init__(window)
+        self._path = path
+        self._window = window
+        self._tasks = tasks
+        self._saved: WindowState | None = None
+        self._timer = QTimer(self, singleShot=True, interval=SAVE_DELAY_MS)
+        self._timer.timeout.connect(lambda: self._tasks.spawn("save window state", self.save()))
+        window.room_panel.roomChosen.connect(self._timer.start)
+        window.room_panel.foldsChanged.connect(self._timer.start)
+
+    def restore(self, state: WindowState) -> None:
+        """Fold the hubs folded last time, and reopen the room left open if its hub is shown."""
+        self._saved = state
+        for url in state.folded:
+            if self._window.hubs.entry(url) is not None:
+                self._window.room_panel.set_collapsed(url, True)
+        shown = self._window.shown_hub
+        if shown is not None and state.room is not None and state.hub == shown.url:
+            self._window.reopen(shown.url, state.room)
+        self._timer.stop()  # (the folds just restored are no change to save)
+
+    def current(self) -> WindowState:
+        panel = self._window.room_panel
+        hub, room = panel.shown_room if panel.shown_room is not None else (None, None)
+        if hub is None and self._window.shown_hub is not None:
+            hub = self._window.shown_hub.url
+        held = [entry.url for entry in self._window.hubs.entries]
+        return WindowState(hub=hub, room=room, folded=tuple(url for url in held if url in panel.model.collapsed))
+
+    async def save(self) -> None:
+        """Write the place if it changed; a failure (a full disk) is logged: it costs only the
+        room the next launch opens."""
+        self._timer.stop()
+        state = self.current()
+        if state == self._saved:
+            return
+        try:
+            await asyncio.to_thread(save_window_state, self._path, state)
+        except OSError as error:
+            log.warning("could not save where the window was (%s)", os_error_text(error))
+            return
+        self._saved = state

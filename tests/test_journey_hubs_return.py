@@ -1,0 +1,123 @@
+"""Coming back to a window that holds several hubs: it reopens on the hub and room the human left
+open, with the hubs they folded still folded and the hubs in the settings' order; and a human who
+went to a hub with no rooms yet stays on it while the other hubs' rooms fill up."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from support.desktop_fixtures import click_row
+from support.peer_ops import say
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from test_journey_hubs import rows, three_hubs  # noqa: F401 - fixture
+
+from parler_desktop.app import roles
+from parler_desktop.ui.desktop import DesktopApp
+from parler_desktop.ui.dialogs.connect_dialog import ConnectDialog
+from parler_desktop.ui.window_place import window_state_path
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def quit_with_ctrl_q(qtbot, qloop, app: DesktopApp) -> None:
+    """Ctrl+Q, then wait until ``DesktopApp.run`` (the fixture's task) has shut everything down."""
+    running = next(task for task in asyncio.all_tasks(qloop) if task.get_coro().__qualname__ == "DesktopApp.run")
+    app.window.activateWindow()
+    QTest.keyClick(app.window.composer.edit, Qt.Key.Key_Q, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(running.done, timeout=20_000)
+
+
+def test_the_window_reopens_on_the_hub_and_room_left_open_with_folds_kept(qtbot, qloop, three_hubs):
+    app, shared, killable, peers = three_hubs
+    window = app.window
+    run_coroutine(qtbot, qloop, say(peers[killable.url], "team", "the last hub's news"))
+    click_row(app, "team", killable.url)  # the third hub's room, not the first hub's newest
+    qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(killable.url) and window.timeline_model.rowCount() == 1, timeout=10_000)
+    click_row(app, None, shared.url)  # fold the second hub
+    qtbot.waitUntil(lambda: (shared.url, "team", 0) not in rows(window), timeout=5000)
+    quit_with_ctrl_q(qtbot, qloop, app)
+    saved = json.loads(window_state_path(app.home).read_text(encoding="utf-8"))
+    assert saved == {"hub": killable.url, "room": "team", "folded": [shared.url]}
+
+    again = DesktopApp(app.home)
+    relaunched = qloop.create_task(again.run())
+    try:
+        qtbot.waitUntil(lambda: again.window.timeline_model.room == "team" and again.window.timeline_model.rowCount() == 1, timeout=30_000)
+        shown = again.window
+        assert shown.shown_hub is again.hubs.entry(killable.url)
+        assert shown.timeline_model.entry(0).text == "the last hub's news"
+        assert shown.room_panel.model.heading_index(shared.url).data(roles.HUB_COLLAPSED)
+        qtbot.waitUntil(lambda: ("", "notes") in [(hub, room) for hub, room, _n in rows(shown)], timeout=20_000)
+        assert [(hub, room) for hub, room, _n in rows(shown)] == [("", None), ("", "notes"), (shared.url, None), (killable.url, None), (killable.url, "team")]
+        # the sidebar's order is the settings', not the shown hub's first; the folded hub hides "team"
+        current = shown.room_panel.view.currentIndex()
+        assert (current.data(roles.HUB_URL), current.data(roles.ROOM_NAME)) == (killable.url, "team")
+    finally:
+        again.quit()
+        qtbot.waitUntil(relaunched.done, timeout=20_000)
+
+
+def test_a_room_gone_from_its_hub_gives_way_to_that_hubs_newest_room(qtbot, qloop, three_hubs):
+    """The room left open is no longer on the hub (its cache and the hub both lack it): the
+    window opens the same hub's newest room, not another hub's."""
+    app, shared, _killable, peers = three_hubs
+    click_row(app, "team", shared.url)
+    qtbot.waitUntil(lambda: app.window.shown_hub is app.hubs.entry(shared.url), timeout=10_000)
+    quit_with_ctrl_q(qtbot, qloop, app)
+    state = window_state_path(app.home)
+    state.write_text(json.dumps({"hub": shared.url, "room": "left-long-ago", "folded": []}), encoding="utf-8")
+    run_coroutine(qtbot, qloop, say(peers[shared.url], "team", "still here"))
+
+    again = DesktopApp(app.home)
+    relaunched = qloop.create_task(again.run())
+    try:
+        model = again.window.timeline_model
+        qtbot.waitUntil(lambda: model.room == "team" and model.rowCount() > 0, timeout=30_000)
+        assert again.window.shown_hub is again.hubs.entry(shared.url)
+        qtbot.waitUntil(lambda: model.entry(model.rowCount() - 1).text == "still here", timeout=10_000)
+    finally:
+        again.quit()
+        qtbot.waitUntil(relaunched.done, timeout=20_000)
+
+
+def test_a_damaged_window_state_file_opens_the_first_hub_as_a_first_launch_does(qtbot, qloop, three_hubs):
+    app, _shared, _killable, _peers = three_hubs
+    quit_with_ctrl_q(qtbot, qloop, app)
+    window_state_path(app.home).write_bytes(b"\x00{not json")
+    again = DesktopApp(app.home)
+    relaunched = qloop.create_task(again.run())
+    try:
+        qtbot.waitUntil(lambda: again.window.timeline_model.room == "notes", timeout=30_000)
+        assert again.window.shown_hub is again.hubs.entry("")
+    finally:
+        again.quit()
+        qtbot.waitUntil(relaunched.done, timeout=20_000)
+
+
+def test_a_human_who_goes_to_an_empty_hub_stays_there_while_other_hubs_fill(qtbot, qloop, three_hubs, hub_factory):
+    """Hub → Add a hub… for a hub with no rooms of the human's yet, then messages on the other
+    hubs: the window stays on the new, empty hub (its heading, no room open) until the human
+    moves; its first room, once joined, opens there."""
+    app, shared, killable, peers = three_hubs
+    window = app.window
+    empty = hub_factory()
+    hub_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Hub")
+    next(a for a in hub_menu.actions() if a.text() == "Add a hub…").trigger()
+    dialog = next(d for d in window.findChildren(ConnectDialog) if d.isVisible())
+    dialog.url.clear()
+    qtbot.keyClicks(dialog.url, empty.url)
+    QTest.keyClick(dialog.url, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: app.hubs.entry(empty.url) is not None and app.hubs.entry(empty.url).bridge.is_live, timeout=20_000)
+    added = app.hubs.entry(empty.url)
+    qtbot.waitUntil(lambda: window.shown_hub is added, timeout=10_000)
+    for text in ("one", "two"):
+        run_coroutine(qtbot, qloop, say(peers[shared.url], "team", text))
+        run_coroutine(qtbot, qloop, say(peers[killable.url], "team", text))
+    qtbot.waitUntil(lambda: (shared.url, "team", 2) in rows(window) and (killable.url, "team", 2) in rows(window), timeout=10_000)
+    assert window.shown_hub is added and window.timeline_model.room is None
+    run_coroutine(qtbot, qloop, added.bridge.invite("channel", "fresh"))
+    qtbot.waitUntil(lambda: window.shown_hub is added and window.timeline_model.room == "fresh", timeout=10_000)
