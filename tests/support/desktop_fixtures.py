@@ -1,7 +1,8 @@
 """The whole window against a real hub (a plugin listed in tests/conftest.py).
 
 - ``desktop_home`` → the folder the window's home lives in (override it, e.g. on a small disk).
-- ``desktop`` → a ``DesktopApp`` connected to ``hub`` and live, shut down at teardown.
+- ``desktop`` → a ``DesktopApp`` connected to ``hub`` and live, shut down at teardown; in the
+  journeys (test_journey_*.py) once alone and once as the second of two hubs (``hub_layout``).
 - ``peer`` → a subscribed raw agent "alice" (a planner) on ``hub``.
 - ``join_room``, ``open_room``, ``post_as``: what a test does with them; ``click_room`` and
   ``activate`` do it as a person does (a click on the row, the window focused); ``room_row``,
@@ -26,19 +27,33 @@ def desktop_home(tmp_path: Path) -> Path:
     return tmp_path / "home"
 
 
-def start_desktop(qtbot, qloop, home_dir: Path, hub_url: str, name: str = "boss") -> Any:
-    """A DesktopApp for a fresh (or existing) home, its window shown, connected and live."""
+def start_desktop(qtbot, qloop, home_dir: Path, hub_url: str, name: str = "boss", beside: str | None = None) -> Any:
+    """A DesktopApp for a fresh (or existing) home, its window shown, connected and live.
+
+    ``beside``: the window holds that hub first, with a room "elsewhere" in it, and ``hub_url``
+    second; the human goes to the second with Ctrl+Alt+2, so the test runs on a hub that is not
+    the first, with both headings in the sidebar."""
+    from PySide6.QtCore import Qt
+
     from parler_desktop.paths import Home
     from parler_desktop.settings import Settings, save_settings
     from parler_desktop.ui.desktop import DesktopApp
 
     home = Home.resolve(home_dir)
     home.ensure()
-    save_settings(home.settings_file, Settings(display_name=name))
-    app = DesktopApp(home, hub_url)
+    save_settings(home.settings_file, Settings(display_name=name, hubs=(hub_url,) if beside is None else (beside, hub_url)))
+    app = DesktopApp(home, hub_url if beside is None else beside)
     app.window.show()
-    assert run_coroutine(qtbot, qloop, app.connect(hub_url))
+    assert run_coroutine(qtbot, qloop, app.connect(hub_url if beside is None else beside))
     qtbot.waitUntil(lambda: app.bridge.is_live, timeout=15_000)
+    if beside is not None:
+        run_coroutine(qtbot, qloop, app.bridge.invite("channel", "elsewhere"))
+        qtbot.waitUntil(lambda: app.window.timeline_model.room == "elsewhere", timeout=10_000)
+        entry = app.hubs.add(hub_url)
+        assert run_coroutine(qtbot, qloop, app.connectors[entry].connect())
+        qtbot.waitUntil(lambda: entry.bridge.is_live, timeout=15_000)
+        qtbot.keyClick(app.window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)
+        qtbot.waitUntil(lambda: app.window.shown_hub is entry and app.bridge.is_live, timeout=10_000)
     return app
 
 
@@ -48,9 +63,26 @@ def stop_desktop(qtbot, qloop, app: Any) -> None:
     app.window.deleteLater()
 
 
+HUB_LAYOUTS = ("one hub", "second of two hubs")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The journeys (tests/test_journey_*.py) run in a window holding only their hub, and again
+    with their hub second, below another hub's heading and room (issue 34: every journey on
+    each hub)."""
+    if "desktop" in metafunc.fixturenames and metafunc.module.__name__.startswith("test_journey_"):
+        metafunc.parametrize("hub_layout", HUB_LAYOUTS, indirect=True)
+
+
 @pytest.fixture
-def desktop(qtbot, qloop, desktop_home: Path, hub) -> Any:
-    app = start_desktop(qtbot, qloop, desktop_home, hub.url)
+def hub_layout(request: pytest.FixtureRequest) -> str:
+    return getattr(request, "param", HUB_LAYOUTS[0])
+
+
+@pytest.fixture
+def desktop(qtbot, qloop, desktop_home: Path, hub, hub_layout: str, hub_factory) -> Any:
+    beside = hub_factory().url if hub_layout == "second of two hubs" else None
+    app = start_desktop(qtbot, qloop, desktop_home, hub.url, beside=beside)
     yield app
     stop_desktop(qtbot, qloop, app)
 
@@ -92,6 +124,15 @@ def hub_cursor(qtbot, qloop, desktop: Any, hub_url: str, room: str) -> int:
             await line.close()
 
     return run_coroutine(qtbot, qloop, ask())
+
+
+def listed_rooms(desktop: Any) -> list[str]:
+    """The rooms the sidebar lists now (the filter applied) of the hub shown, top to bottom."""
+    from parler_desktop.app import roles
+
+    proxy, hub = desktop.window.room_panel.proxy, desktop.window.shown_hub.url
+    rows = (proxy.index(row, 0) for row in range(proxy.rowCount()))
+    return [i.data(roles.ROOM_NAME) for i in rows if not i.data(roles.HUB_HEADER) and i.data(roles.HUB_URL) == hub]
 
 
 def unread(desktop: Any, room: str) -> int:
