@@ -11,11 +11,14 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from support.desktop_fixtures import click_row
-from support.peer_ops import say
+from support.peer_ops import invite_code, say
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
-from test_journey_hubs import rows, three_hubs  # noqa: F401 - fixture
+from support.raw_agent import RawAgent
+from test_journey_hubs import quit_app, rows, run_app, three_hubs  # noqa: F401 - fixture
 
 from parler_desktop.app import roles
+from parler_desktop.paths import Home
+from parler_desktop.settings import Settings, save_settings
 from parler_desktop.ui.desktop import DesktopApp
 from parler_desktop.ui.dialogs.connect_dialog import ConnectDialog
 from parler_desktop.ui.window_place import window_state_path
@@ -121,3 +124,23 @@ def test_a_human_who_goes_to_an_empty_hub_stays_there_while_other_hubs_fill(qtbo
     assert window.shown_hub is added and window.timeline_model.room is None
     run_coroutine(qtbot, qloop, added.bridge.invite("channel", "fresh"))
     qtbot.waitUntil(lambda: window.shown_hub is added and window.timeline_model.room == "fresh", timeout=10_000)
+
+
+def test_a_window_opening_on_a_hub_with_no_rooms_opens_the_room_another_hub_lists(qtbot, qloop, tmp_path, hub_factory):
+    """A first launch on the embedded hub, which has no rooms, beside a hub that has one: the
+    window opens that room rather than "No rooms yet" (nobody chose the empty hub)."""
+    other = hub_factory()
+    peer = run_coroutine(qtbot, qloop, RawAgent.connect(other.url, name="alice"))
+    home = Home.resolve(tmp_path / "home").ensure()
+    save_settings(home.settings_file, Settings(display_name="boss", hubs=("", other.url)))
+    app, running = run_app(qtbot, qloop, home)
+    try:
+        window = app.window
+        qtbot.waitUntil(lambda: len(app.hubs.entries) == 2 and all(e.bridge.is_live for e in app.hubs.entries), timeout=30_000)
+        assert window.shown_hub is app.hubs.entry("") and "No rooms on This computer yet." in window.timeline.placeholder
+        code = run_coroutine(qtbot, qloop, invite_code(peer, "team"))
+        run_coroutine(qtbot, qloop, app.hubs.entry(other.url).bridge.session.redeem(code))
+        qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(other.url) and window.timeline_model.room == "team", timeout=10_000)
+    finally:
+        quit_app(qtbot, app, running)
+        run_coroutine(qtbot, qloop, peer.close())

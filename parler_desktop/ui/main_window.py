@@ -97,6 +97,7 @@ class MainWindow(QMainWindow):
         self.panels.fit_screen()
         self._pending_room: tuple[str, str] | None = None  # (hub, room) to open once listed
         self._reopening: tuple[str, str] | None = None  # (hub, room) open when the window last closed
+        self._hub_chosen = False  # the human (or a link) chose the hub shown, rather than the launch
         self._add_actions()
         self._wire()
         self._update_title(0)
@@ -202,6 +203,7 @@ class MainWindow(QMainWindow):
     async def show_hub(self, entry: HubEntry) -> None:
         """Show ``entry``'s rooms' timeline from now on (the drafts typed so far are saved in the
         store of the hub they belong to first)."""
+        self._hub_chosen = True
         if entry is not self.shown_hub:
             await self.drafts.flush()
             self._follow(entry)
@@ -301,15 +303,17 @@ class MainWindow(QMainWindow):
                 self._reopening = None
             elif entry.bridge.is_live or self.timeline_model.room is not None:
                 self._reopening = None
-        if entry is self.shown_hub:
-            self._select_first_room(entry)
+        self._select_first_room()
 
-    def _select_first_room(self, entry: HubEntry) -> None:
-        """With no room open, the shown hub's newest room opens (never another hub's: the human
-        who went to an empty hub stays on it)."""
-        if self.timeline_model.room is not None or self._pending_room is not None or self._reopening is not None:
+    def _select_first_room(self) -> None:
+        """With no room open, the shown hub's newest room opens; when the window opened on a hub
+        that turns out to have none, the first room listed on any hub. Never another hub's once
+        the human chose a hub: who went to an empty hub stays on it."""
+        shown = self.shown_hub
+        if shown is None or self.timeline_model.room is not None or self._pending_room is not None or self._reopening is not None:
             return
-        first = self.room_panel.first_room(entry.url)
+        shown_is_empty = shown.bridge.is_live and shown.rooms.rowCount() == 0
+        first = self.room_panel.first_room(None if shown_is_empty and not self._hub_chosen else shown.url)
         if first is not None:
             self.room_panel.view.setCurrentIndex(first)
 
@@ -318,8 +322,9 @@ class MainWindow(QMainWindow):
         if self.timeline_model.room is not None:
             text = "No messages here yet."
         elif no_rooms:
+            where = f" on {self.shown_hub.label}" if self.shown_hub is not None and len(self.hubs.entries) > 1 else ""
             text = (
-                "No rooms yet.\n\nHub → New room… creates one and gives you a code your agents join with;\n"
+                f"No rooms{where} yet.\n\nHub → New room… creates one and gives you a code your agents join with;\n"
                 "Hub → Join with a code… takes you into a room an agent invited you to.\n\n"
                 "Or first watch scripted agents at work in three rooms:"
             )
