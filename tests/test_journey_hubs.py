@@ -123,6 +123,7 @@ def test_three_hubs_count_apart_survive_a_killed_hub_and_post_where_the_human_cl
     click_row(app, "team", killable.url)  # the killed-and-back hub's "team", not the other's
     qtbot.waitUntil(lambda: window.shown_hub is killed and window.timeline_model.rowCount() == 3, timeout=10_000)
     assert [window.timeline_model.entry(row).text for row in range(3)] == ["b1", "b2", "b3"]
+    assert window.room_title.text().startswith("team  ·  channel") and window.room_title.text().endswith(f"  ·  {killed.label}")  # which "team"
     qtbot.keyClicks(window.composer.edit, "to the restarted hub")
     QTest.keyClick(window.composer.edit, Qt.Key.Key_Return)
     qtbot.waitUntil(

@@ -289,7 +289,8 @@ class MainWindow(QMainWindow):
         room = self.timeline_model.room
         if room is not None:
             shown = self.roster.rowCount() if self.roster.room == room and self.roster.rowCount() else None
-            self.room_title.setText(self.rooms.description(room, shown))  # the count the members panel shows
+            where = f"  ·  {self.shown_hub.label}" if self.shown_hub is not None and len(self.hubs.entries) > 1 else ""
+            self.room_title.setText(self.rooms.description(room, shown) + where)  # the count the members panel shows
             self.room_title.setToolTip(room)
 
     def reopen(self, hub: str, room: str) -> None:
