@@ -108,7 +108,7 @@ class ConnectDialog(QDialog):
 
     async def _accept_key_file(self, path: Path) -> None:
         problem = await IdentityPicker.check(path)
-        if not shiboken6.isValid(self):
+        if not shiboken6.isValid(self) or not self.isVisible():  # closed meanwhile: not taken
             return
         self._ok.setEnabled(True)
         if problem is not None:
