@@ -199,6 +199,15 @@ def load_or_create_identity(path: os.PathLike[str] | str) -> Identity:
     return identity
 
 
+def load_identity(path: os.PathLike[str] | str) -> Identity:
+    """The identity kept in ``path``, which must exist: a key file chosen for a hub is never
+    made again in its place (a new key would post there as somebody else)."""
+    try:
+        return _read_key_file(Path(path))
+    except FileNotFoundError:
+        raise KeyFileError(path, "does not exist", "restore it from a backup, or choose another identity") from None
+
+
 def save_identity(path: os.PathLike[str] | str, identity: Identity) -> None:
     """Write ``identity`` to a new key file; an existing file is never replaced."""
     path = Path(path)

@@ -60,13 +60,23 @@ class Home:
     def embedded_hub_dir(self) -> Path:
         return self.data_dir / "embedded-hub"
 
+    def hub_key_file(self, hub_url: str) -> Path:
+        """Where the identity made for one hub is kept (when the human gives it one of its own):
+        beside the home's key file, so removing the hub and adding it again finds it."""
+        return self.config_dir / "identities" / f"{_file_stem(hub_url, hub_url)}.json"
+
     def store_path(self, hub_url: str, agent_id: str) -> Path:
         """One local database per (hub, identity)."""
-        slug = re.sub(r"[^A-Za-z0-9]+", "-", hub_url).strip("-")[:48]
-        digest = hashlib.sha256(f"{hub_url}\n{agent_id}".encode()).hexdigest()[:12]
-        return self.data_dir / "stores" / f"{slug}-{digest}.sqlite3"
+        stem = _file_stem(hub_url, f"{hub_url}\n{agent_id}")
+        return self.data_dir / "stores" / f"{stem}.sqlite3"
 
     def ensure(self) -> "Home":
         for directory in (self.config_dir, self.data_dir):
             directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         return self
+
+
+def _file_stem(hub_url: str, unique: str) -> str:
+    """A file name a person can place (the hub's address) that stays one per ``unique``."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", hub_url).strip("-")[:48]
+    return f"{slug}-{hashlib.sha256(unique.encode()).hexdigest()[:12]}"

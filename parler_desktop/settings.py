@@ -1,8 +1,9 @@
 """User settings shared by the window and the command line: one small JSON file per home.
 
 Holds who the human appears as (display name, role), which hubs the window holds (``""`` = the
-embedded hub; the first is the one commands use by default), where each hub's join secret lives
-and which CA file to trust for a ``wss://`` hub. A file from before the list (one ``hub_url``)
+embedded hub; the first is the one commands use by default), where each hub's join secret lives,
+which CA file to trust for a ``wss://`` hub and which key file is the human's identity on a hub
+that does not use the home's. A file from before the list (one ``hub_url``)
 reads as a list of that one hub; saving writes ``hub_url`` too, so an older version still finds
 its hub. A corrupt or
 unreadable file never stops the app: loading reports the problem as a message and falls back to
@@ -51,6 +52,8 @@ class Settings:
     hubs: tuple[str, ...] = ("",)  # the window's hubs in the sidebar's order; "" = run and use the embedded hub
     join_secret_file: str = ""  # the first hub's join-secret file; "" = the home's default one
     hub_ca_files: dict[str, str] = dataclasses.field(default_factory=dict)  # wss:// hub URL -> its CA file
+    # hub URL -> the key file of the identity used there (absent: the home's; NO_KEY_FILE: none usable)
+    hub_key_files: dict[str, str] = dataclasses.field(default_factory=dict)
     start_at_login: bool = False  # XDG autostart entry (Linux), kept in step by autostart.py
 
     @property
@@ -64,8 +67,14 @@ class Settings:
             return dataclasses.replace(self, hubs=(url, *(hub for hub in self.hubs if hub != url)))
         return self if url in self.hubs else dataclasses.replace(self, hubs=(*self.hubs, url))
 
+    def with_key_file(self, url: str, path: str | None) -> Settings:
+        """These settings using the key file ``path`` on ``url`` (None: the home's identity)."""
+        files = {hub: chosen for hub, chosen in self.hub_key_files.items() if hub != url}
+        return dataclasses.replace(self, hub_key_files=files if path is None else {**files, url: path})
+
     def without_hub(self, url: str) -> Settings:
-        """These settings without ``url`` (and its CA file); the last hub is never removed."""
+        """These settings without ``url`` (and its CA file); the last hub is never removed. Its
+        key file stays chosen: adding it again, or a command given its address, uses it."""
         rest = tuple(hub for hub in self.hubs if hub != url)
         if not rest:
             return self
@@ -77,6 +86,18 @@ class Settings:
 class LoadedSettings:
     settings: Settings
     problem: str | None = None  # a sentence for the user when the file could not be used as is
+
+
+NO_KEY_FILE = ""  # a hub's key file entry that names no file: the hub waits for the human's choice
+
+
+def _read_key_files(value: object, hubs: tuple[str, ...]) -> tuple[dict[str, str], bool]:
+    """The hub -> key file map, and whether some of it was no file name. Such an entry becomes
+    ``NO_KEY_FILE`` (a map that is no map, one for every hub with an address): that hub is not
+    connected until the human chooses its identity again, never as the home's identity instead."""
+    if isinstance(value, dict):
+        return {hub: path if isinstance(path, str) else NO_KEY_FILE for hub, path in value.items()}, not _strings_only(value)
+    return {hub: NO_KEY_FILE for hub in hubs if hub}, True
 
 
 _FIELD_TYPES = {
@@ -125,13 +146,15 @@ def load_settings(path: Path) -> LoadedSettings:
     legacy_hub = values.pop("hub_url", "")
     listed = values.pop("hubs", None)
     hubs = tuple(dict.fromkeys(listed)) if listed else (legacy_hub,)  # order kept, each once
-    settings = Settings(hubs=hubs, **values)  # type: ignore[arg-type]
+    key_files, bad_key_files = _read_key_files(data.get("hub_key_files", {}), hubs)
+    settings = Settings(hubs=hubs, hub_key_files=key_files, **values)  # type: ignore[arg-type]
     if not settings.display_name.strip():
         settings = dataclasses.replace(settings, display_name=default_display_name())
-    if bad:
-        return LoadedSettings(
-            settings, f"Settings file {path}: ignored invalid value(s) for {', '.join(bad)}; using defaults for them."
-        )
+    problems = [f"ignored invalid value(s) for {', '.join(bad)}; using defaults for them."] if bad else []
+    if bad_key_files:
+        problems.append("hub_key_files names no usable key file for some hubs; they wait until you choose their identity again (Hub → Connect…).")
+    if problems:
+        return LoadedSettings(settings, f"Settings file {path}: {' '.join(problems)}")
     return LoadedSettings(settings)
 
 

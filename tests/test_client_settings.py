@@ -10,6 +10,8 @@ import pytest
 from parler_desktop.paths import Home
 from parler_desktop.settings import (
     JOIN_SECRET_ENV,
+    NO_KEY_FILE,
+    LoadedSettings,
     Settings,
     default_display_name,
     join_secret_path,
@@ -112,3 +114,28 @@ def test_each_hub_has_its_own_join_secret(tmp_path, monkeypatch):
     shared.parent.mkdir()
     shared.write_text("shared-secret\n", encoding="utf-8")
     assert read_join_secret(home, settings, "wss://shared/ws") == "shared-secret"
+
+
+def test_a_file_without_key_files_uses_the_home_s_identity_on_every_hub_and_a_removed_hub_keeps_its_own(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"hubs": ["", "ws://a:1/ws"], "display_name": "boss"}))
+    loaded = load_settings(path)
+    assert loaded.problem is None and loaded.settings.hub_key_files == {}
+    chosen = loaded.settings.with_hub("ws://b:2/ws").with_key_file("ws://b:2/ws", "/keys/b.json")
+    save_settings(path, chosen.without_hub("ws://b:2/ws"))
+    again = load_settings(path).settings
+    assert again.hubs == ("", "ws://a:1/ws") and again.hub_key_files == {"ws://b:2/ws": "/keys/b.json"}
+    assert again.with_key_file("ws://b:2/ws", None).hub_key_files == {}
+
+
+@pytest.mark.parametrize("key_files", [{"ws://a:1/ws": 42}, ["/keys/a.json"], "/keys/a.json"])
+def test_key_files_that_name_no_file_leave_their_hubs_waiting_for_a_choice_not_on_the_home_s_identity(tmp_path, key_files):
+    """An entry that is no file name (or a map that is no map: it may have named any hub) stays an
+    entry naming none, saved as such, so the hub is never connected as the home's identity."""
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"hubs": ["", "ws://a:1/ws"], "hub_key_files": key_files}))
+    loaded = load_settings(path)
+    assert loaded.settings.hub_key_files == {"ws://a:1/ws": NO_KEY_FILE}
+    assert "hub_key_files names no usable key file" in loaded.problem and "Hub → Connect…" in loaded.problem
+    save_settings(path, loaded.settings)  # the file is kept aside once, and the entry stays
+    assert load_settings(path) == LoadedSettings(loaded.settings)

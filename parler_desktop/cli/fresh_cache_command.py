@@ -12,8 +12,10 @@ import argparse
 
 from parler_desktop.client.address import normalize_hub_url
 from parler_desktop.client.headless import EXIT_FAILED, EXIT_OK, EXIT_USAGE, choose_hub_url, report
-from parler_desktop.identity import KeyFileError, load_or_create_identity
+from parler_desktop.client.hub_identity import hub_key_file
+from parler_desktop.identity import KeyFileError, load_identity
 from parler_desktop.paths import Home
+from parler_desktop.settings import load_settings
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.cli.help_text import description
 
@@ -33,17 +35,17 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         report(COMMAND, str(error))
         return EXIT_USAGE
-    if not home.key_file.exists():
-        report(COMMAND, f"no identity in this home ({home.key_file}), so no cache to set aside")
-        return EXIT_FAILED
     try:
-        identity = load_or_create_identity(home.key_file)
-        path = home.store_path(hub_url, identity.agent_id)
+        key_file = hub_key_file(home, load_settings(home.settings_file).settings, hub_url)
+        if not key_file.exists():
+            report(COMMAND, f"no identity in this home for {hub_url} ({key_file}), so no cache to set aside")
+            return EXIT_FAILED
+        path = home.store_path(hub_url, load_identity(key_file).agent_id)
         if not path.exists():
             report(COMMAND, f"no cache for {hub_url} in this home ({path})")
             return EXIT_FAILED
         fresh = LocalStore.start_fresh(path)
-    except (KeyFileError, StoreError) as error:
+    except (KeyFileError, StoreError, ValueError) as error:
         report(COMMAND, str(error))
         return EXIT_FAILED
     if fresh.outbox_recovery is not None:

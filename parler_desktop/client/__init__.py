@@ -5,7 +5,8 @@ operations; it reports everything as the events of ``events.py``. Its parts, one
 
 - lifecycle.py — the connection state machine: dial, handshake, serve, back off, AUTH_FAILED,
   wake probes; hands the live connection (paced requests) to the session's operations
-- address.py — hub addresses and invite links as typed (protocol.md §1.1)
+- address.py — hub addresses and invite links as typed (protocol.md §1.1); hub_identity.py —
+  which key file is the human's identity on a hub (the home's, or one chosen for that hub)
 - connection.py — one WebSocket: handshake, one request in flight, push inbox, heartbeat
 - tls.py — whom a ``wss://`` hub is trusted through (the system's CAs, or the hub's CA file) and
   what a certificate failure tells the person

@@ -22,6 +22,7 @@ from parler_desktop.client.clock import Clock, SystemClock
 from parler_desktop.client.commit import Committer
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, StateChanged, StoreFailed
+from parler_desktop.client.hub_identity import load_hub_identity
 from parler_desktop.client.lifecycle import ConnectionLifecycle
 from parler_desktop.client.outbox import FINISHED_ITEM_KEEP_SECS, Outbox, build_item
 from parler_desktop.client.pacing import RequestPacer
@@ -30,7 +31,7 @@ from parler_desktop.client.other_posts import OtherPosts
 from parler_desktop.client.roster import RosterWatcher
 from parler_desktop.client.sync import RoomSync
 from parler_desktop.client.tuning import SessionTuning
-from parler_desktop.identity import Identity, load_or_create_identity, verify_signature
+from parler_desktop.identity import Identity, verify_signature
 from parler_desktop.paths import Home
 from parler_desktop.protocol.frames import (
     DirectoryList,
@@ -115,19 +116,20 @@ class HubSession:
 
     @classmethod
     async def open(cls, home: Home, hub_url: str, *, store_on_loop: bool = False, **kwargs: Any) -> "HubSession":
-        """A session for the identity, settings and store of ``home``; the session owns the store.
+        """A session for ``home``'s identity on the hub (or the key file its settings chose for
+        that hub), its settings and store; the session owns the store.
 
         ``name``, ``role``, ``join_secret`` and ``ca_file`` default to the home's settings. A
         command without a window runs the store on its loop (``store_on_loop``, see
         ``store/worker.py``). Raises ``KeyFileError``, ``StoreError``, ``OSError`` (join secret
-        file) or ``ValueError`` (address).
+        file) or ``ValueError`` (address, or no usable key file chosen for the hub).
         """
         home.ensure()
-        identity = await asyncio.to_thread(load_or_create_identity, home.key_file)
         loaded = load_settings(home.settings_file)
+        url = normalize_hub_url(hub_url)
+        identity = await asyncio.to_thread(load_hub_identity, home, loaded.settings, url)
         kwargs.setdefault("name", loaded.settings.display_name)
         kwargs.setdefault("role", loaded.settings.role)
-        url = normalize_hub_url(hub_url)
         if "join_secret" not in kwargs:
             first = normalize_hub_url(loaded.settings.hub_url) if loaded.settings.hub_url else None
             kwargs["join_secret"] = read_join_secret(home, loaded.settings, None if url == first else url)

@@ -28,11 +28,13 @@ from parler_desktop.client.address import normalize_hub_url
 from parler_desktop.demo.plan import DEMO_FAILURES, DemoPlan
 from parler_desktop.disk_errors import os_error_text
 from parler_desktop.hub import EmbeddedHub
+from parler_desktop.identity import KeyFileError, load_or_create_identity
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, join_secret_path, load_settings, read_join_secret, save_settings
 from parler_desktop.ui.attention.attention import Attention
 from parler_desktop.ui.dialogs.connect_agents_dialog import ConnectAgentsDialog
 from parler_desktop.ui.dialogs.connect_dialog import ConnectChoice, ConnectDialog
+from parler_desktop.ui.dialogs.identity_picker import HubIdentity
 from parler_desktop.ui.error_report import ErrorReport, open_folder
 from parler_desktop.ui.hubs.hub_connector import HubConnector
 from parler_desktop.ui.idle_collector import IdleCollector
@@ -256,7 +258,10 @@ class DesktopApp:
 
     def _hub_dialog(self, url: str, chosen: Callable[[Settings, ConnectChoice], Coroutine[Any, Any, None]]) -> ConnectDialog:
         settings = load_settings(self.home.settings_file).settings
-        dialog = ConnectDialog(url, settings.display_name, self.window, ca_file=settings.hub_ca_files.get(url, ""))
+        dialog = ConnectDialog(
+            url, settings.display_name, self.window, ca_file=settings.hub_ca_files.get(url, ""), home=self.home,
+            tasks=self.bridge.tasks, key_file=settings.hub_key_files.get(url),
+        )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.accepted.connect(lambda: self.bridge.tasks.spawn("connect", chosen(settings, dialog.choice())))
         dialog.open()
@@ -337,19 +342,28 @@ class DesktopApp:
             await self.window.show_hub(held)
 
     async def _save_choice(self, settings: Settings, choice: ConnectChoice) -> bool:
-        """Save ``settings`` with the choice's name, CA file and join secret (that hub's own)."""
+        """Save ``settings`` with the choice's name, CA file, join secret (that hub's own) and
+        identity (a hub's own is made now, 0600 from its first byte, or found where it was)."""
         ca_files = {url: path for url, path in settings.hub_ca_files.items() if url != choice.hub_url}
         if choice.ca_file:
             ca_files[choice.hub_url] = choice.ca_file
         chosen = dataclasses.replace(settings, display_name=choice.display_name, hub_ca_files=ca_files)
+        key_file = choice.key_file_for(self.home)
+        if choice.identity is not None:
+            chosen = chosen.with_key_file(choice.hub_url, None if key_file is None else str(key_file))
 
         def save() -> None:
+            if choice.identity is HubIdentity.OWN:
+                load_or_create_identity(key_file)
             if choice.join_secret is not None:
                 save_join_secret(self.home, choice.join_secret, join_secret_path(self.home, chosen, choice.hub_url))
             save_settings(self.home.settings_file, chosen)
 
         try:
             await asyncio.to_thread(save)
+        except KeyFileError as error:
+            self._tell(str(error))
+            return False
         except OSError as error:
             self._tell(f"Could not save the settings: {os_error_text(error)}")
             return False

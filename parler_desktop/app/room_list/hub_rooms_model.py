@@ -70,8 +70,9 @@ class HubRoomsModel(QAbstractListModel):
             return entry.rooms.index(room_row).data(role)
         if role == Qt.ItemDataRole.DisplayRole:
             return entry.label
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return entry.url or "the hub this app runs on this computer"
+        if role == Qt.ItemDataRole.ToolTipRole:  # where the hub is, and who the human is there
+            where, agent_id = entry.url or "the hub this app runs on this computer", entry.bridge.agent_id
+            return f"{where}\nYour agent id here: {agent_id[:8]}…" if agent_id else where
         if role == roles.ROOM_UNREAD:
             return entry.rooms.total_unread
         if role == roles.ROOM_MENTIONS:  # (a mention is unread too: it changes with the total)
