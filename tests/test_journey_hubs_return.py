@@ -144,3 +144,21 @@ def test_a_window_opening_on_a_hub_with_no_rooms_opens_the_room_another_hub_list
     finally:
         quit_app(qtbot, app, running)
         run_coroutine(qtbot, qloop, peer.close())
+
+
+def test_the_switcher_finds_rooms_on_every_hub_under_their_headings_folded_or_not(qtbot, qloop, three_hubs):
+    """Ctrl+K, "team": each hub holding a "team" is named by its heading above it (the one
+    folded too), a hub without one shows no heading; Enter opens the first and unfolds its hub."""
+    app, shared, killable, _peers = three_hubs
+    window = app.window
+    click_row(app, None, shared.url)  # fold the second hub
+    qtbot.waitUntil(lambda: (shared.url, "team", 0) not in rows(window), timeout=5000)
+    window.activateWindow()
+    QTest.keyClick(window.timeline, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(window.room_panel.filter, "team")
+    assert [(hub, room) for hub, room, _n in rows(window)] == [(shared.url, None), (shared.url, "team"), (killable.url, None), (killable.url, "team")]
+    QTest.keyClick(window.room_panel.filter, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(shared.url) and window.timeline_model.room == "team", timeout=10_000)
+    assert window.room_panel.filter.text() == "" and (shared.url, "team") in [(hub, room) for hub, room, _n in rows(window)]
+    current = window.room_panel.view.currentIndex()
+    assert (current.data(roles.HUB_URL), current.data(roles.ROOM_NAME)) == (shared.url, "team")

@@ -51,6 +51,14 @@ class HubRoomsModel(QAbstractListModel):
         entry = self._hubs.entry(url)
         return self.index(self._offset(entry)) if entry is not None else QModelIndex()
 
+    def room_indexes(self, url: str) -> list[QModelIndex]:
+        """The rows of the hub ``url``'s rooms (below its heading)."""
+        entry = self._hubs.entry(url)
+        if entry is None:
+            return []
+        heading = self._offset(entry)
+        return [self.index(heading + 1 + row) for row in range(entry.rooms.rowCount())]
+
     # -- Qt model ---------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else sum(1 + entry.rooms.rowCount() for entry in self._hubs.entries)

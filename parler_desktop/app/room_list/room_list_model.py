@@ -221,7 +221,8 @@ class RoomSortFilterProxy(QSortFilterProxyModel):
     """Rooms grouped by hub in the sidebar's order, each hub's heading first (shown only while
     there are several hubs); within a hub most recent activity first (then by label). The
     filter box matches what a row shows (a DM's member name, a service's name) and the hub's
-    room name; a collapsed hub shows its heading only."""
+    room name, in every hub (folded or not), each hub's heading above the rooms found on it and
+    no heading without any; without a filter, a collapsed hub shows its heading only."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -247,15 +248,20 @@ class RoomSortFilterProxy(QSortFilterProxyModel):
             self.invalidateRowsFilter()
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
-        index = self.sourceModel().index(source_row, 0, source_parent)
-        if index.data(roles.HUB_HEADER):
-            return self.show_headings
-        heading = self.sourceModel().heading_index(index.data(roles.HUB_URL)) if self.show_headings else None
-        if heading is not None and heading.data(roles.HUB_COLLAPSED):
-            return False
+        model = self.sourceModel()
+        index = model.index(source_row, 0, source_parent)
+        filtering = bool(self.filterRegularExpression().pattern())
+        if index.data(roles.HUB_HEADER):  # while filtering, a heading names the hub of the rooms found under it
+            if not self.show_headings:
+                return False
+            return not filtering or any(self._matches(room) for room in model.room_indexes(index.data(roles.HUB_URL)))
+        if filtering:  # a switcher finds every room, folded away or not
+            return self._matches(index)
+        heading = model.heading_index(index.data(roles.HUB_URL)) if self.show_headings else None
+        return heading is None or not heading.data(roles.HUB_COLLAPSED)
+
+    def _matches(self, index: Index) -> bool:
         pattern = self.filterRegularExpression()
-        if not pattern.pattern():
-            return True
         return any(pattern.match(str(index.data(role) or "")).hasMatch() for role in (Qt.ItemDataRole.DisplayRole, roles.ROOM_NAME))
 
     def lessThan(self, left: Index, right: Index) -> bool:

@@ -221,7 +221,9 @@ class RoomListPanel(QWidget):
         if first is not None:
             self.view.setCurrentIndex(first)  # may already be current: choose it explicitly
             self._choose(first)
+            hub, room = first.data(roles.HUB_URL), first.data(roles.ROOM_NAME)
             self.filter.clear()
+            self.reveal_room(room, hub)  # a room found in a folded hub: its hub unfolds to show it
             self.view.setFocus()
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
