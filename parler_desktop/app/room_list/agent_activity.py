@@ -68,6 +68,7 @@ class _Room:
     senders: Counter[str] = field(default_factory=Counter)  # sender id -> its messages in ``recent``
     humans: int = 0  # messages in ``recent`` from humans
     names: dict[str, str] = field(default_factory=dict)  # sender id -> its newest display name
+    newest_seq: int = 0  # of the messages taken in
 
     def add(self, entry: tuple[float, str, str, bool, int]) -> None:
         self.recent.append(entry)
@@ -95,8 +96,12 @@ class AgentActivity:
         self._rooms: dict[str, _Room] = {}
 
     def observe(self, message: StoredMessage) -> None:
-        """Take in one stored message (in seq order per room)."""
+        """Take in one stored message (in seq order per room: one older than the room's newest
+        was taken in already, or is older news than what the room shows, and is passed over)."""
         room = self._rooms.setdefault(message.room, _Room())
+        if message.seq <= room.newest_seq:
+            return
+        room.newest_seq = message.seq
         at = message.ts / 1000
         sender = message.sender
         human = sender.id == self.my_id or (sender.role or "").lower() in HUMAN_ROLES
