@@ -98,7 +98,9 @@ class AgentActivity:
     def observe(self, message: StoredMessage) -> None:
         """Take in one stored message (in seq order per room: one older than the room's newest
         was taken in already, or is older news than what the room shows, and is passed over)."""
-        room = self._rooms.setdefault(message.room, _Room())
+        room = self._rooms.get(message.room)  # (every hub's arrivals come here: no _Room made per call)
+        if room is None:
+            room = self._rooms[message.room] = _Room()
         if message.seq <= room.newest_seq:
             return
         room.newest_seq = message.seq
@@ -109,10 +111,14 @@ class AgentActivity:
         room.drop_before(at - self.loop_window)
         if human:
             return
-        agent = room.agents.setdefault(sender.id, _Agent(sender.name))
+        agent = room.agents.get(sender.id)
+        if agent is None:
+            agent = room.agents[sender.id] = _Agent(sender.name)
         agent.name, agent.last_at, agent.last_seq = sender.name, max(agent.last_at, at), message.seq
-        for task in filter(None, map(TaskStatus.from_part, message.parts)):
-            agent.state = AgentState[STATE_OF_TASK[task.status].upper()]
+        for part in message.parts:
+            task = TaskStatus.from_part(part) if part.get("kind") == TaskStatus.TAG else None
+            if task is not None:
+                agent.state = AgentState[STATE_OF_TASK[task.status].upper()]
 
     def rooms(self) -> list[str]:
         return sorted(self._rooms)

@@ -4,13 +4,13 @@ room list's dots, the room header's warnings and the hint notifications follow w
 get their own dots and warnings, looked up by (hub, room), while the human looks at another.
 
 On a new session it reads each room's newest page from the store (the states survive a
-restart), a room a store call, so other work goes between; what a room stores meanwhile waits
-until its page is taken in and then only what the page does not hold is observed (a message
-taken in twice would count twice towards a loop). Then every stored message is observed as it
-arrives, and its room looked at again (every room, if that was not done in the last few
-seconds: a busy room's burst costs one room a batch). A watch has one timer, however many rooms.
-A warning is announced once (``hintRaised``) and again only after it has cleared. The clock is
-injectable for tests.
+restart), a room a store call, so other work goes between. What a room stores before its page is
+read is in that page (stored first): it is passed over as it arrives, not taken in twice (a
+message counted twice counts towards a loop), and a launch's catch-up costs nothing before then.
+Then every stored message is observed as it arrives, and its room looked at again (every room,
+if that was not done in the last few seconds: a busy room's burst costs one room a batch). A
+watch has one timer, however many rooms. A warning is announced once (``hintRaised``) and again
+only after it has cleared. The clock is injectable for tests.
 """
 
 from __future__ import annotations
@@ -53,9 +53,8 @@ class AgentWatch(QObject):
         self._shown: dict[str, tuple[AgentState, tuple[Hint, ...]]] = {}
         self._raised: set[tuple[str, str, tuple[str, ...]]] = set()
         self._checked_all_at = float("-inf")
-        self._reading = False  # the newest pages are being read: a room's arrivals wait for its page
-        self._read: set[str] = set()  # rooms whose page is taken in, while reading
-        self._held: dict[str, list[StoredMessage]] = {}  # arrivals of rooms whose page is not
+        self._listing = False  # the rooms are being listed: every room's arrivals are in its page
+        self._unread: set[str] = set()  # rooms listed whose page is still to be read
         self.apply_settings(settings())
         self._timer = QTimer(self, interval=check_ms)
         self._timer.timeout.connect(self.check)
@@ -102,9 +101,8 @@ class AgentWatch(QObject):
             self.changed.emit()
 
     def _stored(self, room: str, messages: Sequence[StoredMessage], _live: bool) -> None:
-        if self._reading and room not in self._read:
-            self._held.setdefault(room, []).extend(messages)
-            return
+        if self._listing or room in self._unread:
+            return  # its page, read later, holds them
         for message in messages:
             self.activity.observe(message)
         self.check(None if self.clock() - self._checked_all_at >= ARRIVAL_CHECK_SECS else [room])
@@ -113,37 +111,33 @@ class AgentWatch(QObject):
         self.activity = AgentActivity(self._bridge.agent_id)
         self.apply_settings(self._settings())
         self._raised.clear()
-        self._read.clear()
-        self._held.clear()
-        self._reading = self._bridge.store is not None
+        self._unread.clear()
+        self._listing = self._bridge.store is not None
         self.check()
-        if self._reading:
+        if self._listing:
             self._bridge.tasks.spawn("agent states", self._read_history(self._bridge.store))
 
     async def _read_history(self, store: object) -> None:
         """What each room's newest page says (a damaged cache, which the session reports, is
         skipped: the states then start from what arrives)."""
         try:
-            for room in await store.call(LocalStore.room_names):  # a call a room: others go between
+            rooms = await store.call(LocalStore.room_names)
+            if store is not self._bridge.store:
+                return  # another session's watch now
+            self._listing, self._unread = False, set(rooms)  # (a room new since: all it holds arrives)
+            for room in rooms:  # a call a room: others go between
                 page = await store.call(LocalStore.messages_before, room, NEWER_THAN_ANY, HISTORY_PAGE)
                 if store is not self._bridge.store:
-                    return  # another session's watch now
-                self._take_in(room, page)
+                    return
+                for message in page:
+                    self.activity.observe(message)
+                self._unread.discard(room)
         except StoreError:
             if store is not self._bridge.store:
                 return
-        for room in list(self._held):  # rooms new since the list was read: all they hold is new
-            self._take_in(room, [])
-        self._reading = False
-        self._read.clear()
+            self._listing = False
+            self._unread.clear()
         self.check()
-
-    def _take_in(self, room: str, page: Sequence[StoredMessage]) -> None:
-        """Observe ``room``'s newest page, then what it stored meanwhile that the page lacks."""
-        newest = page[-1].seq if page else 0
-        for message in [*page, *(m for m in self._held.pop(room, ()) if m.seq > newest)]:
-            self.activity.observe(message)
-        self._read.add(room)
 
 
 class HubAgentWatches(QObject):
