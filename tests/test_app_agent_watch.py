@@ -3,7 +3,7 @@ session stores meanwhile are each taken in once (a message counted twice looks l
 
 from __future__ import annotations
 
-from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import ALICE, message, session, store, store_call  # noqa: F401 - fixtures
 
 from parler_desktop.app.attention.attention_settings import AttentionSettings

@@ -19,9 +19,9 @@ import dataclasses
 import enum
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 from parler_desktop.app.attention.attention_rules import DEFAULT_RULES, Rule, RuleError, parse_rules

@@ -124,7 +124,7 @@ class AgentWatch(QObject):
             rooms = await store.call(LocalStore.room_names)
             if store is not self._bridge.store:
                 return  # another session's watch now
-            self._listing, self._unread = False, set(rooms)  # (a room new since: all it holds arrives)
+            self._listing, self._unread = False, set(rooms)  # (a room made since is not in it: all it holds arrives)
             for room in rooms:  # a call a room: others go between
                 page = await store.call(LocalStore.messages_before, room, NEWER_THAN_ANY, HISTORY_PAGE)
                 if store is not self._bridge.store:
@@ -173,7 +173,7 @@ class HubAgentWatches(QObject):
     def _added(self, entry: HubEntry) -> None:
         watch = AgentWatch(entry.bridge, self._settings, lambda: self.clock(), parent=self)
         watch.changed.connect(self.changed)
-        watch.hintRaised.connect(lambda room, hint: self.hintRaised.emit(entry, room, hint))
+        watch.hintRaised.connect(lambda room, hint: entry in self._watches and self.hintRaised.emit(entry, room, hint))
         self._watches[entry] = watch
 
     def _removed(self, entry: HubEntry) -> None:

@@ -63,7 +63,9 @@ class Attention:
         self.requests = RequestActions(bridge, window.timeline_model, window.timeline, window.composer)
         self.agents.changed.connect(window.room_panel.view.viewport().update)
         window.room_panel.view.setItemDelegate(AgentDotDelegate(self.agents, window.room_panel.view))
-        self.hint_bar = RoomHintBar(self.agents, window.timeline_model, lambda: window.shown_hub and window.shown_hub.url)
+        self.hint_bar = RoomHintBar(
+            self.agents, window.timeline_model, lambda: None if window.shown_hub is None else window.shown_hub.url
+        )
         window.shownHubChanged.connect(self.hint_bar.refresh)
         column = window.timeline.parentWidget().layout()  # MainWindow's room title / timeline / composer
         column.insertWidget(column.indexOf(window.timeline), self.hint_bar)

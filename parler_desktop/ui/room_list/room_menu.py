@@ -1,7 +1,7 @@
 """The room list's context menus: for a room, how much of it may notify, mark it read, copy its
-name, export it (each on the room's own hub: a level is that hub's room's, not every room of the
-name's); for a hub's heading, Retry now (and, with a damaged
-cache, Start with a fresh cache), fold or unfold its rooms, and remove it from the window.
+name, export it (each on the room's own hub: a level is set for that hub's room, not for every
+room of the name); for a hub's heading, Retry now (and, with a damaged cache, Start with a fresh
+cache), fold or unfold its rooms, and remove it from the window.
 
 Leaving a room is not offered: nobody leaves a room in Parler (docs/protocol.md §7.1, §12: a
 membership ends only when the room is deleted), and deleting it would remove it for everyone.
