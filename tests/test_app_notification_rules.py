@@ -19,6 +19,7 @@ from parler_desktop.protocol.values import EndpointRef, RoomInfo
 from parler_desktop.store import LocalStore
 
 pytestmark = needs_dbus
+HUB = "ws://hub.example:7070/ws"  # the notifier's hub, as the settings name it
 NOISY = EndpointRef(id="UNOISY", name="noisy", role="worker")
 
 
@@ -39,6 +40,7 @@ class Harness:
         self.shown_room: str | None = None
         self.notifier = AttentionNotifier(
             bridge,
+            lambda: HUB,
             lambda: self.settings,
             lambda room: room,
             lambda room: room == self.shown_room,
@@ -131,7 +133,9 @@ def test_messages_read_meanwhile_are_left_out(qtbot, qloop, harness):
 
 
 def test_room_levels_override_the_rules(harness):
-    harness.settings = AttentionSettings(levels={"loud": Level.ALL, "muted": Level.NONE, "focused": Level.FOR_ME})
+    harness.settings = AttentionSettings(
+        levels={(HUB, "loud"): Level.ALL, (HUB, "muted"): Level.NONE, (HUB, "focused"): Level.FOR_ME, ("elsewhere", "loud"): Level.NONE}
+    )  # (a level of a same-named room on another hub is not this room's)
     harness.post("loud", "chatter")
     harness.post("muted", "@boss even this", mentions=("boss",))
     harness.post("focused", "chatter")

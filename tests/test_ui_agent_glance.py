@@ -36,7 +36,7 @@ def dot_colour(desktop, room: str) -> QColor:
     return image.pixelColor(dot_rect(rect, line).center())
 
 
-def test_states_show_as_dots_and_a_quiet_working_agent_is_flagged_once(qtbot, qloop, server, watching, peer):
+def test_states_show_as_dots_and_a_quiet_working_agent_is_flagged_once(qtbot, qloop, server, watching, peer, hub):
     work = join_room(qtbot, qloop, watching, peer, "work")
     other = join_room(qtbot, qloop, watching, peer, "other")
     agents = watching.attention.agents
@@ -45,15 +45,15 @@ def test_states_show_as_dots_and_a_quiet_working_agent_is_flagged_once(qtbot, ql
     posted_at = time.time()  # the hub stamps messages with its wall clock, this machine's
     task(qtbot, qloop, peer, work, "working")
     now[0] = posted_at + 60
-    qtbot.waitUntil(lambda: agents.state(work) is AgentState.WORKING, timeout=5000)
-    assert agents.hints(work) == ()
+    qtbot.waitUntil(lambda: agents.state(hub.url, work) is AgentState.WORKING, timeout=5000)
+    assert agents.hints(hub.url, work) == ()
     task(qtbot, qloop, peer, other, "awaiting")
-    qtbot.waitUntil(lambda: agents.state(other) is AgentState.WAITING, timeout=5000)
+    qtbot.waitUntil(lambda: agents.state(hub.url, other) is AgentState.WAITING, timeout=5000)
     qtbot.waitUntil(lambda: dot_colour(watching, work) == DOT_COLOURS[AgentState.WORKING], timeout=5000)
     assert dot_colour(watching, other) == DOT_COLOURS[AgentState.WAITING]
     now[0] = posted_at + 11 * 60  # eleven minutes without a word from the worker
     post_as(qtbot, qloop, peer, other, "meanwhile, elsewhere")  # any arrival makes the watch look again
-    qtbot.waitUntil(lambda: [hint.kind for hint in agents.hints(work)] == ["stuck"], timeout=5000)
+    qtbot.waitUntil(lambda: [hint.kind for hint in agents.hints(hub.url, work)] == ["stuck"], timeout=5000)
     qtbot.waitUntil(
         lambda: settled(watching) and any("stuck" in s.summary for s in server.shown.values()), timeout=10_000
     )
@@ -79,7 +79,7 @@ def test_two_agents_in_a_loop_are_flagged_unless_the_room_is_muted(qtbot, qloop,
     chat = join_room(qtbot, qloop, watching, peer, "chat")
     muted = join_room(qtbot, qloop, watching, peer, "muted")
     preferences = watching.attention.preferences
-    preferences.update(with_level(preferences.current(), muted, Level.NONE))
+    preferences.update(with_level(preferences.current(), hub.url, muted, Level.NONE))
     bob = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="bob", role="coder"))
     try:
         for room in (chat, muted):
@@ -91,8 +91,8 @@ def test_two_agents_in_a_loop_are_flagged_unless_the_room_is_muted(qtbot, qloop,
                 post_as(qtbot, qloop, peer if n % 2 else bob, room, f"round {n}")
         agents = watching.attention.agents
         qtbot.waitUntil(
-            lambda: [h.kind for h in agents.hints(chat)] == ["loop"]
-            and [h.kind for h in agents.hints(muted)] == ["loop"],
+            lambda: [h.kind for h in agents.hints(hub.url, chat)] == ["loop"]
+            and [h.kind for h in agents.hints(hub.url, muted)] == ["loop"],
             timeout=10_000,
         )
         qtbot.waitUntil(lambda: settled(watching), timeout=5000)

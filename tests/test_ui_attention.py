@@ -41,7 +41,7 @@ def mention(qtbot, qloop, peer, room: str, text: str) -> dict:
     return post_as(qtbot, qloop, peer, room, f"@boss {text}", mentions=["boss"])
 
 
-def test_muting_a_room_from_its_menu_silences_it_and_mark_read_clears_it(qtbot, qloop, server, watching, peer):
+def test_muting_a_room_from_its_menu_silences_it_and_mark_read_clears_it(qtbot, qloop, server, watching, peer, hub):
     quiet = join_room(qtbot, qloop, watching, peer, "chatty")
     loud = join_room(qtbot, qloop, watching, peer, "important")
     menu = row_menu(qtbot, watching, quiet)
@@ -49,14 +49,14 @@ def test_muting_a_room_from_its_menu_silences_it_and_mark_read_clears_it(qtbot, 
     click_action(qtbot, menu, "Notify me about")
     qtbot.waitUntil(notify.isVisible, timeout=2000)
     click_action(qtbot, notify, "Nothing (mute)")
-    qtbot.waitUntil(lambda: watching.attention.preferences.current().level(quiet) is Level.NONE, timeout=2000)
+    qtbot.waitUntil(lambda: watching.attention.preferences.current().level(hub.url, quiet) is Level.NONE, timeout=2000)
     mention(qtbot, qloop, peer, quiet, "muted room")
     mention(qtbot, qloop, peer, loud, "loud room")
     qtbot.waitUntil(lambda: server.notify_calls == 1 and settled(watching), timeout=10_000)
     assert [shown.summary for shown in server.shown.values()] == [f"alice in {loud}"]
     home = watching.home
     qtbot.waitUntil(
-        lambda: load_attention(home.config_dir / "attention.json").settings.level(quiet) is Level.NONE, timeout=5000
+        lambda: load_attention(home.config_dir / "attention.json").settings.level(hub.url, quiet) is Level.NONE, timeout=5000
     )
     assert unread(watching, quiet) == 1
     click_action(qtbot, row_menu(qtbot, watching, quiet), "Mark as read")

@@ -355,10 +355,10 @@ def test_agent_states_come_back_from_the_cache_after_a_restart(qtbot, qloop, hub
     room = join_room(qtbot, qloop, first, peer, "work")
     part = {"kind": "com.parler.task", "status": "working", "task": "migrate-db"}
     post_as(qtbot, qloop, peer, room, "on it", parts=[{"kind": "text", "text": "on it"}, part])
-    qtbot.waitUntil(lambda: first.attention.agents.state(room) is AgentState.WORKING, timeout=5000)
+    qtbot.waitUntil(lambda: first.attention.agents.state(hub.url, room) is AgentState.WORKING, timeout=5000)
     stop_desktop(qtbot, qloop, first)
     again = start_desktop(qtbot, qloop, tmp_path / "home", hub.url)
     try:
-        qtbot.waitUntil(lambda: again.attention.agents.state(room) is AgentState.WORKING, timeout=5000)
+        qtbot.waitUntil(lambda: again.attention.agents.state(hub.url, room) is AgentState.WORKING, timeout=5000)
     finally:
         stop_desktop(qtbot, qloop, again)

@@ -158,5 +158,6 @@ def look_away(qtbot, desktop) -> None:
 
 
 def settled(desktop) -> bool:
-    """The desktop's notifier has announced everything it holds."""
-    return notifications_settled(desktop.attention.notifier, desktop.hubs.entries[0].bridge.tasks, desktop.bridge.tasks)
+    """Every hub's notifier has announced everything it holds."""
+    notifiers = desktop.attention.notifiers
+    return all(notifications_settled(notifiers[entry], entry.bridge.tasks, desktop.bridge.tasks) for entry in desktop.hubs.entries)

@@ -76,6 +76,7 @@ class AttentionNotifier(QObject):
     def __init__(
         self,
         bridge: SessionBridge,
+        hub: Callable[[], str],
         settings: Callable[[], AttentionSettings],
         label: Callable[[str], str],
         on_screen: Callable[[str], bool],
@@ -83,8 +84,11 @@ class AttentionNotifier(QObject):
         quiet_ms: int | None = None,
         max_wait_ms: int | None = None,
     ) -> None:
+        """``bridge`` follows one hub's session; ``hub()`` names that hub as the settings do (its
+        rooms' levels are that hub's own)."""
         super().__init__(parent)
         self._bridge = bridge
+        self._hub = hub
         self._settings = settings
         self._label = label
         self._on_screen = on_screen
@@ -112,7 +116,7 @@ class AttentionNotifier(QObject):
 
     def keeps(self, message: StoredMessage, settings: AttentionSettings) -> bool:
         """Whether ``message`` (from someone else) may notify, by its room's level or the rules."""
-        level = settings.level(message.room)
+        level = settings.level(self._hub(), message.room)
         if level is Level.NONE:
             return False
         if level is Level.ALL:
@@ -129,7 +133,7 @@ class AttentionNotifier(QObject):
         """A warning about the room's agents (stuck, looping), shown at once if the room's level
         and the rules keep it (its part kind is the hint's kind)."""
         settings = self._settings()
-        level = settings.level(room)
+        level = settings.level(self._hub(), room)
         if settings.quiet() or self._on_screen(room) or level in (Level.NONE, Level.FOR_ME):
             return
         facts = MessageFacts(

@@ -4,6 +4,7 @@ change, and announced so the tray, the room menu and the notifier agree."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
@@ -16,11 +17,14 @@ class AttentionPreferences(QObject):
     changed = Signal(object)  # AttentionSettings
     problem = Signal(str)  # a sentence for the human when the file could not be read or written
 
-    def __init__(self, path: Path, tasks: TaskSupervisor, parent: QObject | None = None) -> None:
+    def __init__(
+        self, path: Path, tasks: TaskSupervisor, first_hub: Callable[[], str], parent: QObject | None = None
+    ) -> None:
+        """``first_hub()``: the hub a file from before several hubs set its room levels on."""
         super().__init__(parent)
         self.path = path
         self._tasks = tasks
-        loaded = load_attention(path)
+        loaded = load_attention(path, first_hub)
         self._settings = loaded.settings
         self.load_problem = loaded.problem
         self._saving = asyncio.Lock()

@@ -68,6 +68,7 @@ class _Room:
     senders: Counter[str] = field(default_factory=Counter)  # sender id -> its messages in ``recent``
     humans: int = 0  # messages in ``recent`` from humans
     names: dict[str, str] = field(default_factory=dict)  # sender id -> its newest display name
+    newest_seq: int = 0  # of the messages taken in
 
     def add(self, entry: tuple[float, str, str, bool, int]) -> None:
         self.recent.append(entry)
@@ -95,8 +96,14 @@ class AgentActivity:
         self._rooms: dict[str, _Room] = {}
 
     def observe(self, message: StoredMessage) -> None:
-        """Take in one stored message (in seq order per room)."""
-        room = self._rooms.setdefault(message.room, _Room())
+        """Take in one stored message (in seq order per room: one older than the room's newest
+        was taken in already, or is older news than what the room shows, and is passed over)."""
+        room = self._rooms.get(message.room)  # (every hub's arrivals come here: no _Room made per call)
+        if room is None:
+            room = self._rooms[message.room] = _Room()
+        if message.seq <= room.newest_seq:
+            return
+        room.newest_seq = message.seq
         at = message.ts / 1000
         sender = message.sender
         human = sender.id == self.my_id or (sender.role or "").lower() in HUMAN_ROLES
@@ -104,10 +111,14 @@ class AgentActivity:
         room.drop_before(at - self.loop_window)
         if human:
             return
-        agent = room.agents.setdefault(sender.id, _Agent(sender.name))
+        agent = room.agents.get(sender.id)
+        if agent is None:
+            agent = room.agents[sender.id] = _Agent(sender.name)
         agent.name, agent.last_at, agent.last_seq = sender.name, max(agent.last_at, at), message.seq
-        for task in filter(None, map(TaskStatus.from_part, message.parts)):
-            agent.state = AgentState[STATE_OF_TASK[task.status].upper()]
+        for part in message.parts:
+            task = TaskStatus.from_part(part) if part.get("kind") == TaskStatus.TAG else None
+            if task is not None:
+                agent.state = AgentState[STATE_OF_TASK[task.status].upper()]
 
     def rooms(self) -> list[str]:
         return sorted(self._rooms)

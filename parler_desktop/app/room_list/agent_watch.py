@@ -1,11 +1,16 @@
-"""AgentWatch: keeps ``AgentActivity`` fed from the session and checks it on a timer, so the room
-list's dots, the room header's warnings and the hint notifications follow what agents do.
+"""AgentWatch: keeps ``AgentActivity`` fed from one hub's session and checks it on a timer, so the
+room list's dots, the room header's warnings and the hint notifications follow what agents do.
+``HubAgentWatches`` holds one per hub of the window, on that hub's own bridge: every hub's rooms
+get their own dots and warnings, looked up by (hub, room), while the human looks at another.
 
 On a new session it reads each room's newest page from the store (the states survive a
-restart); then every stored message is observed as it arrives, and its room looked at again
-(every room, if that was not done in the last few seconds: a busy room's burst costs one room a
-batch). A warning is announced once (``hintRaised``) and again only after it has cleared. The
-clock is injectable for tests.
+restart), a room a store call, so other work goes between. What a room stores before its page is
+read is in that page (stored first): it is passed over as it arrives, not taken in twice (a
+message counted twice counts towards a loop), and a launch's catch-up costs nothing before then.
+Then every stored message is observed as it arrives, and its room looked at again (every room,
+if that was not done in the last few seconds: a busy room's burst costs one room a batch). A
+watch has one timer, however many rooms. A warning is announced once (``hintRaised``) and again
+only after it has cleared. The clock is injectable for tests.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from parler_desktop.app.room_list.agent_activity import AgentActivity, AgentState, Hint
 from parler_desktop.app.attention.attention_settings import AttentionSettings
 from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.protocol.values import StoredMessage
 from parler_desktop.store import LocalStore, StoreError
 
@@ -47,12 +53,16 @@ class AgentWatch(QObject):
         self._shown: dict[str, tuple[AgentState, tuple[Hint, ...]]] = {}
         self._raised: set[tuple[str, str, tuple[str, ...]]] = set()
         self._checked_all_at = float("-inf")
+        self._listing = False  # the rooms are being listed: every room's arrivals are in its page
+        self._unread: set[str] = set()  # rooms listed whose page is still to be read
         self.apply_settings(settings())
         self._timer = QTimer(self, interval=check_ms)
         self._timer.timeout.connect(self.check)
         self._timer.start()
         bridge.messagesStored.connect(self._stored)
         bridge.sessionChanged.connect(self._session_changed)
+        if bridge.session is not None:
+            self._session_changed()
 
     def apply_settings(self, settings: AttentionSettings) -> None:
         self.activity.stuck_after = settings.stuck_minutes * 60
@@ -91,6 +101,8 @@ class AgentWatch(QObject):
             self.changed.emit()
 
     def _stored(self, room: str, messages: Sequence[StoredMessage], _live: bool) -> None:
+        if self._listing or room in self._unread:
+            return  # its page, read later, holds them
         for message in messages:
             self.activity.observe(message)
         self.check(None if self.clock() - self._checked_all_at >= ARRIVAL_CHECK_SECS else [room])
@@ -99,20 +111,71 @@ class AgentWatch(QObject):
         self.activity = AgentActivity(self._bridge.agent_id)
         self.apply_settings(self._settings())
         self._raised.clear()
+        self._unread.clear()
+        self._listing = self._bridge.store is not None
         self.check()
-        if self._bridge.store is not None:
+        if self._listing:
             self._bridge.tasks.spawn("agent states", self._read_history(self._bridge.store))
 
     async def _read_history(self, store: object) -> None:
         """What each room's newest page says (a damaged cache, which the session reports, is
         skipped: the states then start from what arrives)."""
         try:
-            for room in await store.call(LocalStore.room_names):  # a call a room: others go between
+            rooms = await store.call(LocalStore.room_names)
+            if store is not self._bridge.store:
+                return  # another session's watch now
+            self._listing, self._unread = False, set(rooms)  # (a room made since is not in it: all it holds arrives)
+            for room in rooms:  # a call a room: others go between
                 page = await store.call(LocalStore.messages_before, room, NEWER_THAN_ANY, HISTORY_PAGE)
                 if store is not self._bridge.store:
                     return
                 for message in page:
                     self.activity.observe(message)
+                self._unread.discard(room)
         except StoreError:
-            return
+            if store is not self._bridge.store:
+                return
+            self._listing = False
+            self._unread.clear()
         self.check()
+
+
+class HubAgentWatches(QObject):
+    """An ``AgentWatch`` per hub the window holds, each on its hub's own bridge; asked by (hub,
+    room), the hub as the settings name it."""
+
+    changed = Signal()  # a room's state or warnings changed, on any hub
+    hintRaised = Signal(object, str, object)  # HubEntry, room, Hint: a new warning
+
+    def __init__(self, hubs: HubList, settings: Callable[[], AttentionSettings], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.clock: Callable[[], float] = time.time  # every watch's wall time; tests move it by hand
+        self._hubs = hubs
+        self._settings = settings
+        self._watches: dict[HubEntry, AgentWatch] = {}
+        for entry in hubs.entries:
+            self._added(entry)
+        hubs.added.connect(self._added)
+        hubs.removed.connect(self._removed)
+
+    def watch(self, hub: str) -> AgentWatch | None:
+        entry = self._hubs.entry(hub)
+        return None if entry is None else self._watches.get(entry)
+
+    def state(self, hub: str, room: str) -> AgentState:
+        watch = self.watch(hub)
+        return AgentState.IDLE if watch is None else watch.state(room)
+
+    def hints(self, hub: str, room: str) -> tuple[Hint, ...]:
+        watch = self.watch(hub)
+        return () if watch is None else watch.hints(room)
+
+    def _added(self, entry: HubEntry) -> None:
+        watch = AgentWatch(entry.bridge, self._settings, lambda: self.clock(), parent=self)
+        watch.changed.connect(self.changed)
+        watch.hintRaised.connect(lambda room, hint: entry in self._watches and self.hintRaised.emit(entry, room, hint))
+        self._watches[entry] = watch
+
+    def _removed(self, entry: HubEntry) -> None:
+        self._watches.pop(entry).deleteLater()
+        self.changed.emit()

@@ -1,7 +1,9 @@
 """Everything that competes for the supervisor's attention, wired to one window: the settings,
-the notifier, where its alerts go (desktop notifications, else the tray balloon), the tray with
-close-to-tray, the way back to a message from either, the agents' states and warnings, the
-request buttons on cards and the room and Notifications menus."""
+the notifiers (one per hub), where their alerts go (desktop notifications, else the tray
+balloon), the tray with close-to-tray, the way back to a message from either, the agents' states
+and warnings (a watch per hub), the request buttons on cards and the room and Notifications
+menus. What is kept per room is kept per room of a hub: a room of the same name on another hub
+is another room."""
 
 from __future__ import annotations
 
@@ -10,13 +12,14 @@ import os
 
 from PySide6.QtWidgets import QSystemTrayIcon
 
-from parler_desktop.app.room_list.agent_watch import AgentWatch
+from parler_desktop.app.room_list.agent_watch import HubAgentWatches
 from parler_desktop.app.attention.attention_notifier import Alert, AttentionNotifier
 from parler_desktop.app.attention.attention_preferences import AttentionPreferences
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.app.attention.desktop_notifications import DesktopNotifications
 from parler_desktop.paths import Home
+from parler_desktop.settings import load_settings
 from parler_desktop.ui.room_list.agent_glance import AgentDotDelegate, RoomHintBar
 from parler_desktop.ui.attention.close_to_tray import CloseToTray
 from parler_desktop.ui.main_window import MainWindow
@@ -32,13 +35,17 @@ SESSION_BUS_ENV = "DBUS_SESSION_BUS_ADDRESS"
 class Attention:
     def __init__(self, home: Home, bridge: SessionBridge, window: MainWindow) -> None:
         self.window = window
-        self.preferences = AttentionPreferences(home.config_dir / "attention.json", bridge.tasks, window)
+        self.preferences = AttentionPreferences(
+            home.config_dir / "attention.json", bridge.tasks, lambda: load_settings(home.settings_file).settings.hub_url, window
+        )  # (the settings are read only for a file from before several hubs)
         self.preferences.problem.connect(lambda text: bridge.notice.emit(text, ""))
         self.notifiers: dict[HubEntry, AttentionNotifier] = {}  # each hub's own: every hub notifies
         for entry in window.hubs.entries:
             self._hub_added(entry)
         window.hubs.added.connect(self._hub_added)
         window.hubs.removed.connect(lambda entry: self.notifiers.pop(entry).deleteLater())
+        self.agents = HubAgentWatches(window.hubs, self.preferences.current, parent=window)
+        self.agents.hintRaised.connect(lambda entry, room, hint: self.notifiers[entry].hint(room, hint))
         self.desktop = DesktopNotifications(bridge.tasks, parent=window)
         self.jump = MessageJump(window, window.room_panel, window.timeline_model)
         self.tray: Tray | None = None
@@ -54,11 +61,12 @@ class Attention:
             self.tray.show()
         self.desktop.opened.connect(self.jump.open)
         self.requests = RequestActions(bridge, window.timeline_model, window.timeline, window.composer)
-        self.agents = AgentWatch(bridge, self.preferences.current, parent=window)
-        self.agents.hintRaised.connect(lambda room, hint: self.notifiers[window.shown_hub].hint(room, hint))  # the shown hub's agents
         self.agents.changed.connect(window.room_panel.view.viewport().update)
         window.room_panel.view.setItemDelegate(AgentDotDelegate(self.agents, window.room_panel.view))
-        self.hint_bar = RoomHintBar(self.agents, window.timeline_model)
+        self.hint_bar = RoomHintBar(
+            self.agents, window.timeline_model, lambda: None if window.shown_hub is None else window.shown_hub.url
+        )
+        window.shownHubChanged.connect(self.hint_bar.refresh)
         column = window.timeline.parentWidget().layout()  # MainWindow's room title / timeline / composer
         column.insertWidget(column.indexOf(window.timeline), self.hint_bar)
         self.room_menu = RoomMenu(window.room_panel, window.hubs, self.preferences)
@@ -88,7 +96,8 @@ class Attention:
 
     def _hub_added(self, entry: HubEntry) -> None:
         notifier = AttentionNotifier(
-            entry.bridge, self.preferences.current, entry.rooms.label, lambda room: self._on_screen(entry, room), self.window
+            entry.bridge, lambda: entry.url, self.preferences.current, entry.rooms.label,
+            lambda room: self._on_screen(entry, room), self.window,
         )
         notifier.alert.connect(lambda alert: self._deliver(self._from_hub(alert, entry)))
         self.notifiers[entry] = notifier

@@ -1,8 +1,11 @@
 """Agents at a glance: a dot on each room in the room list for its most urgent agent state
-(waiting on you, failed, working; none when idle), and a warning line above the open room's
-timeline when an agent seems stuck or two agents seem to be in a loop."""
+(waiting on you, failed, working; none when idle), each hub's rooms by their own hub's agents,
+and a warning line above the open room's timeline (of the hub shown) when an agent seems stuck
+or two agents seem to be in a loop."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtCore import QModelIndex, QRect, Qt
 from PySide6.QtGui import QColor, QPainter
@@ -10,7 +13,7 @@ from PySide6.QtWidgets import QLabel, QStyleOptionViewItem, QWidget
 
 from parler_desktop.app import roles
 from parler_desktop.app.room_list.agent_activity import AgentState
-from parler_desktop.app.room_list.agent_watch import AgentWatch
+from parler_desktop.app.room_list.agent_watch import HubAgentWatches
 from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.ui.room_list.room_list_view import TEXT_LEFT, RoomBadgeDelegate
 
@@ -35,13 +38,15 @@ def dot_rect(row: QRect, line: int) -> QRect:
 class AgentDotDelegate(RoomBadgeDelegate):
     """The room list's rows with the agents' dot in the left margin."""
 
-    def __init__(self, watch: AgentWatch, parent: QWidget | None = None) -> None:
+    def __init__(self, agents: HubAgentWatches, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._watch = watch
+        self._agents = agents
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
         super().paint(painter, option, index)
-        colour = DOT_COLOURS.get(self._watch.state(index.data(roles.ROOM_NAME) or ""))
+        if index.data(roles.HUB_HEADER):
+            return
+        colour = DOT_COLOURS.get(self._agents.state(index.data(roles.HUB_URL), index.data(roles.ROOM_NAME) or ""))
         if colour is not None:
             painter.save()
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -52,21 +57,26 @@ class AgentDotDelegate(RoomBadgeDelegate):
 
 
 class RoomHintBar(QLabel):
-    """The open room's warnings (plain text: agent names come off the wire), hidden when none."""
+    """The open room's warnings (plain text: agent names come off the wire), hidden when none.
+    Its owner calls ``refresh`` when the window shows another hub too."""
 
-    def __init__(self, watch: AgentWatch, model: TimelineModel, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, agents: HubAgentWatches, model: TimelineModel, shown_hub: Callable[[], str | None], parent: QWidget | None = None
+    ) -> None:
+        """``model`` is the timeline of the hub ``shown_hub()`` names (None: none shown yet)."""
         super().__init__(parent, objectName="roomHints")
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setWordWrap(True)
         self.setStyleSheet("background: #fff3e0; color: #6d4c00; padding: 4px 8px;")
-        self._watch = watch
+        self._agents = agents
         self._model = model
-        watch.changed.connect(self.refresh)
+        self._shown_hub = shown_hub
+        agents.changed.connect(self.refresh)
         model.modelReset.connect(self.refresh)
         self.refresh()
 
-    def refresh(self) -> None:
-        room = self._model.room
-        hints = self._watch.hints(room) if room else ()
+    def refresh(self, *_changed: object) -> None:
+        room, hub = self._model.room, self._shown_hub()
+        hints = self._agents.hints(hub, room) if room and hub is not None else ()
         self.setText("\n".join(f"⚠ {hint.text}" for hint in hints))
         self.setVisible(bool(hints))

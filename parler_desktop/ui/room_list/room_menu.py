@@ -1,6 +1,7 @@
 """The room list's context menus: for a room, how much of it may notify, mark it read, copy its
-name, export it (each on the room's own hub); for a hub's heading, Retry now (and, with a damaged
-cache, Start with a fresh cache), fold or unfold its rooms, and remove it from the window.
+name, export it (each on the room's own hub: a level is set for that hub's room, not for every
+room of the name); for a hub's heading, Retry now (and, with a damaged cache, Start with a fresh
+cache), fold or unfold its rooms, and remove it from the window.
 
 Leaving a room is not offered: nobody leaves a room in Parler (docs/protocol.md §7.1, §12: a
 membership ends only when the room is deleted), and deleting it would remove it for everyone.
@@ -65,14 +66,14 @@ class RoomMenu(QObject):
         menu = QMenu(self._panel, objectName="roomMenu")
         notify = menu.addMenu("Notify me about")
         group = QActionGroup(notify)
-        current = self._preferences.current().level(room)
+        current = self._preferences.current().level(entry.url, room)
         for level, label in LEVEL_LABELS.items():
             action = notify.addAction(label)
             action.setCheckable(True)
             action.setChecked(level is current)
             action.setData(level.value)
             group.addAction(action)
-            action.triggered.connect(lambda _checked=False, chosen=level: self.set_level(room, chosen))
+            action.triggered.connect(lambda _checked=False, chosen=level: self.set_level(entry, room, chosen))
         menu.addSeparator()
         summary = entry.rooms.summary(room)
         mark = menu.addAction("Mark as read", lambda: self._mark_read(room, entry))
@@ -89,8 +90,8 @@ class RoomMenu(QObject):
         dialog.open()
         return dialog
 
-    def set_level(self, room: str, level: Level) -> None:
-        self._preferences.update(with_level(self._preferences.current(), room, level))
+    def set_level(self, entry: HubEntry, room: str, level: Level) -> None:
+        self._preferences.update(with_level(self._preferences.current(), entry.url, room, level))
 
     def _mark_read(self, room: str, entry: HubEntry) -> None:
         summary = entry.rooms.summary(room)
