@@ -11,7 +11,7 @@ from PySide6.QtTest import QTest
 from support.desktop_fixtures import activate, click_action, click_row, row_menu
 from support.fault_proxy import FaultProxy
 from support.peer_ops import hub_history, invite_code, say
-from support.private_bus import bus_address, look_away, notifications_settled, server  # noqa: F401 - fixtures
+from support.private_bus import bus_address, look_away, server, settled  # noqa: F401 - fixtures
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 from test_journey_hubs import heading_state, quit_app, rows, run_app
@@ -27,12 +27,6 @@ def home_holding(path, *hubs: str) -> Home:
     home = Home.resolve(path).ensure()
     save_settings(home.settings_file, Settings(display_name="boss", hubs=hubs))
     return home
-
-
-def settled(app) -> bool:
-    """Every hub's notifier has announced everything it holds."""
-    supervisors = [entry.bridge.tasks for entry in app.hubs.entries]
-    return all(notifications_settled(notifier, *supervisors, app.bridge.tasks) for notifier in app.attention.notifiers.values())
 
 
 def joined(qtbot, qloop, app, peer: RawAgent, hub_url: str, room: str) -> None:
