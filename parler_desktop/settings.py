@@ -54,6 +54,7 @@ class Settings:
     hub_ca_files: dict[str, str] = dataclasses.field(default_factory=dict)  # wss:// hub URL -> its CA file
     # hub URL -> the key file of the identity used there (absent: the home's; NO_KEY_FILE: none usable)
     hub_key_files: dict[str, str] = dataclasses.field(default_factory=dict)
+    hub_names: dict[str, str] = dataclasses.field(default_factory=dict)  # hub URL -> the name the human gave it
     start_at_login: bool = False  # XDG autostart entry (Linux), kept in step by autostart.py
 
     @property
@@ -72,14 +73,19 @@ class Settings:
         files = {hub: chosen for hub, chosen in self.hub_key_files.items() if hub != url}
         return dataclasses.replace(self, hub_key_files=files if path is None else {**files, url: path})
 
+    def with_hub_name(self, url: str, name: str) -> Settings:
+        """These settings calling ``url`` ``name`` in the window ("" or only spaces: its address)."""
+        names = {hub: given for hub, given in self.hub_names.items() if hub != url}
+        return dataclasses.replace(self, hub_names={**names, url: name.strip()} if name.strip() else names)
+
     def without_hub(self, url: str) -> Settings:
-        """These settings without ``url`` (and its CA file); the last hub is never removed. Its
+        """These settings without ``url`` (its CA file and name); the last hub is never removed. Its
         key file stays chosen: adding it again, or a command given its address, uses it."""
         rest = tuple(hub for hub in self.hubs if hub != url)
         if not rest:
             return self
         ca_files = {hub: path for hub, path in self.hub_ca_files.items() if hub != url}
-        return dataclasses.replace(self, hubs=rest, hub_ca_files=ca_files)
+        return dataclasses.replace(self, hubs=rest, hub_ca_files=ca_files).with_hub_name(url, "")
 
 
 @dataclass(frozen=True)
@@ -107,6 +113,7 @@ _FIELD_TYPES = {
     "hub_url": (str,),  # before ``hubs``: the one hub
     "join_secret_file": (str,),
     "hub_ca_files": (dict,),
+    "hub_names": (dict,),
     "start_at_login": (bool,),
 }
 

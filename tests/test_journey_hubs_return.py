@@ -10,7 +10,8 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from support.desktop_fixtures import click_row
+from PySide6.QtWidgets import QInputDialog, QLineEdit
+from support.desktop_fixtures import click_action, click_row, row_menu
 from support.peer_ops import invite_code, say
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
@@ -162,3 +163,39 @@ def test_the_switcher_finds_rooms_on_every_hub_under_their_headings_folded_or_no
     assert window.room_panel.filter.text() == "" and (shared.url, "team") in [(hub, room) for hub, room, _n in rows(window)]
     current = window.room_panel.view.currentIndex()
     assert (current.data(roles.HUB_URL), current.data(roles.ROOM_NAME)) == (shared.url, "team")
+
+
+def test_a_hub_renamed_from_its_heading_is_called_so_everywhere_and_after_a_restart(qtbot, qloop, three_hubs):
+    """Right-click the third hub's heading, Rename…, type "Team", Enter: its heading and the open
+    room's title say "Team"; the name is kept in the settings and shown again
+    after a relaunch; renaming it to nothing gives it back its address."""
+    from parler_desktop.settings import load_settings
+
+    app, _shared, killable, _peers = three_hubs
+    window = app.window
+    entry = app.hubs.entry(killable.url)
+    address = entry.label
+    click_row(app, "team", killable.url)
+    qtbot.waitUntil(lambda: window.shown_hub is entry, timeout=10_000)
+    click_action(qtbot, row_menu(qtbot, app, None, killable.url), "Rename…")
+    dialog = next(d for d in window.findChildren(QInputDialog, "renameHubDialog") if d.isVisible())
+    qtbot.keyClicks(dialog.findChild(QLineEdit), "Team")
+    QTest.keyClick(dialog.findChild(QLineEdit), Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.room_panel.model.heading_index(killable.url).data() == "Team", timeout=5000)
+    assert window.room_title.text().endswith("  ·  Team")
+    assert load_settings(app.home.settings_file).settings.hub_names == {killable.url: "Team"}
+
+    running = next(task for task in asyncio.all_tasks(qloop) if task.get_coro().__qualname__ == "DesktopApp.run")
+    window.quit_action.trigger()  # Hub → Quit
+    qtbot.waitUntil(running.done, timeout=20_000)
+    again = DesktopApp(app.home)
+    relaunched = qloop.create_task(again.run())
+    try:
+        qtbot.waitUntil(lambda: again.hubs.entry(killable.url) is not None and again.hubs.entry(killable.url).label == "Team", timeout=30_000)
+        assert again.window.room_panel.model.heading_index(killable.url).data() == "Team"
+        run_coroutine(qtbot, qloop, again.hub_rename.rename(again.hubs.entry(killable.url), "  "))
+        assert again.hubs.entry(killable.url).label == address
+        assert load_settings(app.home.settings_file).settings.hub_names == {}
+    finally:
+        again.quit()
+        qtbot.waitUntil(relaunched.done, timeout=20_000)

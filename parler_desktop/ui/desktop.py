@@ -37,6 +37,7 @@ from parler_desktop.ui.dialogs.connect_dialog import ConnectChoice, ConnectDialo
 from parler_desktop.ui.dialogs.identity_picker import HubIdentity
 from parler_desktop.ui.error_report import ErrorReport, open_folder
 from parler_desktop.ui.hubs.hub_connector import HubConnector
+from parler_desktop.ui.hubs.hub_rename import HubRename
 from parler_desktop.ui.idle_collector import IdleCollector
 from parler_desktop.ui.hubs.invite_links import InviteLinks
 from parler_desktop.ui.timeline.link_opening import LinkOpening
@@ -91,6 +92,8 @@ class DesktopApp:
         self.window.removeHubRequested.connect(lambda: self.remove_hub())
         self.attention.room_menu.retryRequested.connect(lambda entry: self.connectors[entry].retry())
         self.attention.room_menu.removeRequested.connect(self.remove_hub)
+        self.hub_rename = HubRename(self.window, self.home, self.bridge.tasks, self._tell)
+        self.attention.room_menu.renameRequested.connect(self.hub_rename.ask)
         self.attention.room_menu.freshCacheRequested.connect(
             lambda entry: self.bridge.tasks.spawn("fresh cache", self.start_fresh_cache(entry))
         )
@@ -192,6 +195,8 @@ class DesktopApp:
             first.changed.emit()
         for url in settings.hubs[1:]:
             self.hubs.add(url)
+        for entry in self.hubs.entries:
+            entry.rename(settings.hub_names.get(entry.url, ""))
         wanted = self.hub_override if self.hub_override is not None else place.hub
         shown = self.hubs.entry(wanted) if wanted is not None else None
         self.window.show_first(shown or first)

@@ -195,6 +195,7 @@ class MainWindow(QMainWindow):
             rooms.reloaded.connect(changed)
         rooms.reloaded.connect(lambda: self._hub_rooms_listed(entry))
         rooms.dataChanged.connect(self._update_room_title)  # e.g. a DM learns its member's name
+        entry.changed.connect(self._update_room_title)  # e.g. the hub renamed
         entry.bridge.sessionChanged.connect(lambda: self._follow(entry) if entry is self.shown_hub else None)
         self.remove_hub_action.setEnabled(len(self.hubs.entries) > 1)
         if self.shown_hub is None:

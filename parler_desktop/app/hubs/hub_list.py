@@ -33,6 +33,7 @@ class HubEntry(QObject):
     def __init__(self, url: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.url = url
+        self.name = ""  # what the human called it (Rename…); "" = named after its address
         self.damaged_store: Path | None = None  # its cache could not be used: "Start with a fresh cache" replaces it
         self.bridge = SessionBridge(self)
         self.rooms = RoomListModel(self.bridge, self)
@@ -44,7 +45,12 @@ class HubEntry(QObject):
 
     @property
     def label(self) -> str:
-        return hub_label(self.url)
+        return self.name or hub_label(self.url)
+
+    def rename(self, name: str) -> None:
+        if name != self.name:
+            self.name = name
+            self.changed.emit()
 
     def _session_changed(self) -> None:
         self.status.reset()

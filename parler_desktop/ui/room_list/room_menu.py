@@ -1,7 +1,7 @@
 """The room list's context menus: for a room, how much of it may notify, mark it read, copy its
 name, export it (each on the room's own hub: a level is set for that hub's room, not for every
 room of the name); for a hub's heading, Retry now (and, with a damaged cache, Start with a fresh
-cache), fold or unfold its rooms, and remove it from the window.
+cache), fold or unfold its rooms, rename it (in this window) and remove it from the window.
 
 Leaving a room is not offered: nobody leaves a room in Parler (docs/protocol.md §7.1, §12: a
 membership ends only when the room is deleted), and deleting it would remove it for everyone.
@@ -25,6 +25,7 @@ class RoomMenu(QObject):
     retryRequested = Signal(object)  # HubEntry: Retry now on its heading
     removeRequested = Signal(object)  # HubEntry: Remove this hub… on its heading
     freshCacheRequested = Signal(object)  # HubEntry: Start with a fresh cache, on a damaged hub's heading
+    renameRequested = Signal(object)  # HubEntry: Rename… on its heading
 
     def __init__(self, panel: RoomListPanel, hubs: HubList, preferences: AttentionPreferences) -> None:
         super().__init__(panel)
@@ -54,6 +55,7 @@ class RoomMenu(QObject):
             menu.addAction("Start with a fresh cache", lambda: self.freshCacheRequested.emit(entry))
         folded = entry.url in self._panel.model.collapsed
         menu.addAction("Show its rooms" if folded else "Fold its rooms", lambda: self._panel.set_collapsed(entry.url, not folded))
+        menu.addAction("Rename…", lambda: self.renameRequested.emit(entry))
         menu.addSeparator()
         remove = menu.addAction("Remove this hub…", lambda: self.removeRequested.emit(entry))
         remove.setEnabled(len(self._hubs.entries) > 1)
