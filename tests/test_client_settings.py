@@ -139,3 +139,15 @@ def test_key_files_that_name_no_file_leave_their_hubs_waiting_for_a_choice_not_o
     assert "hub_key_files names no usable key file" in loaded.problem and "Hub → Connect…" in loaded.problem
     save_settings(path, loaded.settings)  # the file is kept aside once, and the entry stays
     assert load_settings(path) == LoadedSettings(loaded.settings)
+
+
+def test_hub_names_are_kept_trimmed_forgotten_with_their_hub_and_a_bad_map_is_ignored(tmp_path):
+    path = tmp_path / "settings.json"
+    settings = Settings(display_name="Ada", hubs=("", "ws://team:7070/ws")).with_hub_name("ws://team:7070/ws", "  Team  ")
+    save_settings(path, settings)
+    assert load_settings(path).settings.hub_names == {"ws://team:7070/ws": "Team"}
+    assert settings.with_hub_name("ws://team:7070/ws", " ").hub_names == {}  # nothing: named after its address again
+    assert settings.without_hub("ws://team:7070/ws").hub_names == {}
+    path.write_text(json.dumps({"display_name": "Ada", "hub_names": {"ws://team:7070/ws": 7}}))
+    loaded = load_settings(path)
+    assert loaded.settings.hub_names == {} and "hub_names" in loaded.problem
