@@ -30,6 +30,7 @@ from parler_desktop.ui.hubs.room_actions import RoomActions
 from parler_desktop.ui.composer.room_composer import RoomComposer
 from parler_desktop.ui.dialogs.save_as import ask_save_path
 from parler_desktop.ui.room_list.room_list_view import RoomListPanel
+from parler_desktop.ui.room_list.room_opener import RoomOpener
 from parler_desktop.ui.members.roster_panel import RosterPanel
 from parler_desktop.ui.timeline.timeline_view import TimelineView
 
@@ -95,9 +96,7 @@ class MainWindow(QMainWindow):
         for view in (self.timeline, self.room_panel.view):
             view.installEventFilter(self.typing)
         self.panels.fit_screen()
-        self._pending_room: tuple[str, str] | None = None  # (hub, room) to open once listed
-        self._reopening: tuple[str, str] | None = None  # (hub, room) open when the window last closed
-        self._hub_chosen = False  # the human (or a link) chose the hub shown, rather than the launch
+        self.opener = RoomOpener(self)
         self._add_actions()
         self._wire()
         self._update_title(0)
@@ -175,7 +174,7 @@ class MainWindow(QMainWindow):
         delegate.retryRequested.connect(bridge.retry_outbox)
         delegate.discardRequested.connect(bridge.discard_outbox)
         delegate.saveRequested.connect(self._save_blob)
-        self.room_actions.roomReady.connect(self._open_when_listed)
+        self.room_actions.roomReady.connect(self.opener.open_when_listed)
         self.demo_offer.clicked.connect(self.demoRequested)
 
     # -- hubs -------------------------------------------------------------------------------
@@ -191,9 +190,9 @@ class MainWindow(QMainWindow):
 
     def _hub_added(self, entry: HubEntry) -> None:
         rooms = entry.rooms
-        for changed in (self._update_placeholder, self._update_room_title, self._open_pending_room):
+        for changed in (self._update_placeholder, self._update_room_title):
             rooms.reloaded.connect(changed)
-        rooms.reloaded.connect(lambda: self._hub_rooms_listed(entry))
+        rooms.reloaded.connect(lambda: self.opener.listed(entry))
         rooms.dataChanged.connect(self._update_room_title)  # e.g. a DM learns its member's name
         entry.changed.connect(self._update_room_title)  # e.g. the hub renamed
         entry.bridge.sessionChanged.connect(lambda: self._follow(entry) if entry is self.shown_hub else None)
@@ -204,7 +203,7 @@ class MainWindow(QMainWindow):
     async def show_hub(self, entry: HubEntry) -> None:
         """Show ``entry``'s rooms' timeline from now on (the drafts typed so far are saved in the
         store of the hub they belong to first)."""
-        self._hub_chosen = True
+        self.opener.hub_chosen = True
         if entry is not self.shown_hub:
             await self.drafts.flush()
             self._follow(entry)
@@ -275,56 +274,26 @@ class MainWindow(QMainWindow):
         if self.composer.isEnabled():
             self.composer.edit.setFocus()
 
-    def _open_when_listed(self, room: str) -> None:
-        """A room just created or joined (on the hub shown) opens as soon as the room list has it."""
-        if self.shown_hub is not None:
-            self._pending_room = (self.shown_hub.url, room)
-            self._open_pending_room()
-
-    def _open_pending_room(self) -> None:
-        if self._pending_room is not None and self.room_panel.reveal_room(self._pending_room[1], self._pending_room[0]):
-            self._pending_room = None
+    @property
+    def _hub_named(self) -> str:
+        """The shown hub's name where a room could be taken for another hub's (several hubs)."""
+        return self.shown_hub.label if self.shown_hub is not None and len(self.hubs.entries) > 1 else ""
 
     def _update_room_title(self, *_changed: object) -> None:
         """The shown room's label, with the hub's room name, kind and size beside it."""
         room = self.timeline_model.room
         if room is not None:
             shown = self.roster.rowCount() if self.roster.room == room and self.roster.rowCount() else None
-            where = f"  ·  {self.shown_hub.label}" if self.shown_hub is not None and len(self.hubs.entries) > 1 else ""
+            where = f"  ·  {self._hub_named}" if self._hub_named else ""
             self.room_title.setText(self.rooms.description(room, shown) + where)  # the count the members panel shows
             self.room_title.setToolTip(room)
-
-    def reopen(self, hub: str, room: str) -> None:
-        """Open ``room`` of ``hub`` (the shown hub) once its rooms are listed: where the human left
-        the window. A room the hub no longer lists once it is live gives way to its newest room."""
-        self._reopening = (hub, room)
-
-    def _hub_rooms_listed(self, entry: HubEntry) -> None:
-        if self._reopening is not None and self._reopening[0] == entry.url:
-            if self.timeline_model.room is None and self.room_panel.reveal_room(self._reopening[1], entry.url):
-                self._reopening = None
-            elif entry.bridge.is_live or self.timeline_model.room is not None:
-                self._reopening = None
-        self._select_first_room()
-
-    def _select_first_room(self) -> None:
-        """With no room open, the shown hub's newest room opens; when the window opened on a hub
-        that turns out to have none, the first room listed on any hub. Never another hub's once
-        the human chose a hub: who went to an empty hub stays on it."""
-        shown = self.shown_hub
-        if shown is None or self.timeline_model.room is not None or self._pending_room is not None or self._reopening is not None:
-            return
-        shown_is_empty = shown.bridge.is_live and shown.rooms.rowCount() == 0
-        first = self.room_panel.first_room(None if shown_is_empty and not self._hub_chosen else shown.url)
-        if first is not None:
-            self.room_panel.view.setCurrentIndex(first)
 
     def _update_placeholder(self) -> None:
         no_rooms = self.timeline_model.room is None and self.rooms.rowCount() == 0 and self.bridge.session is not None
         if self.timeline_model.room is not None:
             text = "No messages here yet."
         elif no_rooms:
-            where = f" on {self.shown_hub.label}" if self.shown_hub is not None and len(self.hubs.entries) > 1 else ""
+            where = f" on {self._hub_named}" if self._hub_named else ""
             text = (
                 f"No rooms{where} yet.\n\nHub → New room… creates one and gives you a code your agents join with;\n"
                 "Hub → Join with a code… takes you into a room an agent invited you to.\n\n"

@@ -44,7 +44,7 @@ class WindowPlace(QObject):
                 self._window.room_panel.set_collapsed(url, True)
         shown = self._window.shown_hub
         if shown is not None and state.room is not None and state.hub == shown.url:
-            self._window.reopen(shown.url, state.room)
+            self._window.opener.reopen(shown.url, state.room)
         self._timer.stop()  # (the folds just restored are no change to save)
 
     def current(self) -> WindowState:
