@@ -147,7 +147,7 @@ def test_a_hub_added_with_an_identity_of_its_own_keeps_it_for_the_window_scripts
     qtbot.waitUntil(lambda: window.timeline_model.room == "ops" and [window.timeline_model.entry(r).text for r in range(window.timeline_model.rowCount())][-1:] == ["from a script"], timeout=10_000)
     assert window.timeline_model.entry(window.timeline_model.rowCount() - 1).mine
 
-    box = app.remove_hub(app.hubs.entry(second.url))  # removed, then added again: its key file is found
+    box = app.hub_choices.remove(app.hubs.entry(second.url))  # removed, then added again: its key file is found
     QTest.mouseClick(next(b for b in box.buttons() if b.text() == "Remove"), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: app.hubs.entry(second.url) is None, timeout=10_000)
     assert key_file.exists()

@@ -159,7 +159,7 @@ def test_added_and_removed_hubs_are_kept_in_the_settings(qtbot, qloop, three_hub
     window = app.window
     click_row(app, "team", killable.url)
     qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(killable.url), timeout=10_000)
-    box = app.remove_hub()
+    box = app.hub_choices.remove()
     remove = next(button for button in box.buttons() if button.text() == "Remove")
     QTest.mouseClick(remove, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: app.hubs.entry(killable.url) is None and window.shown_hub is not None, timeout=10_000)

@@ -322,7 +322,7 @@ def test_a_member_name_that_looks_like_html_stays_text(qtbot, qloop, desktop):
 def test_a_hub_chosen_with_connect_is_saved_then_connected_to(qtbot, qloop, desktop, hub):
     first = desktop.bridge.session
     settings = load_settings(desktop.home.settings_file).settings
-    run_coroutine(qtbot, qloop, desktop._switch_hub(settings, ConnectChoice(hub.url, None, "chief")))
+    run_coroutine(qtbot, qloop, desktop.hub_choices.switch(settings, ConnectChoice(hub.url, None, "chief")))
     saved = load_settings(desktop.home.settings_file).settings
     assert (saved.hub_url, saved.display_name) == (hub.url, "chief")
     assert desktop.bridge.session is not first and desktop.hub_override is None
@@ -334,12 +334,12 @@ def test_a_wss_hub_with_a_private_ca_is_explained_then_trusted_through_connect(q
     proxy = run_coroutine(qtbot, qloop, FaultProxy("127.0.0.1", hub.port, tls=ca.server_context).start())
     try:
         settings = load_settings(desktop.home.settings_file).settings
-        run_coroutine(qtbot, qloop, desktop._switch_hub(settings, ConnectChoice(proxy.url, None, "boss")))
+        run_coroutine(qtbot, qloop, desktop.hub_choices.switch(settings, ConnectChoice(proxy.url, None, "boss")))
         status = desktop.window.findChild(QWidget, "connectionState")
         qtbot.waitUntil(lambda: "not trusted" in status.text, timeout=15_000)
         assert "CA file" in status.text
         settings = load_settings(desktop.home.settings_file).settings
-        run_coroutine(qtbot, qloop, desktop._switch_hub(settings, ConnectChoice(proxy.url, None, "boss", str(ca.ca_file))))
+        run_coroutine(qtbot, qloop, desktop.hub_choices.switch(settings, ConnectChoice(proxy.url, None, "boss", str(ca.ca_file))))
         qtbot.waitUntil(lambda: desktop.bridge.is_live, timeout=15_000)
         assert status.text.startswith(f"Connected to {proxy.url}")
         assert load_settings(desktop.home.settings_file).settings.hub_ca_files == {proxy.url: str(ca.ca_file)}

@@ -3,24 +3,21 @@
 The window holds every hub of the settings (``--hub`` adds more); each has a session of its own
 (``ui/hubs/hub_connector.py`` opens it and says what went wrong on that hub's line only). With
 no hub configured it starts the embedded hub (off the UI thread) and connects to it. Hub →
-Connect… changes the shown hub's address, Add a hub… adds one, Remove this hub… removes the
-shown one; the list is saved in the settings.
+Connect…, Add a hub… and Remove this hub… are ``ui/hubs/hub_choices.py``'s; the list is saved in
+the settings.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
-from collections.abc import Callable, Coroutine, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
 
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
-from parler_desktop.app.hubs.local_hub import save_join_secret, start_local_hub
+from parler_desktop.app.hubs.local_hub import start_local_hub
 from parler_desktop.app.hubs.network_watch import NetworkWatch
 from parler_desktop.app.hubs.sleep_watch import SleepWatch
 from parler_desktop.autostart import sync_autostart
@@ -28,14 +25,12 @@ from parler_desktop.client.address import normalize_hub_url
 from parler_desktop.demo.plan import DEMO_FAILURES, DemoPlan
 from parler_desktop.disk_errors import os_error_text
 from parler_desktop.hub import EmbeddedHub
-from parler_desktop.identity import KeyFileError, load_or_create_identity
 from parler_desktop.paths import Home
-from parler_desktop.settings import Settings, join_secret_path, load_settings, read_join_secret, save_settings
+from parler_desktop.settings import Settings, load_settings, read_join_secret, save_settings
 from parler_desktop.ui.attention.attention import Attention
 from parler_desktop.ui.dialogs.connect_agents_dialog import ConnectAgentsDialog
-from parler_desktop.ui.dialogs.connect_dialog import ConnectChoice, ConnectDialog
-from parler_desktop.ui.dialogs.identity_picker import HubIdentity
 from parler_desktop.ui.error_report import ErrorReport, open_folder
+from parler_desktop.ui.hubs.hub_choices import HubChoices
 from parler_desktop.ui.hubs.hub_connector import HubConnector
 from parler_desktop.ui.hubs.hub_rename import HubRename
 from parler_desktop.ui.idle_collector import IdleCollector
@@ -82,17 +77,18 @@ class DesktopApp:
         self.collector.setParent(self.window)
         self.attention = Attention(self.home, self.bridge, self.window)
         self.search = Search(self.window, self.attention.jump)
-        self.message_links = LinkOpening(self.bridge, self.window, self.attention.jump, self._add_hub_for_link)
+        self.hub_choices = HubChoices(self)
+        self.message_links = LinkOpening(self.bridge, self.window, self.attention.jump, self.hub_choices.add_for_link)
         self.local_hub: EmbeddedHub | None = None
         self._demo_tasks: set[asyncio.Task] = set()
         self._closed = asyncio.get_event_loop().create_future()
         self.window.closing.connect(lambda: self._closed.done() or self._closed.set_result(None))
-        self.window.connectRequested.connect(self.choose_hub)
-        self.window.addHubRequested.connect(self.add_hub)
-        self.window.removeHubRequested.connect(lambda: self.remove_hub())
+        self.window.connectRequested.connect(self.hub_choices.choose)
+        self.window.addHubRequested.connect(self.hub_choices.add)
+        self.window.removeHubRequested.connect(lambda: self.hub_choices.remove())
         self.attention.room_menu.retryRequested.connect(lambda entry: self.connectors[entry].retry())
-        self.attention.room_menu.removeRequested.connect(self.remove_hub)
-        self.hub_rename = HubRename(self.window, self.home, self.bridge.tasks, self._tell)
+        self.attention.room_menu.removeRequested.connect(self.hub_choices.remove)
+        self.hub_rename = HubRename(self.window, self.home, self.bridge.tasks, self.tell)
         self.attention.room_menu.renameRequested.connect(self.hub_rename.ask)
         self.attention.room_menu.freshCacheRequested.connect(
             lambda entry: self.bridge.tasks.spawn("fresh cache", self.start_fresh_cache(entry))
@@ -106,7 +102,7 @@ class DesktopApp:
         self.errors.install()
         self.place = WindowPlace(window_state_path(self.home), self.window, self.bridge.tasks)
         self.links = InviteLinks(
-            self.window, self.bridge, self.home, self._open_hub, lambda url: self._entry_for(url) is not None,
+            self.window, self.bridge, self.home, self.hub_choices.open, lambda url: self.entry_for(url) is not None,
             self.window.room_actions.join,
         )
         self.links.messageLinkOpened.connect(self.message_links.open)
@@ -124,7 +120,7 @@ class DesktopApp:
         return self.connectors[self.window.shown_hub or self.hubs.entries[0]]
 
     def _hub_added(self, entry: HubEntry) -> None:
-        self.connectors[entry] = HubConnector(entry, self.home, self._embedded_url, self._before_drop, self._tell)
+        self.connectors[entry] = HubConnector(entry, self.home, self._embedded_url, self._before_drop, self.tell)
         NetworkWatch(entry.bridge, entry)  # (each lives as long as its hub: the entry is its parent)
         SleepWatch(entry.bridge, entry)
         entry.bridge.messagesStored.connect(self.collector.activity)
@@ -154,11 +150,11 @@ class DesktopApp:
         await self.attention.start()
         loaded = load_settings(self.home.settings_file)
         if loaded.problem:
-            self._tell(loaded.problem)
+            self.tell(loaded.problem)
         try:
             await asyncio.to_thread(sync_autostart, loaded.settings.start_at_login, self.home)
         except OSError as error:
-            self._tell(f"Could not update the start-at-login entry: {error}")
+            self.tell(f"Could not update the start-at-login entry: {error}")
         settings = loaded.settings
         for url in self.more_hubs:
             settings = settings.with_hub(url)
@@ -168,7 +164,7 @@ class DesktopApp:
             try:
                 await asyncio.to_thread(save_settings, self.home.settings_file, settings)
             except OSError as error:  # e.g. a full disk: the window still starts, saying so
-                self._tell(f"Could not save the settings ({os_error_text(error)}); these hubs are used for this run only.")
+                self.tell(f"Could not save the settings ({os_error_text(error)}); these hubs are used for this run only.")
         place = await asyncio.to_thread(load_window_state, window_state_path(self.home))
         shown = self._hold_hubs(settings, place)
         self.place.restore(place)
@@ -205,14 +201,14 @@ class DesktopApp:
     async def connect(self, hub_url: str) -> bool:
         """Connect the shown hub to ``hub_url`` ("" = the embedded hub) (or show the hub that has
         it, when another entry holds it); False (and a message) on failure."""
-        held = self._entry_for(hub_url)
+        held = self.entry_for(hub_url)
         if held is not None and held is not self.window.shown_hub:
             await self.window.show_hub(held)
             return held.bridge.session is not None
         self._offer_fresh_cache()
         return await self.shown.connect(hub_url)
 
-    def _entry_for(self, hub_url: str) -> HubEntry | None:
+    def entry_for(self, hub_url: str) -> HubEntry | None:
         """The entry holding ``hub_url``, as configured or as its session dials it."""
         wanted = dialed(hub_url)
         for entry in self.hubs.entries:
@@ -226,7 +222,7 @@ class DesktopApp:
         told = await (self.connectors[entry] if entry is not None else self.shown).start_fresh_cache()
         self._offer_fresh_cache()
         if told is not None:
-            self._tell(told)
+            self.tell(told)
 
     def start_demo(self, plan: DemoPlan) -> None:
         """Scripted agents (or a load generator) on the hub shown; they invite the human into
@@ -241,65 +237,14 @@ class DesktopApp:
             secret = await asyncio.to_thread(read_join_secret, self.home, settings, self._shown_url_or_none(settings))
             summary = await plan.run(self.bridge.hub_url, self.bridge.name, self.bridge.redeem, self.home.data_dir / "demo", secret)
         except DEMO_FAILURES as error:
-            self._tell(f"The demo stopped: {error}")
+            self.tell(f"The demo stopped: {error}")
             return
-        self._tell(f"Demo finished: {summary}", logging.INFO)
+        self.tell(f"Demo finished: {summary}", logging.INFO)
 
     def _shown_url_or_none(self, settings: Settings) -> str | None:
         """The shown hub's address as the settings hold it (None: the first hub's)."""
         url = self.shown.entry.url
         return None if url == settings.hub_url else url
-
-    # -- Hub menu ---------------------------------------------------------------------------
-    def choose_hub(self) -> ConnectDialog:
-        """Hub → Connect…: change the shown hub's address (no nested event loop)."""
-        return self._hub_dialog(self.shown.entry.url, self._switch_hub)
-
-    def add_hub(self) -> ConnectDialog:
-        """Hub → Add a hub…: one more hub in the sidebar, kept in the settings."""
-        dialog = self._hub_dialog("", self._open_hub)
-        dialog.setWindowTitle("Add a Parler hub")
-        return dialog
-
-    def _hub_dialog(self, url: str, chosen: Callable[[Settings, ConnectChoice], Coroutine[Any, Any, None]]) -> ConnectDialog:
-        settings = load_settings(self.home.settings_file).settings
-        dialog = ConnectDialog(
-            url, settings.display_name, self.window, ca_file=settings.hub_ca_files.get(url, ""), home=self.home,
-            tasks=self.bridge.tasks, key_file=settings.hub_key_files.get(url),
-        )
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.accepted.connect(lambda: self.bridge.tasks.spawn("connect", chosen(settings, dialog.choice())))
-        dialog.open()
-        return dialog
-
-    def remove_hub(self, entry: HubEntry | None = None) -> QMessageBox | None:
-        """Hub → Remove this hub… (the shown one), or its heading's menu: asks, then closes the
-        hub's session and forgets it (its cache and outbox stay on disk, so adding it again finds
-        them). The last hub stays."""
-        if len(self.hubs.entries) < 2:
-            self._tell("This is the only hub; add another before removing it.")
-            return None
-        entry = entry or self.shown.entry
-        box = QMessageBox(QMessageBox.Icon.Question, "Remove this hub", "", QMessageBox.StandardButton.Cancel, self.window)
-        box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setText(f"Remove {entry.label} from this window? Its rooms stop showing here; nothing on the hub changes.")
-        remove = box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.buttonClicked.connect(lambda button: button is remove and self.bridge.tasks.spawn("remove hub", self._remove_hub(entry)))
-        box.open()
-        return box
-
-    async def _remove_hub(self, entry: HubEntry) -> None:
-        settings = load_settings(self.home.settings_file).settings
-        try:
-            await asyncio.to_thread(save_settings, self.home.settings_file, settings.without_hub(entry.url))
-        except OSError as error:
-            self._tell(f"Could not save the settings: {os_error_text(error)}")
-            return
-        if entry is self.window.shown_hub:
-            await self.window.show_hub(next(other for other in self.hubs.entries if other is not entry))
-        await self.connectors.pop(entry).drop()
-        self.hubs.remove(entry)
 
     async def connect_agents(self) -> ConnectAgentsDialog:
         """Open Hub → Connect your agents… for the hub shown, with the join secret the window
@@ -310,69 +255,11 @@ class DesktopApp:
                 settings = await asyncio.to_thread(lambda: load_settings(self.home.settings_file).settings)
                 secret = await asyncio.to_thread(read_join_secret, self.home, settings, self._shown_url_or_none(settings))
             except OSError as error:
-                self._tell(f"Could not read the join secret: {os_error_text(error)}")
+                self.tell(f"Could not read the join secret: {os_error_text(error)}")
         dialog = ConnectAgentsDialog(self.bridge, secret, self.window.rooms.room_names, self.window)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.open()
         return dialog
-
-    async def _switch_hub(self, settings: Settings, choice: ConnectChoice) -> None:
-        """The shown hub takes the chosen address (or the window shows the hub that has it):
-        save the choice (off the UI thread: each file is fsynced), then connect to it."""
-        held = self._entry_for(choice.hub_url)
-        if held is not None and held is not self.window.shown_hub:
-            await self.window.show_hub(held)
-            return
-        old = self.shown.entry.url
-        if old in settings.hubs:
-            chosen = dataclasses.replace(settings, hubs=tuple(dict.fromkeys(choice.hub_url if url == old else url for url in settings.hubs)))
-        else:  # a hub held for this run only (its save failed): the choice comes first, as it did
-            chosen = settings.with_hub(choice.hub_url, first=True)
-        if await self._save_choice(chosen, choice):
-            self.hub_override = None
-            await self.connect(choice.hub_url)
-
-    def _add_hub_for_link(self, url: str) -> None:
-        settings = load_settings(self.home.settings_file).settings
-        choice = ConnectChoice(hub_url=url, display_name=settings.display_name, join_secret=None)
-        self.bridge.tasks.spawn("add hub", self._open_hub(settings, choice))
-
-    async def _open_hub(self, settings: Settings, choice: ConnectChoice) -> None:
-        """Show the chosen hub: the one the window holds, else a new one (saved, connected)."""
-        held = self._entry_for(choice.hub_url)
-        if held is None and await self._save_choice(settings.with_hub(choice.hub_url), choice):
-            held = self.hubs.add(choice.hub_url)
-            await self.connectors[held].connect()
-        if held is not None:
-            await self.window.show_hub(held)
-
-    async def _save_choice(self, settings: Settings, choice: ConnectChoice) -> bool:
-        """Save ``settings`` with the choice's name, CA file, join secret (that hub's own) and
-        identity (a hub's own is made now, 0600 from its first byte, or found where it was)."""
-        ca_files = {url: path for url, path in settings.hub_ca_files.items() if url != choice.hub_url}
-        if choice.ca_file:
-            ca_files[choice.hub_url] = choice.ca_file
-        chosen = dataclasses.replace(settings, display_name=choice.display_name, hub_ca_files=ca_files)
-        key_file = choice.key_file_for(self.home)
-        if choice.identity is not None:
-            chosen = chosen.with_key_file(choice.hub_url, None if key_file is None else str(key_file))
-
-        def save() -> None:
-            if choice.identity is HubIdentity.OWN:
-                load_or_create_identity(key_file)
-            if choice.join_secret is not None:
-                save_join_secret(self.home, choice.join_secret, join_secret_path(self.home, chosen, choice.hub_url))
-            save_settings(self.home.settings_file, chosen)
-
-        try:
-            await asyncio.to_thread(save)
-        except KeyFileError as error:
-            self._tell(str(error))
-            return False
-        except OSError as error:
-            self._tell(f"Could not save the settings: {os_error_text(error)}")
-            return False
-        return True
 
     async def shutdown(self) -> None:
         self.collector.stop()
@@ -389,6 +276,6 @@ class DesktopApp:
             hub, self.local_hub = self.local_hub, None
             await asyncio.to_thread(hub.stop)
 
-    def _tell(self, text: str, level: int = logging.WARNING) -> None:
+    def tell(self, text: str, level: int = logging.WARNING) -> None:
         log.log(level, "%s", text)
         self.bridge.notice.emit(text, "")
