@@ -60,6 +60,7 @@ class RoomListModel(QAbstractListModel):
         bridge.roomsChanged.connect(self.schedule_reload)
         bridge.cursorChanged.connect(self.schedule_reload)
         bridge.rosterChanged.connect(self._roster_changed)
+        bridge.stateChanged.connect(self._state_changed)
 
     # -- Qt model ---------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:
@@ -124,6 +125,12 @@ class RoomListModel(QAbstractListModel):
         if not self._timer.isActive():
             catching_up = self._rooms and not self._bridge.is_live  # (an empty list is read at once)
             self._timer.start(CATCH_UP_RELOAD_DELAY_MS if catching_up else RELOAD_DELAY_MS)
+
+    def _state_changed(self, _event: Any) -> None:
+        """Caught up: the reload the catch-up put off (for up to a second) runs now, so the rows
+        show the last pages stored as soon as the session is live."""
+        if self._bridge.is_live and self._timer.isActive():
+            self._timer.start(0)
 
     def reload(self) -> None:
         """Read the summaries again (one store query; overlapping requests collapse into one)."""
