@@ -35,7 +35,7 @@ from parler_desktop.client.commit import Committer
 from parler_desktop.client.connection import Requester
 from parler_desktop.client.errors import BadReply, HubRefused
 from parler_desktop.client.events import CursorChanged, MessagesStored, Notice, RoomsChanged, SessionEvent
-from parler_desktop.client.page_writer import PageWriter, PulledChunk, RoomPulled
+from parler_desktop.client.page_writer import PageWriter, PulledChunk, RoomPulled, write_turn
 from parler_desktop.protocol import errors as codes
 from parler_desktop.protocol.frames import Pull, Pulled, RoomList, Rooms
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
@@ -188,10 +188,13 @@ class RoomSync:
         self._kick.set()  # ``run`` indexes them, once ``listen`` has printed them
 
     async def _index_pushes(self) -> None:
-        """Make the stored pushes searchable; the store keeps what it cannot index now."""
+        """Make the stored pushes (and pulled pages) searchable, a batch at a time behind any
+        catch-up's page writes in the process (``page_writer.write_turn``: indexing costs more
+        than storing, and a hub caught up first indexed while the others still stored their
+        pages); the store keeps what it cannot index now."""
         self._unindexed = False
         try:
-            await self._store.index_all_pending()
+            await self._store.index_all_pending(write_turn())
         except StoreError as error:
             log.info("pushes are not indexed for search for now: %s", error)
 
