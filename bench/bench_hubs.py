@@ -8,8 +8,9 @@ Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_hubs.py
 
 The full size is the default; every size can be scaled down for a small machine (the output's
 first line says which size ran); ``--only wake`` runs figure 6 alone, and ``--profile-wake FILE``
-records the wake with py-spy (every thread, as a speedscope file; py-spy must be installed). What
-runs where:
+records the wake with py-spy (every thread, as a speedscope file; py-spy must be installed; its
+sampling options in ``PYSPY_MODE``, ``--idle`` unless set: ``PYSPY_MODE=--gil`` samples only the
+thread holding the GIL). What runs where:
 
 - the hubs: ``--hubs`` processes of our hub (``python -m parler_desktop hub --relaxed-limits``);
 - the agents: one child process (multiprocessing) of raw-wire agents (``tests/support/raw_agent``),
