@@ -4,7 +4,8 @@ What it promises: pages queued by the pulls are stored in order, several rooms p
 and a whole write's worth at a time, each chunk moving its room's sync mark in the transaction
 that stores it; a room is reported complete only once all its pages are stored; a disk that
 refuses a write gets it again in halves, each part with the mark of what it holds; the pulls
-wait while too much is queued; a failure reaches the pulls.
+wait while too much is queued; a failure reaches the pulls; the writers of every hub write one
+at a time.
 """
 
 from __future__ import annotations

@@ -57,7 +57,8 @@ _write_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock]
 
 
 def write_turn() -> asyncio.Lock:
-    """The lock every page writer on the running loop takes for a write (see the module docstring)."""
+    """The lock every page writer on the running loop takes for a write (see the module
+    docstring), and search indexing for each batch (``sync.py``): one at a time in the process."""
     loop = asyncio.get_running_loop()
     if loop not in _write_turns:
         _write_turns[loop] = asyncio.Lock()

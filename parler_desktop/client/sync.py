@@ -7,8 +7,9 @@ forward from the mark until a page comes back short of the page size (the hub ha
 that moment; anything later is pushed to us because we subscribed before pulling, or found by the
 next reconciliation). The pulls do not wait for the pages' writes: ``page_writer.py`` stores them
 behind the pulls, several rooms per transaction, each page moving its room's mark as it is
-stored; a room's pull is settled (below) once its pages are stored. Pushed messages are stored at once for speed but do not move the mark, so a
-push the hub dropped between two stored ones is still fetched by the next pull. A push is made
+stored; a room's pull is settled (below) once its pages are stored. Pushed messages are stored
+at once for speed but do not move the mark, so a push the hub dropped between two stored ones is
+still fetched by the next pull. A push is made
 searchable just after its write, by the reconciliation loop (store/search.py says why).
 
 Which rooms need a pull, without pulling hundreds of rooms every minute: one ``rooms`` call gives
