@@ -4,9 +4,13 @@ messages/s in all, each figure against a baseline measured in the same run.
 Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_hubs.py
      [--hubs 5] [--rooms 100] [--agents 20] [--rate 10] [--duration 180 | --hour]
      [--night 50000] [--history 20] [--switches 60] [--idle-secs 30] [--repeats 3]
+     [--only wake] [--profile-wake FILE]
 
 The full size is the default; every size can be scaled down for a small machine (the output's
-first line says which size ran). What runs where:
+first line says which size ran); ``--only wake`` runs figure 6 alone, and ``--profile-wake FILE``
+records the wake with py-spy (every thread, as a speedscope file; py-spy must be installed; its
+sampling options in ``PYSPY_MODE``, ``--idle`` unless set: ``PYSPY_MODE=--gil`` samples only the
+thread holding the GIL). What runs where:
 
 - the hubs: ``--hubs`` processes of our hub (``python -m parler_desktop hub --relaxed-limits``);
 - the agents: one child process (multiprocessing) of raw-wire agents (``tests/support/raw_agent``),
@@ -65,6 +69,7 @@ import json
 import multiprocessing
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -109,6 +114,7 @@ COLD_START_SECS = 1.5  # launch to everything shown, the caches filled
 SWITCH_MS = 50.0  # p99, click to the room painted
 IDLE_CPU_PCT = 1.0  # of one core, no traffic
 RSS_GROWTH, RSS_MB = 2.0, 400.0  # after an hour against after a minute; and at most
+WAKE_RATIO = 2.0  # the wake's time against the bare client's
 # No UI stall over bench_ui.py's STALL_MS (50 ms), under traffic or while waking.
 
 
@@ -773,10 +779,169 @@ def span(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 60 else f"{seconds / 60:.3g} min"
 
 
+def py_spy(path: str) -> subprocess.Popen:
+    """py-spy recording this process (every thread, idle ones too) into ``path`` until SIGINT."""
+    beside = Path(sys.executable).with_name("py-spy")  # installed in the same environment, else on PATH
+    command = [str(beside) if beside.exists() else "py-spy", "record", "--pid", str(os.getpid()), *os.environ.get("PYSPY_MODE", "--idle").split(), "--threads", "--rate", "250", "--format", "speedscope", "-o", path]
+    recorder = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    time.sleep(1.0)  # attached before the clock starts
+    return recorder
+
+
+async def night_and_wake(
+    args: argparse.Namespace, plan: Plan, home: Home, urls: Sequence[str], agents: Agents, floor: Floor, table: Table,
+    notes: list[str], idle_gap: float | None,
+) -> None:
+    """6.: the night's messages posted with the window closed, the bare client's pass, the window's
+    wake on ``home`` and the bare client's pass again; figures into ``table`` and ``notes``."""
+    night = await agents.ask("night", args.night)
+    print(f"the night: {args.night:,} messages posted with the window closed in {night['secs']:.1f} s", flush=True)
+    bare_before = await agents.ask("bare")
+    expected = {"unread": bare_before["unread"], "last": night["tokens"]}
+    floor.start()
+    profiler = py_spy(args.profile_wake) if args.profile_wake else None
+    try:
+        woke = await bench_wake(home, urls, plan.rooms, expected)
+    finally:
+        if profiler is not None:
+            profiler.send_signal(signal.SIGINT)  # py-spy writes its file and ends
+            await asyncio.to_thread(profiler.wait, 60)
+    wake_floor = await floor.stop()
+    bare_after = await agents.ask("bare")
+    bare = min(bare_before["secs"], bare_after["secs"])
+    table.add(
+        f"wake after {args.night:,} messages: every count right", f"{woke['secs']:.2f} s",
+        f"{bare:.2f} s (bare client, same pages)", woke["secs"] / bare, f"<= {WAKE_RATIO:g}x", woke["secs"] <= WAKE_RATIO * bare,
+    )
+    measured, verdict = stall_cells(woke["stall"], woke["gaps"], wake_floor)
+    table.add(
+        "longest stall while waking", measured, "—" if idle_gap is None else f"{idle_gap:.1f} ms (idle window)",
+        None if idle_gap is None else woke["stall"] / idle_gap,
+        f"none over {STALL_MS:g} ms", verdict,
+    )
+    notes.append(
+        f"wake: the bare client took {bare_before['secs']:.2f} s before the window's pass and {bare_after['secs']:.2f} s after, "
+        f"{bare_before['pages']} pages, {bare_before['messages']:,} messages, {bare_before['pages'] + plan.hubs} requests (rooms, pulls); "
+        f"the window's sessions made {woke['requests']} requests of every kind and its process used {woke['cpu']:.1f} s of CPU (every thread)"
+    )
+    gaps_text = lambda gaps: f"{len(gaps)} gaps over {STALL_MS:g} ms" + (f" (longest {max(g for _, g in gaps):.1f} ms)" if gaps else "")  # noqa: E731
+    notes.append(
+        f"wake: every room list loaded from the cache {woke['listed']:.2f} s after the launch; before that (the launch) "
+        f"{gaps_text(woke['launch_gaps'])}, after it (the catch-up) {gaps_text(woke['catch_up_gaps'])}"
+    )
+    notes.append(floor_note("wake", woke["gaps"], wake_floor))
+
+
+async def window_figures(
+    args: argparse.Namespace, plan: Plan, root: Path, homes: tuple[Home, Home], urls: Sequence[str], agents: Agents, floor: Floor,
+    table: Table, notes: list[str],
+) -> float:
+    """1.-5.: the first launches fill the caches of ``homes`` (every hub's; the baseline's), then
+    the figures; the window in this process is closed at the end, every room's last pull complete.
+    The idle window's longest gap (ms), the stall baseline."""
+    home, baseline_home = homes
+    everything, one_room = dict.fromkeys(urls, plan.rooms), {urls[0]: 1}
+    rss_first = min(60.0, args.duration / 3)
+    # 1. cold start, and 4. idle CPU: first launches fill the caches; then launches on them.
+    for each, expected in ((home, everything), (baseline_home, one_room)):
+        filled = await asyncio.to_thread(launch, root, each, expected, "fill")
+        print(f"first launch on the {len(expected)}-hub home: caches filled {filled['filled'] - filled['start']:.1f} s after the start", flush=True)
+    cold: dict[str, list[dict]] = {"full": [], "baseline": []}
+    for repeat in range(args.repeats):
+        idle = args.idle_secs if repeat == args.repeats - 1 else 0
+        for name, each, expected in (("full", home, everything), ("baseline", baseline_home, one_room)):
+            cold[name].append(await asyncio.to_thread(launch, root, each, expected, "cold", idle))
+    shown = {name: statistics.median(r["shown"] - r["start"] for r in runs) for name, runs in cold.items()}
+    first = {name: statistics.median(r["first_paint"] - r["start"] for r in runs) for name, runs in cold.items()}
+    table.add(
+        f"cold start, cached, to all {plan.hubs * plan.rooms} rooms shown (median of {args.repeats})", f"{shown['full']:.2f} s",
+        f"{shown['baseline']:.2f} s (1 hub, 1 room)", shown["full"] / shown["baseline"], f"<= {COLD_START_SECS} s",
+        shown["full"] <= COLD_START_SECS,
+    )
+    each_launch = {name: ", ".join(f"{r['shown'] - r['start']:.2f}" for r in runs) for name, runs in cold.items()}
+    notes.append(
+        f"cold start: first paint of the window {first['full']:.2f} s (baseline {first['baseline']:.2f} s); every launch "
+        f"{each_launch['full']} s (baseline {each_launch['baseline']} s); RSS when shown "
+        f"{cold['full'][-1]['rss_shown_mb']:.0f} MB (baseline {cold['baseline'][-1]['rss_shown_mb']:.0f} MB)"
+    )
+    if args.idle_secs > 0:
+        cpu, base_cpu = cold["full"][-1]["idle_cpu_pct"], cold["baseline"][-1]["idle_cpu_pct"]
+        table.add(
+            f"idle CPU, no traffic ({args.idle_secs:g} s, launched window)", f"{cpu:.2f} %", f"{base_cpu:.2f} % (1 hub, 1 room)",
+            cpu / base_cpu if base_cpu else None, f"< {IDLE_CPU_PCT:g} %", cpu < IDLE_CPU_PCT,
+        )
+
+    # The window in this process from here on.
+    desktop, running = await open_window(home, plan.hubs, plan.rooms)
+    await asyncio.sleep(SETTLE_SECS)  # its catch-up (a rooms call per hub) is over
+    meter = GapMeter()
+    meter.start()
+    floor.start()
+    await asyncio.sleep(IDLE_STALL_SECS)
+    idle_gap, idle_stalls, idle_gaps = meter.stop(), meter.stalls, meter.gaps
+    idle_floor = await floor.stop()
+
+    # 2. switching rooms.
+    across, within = await bench_switching(desktop, urls, plan.rooms, args.switches)
+    p99, base_p99 = percentile(across, 0.99), percentile(within, 0.99)
+    table.add(
+        f"switch rooms across hubs, click -> painted, p99 of {len(across)}", ms(p99), f"{ms(base_p99)} (2 rooms of 1 hub)",
+        p99 / base_p99, f"<= {SWITCH_MS:g} ms", p99 <= SWITCH_MS / 1000,
+    )
+    notes.append(
+        f"switching: across hubs p50 {ms(percentile(across, 0.5))}, max {ms(max(across))}; "
+        f"within one hub p50 {ms(percentile(within, 0.5))}, max {ms(max(within))}"
+    )
+
+    # 3. stalls under traffic, and 5. memory.
+    await asyncio.sleep(1.0)
+    meter.start()
+    floor.start()
+    started = time.perf_counter()
+    traffic = asyncio.ensure_future(agents.ask("traffic", args.duration))
+    rss_marks: list[float] = []
+    await asyncio.sleep(rss_first)
+    rss_marks.append(rss_mb())
+    ran = await traffic
+    rss_marks.append(rss_mb())
+    gap = meter.stop()
+    traffic_floor = await floor.stop()
+    lag = await wait_caught_up(desktop, ran["tokens"], 120)
+    measured, verdict = stall_cells(gap, meter.gaps, traffic_floor)
+    table.add(
+        f"longest stall, {plan.rate:g} msg/s for {span(args.duration)}", measured,
+        f"{idle_gap:.1f} ms, {idle_stalls} over (idle window)", gap / idle_gap, f"none over {STALL_MS:g} ms", verdict,
+    )
+    growth = rss_marks[1] / rss_marks[0]
+    table.add(
+        f"RSS after {span(args.duration)} of traffic", f"{rss_marks[1]:.0f} MB", f"{rss_marks[0]:.0f} MB (after {span(rss_first)})",
+        growth, f"<= {RSS_GROWTH:g}x and <= {RSS_MB:g} MB", growth <= RSS_GROWTH and rss_marks[1] <= RSS_MB,
+    )
+    notes.append(
+        f"traffic: {ran['sent']:,} messages in {ran['secs']:.0f} s ({ran['sent'] / ran['secs']:.1f} msg/s); "
+        f"every room's last message in the sidebar {lag:.2f} s after the last send; {time.perf_counter() - started:.0f} s in all"
+    )
+    notes.append(floor_note(f"idle window ({IDLE_STALL_SECS:g} s)", idle_gaps, idle_floor))
+    notes.append(
+        floor_note("traffic", meter.gaps, traffic_floor)
+        + (f"; the window's: {', '.join(f'{length:.0f} ms' for _, length in meter.gaps[:10])}" if meter.gaps else "")
+    )
+
+    # 6. waking after a night away.
+    settling = time.monotonic()
+    while not (settled := await settled_everywhere(desktop, plan.rooms)) and time.monotonic() < settling + 60:
+        await asyncio.sleep(0.5)  # every room's last pull complete: the marks are where the bare client starts
+    notes.append(
+        f"before the night every room's last pull was complete {time.monotonic() - settling:.1f} s after the traffic"
+        if settled else "before the night some rooms' pulls were still incomplete after 60 s (the window pulls a little more than the bare client)"
+    )
+    await close_window(desktop, running)
+    return idle_gap
+
+
 async def main(args: argparse.Namespace) -> None:
     plan = Plan(args.hubs, args.rooms, args.agents, args.rate, args.history, args.hot_share)
     total_agents = sum(plan.agents_on(index) for index in range(plan.hubs))
-    rss_first = min(60.0, args.duration / 3)
     print(
         f"size: {plan.hubs} hubs x {plan.rooms} rooms, {total_agents} agents posting {plan.rate:g} msg/s for {args.duration:g} s "
         f"({plan.hot_share:.0%} into the shown room); {plan.history} messages per room before; {args.night:,} during the night; "
@@ -801,131 +966,13 @@ async def main(args: argparse.Namespace) -> None:
         try:
             made = await agents.ask("setup", {"window": str(home.key_file), "baseline": str(baseline_home.key_file)})
             print(f"set up: {plan.hubs * plan.rooms} rooms, {plan.hubs * plan.rooms * plan.history:,} messages in {made['secs']:.1f} s", flush=True)
-            everything, one_room = dict.fromkeys(urls, plan.rooms), {urls[0]: 1}
-
-            # 1. cold start, and 4. idle CPU: first launches fill the caches; then launches on them.
-            for each, expected in ((home, everything), (baseline_home, one_room)):
-                filled = await asyncio.to_thread(launch, root, each, expected, "fill")
-                print(f"first launch on the {len(expected)}-hub home: caches filled {filled['filled'] - filled['start']:.1f} s after the start", flush=True)
-            cold: dict[str, list[dict]] = {"full": [], "baseline": []}
-            for repeat in range(args.repeats):
-                idle = args.idle_secs if repeat == args.repeats - 1 else 0
-                for name, each, expected in (("full", home, everything), ("baseline", baseline_home, one_room)):
-                    cold[name].append(await asyncio.to_thread(launch, root, each, expected, "cold", idle))
-            shown = {name: statistics.median(r["shown"] - r["start"] for r in runs) for name, runs in cold.items()}
-            first = {name: statistics.median(r["first_paint"] - r["start"] for r in runs) for name, runs in cold.items()}
-            table.add(
-                f"cold start, cached, to all {plan.hubs * plan.rooms} rooms shown (median of {args.repeats})", f"{shown['full']:.2f} s",
-                f"{shown['baseline']:.2f} s (1 hub, 1 room)", shown["full"] / shown["baseline"], f"<= {COLD_START_SECS} s",
-                shown["full"] <= COLD_START_SECS,
-            )
-            each_launch = {name: ", ".join(f"{r['shown'] - r['start']:.2f}" for r in runs) for name, runs in cold.items()}
-            notes.append(
-                f"cold start: first paint of the window {first['full']:.2f} s (baseline {first['baseline']:.2f} s); every launch "
-                f"{each_launch['full']} s (baseline {each_launch['baseline']} s); RSS when shown "
-                f"{cold['full'][-1]['rss_shown_mb']:.0f} MB (baseline {cold['baseline'][-1]['rss_shown_mb']:.0f} MB)"
-            )
-            if args.idle_secs > 0:
-                cpu, base_cpu = cold["full"][-1]["idle_cpu_pct"], cold["baseline"][-1]["idle_cpu_pct"]
-                table.add(
-                    f"idle CPU, no traffic ({args.idle_secs:g} s, launched window)", f"{cpu:.2f} %", f"{base_cpu:.2f} % (1 hub, 1 room)",
-                    cpu / base_cpu if base_cpu else None, f"< {IDLE_CPU_PCT:g} %", cpu < IDLE_CPU_PCT,
-                )
-
-            # The window in this process from here on.
-            desktop, running = await open_window(home, plan.hubs, plan.rooms)
-            await asyncio.sleep(SETTLE_SECS)  # its catch-up (a rooms call per hub) is over
-            meter = GapMeter()
-            meter.start()
-            floor.start()
-            await asyncio.sleep(IDLE_STALL_SECS)
-            idle_gap, idle_stalls, idle_gaps = meter.stop(), meter.stalls, meter.gaps
-            idle_floor = await floor.stop()
-
-            # 2. switching rooms.
-            across, within = await bench_switching(desktop, urls, plan.rooms, args.switches)
-            p99, base_p99 = percentile(across, 0.99), percentile(within, 0.99)
-            table.add(
-                f"switch rooms across hubs, click -> painted, p99 of {len(across)}", ms(p99), f"{ms(base_p99)} (2 rooms of 1 hub)",
-                p99 / base_p99, f"<= {SWITCH_MS:g} ms", p99 <= SWITCH_MS / 1000,
-            )
-            notes.append(
-                f"switching: across hubs p50 {ms(percentile(across, 0.5))}, max {ms(max(across))}; "
-                f"within one hub p50 {ms(percentile(within, 0.5))}, max {ms(max(within))}"
-            )
-
-            # 3. stalls under traffic, and 5. memory.
-            await asyncio.sleep(1.0)
-            meter.start()
-            floor.start()
-            started = time.perf_counter()
-            traffic = asyncio.ensure_future(agents.ask("traffic", args.duration))
-            rss_marks: list[float] = []
-            await asyncio.sleep(rss_first)
-            rss_marks.append(rss_mb())
-            ran = await traffic
-            rss_marks.append(rss_mb())
-            gap = meter.stop()
-            traffic_floor = await floor.stop()
-            lag = await wait_caught_up(desktop, ran["tokens"], 120)
-            measured, verdict = stall_cells(gap, meter.gaps, traffic_floor)
-            table.add(
-                f"longest stall, {plan.rate:g} msg/s for {span(args.duration)}", measured,
-                f"{idle_gap:.1f} ms, {idle_stalls} over (idle window)", gap / idle_gap, f"none over {STALL_MS:g} ms", verdict,
-            )
-            growth = rss_marks[1] / rss_marks[0]
-            table.add(
-                f"RSS after {span(args.duration)} of traffic", f"{rss_marks[1]:.0f} MB", f"{rss_marks[0]:.0f} MB (after {span(rss_first)})",
-                growth, f"<= {RSS_GROWTH:g}x and <= {RSS_MB:g} MB", growth <= RSS_GROWTH and rss_marks[1] <= RSS_MB,
-            )
-            notes.append(
-                f"traffic: {ran['sent']:,} messages in {ran['secs']:.0f} s ({ran['sent'] / ran['secs']:.1f} msg/s); "
-                f"every room's last message in the sidebar {lag:.2f} s after the last send; {time.perf_counter() - started:.0f} s in all"
-            )
-            notes.append(floor_note(f"idle window ({IDLE_STALL_SECS:g} s)", idle_gaps, idle_floor))
-            notes.append(
-                floor_note("traffic", meter.gaps, traffic_floor)
-                + (f"; the window's: {', '.join(f'{length:.0f} ms' for _, length in meter.gaps[:10])}" if meter.gaps else "")
-            )
-
-            # 6. waking after a night away.
-            settling = time.monotonic()
-            while not (settled := await settled_everywhere(desktop, plan.rooms)) and time.monotonic() < settling + 60:
-                await asyncio.sleep(0.5)  # every room's last pull complete: the marks are where the bare client starts
-            notes.append(
-                f"before the night every room's last pull was complete {time.monotonic() - settling:.1f} s after the traffic"
-                if settled else "before the night some rooms' pulls were still incomplete after 60 s (the window pulls a little more than the bare client)"
-            )
-            await close_window(desktop, running)
-            night = await agents.ask("night", args.night)
-            print(f"the night: {args.night:,} messages posted with the window closed in {night['secs']:.1f} s", flush=True)
-            bare_before = await agents.ask("bare")
-            expected = {"unread": bare_before["unread"], "last": night["tokens"]}
-            floor.start()
-            woke = await bench_wake(home, urls, plan.rooms, expected)
-            wake_floor = await floor.stop()
-            bare_after = await agents.ask("bare")
-            bare = min(bare_before["secs"], bare_after["secs"])
-            table.add(
-                f"wake after {args.night:,} messages: every count right", f"{woke['secs']:.2f} s",
-                f"{bare:.2f} s (bare client, same pages)", woke["secs"] / bare, "—", None,
-            )
-            measured, verdict = stall_cells(woke["stall"], woke["gaps"], wake_floor)
-            table.add(
-                "longest stall while waking", measured, f"{idle_gap:.1f} ms (idle window)", woke["stall"] / idle_gap,
-                f"none over {STALL_MS:g} ms", verdict,
-            )
-            notes.append(
-                f"wake: the bare client took {bare_before['secs']:.2f} s before the window's pass and {bare_after['secs']:.2f} s after, "
-                f"{bare_before['pages']} pages, {bare_before['messages']:,} messages, {bare_before['pages'] + plan.hubs} requests (rooms, pulls); "
-                f"the window's sessions made {woke['requests']} requests of every kind and its process used {woke['cpu']:.1f} s of CPU (every thread)"
-            )
-            gaps_text = lambda gaps: f"{len(gaps)} gaps over {STALL_MS:g} ms" + (f" (longest {max(g for _, g in gaps):.1f} ms)" if gaps else "")  # noqa: E731
-            notes.append(
-                f"wake: every room list loaded from the cache {woke['listed']:.2f} s after the launch; before that (the launch) "
-                f"{gaps_text(woke['launch_gaps'])}, after it (the catch-up) {gaps_text(woke['catch_up_gaps'])}"
-            )
-            notes.append(floor_note("wake", woke["gaps"], wake_floor))
+            if args.only == "wake":  # the first launch fills the caches, as before figure 1
+                filled = await asyncio.to_thread(launch, root, home, dict.fromkeys(urls, plan.rooms), "fill")
+                print(f"first launch: caches filled {filled['filled'] - filled['start']:.1f} s after the start", flush=True)
+                idle_gap = None
+            else:
+                idle_gap = await window_figures(args, plan, root, (home, baseline_home), urls, agents, floor, table, notes)
+            await night_and_wake(args, plan, home, urls, agents, floor, table, notes, idle_gap)
         finally:
             floor.quit()
             agents.quit()
@@ -952,6 +999,8 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--switches", type=int, default=60, help="clicks of each kind (across hubs; within one hub)")
     parser.add_argument("--idle-secs", type=float, default=30.0, help="idle CPU window (0: skip)")
     parser.add_argument("--repeats", type=int, default=3, help="launches of each home for the cold start")
+    parser.add_argument("--only", choices=("wake",), help="only this figure (its caches filled by a first launch)")
+    parser.add_argument("--profile-wake", metavar="FILE", help="record the wake with py-spy (speedscope JSON)")
     # The launched window's own options (``launch_probe``): not for people.
     parser.add_argument("--launch-probe", metavar="REPORT", help=argparse.SUPPRESS)
     parser.add_argument("--home", help=argparse.SUPPRESS)

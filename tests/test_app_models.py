@@ -13,10 +13,13 @@ from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import ALICE, ME, StoreBackedSession, add_messages, bridge, message, store, store_call  # noqa: F401
 
 from parler_desktop.app import roles
+from parler_desktop.app.room_list import room_list_model
 from parler_desktop.app.room_list.room_list_model import RoomListModel, RoomSortFilterProxy
 from parler_desktop.app.members.roster_model import RosterModel
 from parler_desktop.app.timeline.timeline_model import PAGE_SIZE, TimelineModel
-from parler_desktop.client.events import MessagesStored, OutboxChanged, OutboxItem, OutboxStatus, RosterChanged
+from parler_desktop.client.events import (
+    ConnectionState, MessagesStored, OutboxChanged, OutboxItem, OutboxStatus, RosterChanged, StateChanged,
+)
 from parler_desktop.protocol.values import RoomInfo, RosterEntry
 from parler_desktop.store import LocalStore, StoreWorker
 
@@ -130,6 +133,21 @@ def test_room_list_follows_new_messages_mentions_and_cursor(qtbot, qloop, sessio
         store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "svc.review", 10)
         bridge.cursorChanged.emit("svc.review", 10)
     assert changed.args == [2]
+
+
+def test_the_reload_a_catch_up_put_off_comes_as_soon_as_the_session_is_live(qtbot, qloop, session, bridge, monkeypatch):
+    """While a session catches up, reloads wait (pages are being stored); the one still waiting
+    when the catch-up ends runs at once, not a coalescing delay later (the wake's last rows)."""
+    monkeypatch.setattr(room_list_model, "CATCH_UP_RELOAD_DELAY_MS", 600_000)  # longer than any wait below
+    seed_rooms(qtbot, qloop, session)
+    model = RoomListModel(bridge)
+    model.reload()
+    qtbot.waitUntil(lambda: model.rowCount() == 3, timeout=5000)
+    session.emit(StateChanged(ConnectionState.CATCHING_UP, session.hub_url, ME.id))
+    add_messages(qtbot, qloop, session, [message(10, "svc.review")], live=False)
+    assert model.summary("svc.review").unread == 0  # put off while catching up
+    session.emit(StateChanged(ConnectionState.LIVE, session.hub_url, ME.id))
+    qtbot.waitUntil(lambda: model.summary("svc.review").unread == 1, timeout=5000)
 
 
 def test_timeline_opens_on_the_newest_page_and_pages_back(qtbot, qloop, session, bridge, qtmodeltester):

@@ -50,7 +50,7 @@ async def test_the_feed_prints_nothing_it_cannot_record_so_the_next_listen_print
         return StoreFeed(store, lambda message: printed.append(message.seq) or True)
 
     try:
-        await store.call(LocalStore.insert_messages, [make_message(seq) for seq in (1, 2, 3)], room_mark=("team", 3))
+        await store.call(LocalStore.insert_messages, [make_message(seq) for seq in (1, 2, 3)], room_marks=[("team", 3)])
         small_disk.fill()
         with pytest.raises(StoreError) as refused:
             await new_listen().drain()

@@ -158,7 +158,7 @@ def test_every_write_that_moves_a_room_drops_its_settled_count(tmp_path):
     store.set_sync_mark("team", 7)
 
     def settle_then(write) -> dict[str, int]:
-        store.settle("team", store.count_after("team", store.cursor("team")), 7)
+        store.settle([("team", store.count_after("team", store.cursor("team")), 7)])
         assert store.settled_unread() == {"team": store.count_after("team", store.cursor("team"))}
         write()
         return store.settled_unread()
@@ -172,7 +172,7 @@ def test_every_write_that_moves_a_room_drops_its_settled_count(tmp_path):
     assert settle_then(lambda: store.unsettle("team")) == {}
     assert settle_then(lambda: store.insert_messages([message("team", 9)])) == {}
     store.set_sync_mark("team", 9)
-    store.settle("team", 5, 9)  # disagrees with the stored unread (2): not recorded
+    store.settle([("team", 5, 9)])  # disagrees with the stored unread (2): not recorded
     assert store.settled_unread() == {}
     store.close()
 

@@ -439,6 +439,15 @@ def test_sync_marks_are_set_as_given_and_forgotten_with_the_room(store: LocalSto
     assert store.sync_mark("team") is None  # a later room of that name starts from scratch
 
 
+def test_many_rooms_sync_marks_are_read_in_one_call(store: LocalStore):
+    rooms = [f"room-{n:03d}" for n in range(600)]  # more than one query's worth of names
+    for n, room in enumerate(rooms[::2]):
+        store.set_sync_mark(room, n + 1)
+    marks = store.sync_marks([*rooms, "never-seen"])
+    assert marks == {room: store.sync_mark(room) for room in [*rooms, "never-seen"]}
+    assert marks["room-598"] == 300 and marks["room-599"] is None and marks["never-seen"] is None
+
+
 def test_roster_is_replaced_whole_and_keeps_order(store: LocalStore):
     first = [
         RosterEntry(id="U2", name="zed", status="idle", last_seen=2),

@@ -17,10 +17,10 @@ def test_a_pulled_chunk_and_its_sync_mark_are_kept_or_refused_together_however_l
     for blocks in range(64):
         path = small_disk.path / f"store-{blocks}.sqlite3"
         store = LocalStore(path)
-        store.insert_messages([make_message(1)], room_mark=("team", 1))
+        store.insert_messages([make_message(1)], room_marks=[("team", 1)])
         small_disk.fill(leave=blocks * block)
         try:
-            kept = store.insert_messages([big], room_mark=("team", 2)) == [big]
+            kept = store.insert_messages([big], room_marks=[("team", 2)]) == [big]
         except StoreError as error:
             assert error.problem is StoreProblem.DISK_FULL
             kept = False

@@ -112,3 +112,17 @@ async def test_the_loop_keeps_running_while_a_thousand_message_page_is_written(w
         return len(inserted), loop_ran.wait(10)  # on the loop thread this could never come true
 
     assert await worker.call(write_and_see_the_loop_run) == (1000, True)
+
+
+async def test_indexing_for_search_takes_its_turn_a_batch_at_a_time(either_worker: StoreWorker):
+    """Given a turn (the lock a catch-up's page writes hold), each batch indexed waits for it:
+    indexing costs more than storing and must not run beside another hub's writes."""
+    await either_worker.call(LocalStore.insert_messages, [make_message(seq) for seq in range(1, 121)], index_now=False)
+    turn = asyncio.Lock()
+    await turn.acquire()  # a write under way
+    indexing = asyncio.ensure_future(either_worker.index_all_pending(turn))
+    await asyncio.sleep(0.05)
+    assert (await either_worker.call(LocalStore.search_progress)).indexed == 0
+    turn.release()
+    await asyncio.wait_for(indexing, 10)
+    assert (await either_worker.call(LocalStore.search_progress)).done

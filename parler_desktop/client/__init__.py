@@ -13,7 +13,8 @@ operations; it reports everything as the events of ``events.py``. Its parts, one
 - backoff.py, clock.py, pacing.py, wake.py — reconnect delays, injectable time, the hub's
   operation budget, resume detection
 - sync.py — catch-up and reconciliation (sync marks, ``rooms`` counts), no gaps, no repeats;
-  page_store.py — a pulled page written in bounded transactions (a tight disk still progresses);
+  page_writer.py — pulled pages stored behind the pulls, several rooms per transaction, bounded
+  (a tight disk still progresses);
   arrivals.py — a few pushes announced (``MessagesArrived``) before they are stored, to be shown
 - outbox.py — posting exactly once through the durable outbox; other_posts.py — posts another
   process on the home got accepted, fetched at once (the hub does not push their author's own)

@@ -5,8 +5,11 @@ pulls, which never move the hub cursor. Per room we keep a *sync mark*: every me
 or below it is stored (persisted in the store, so it survives restarts). A pull pages
 forward from the mark until a page comes back short of the page size (the hub had nothing more at
 that moment; anything later is pushed to us because we subscribed before pulling, or found by the
-next reconciliation). Pushed messages are stored at once for speed but do not move the mark, so a
-push the hub dropped between two stored ones is still fetched by the next pull. A push is made
+next reconciliation). The pulls do not wait for the pages' writes: ``page_writer.py`` stores them
+behind the pulls, several rooms per transaction, each page moving its room's mark as it is
+stored; a room's pull is settled (below) once its pages are stored. Pushed messages are stored
+at once for speed but do not move the mark, so a push the hub dropped between two stored ones is
+still fetched by the next pull. A push is made
 searchable just after its write, by the reconciliation loop (store/search.py says why).
 
 Which rooms need a pull, without pulling hundreds of rooms every minute: one ``rooms`` call gives
@@ -26,14 +29,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 
 from parler_desktop.client.clock import Clock, wait_or_timeout
 from parler_desktop.client.commit import Committer
 from parler_desktop.client.connection import Requester
 from parler_desktop.client.errors import BadReply, HubRefused
 from parler_desktop.client.events import CursorChanged, MessagesStored, Notice, RoomsChanged, SessionEvent
-from parler_desktop.client.page_store import store_page
+from parler_desktop.client.page_writer import PageWriter, PulledChunk, RoomPulled, write_turn
 from parler_desktop.protocol import errors as codes
 from parler_desktop.protocol.frames import Pull, Pulled, RoomList, Rooms
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
@@ -76,7 +79,7 @@ class RoomSync:
         self.page_size = page_size
         self.rooms: tuple[RoomInfo, ...] = ()
         self.live = False  # stored messages are flagged live (the session is LIVE)
-        self._marks: dict[str, int] = {}
+        self._marks: dict[str, int | None] = {}  # room -> sync mark as stored (None: none yet)
         self._cursor_unknown: set[str] = set()
         self._settled_unread: dict[str, int] = {}
         self._pushed: set[str] = set()
@@ -118,32 +121,52 @@ class RoomSync:
 
     # ---- the record ----------------------------------------------------------------------
 
-    async def store_messages(
-        self, messages: Sequence[StoredMessage], room_mark: tuple[str, int] | None = None, *, index_now: bool = True
-    ) -> list[StoredMessage]:
-        """Insert; emit MessagesStored for the rows that were new (per room, ascending).
-
-        ``room_mark`` (room, seq), for a pulled chunk: move that room's sync mark over it in the
-        same transaction, so a refused mark (a full disk) refuses the chunk too and the event
-        follows both (``listen`` trusts the mark to say what is stored for good)."""
+    async def store_messages(self, messages: Sequence[StoredMessage], *, index_now: bool = True) -> list[StoredMessage]:
+        """Insert; emit MessagesStored for the rows that were new (per room, ascending)."""
         if not messages:
             return []
-        stored = await self._commit(
-            LocalStore.insert_messages, messages, self._mentions_me, room_mark=room_mark, index_now=index_now,
-            announce=self._announce_messages,
+        return await self._commit(
+            LocalStore.insert_messages, messages, self._mentions_me, index_now=index_now, announce=self._announce_messages
         )
-        if room_mark is not None:
-            self._marked(*room_mark)
-        return stored
 
-    async def _store_pulled(self, room: str, chunk: Sequence[StoredMessage], seq: int) -> list[StoredMessage]:
-        """A pulled chunk with the room's mark over it; indexed for search by ``run`` after the
-        pull, in small batches (a wake stores tens of thousands: FTS was a third of the cost)."""
-        stored = await self.store_messages(chunk, (room, seq), index_now=False)
+    async def _write_pulled(self, chunks: list[PulledChunk]) -> set[str]:
+        """Pulled chunks of several rooms in one transaction, each chunk moving its room's mark in
+        it, so a refused mark (a full disk) refuses the chunk too and the event follows both
+        (``listen`` trusts the mark to say what is stored for good). Indexed for search by ``run``
+        later, in small batches (a wake stores tens of thousands: FTS was a third of the cost).
+        The rooms that got new rows."""
+        marks = [(chunk.room, chunk.mark) for chunk in chunks]
+        stored = await self._commit(
+            LocalStore.insert_messages, [m for chunk in chunks for m in chunk.messages], self._mentions_me,
+            room_marks=marks, index_now=False, announce=self._announce_messages,
+        )
+        for room, seq in marks:
+            self._marked(room, seq)
         if stored:
             self._unindexed = True
             self._kick.set()
-        return stored
+        return {message.room for message in stored}
+
+    async def _rooms_pulled(self, rooms: list[tuple[RoomPulled, bool]], quiet: list[RoomPulled]) -> None:
+        """Rooms whose pull is stored: the ones that got new rows are settled (one store call),
+        the others go to ``quiet``, checked against the hub's count after the pass
+        (``_check_quiet``); then the pushes held for them during a catch-up are stored (after
+        the pages, so each room's messages come out in seq order)."""
+        settled = []
+        for room, stored_new in rooms:
+            if room.hub_unread is None:
+                continue
+            if not stored_new:
+                quiet.append(room)
+                continue
+            self._settled_unread[room.room] = room.hub_unread
+            if room.room not in self._cursor_unknown:  # else once the cursor is learned (_pull_rooms)
+                settled.append((room.room, room.hub_unread, await self.mark(room.room)))
+        if settled:
+            await self._store.call(LocalStore.settle, settled)
+        if self._holding is not None:
+            for room, _stored_new in rooms:
+                await self._release(self._holding.pop(room.room, []))
 
     def _announce_messages(self, new: list[StoredMessage]) -> list[MessagesStored]:
         return [MessagesStored(room, tuple(rows), live=self.live) for room, rows in group_by_room(new).items()]
@@ -166,28 +189,31 @@ class RoomSync:
         self._kick.set()  # ``run`` indexes them, once ``listen`` has printed them
 
     async def _index_pushes(self) -> None:
-        """Make the stored pushes searchable; the store keeps what it cannot index now."""
+        """Make the stored pushes (and pulled pages) searchable, a batch at a time behind any
+        catch-up's page writes in the process (``page_writer.write_turn``: indexing costs more
+        than storing, and a hub caught up first indexed while the others still stored their
+        pages); the store keeps what it cannot index now."""
         self._unindexed = False
         try:
-            await self._store.index_all_pending()
+            await self._store.index_all_pending(write_turn())
         except StoreError as error:
             log.info("pushes are not indexed for search for now: %s", error)
 
     async def _mark(self, room: str) -> int | None:
         if room not in self._marks:
-            mark = await self._store.call(LocalStore.sync_mark, room)
-            if mark is None:
-                return None
-            self._marks[room] = mark
+            self._marks[room] = await self._store.call(LocalStore.sync_mark, room)
         return self._marks[room]
+
+    async def _know_marks(self, rooms: Iterable[str]) -> None:
+        """Read the sync marks of ``rooms`` not known yet in one store call: one read per room,
+        each waiting behind the page writes on the store's thread, held the pulls back."""
+        missing = [room for room in rooms if room not in self._marks]
+        if missing:
+            self._marks.update(await self._store.call(LocalStore.sync_marks, missing))
 
     async def mark(self, room: str) -> int:
         """Every message of ``room`` with seq at or below this is stored (0: nothing known)."""
         return await self._mark(room) or 0
-
-    async def _set_mark(self, room: str, seq: int) -> None:
-        await self._store.call(LocalStore.set_sync_mark, room, seq)
-        self._marked(room, seq)
 
     def _marked(self, room: str, seq: int) -> None:
         self._marks[room] = seq
@@ -202,9 +228,10 @@ class RoomSync:
             LocalStore.set_cursor, room, reply.cursor, announce=lambda cursor: [CursorChanged(room, cursor)]
         )
 
-    async def pull_room(self, request: Requester, room: str, hub_unread: int | None) -> None:
-        """Page forward from the room's sync mark until a short page; then check the cursor."""
-        # Unsettled until this pull completes: if it fails, the next reconciliation retries it.
+    async def pull_room(self, request: Requester, room: str, hub_unread: int | None, writer: PageWriter) -> None:
+        """Page forward from the room's sync mark until a short page, each page queued for
+        ``writer``; then the room is queued as pulled (``_rooms_pulled`` once it is stored)."""
+        # Unsettled until this pull is stored: if it fails, the next reconciliation retries it.
         self._settled_unread.pop(room, None)
         self._pushed.discard(room)  # pushes landing during the pull flag the room again
         self._dirty.discard(room)
@@ -213,26 +240,26 @@ class RoomSync:
         if mark is None:  # first time this store sees the room: learn where the human is, later
             self._cursor_unknown.add(room)
         since = mark or 0
-        stored_any = False
         while True:
             reply = await request(Pull(room=room, since=since, limit=self.page_size), Pulled)
             assert isinstance(reply, Pulled)
-            since, stored = await store_page(reply.messages, since, lambda chunk, seq: self._store_pulled(room, chunk, seq))
-            stored_any |= stored
-            if not reply.messages and mark is None:
-                await self._set_mark(room, since)
+            since = max([since, *(message.seq for message in reply.messages)])
+            if reply.messages or mark is None:  # (a new room's mark is stored even with nothing in it)
+                await writer.put(PulledChunk(room, reply.messages, since))
             if len(reply.messages) < self.page_size:
                 break
-        if hub_unread is None:
-            return
-        self._settled_unread[room] = hub_unread
-        if not stored_any:
-            # Quiet room: stored unread must equal the hub's. If not, the cursor moved elsewhere.
-            cursor = await self._store.call(LocalStore.cursor, room)
-            if await self._store.call(LocalStore.count_after, room, cursor) != hub_unread:
-                await self.learn_cursor(request, room)
-        if room not in self._cursor_unknown:  # else once the cursor is learned (_pull_rooms)
-            await self._store.call(LocalStore.settle, room, hub_unread, since)
+        await writer.put(RoomPulled(room, hub_unread))
+
+    async def _check_quiet(self, request: Requester, room: RoomPulled) -> None:
+        """A room whose pull stored nothing new: its stored unread must equal the hub's; if not,
+        the cursor moved elsewhere."""
+        assert room.hub_unread is not None
+        self._settled_unread[room.room] = room.hub_unread
+        cursor = await self._store.call(LocalStore.cursor, room.room)
+        if await self._store.call(LocalStore.count_after, room.room, cursor) != room.hub_unread:
+            await self.learn_cursor(request, room.room)
+        if room.room not in self._cursor_unknown:  # else once the cursor is learned (_pull_rooms)
+            await self._store.call(LocalStore.settle, [(room.room, room.hub_unread, await self.mark(room.room))])
 
     async def refresh_rooms(self, request: Requester) -> tuple[RoomInfo, ...]:
         reply = await request(Rooms(), RoomList)
@@ -258,13 +285,25 @@ class RoomSync:
             or room.name in self._dirty
         )
 
-    async def _pull_rooms(self, request: Requester, rooms: Iterable[RoomInfo]) -> None:
-        """Pull busy rooms first (what the human most likely waits for); then learn the cursors
-        of rooms seen for the first time (meanwhile the hub's unread counts stand in for them)."""
-        for room in sorted(rooms, key=lambda r: (-r.unread, r.name)):
-            await self._pull_guarded(request, room.name, room.unread)
-            if self._holding is not None:
-                await self._release(self._holding.pop(room.name, []))
+    async def _pull_rooms(self, request: Requester, rooms: Iterable[RoomInfo], unlisted: Iterable[str] = ()) -> None:
+        """Pull busy rooms first (what the human most likely waits for), then ``unlisted`` ones
+        (not in the room list yet: no count to settle); check the rooms whose pull stored nothing
+        new; then learn the cursors of rooms seen for the first time (meanwhile the hub's unread
+        counts stand in for them)."""
+        rooms, unlisted = sorted(rooms, key=lambda r: (-r.unread, r.name)), list(unlisted)
+        await self._know_marks([*(room.name for room in rooms), *unlisted])
+        quiet: list[RoomPulled] = []
+        writer = PageWriter(self._write_pulled, lambda done: self._rooms_pulled(done, quiet))
+        try:
+            for room in rooms:
+                await self._pull_guarded(request, room.name, room.unread, writer)
+            for name in unlisted:
+                await self._pull_guarded(request, name, None, writer)
+            await writer.flush()
+        finally:
+            await writer.close()
+        for room in quiet:
+            await self._guarded(room.room, self._check_quiet(request, room))
         listed = {room.name for room in self.rooms}
         for room in sorted(self._cursor_unknown & listed):
             try:
@@ -273,15 +312,19 @@ class RoomSync:
                 self._cursor_unknown.discard(room)  # not a member any more: rooms drops it
                 continue
             if room in self._settled_unread:  # its pull completed (and no new one started)
-                await self._store.call(LocalStore.settle, room, self._settled_unread[room], await self.mark(room))
+                await self._store.call(LocalStore.settle, [(room, self._settled_unread[room], await self.mark(room))])
 
-    async def _pull_guarded(self, request: Requester, room: str, hub_unread: int | None) -> None:
+    async def _pull_guarded(self, request: Requester, room: str, hub_unread: int | None, writer: PageWriter) -> None:
         """Pull one room; a refusal or bad reply for it is reported, and the others still sync.
 
         The room is then not settled, so the next full reconciliation tries it again.
         """
+        await self._guarded(room, self.pull_room(request, room, hub_unread, writer))
+
+    async def _guarded(self, room: str, work: Awaitable[None]) -> None:
+        """``work`` on ``room``; a refusal or bad reply is reported as a notice about the room."""
         try:
-            await self.pull_room(request, room, hub_unread)
+            await work
         except HubRefused as error:
             if error.code != codes.NOT_MEMBER:  # not a member: deleted or left; rooms drops it
                 self._emit(Notice(f"Could not read room {room}: {error.message}", room=room))
@@ -292,7 +335,7 @@ class RoomSync:
         """After (re)connecting and subscribing: bring every room that may lag up to date.
 
         Pushes are held from the start (while the room list is fetched, too), and each room's
-        are stored right after its pull, so a room's messages come out in seq order.
+        are stored right after its pulled pages are, so a room's messages come out in seq order.
         """
         self._holding = {}
         self._hold_all = True
@@ -329,9 +372,7 @@ class RoomSync:
             return
         wanted = self._pushed | self._dirty
         by_name = {room.name: room for room in self.rooms}
-        await self._pull_rooms(request, [by_name[name] for name in wanted if name in by_name])
-        for name in wanted - by_name.keys():  # not in the room list yet: pull without a count
-            await self._pull_guarded(request, name, None)
+        await self._pull_rooms(request, [by_name[name] for name in wanted if name in by_name], sorted(wanted - by_name.keys()))
 
     async def _store_sent(self, request: Requester) -> None:
         while self._sent:

@@ -114,7 +114,7 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables, RoomC
         messages: Sequence[StoredMessage],
         mentions_me: Callable[[StoredMessage], bool] | None = None,
         *,
-        room_mark: tuple[str, int] | None = None,
+        room_marks: Sequence[tuple[str, int]] = (),
         index_now: bool = True,
     ) -> list[StoredMessage]:
         """Store messages unique by seq; return the newly stored ones, ascending by seq.
@@ -124,9 +124,9 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables, RoomC
         the mention badge (it runs here, on the store's thread), and new messages get their
         signature verdict here too. A stored seq arriving with a different message id means the
         hub's history was reset: ``StoreError`` (``DIVERGED``), nothing of the batch is stored.
-        ``room_mark`` (room, seq) sets that room's sync mark in the same transaction: a pulled
-        chunk and the mark covering it are kept or refused together (a chunk kept above its mark
-        would be fed by ``listen`` again after a restart). Without ``index_now`` the new messages
+        Each of ``room_marks`` (room, seq), in order, sets that room's sync mark in the same
+        transaction: pulled chunks and the marks covering them are kept or refused together (a
+        chunk kept above its mark would be fed by ``listen`` again after a restart). Without ``index_now`` the new messages
         wait for ``index_pending`` to be searchable (pushes: store/search.py).
         """
         unique = sorted({m.seq: m for m in reversed(messages)}.values(), key=lambda m: m.seq)
@@ -150,8 +150,8 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables, RoomC
             else:
                 self._index_later(m.seq for m in inserted)
             self._count_stored(list(zip(inserted, flags)))
-            if room_mark is not None:
-                self._set_sync_mark(*room_mark)
+            for room, seq in room_marks:
+                self._set_sync_mark(room, seq)
         return inserted
 
     def _stored_seqs(self, seqs: list[int]) -> set[int]:
@@ -271,6 +271,16 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables, RoomC
         row = self._db.execute("SELECT sync_mark FROM rooms WHERE name = ?", (room,)).fetchone()
         return row[0] if row else None
 
+    @guarded("reading sync marks")
+    def sync_marks(self, rooms: Sequence[str]) -> dict[str, int | None]:
+        """``sync_mark`` of each of ``rooms``, in one call."""
+        marks: dict[str, int | None] = dict.fromkeys(rooms)
+        for start in range(0, len(rooms), 500):
+            chunk = rooms[start : start + 500]
+            rows = self._db.execute(f"SELECT name, sync_mark FROM rooms WHERE name IN ({','.join('?' * len(chunk))})", chunk)
+            marks.update(rows.fetchall())
+        return marks
+
     @guarded("saving a sync mark")
     def set_sync_mark(self, room: str, seq: int) -> None:
         """Record the sync mark as given (it may move back to re-read a gap); dropped with the room."""
@@ -288,17 +298,17 @@ class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables, RoomC
     # ---- settled unread counts -----------------------------------------------------------
 
     @guarded("saving a sync mark")
-    def settle(self, room: str, hub_unread: int, mark: int) -> None:
-        """After a complete pull up to ``mark``: record ``hub_unread`` as the room's settled count
-        if the store agrees with it (the mark is the room's, no message above it, stored unread
-        equals it); otherwise drop the settled count."""
+    def settle(self, rooms: Sequence[tuple[str, int, int]]) -> None:
+        """For each (room, hub_unread, mark), after a complete pull up to ``mark``: record
+        ``hub_unread`` as the room's settled count if the store agrees with it (the mark is the
+        room's, no message above it, stored unread equals it); otherwise drop the settled count."""
         with self._write():
-            self._db.execute(
+            self._db.executemany(
                 "UPDATE rooms SET settled_unread = CASE WHEN sync_mark = :mark "
                 "AND (SELECT coalesce(max(seq), 0) FROM messages WHERE room = :room) = :mark "
                 "AND (SELECT count(*) FROM messages WHERE room = :room AND seq > rooms.cursor) = :unread "
                 "THEN :unread END WHERE name = :room",
-                {"room": room, "mark": mark, "unread": hub_unread},
+                [{"room": room, "mark": mark, "unread": hub_unread} for room, hub_unread, mark in rooms],
             )
 
     @guarded("saving a sync mark")

@@ -12,6 +12,7 @@ timeout) holds the command's loop meanwhile."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -64,12 +65,14 @@ class StoreWorker:
             raise RuntimeError("StoreWorker.call() needs open() first and cannot follow close()")
         return await self._run(fn, self._store, *args, **kwargs)
 
-    async def index_all_pending(self) -> None:
+    async def index_all_pending(self, turn: asyncio.Lock | None = None) -> None:
         """Make every message stored for later indexing searchable (pushes: store/search.py), a
-        small batch per call, so the loop's thread runs between the batches; raises
-        ``StoreError``."""
-        while await self.call(LocalStore.index_pending):
-            pass
+        small batch per call, so the loop's thread runs between the batches (each holding
+        ``turn``, when given: it queues behind other writes that hold it); raises ``StoreError``."""
+        while True:
+            async with turn or contextlib.nullcontext():
+                if not await self.call(LocalStore.index_pending):
+                    return
 
     async def close(self) -> None:
         """Close the store after the calls already queued; later calls raise RuntimeError."""

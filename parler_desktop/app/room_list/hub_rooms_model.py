@@ -4,6 +4,8 @@ total) followed by that hub's rooms, as each hub's ``RoomListModel`` has them.
 The rows of each hub's model are passed through as they change (inserted, removed, changed),
 so a hub's reload never resets the others or the selection. Headings are shown only while the
 window holds more than one hub (one hub needs no grouping: the connection bar names it).
+Each row's sort key (``sort_keys``, for the sidebar's proxy) is made again only after rows change,
+before the change is passed on (``room_list_model.py`` says why).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ class HubRoomsModel(QAbstractListModel):
         super().__init__(parent)
         self._hubs = hubs
         self.collapsed: set[str] = set()  # hub URLs whose rooms are folded away
+        self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
         for entry in hubs.entries:
             self._follow(entry)
         hubs.added.connect(self._added)
@@ -75,7 +78,7 @@ class HubRoomsModel(QAbstractListModel):
         if role == roles.HUB_HEADER:
             return room_row < 0
         if room_row >= 0:
-            return entry.rooms.index(room_row).data(role)
+            return entry.rooms.row_data(room_row, role)
         if role == Qt.ItemDataRole.DisplayRole:
             return entry.label
         if role == Qt.ItemDataRole.ToolTipRole:  # where the hub is, and who the human is there
@@ -84,13 +87,25 @@ class HubRoomsModel(QAbstractListModel):
         if role == roles.ROOM_UNREAD:
             return entry.rooms.total_unread
         if role == roles.ROOM_MENTIONS:  # (a mention is unread too: it changes with the total)
-            rooms = entry.rooms
-            return sum(rooms.index(row).data(roles.ROOM_MENTIONS) or 0 for row in range(rooms.rowCount()))
+            return entry.rooms.total_mentions
         if role == roles.HUB_STATE:
             return entry.status.view
         if role == roles.HUB_COLLAPSED:
             return entry.url in self.collapsed
         return None
+
+    def sort_keys(self) -> list[tuple]:
+        """Each row's key for the sidebar's order: the hubs in order, each heading before its
+        rooms, the rooms in their model's order (newest activity first, then by label)."""
+        if self._keys is None:
+            self._keys = []
+            for order, entry in enumerate(self._hubs.entries):
+                self._keys.append((order, 0))
+                self._keys.extend((order, 1, *key) for key in entry.rooms.sort_keys())
+        return self._keys
+
+    def _rows_changed(self) -> None:
+        self._keys = None
 
     def set_collapsed(self, url: str, collapsed: bool) -> None:
         (self.collapsed.add if collapsed else self.collapsed.discard)(url)
@@ -102,6 +117,7 @@ class HubRoomsModel(QAbstractListModel):
     def _added(self, entry: HubEntry) -> None:
         first = self._offset(entry)
         self.beginInsertRows(QModelIndex(), first, first + entry.rooms.rowCount())
+        self._rows_changed()
         self.endInsertRows()
         self._follow(entry)
         self._heading_changed(entry)  # one hub more: every heading may show now
@@ -109,6 +125,7 @@ class HubRoomsModel(QAbstractListModel):
     def _removed(self, entry: HubEntry) -> None:
         self.beginResetModel()  # the entry is out of the list already: its rows cannot be located
         self.collapsed.discard(entry.url)
+        self._rows_changed()
         self.endResetModel()
 
     def _follow(self, entry: HubEntry) -> None:
@@ -116,15 +133,27 @@ class HubRoomsModel(QAbstractListModel):
         rooms.rowsAboutToBeInserted.connect(
             lambda _parent, first, last: self.beginInsertRows(QModelIndex(), *self._span(entry, first, last))
         )
-        rooms.rowsInserted.connect(self.endInsertRows)
+        rooms.rowsInserted.connect(self._end_insert_rows)
         rooms.rowsAboutToBeRemoved.connect(
             lambda _parent, first, last: self.beginRemoveRows(QModelIndex(), *self._span(entry, first, last))
         )
-        rooms.rowsRemoved.connect(self.endRemoveRows)
+        rooms.rowsRemoved.connect(self._end_remove_rows)
         rooms.modelAboutToBeReset.connect(self.beginResetModel)
-        rooms.modelReset.connect(self.endResetModel)
+        rooms.modelReset.connect(self._end_reset_model)
         rooms.dataChanged.connect(lambda top, bottom, changed=(): self._rooms_changed(entry, top, bottom))
         entry.changed.connect(lambda: self._heading_changed(entry))
+
+    def _end_insert_rows(self) -> None:
+        self._rows_changed()
+        self.endInsertRows()
+
+    def _end_remove_rows(self) -> None:
+        self._rows_changed()
+        self.endRemoveRows()
+
+    def _end_reset_model(self) -> None:
+        self._rows_changed()
+        self.endResetModel()
 
     def _span(self, entry: HubEntry, first: int, last: int) -> tuple[int, int]:
         heading = self._offset(entry)
@@ -133,6 +162,7 @@ class HubRoomsModel(QAbstractListModel):
     def _rooms_changed(self, entry: HubEntry, top: QModelIndex, bottom: QModelIndex) -> None:
         if entry in self._hubs.entries:
             first, last = self._span(entry, top.row(), bottom.row())
+            self._rows_changed()
             self.dataChanged.emit(self.index(first), self.index(last))
 
     def _heading_changed(self, entry: HubEntry) -> None:

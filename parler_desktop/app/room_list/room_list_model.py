@@ -4,6 +4,11 @@ Rows come from ``LocalStore.room_summaries`` (unread = others' stored seq above 
 count, last activity). Events only schedule a reload; reloads are coalesced so a burst of
 thousands of messages costs a handful of store queries. The proxy orders by recency and filters.
 
+The proxy sorts with a Python ``lessThan``, called O(n log n) times per sort: reading each side's
+roles through ``data`` there held the window for 20-80 ms per reload of 500 rows (bench_hubs'
+wake). So each model keeps its rows' sort keys (``sort_keys``), made again only after its rows
+change, and ``lessThan`` compares two of them.
+
 Rows show a label (``room_labels``): a DM is named after its other member, taken from the stored
 roster, or fetched once from the hub when none is stored yet; until then it shows the room name.
 """
@@ -50,6 +55,7 @@ class RoomListModel(QAbstractListModel):
         self._partners: dict[str, str] = {}  # DM room -> the other member's display name
         self._rosters_asked: set[str] = set()  # DMs whose roster was requested from the hub
         self._total_unread = 0
+        self._keys: list[tuple[int, str]] | None = None  # each row's sort key (None: rows changed since)
         self._reload_running = False
         self._reload_again = False
         self._timer = QTimer(self, singleShot=True, interval=RELOAD_DELAY_MS)
@@ -60,15 +66,20 @@ class RoomListModel(QAbstractListModel):
         bridge.roomsChanged.connect(self.schedule_reload)
         bridge.cursorChanged.connect(self.schedule_reload)
         bridge.rosterChanged.connect(self._roster_changed)
+        bridge.stateChanged.connect(self._state_changed)
 
     # -- Qt model ---------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rooms)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rooms):
+        return self.row_data(index.row(), role) if index.isValid() else None
+
+    def row_data(self, row: int, role: int) -> Any:
+        """``data`` of ``row`` without an index (the all-hubs model asks for its rooms' rows so)."""
+        if not 0 <= row < len(self._rooms):
             return None
-        room = self._rooms[index.row()]
+        room = self._rooms[row]
         if role == Qt.ItemDataRole.DisplayRole:
             return self._label(room)
         if role == roles.ROOM_NAME:
@@ -89,10 +100,21 @@ class RoomListModel(QAbstractListModel):
             return f"{sender}: {preview}" if sender else preview
         return None
 
+    def sort_keys(self) -> list[tuple[int, str]]:
+        """Each row's key for the proxy's order: newest activity first, then by label."""
+        if self._keys is None:
+            self._keys = [(-int(room.last_ts or 0), self._label(room)) for room in self._rooms]
+        return self._keys
+
     # -- state ------------------------------------------------------------------------------
     @property
     def total_unread(self) -> int:
         return self._total_unread
+
+    @property
+    def total_mentions(self) -> int:
+        """Unread mentions in every room (a heading shows it: read from the rows it is painted from)."""
+        return sum(int(room.mentions_unread) for room in self._rooms)
 
     def room_names(self) -> list[str]:
         return [room.name for room in self._rooms]
@@ -124,6 +146,12 @@ class RoomListModel(QAbstractListModel):
         if not self._timer.isActive():
             catching_up = self._rooms and not self._bridge.is_live  # (an empty list is read at once)
             self._timer.start(CATCH_UP_RELOAD_DELAY_MS if catching_up else RELOAD_DELAY_MS)
+
+    def _state_changed(self, _event: Any) -> None:
+        """Caught up: the reload the catch-up put off (for up to a second) runs now, so the rows
+        show the last pages stored as soon as the session is live."""
+        if self._bridge.is_live and self._timer.isActive():
+            self._timer.start(0)
 
     def reload(self) -> None:
         """Read the summaries again (one store query; overlapping requests collapse into one)."""
@@ -158,17 +186,22 @@ class RoomListModel(QAbstractListModel):
             if self._rooms[row].name not in fresh:
                 self.beginRemoveRows(QModelIndex(), row, row)
                 del self._rooms[row]
+                self._keys = None
                 self.endRemoveRows()
+        changed = []
         for row, old in enumerate(self._rooms):
             new = fresh.pop(old.name)
             if new != old:
                 self._rooms[row] = new
-                index = self.index(row)
-                self.dataChanged.emit(index, index)
+                changed.append(row)
+        if changed:  # one signal for them all: each one costs the proxy a pass over its rows
+            self._keys = None
+            self.dataChanged.emit(self.index(changed[0]), self.index(changed[-1]))
         if fresh:
             first = len(self._rooms)
             self.beginInsertRows(QModelIndex(), first, first + len(fresh) - 1)
             self._rooms.extend(fresh.values())
+            self._keys = None
             self.endInsertRows()
         total = sum(int(room.unread) for room in self._rooms)
         if total != self._total_unread:
@@ -202,6 +235,7 @@ class RoomListModel(QAbstractListModel):
             return
         self._partners[room] = partner
         if row is not None:
+            self._keys = None  # the label changed
             index = self.index(row)
             self.dataChanged.emit(index, index)
 
@@ -210,6 +244,7 @@ class RoomListModel(QAbstractListModel):
         self._rosters_asked.clear()
         self.beginResetModel()
         self._rooms = []
+        self._keys = None
         self.endResetModel()
         if self._total_unread:
             self._total_unread = 0
@@ -231,6 +266,11 @@ class RoomSortFilterProxy(QSortFilterProxyModel):
         self.setDynamicSortFilter(True)
         self.sort(0, Qt.SortOrder.AscendingOrder)
         self.show_headings = False
+        self._source_keys: Any = None  # the source model's ``sort_keys`` (see the module docstring)
+
+    def setSourceModel(self, model: Any) -> None:
+        self._source_keys = model.sort_keys
+        super().setSourceModel(model)
 
     def set_show_headings(self, show: bool) -> None:
         if show != self.show_headings:
@@ -266,18 +306,9 @@ class RoomSortFilterProxy(QSortFilterProxyModel):
 
     def lessThan(self, left: Index, right: Index) -> bool:
         # "Less" sorts first: the hubs in order, a heading before its rooms, newer activity
-        # first, ties by name.
-        left_hub, right_hub = left.data(roles.HUB_ORDER) or 0, right.data(roles.HUB_ORDER) or 0
-        if left_hub != right_hub:
-            return left_hub < right_hub
-        left_heading, right_heading = bool(left.data(roles.HUB_HEADER)), bool(right.data(roles.HUB_HEADER))
-        if left_heading != right_heading:
-            return left_heading
-        left_ts = left.data(roles.ROOM_LAST_TS) or 0
-        right_ts = right.data(roles.ROOM_LAST_TS) or 0
-        if left_ts != right_ts:
-            return left_ts > right_ts
-        return str(left.data()) < str(right.data())
+        # first, ties by label (the source's ``sort_keys``).
+        keys = self._source_keys()
+        return keys[left.row()] < keys[right.row()]
 
     def next_unread_row(self, after_row: int) -> int | None:
         """The next room row below ``after_row`` (wrapping, across hubs) with unread messages."""

@@ -1,0 +1,171 @@
+"""Pulled pages stored behind the pulls, several rooms per transaction.
+
+A catch-up pulls page after page (after a night away, hundreds of them). Each page used to wait
+for its writes before the next pull went out, one transaction per 50 messages; and since a seq is
+hub-global, one room's messages of the night sit between every other room's rows, so each of
+those transactions rewrote most of the table's newest pages again (34 µs a message written a room
+at a time, 16 µs twenty rooms at a time). So the pulls queue their pages here and go on; the
+writer stores them ``MESSAGES_PER_WRITE`` at a time (the rest once the pulls are over: ``flush``),
+in one transaction each, each chunk moving its room's sync mark in that transaction: a chunk is
+never kept above its mark.
+
+One write at a time in the process, whichever hub's: a write is 10-20 ms of work on its store's
+thread, much of it Python holding the GIL, and five hubs' writes at once kept the window's thread
+from it (bench_hubs' wake: stalls of 54-73 ms, 35-38 ms one write at a time, the wake as fast).
+
+Bounded: at most ``MAX_QUEUED`` messages wait (then the pulls wait for the writer). A tight disk
+still progresses: a write the disk refuses is tried again with half as many messages, down to
+one, each part moving its room's mark only over what it holds; any other failure ends the writer,
+and the pulls' next ``put`` (or ``flush``) raises it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+from parler_desktop.client.tasks import TaskSupervisor
+from parler_desktop.protocol.values import StoredMessage
+from parler_desktop.store import StoreError, StoreProblem
+
+MESSAGES_PER_WRITE = 1000  # one transaction at most (halved while the disk refuses a write)
+MAX_QUEUED = 2000  # pulled messages waiting for the writer before the pulls wait too
+
+
+@dataclass(frozen=True)
+class PulledChunk:
+    """Messages of ``room`` (ascending by seq) to store; ``mark``: the room's sync mark once they
+    are stored."""
+
+    room: str
+    messages: Sequence[StoredMessage]
+    mark: int
+
+
+@dataclass(frozen=True)
+class RoomPulled:
+    """The room's pull is complete with the chunks queued before this; ``hub_unread`` as the
+    ``rooms`` call counted it (None: not listed)."""
+
+    room: str
+    hub_unread: int | None
+
+
+_write_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
+def write_turn() -> asyncio.Lock:
+    """The lock every page writer on the running loop takes for a write (see the module
+    docstring), and search indexing for each batch (``sync.py``): one at a time in the process."""
+    loop = asyncio.get_running_loop()
+    if loop not in _write_turns:
+        _write_turns[loop] = asyncio.Lock()
+    return _write_turns[loop]
+
+
+Queued = PulledChunk | RoomPulled
+Write = Callable[[list[PulledChunk]], Awaitable[set[str]]]  # -> the rooms that got new rows
+Done = Callable[[list[tuple[RoomPulled, bool]]], Awaitable[None]]  # rooms complete, whether any new row
+
+
+class PageWriter:
+    """Stores what the pulls queue, in order, on a task of its own (see the module docstring)."""
+
+    def __init__(self, write: Write, done: Done) -> None:
+        self._write = write
+        self._done = done
+        self._queue: list[Queued] = []
+        self._queued_messages = 0
+        self._stored_new: set[str] = set()  # rooms of the pulls in progress that got new rows
+        self._room = asyncio.Event()  # set when the queue has room again
+        self._tasks = TaskSupervisor("page-writer", log_failures=False)
+        self._task: asyncio.Task[None] | None = None
+        self._flushing = False  # write what is queued, a whole write's worth or not
+        self._failure: BaseException | None = None
+
+    async def put(self, item: Queued) -> None:
+        """Queue ``item``; waits while ``MAX_QUEUED`` messages wait already. Raises what ended the
+        writer (a ``StoreError``)."""
+        while self._queued_messages >= MAX_QUEUED and self._failure is None:
+            self._room.clear()
+            await self._room.wait()
+        self._raise_failure()
+        self._queue.append(item)
+        if isinstance(item, PulledChunk):
+            self._queued_messages += len(item.messages)
+        if self._queued_messages >= MESSAGES_PER_WRITE:
+            self._start()
+
+    async def flush(self) -> None:
+        """Until everything queued is stored (and reported done); raises what ended the writer."""
+        self._flushing = True
+        self._start()
+        while self._task is not None:
+            await asyncio.wait([self._task])
+        self._raise_failure()
+
+    def _start(self) -> None:
+        if self._task is None and self._queue and self._failure is None:
+            self._task = self._tasks.spawn("write", self._drain())
+
+    async def close(self) -> None:
+        """Stop writing: what is queued is dropped (its marks never moved, so it is pulled again),
+        a write under way completes (``Committer``)."""
+        self._queue.clear()
+        await self._tasks.cancel_all()
+
+    def _raise_failure(self) -> None:
+        if self._failure is not None:
+            raise self._failure
+
+    async def _drain(self) -> None:
+        try:
+            size = MESSAGES_PER_WRITE
+            while self._queue and (self._flushing or self._queued_messages >= size):
+                batch, finished = self._take(size)
+                try:
+                    if batch:
+                        async with write_turn():
+                            self._stored_new |= await self._write(batch)
+                except StoreError as error:
+                    if error.problem is not StoreProblem.DISK_FULL or sum(len(c.messages) for c in batch) <= 1:
+                        raise
+                    self._queue[:0] = [*batch, *finished]  # again, half of it
+                    size = max(1, size // 2)
+                    continue
+                self._queued_messages -= sum(len(chunk.messages) for chunk in batch)
+                self._room.set()
+                if finished:
+                    await self._done([(room, room.room in self._stored_new) for room in finished])
+                    self._stored_new -= {room.room for room in finished}
+        except BaseException as error:
+            self._failure = error
+            self._room.set()
+            if not isinstance(error, Exception):
+                raise
+        finally:
+            self._task = None
+
+    def _take(self, size: int) -> tuple[list[PulledChunk], list[RoomPulled]]:
+        """The next write: chunks of up to ``size`` messages in all (a chunk split if it alone is
+        larger: its first part's mark is its last seq), and the rooms those complete."""
+        batch: list[PulledChunk] = []
+        finished: list[RoomPulled] = []
+        room_left = size
+        while self._queue:
+            item = self._queue[0]
+            if isinstance(item, RoomPulled):
+                finished.append(self._queue.pop(0))
+                continue
+            if len(item.messages) > room_left:
+                if batch:
+                    break
+                head, tail = item.messages[:room_left], item.messages[room_left:]
+                self._queue[0] = PulledChunk(item.room, tail, item.mark)
+                batch.append(PulledChunk(item.room, head, head[-1].seq))
+                break
+            batch.append(self._queue.pop(0))
+            room_left -= len(item.messages)
+        return batch, finished

@@ -1,0 +1,93 @@
+"""The sidebar's all-hubs model and its order over real local stores: each hub's heading, then
+its rooms newest activity first (then by label), kept in order as the rows change.
+
+The order comes from sort keys each model makes again only after its rows change
+(``room_list_model.py``): these tests move rows every way a row can move and check the order
+the proxy shows against the one the rows call for.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.stored_session import ME, StoreBackedSession, add_messages, message, store_call
+
+from parler_desktop.app import roles
+from parler_desktop.app.hubs.hub_list import HubList
+from parler_desktop.app.room_list.hub_rooms_model import HubRoomsModel
+from parler_desktop.app.room_list.room_list_model import RoomSortFilterProxy
+from parler_desktop.client.events import RosterChanged
+from parler_desktop.protocol.values import RoomInfo, RosterEntry
+from parler_desktop.store import LocalStore, StoreWorker
+
+
+class DmSession(StoreBackedSession):
+    """The room list asks the session for a DM's roster when none is stored: answered here by
+    the ``RosterChanged`` a test emits."""
+
+    async def refresh_roster(self, room: str) -> None:
+        pass
+
+
+@pytest.fixture
+def sessions(qtbot, qloop, tmp_path):
+    """Two hubs' stand-in sessions, each over a store of its own."""
+    made = []
+    for name in ("first", "second"):
+        store = StoreWorker(tmp_path / f"{name}.sqlite3")
+        run_coroutine(qtbot, qloop, store.open())
+        made.append(DmSession(store))
+    yield made
+    for session in made:
+        run_coroutine(qtbot, qloop, session.store.close())
+
+
+def shown(proxy: RoomSortFilterProxy) -> list[str]:
+    """The sidebar as listed: "#N" for hub N's heading, then room names."""
+    rows = []
+    for row in range(proxy.rowCount()):
+        index = proxy.index(row, 0)
+        rows.append(f"#{index.data(roles.HUB_ORDER)}" if index.data(roles.HUB_HEADER) else index.data(roles.ROOM_NAME))
+    return rows
+
+
+def test_each_hub_lists_its_rooms_newest_first_under_its_heading_as_rows_change(qtbot, qloop, sessions, qtmodeltester):
+    first, second = sessions
+    for session, rooms in ((first, ("alpha", "beta", "dm.xyz")), (second, ("gamma", "delta"))):
+        store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, [RoomInfo(r, "dm" if r.startswith("dm.") else "channel", 2, 0) for r in rooms])
+    add_messages(qtbot, qloop, first, [message(1, "alpha"), message(2, "beta"), message(3, "dm.xyz")])
+    add_messages(qtbot, qloop, second, [message(4, "gamma"), message(5, "delta")])
+    hubs = HubList()
+    model = HubRoomsModel(hubs)
+    proxy = RoomSortFilterProxy()
+    proxy.setSourceModel(model)
+    proxy.set_show_headings(True)
+    qtmodeltester.check(model)
+    qtmodeltester.check(proxy)
+    for url, session in (("ws://first", first), ("ws://second", second)):
+        hubs.add(url).bridge.attach(session)
+    expected = ["#0", "dm.xyz", "beta", "alpha", "#1", "delta", "gamma"]
+    qtbot.waitUntil(lambda: shown(proxy) == expected, timeout=5000)
+
+    # Newer activity moves a room to the top of its own hub's rooms, and only there.
+    add_messages(qtbot, qloop, first, [message(6, "alpha")])
+    add_messages(qtbot, qloop, second, [message(7, "gamma")])
+    qtbot.waitUntil(lambda: shown(proxy) == ["#0", "alpha", "dm.xyz", "beta", "#1", "gamma", "delta"], timeout=5000)
+
+    # Two rooms with the same activity go by label: a DM's label (its other member) changes it.
+    add_messages(qtbot, qloop, first, [message(8, "beta"), dataclasses.replace(message(8_000_000, "dm.xyz"), ts=message(8, "beta").ts)])
+    qtbot.waitUntil(lambda: shown(proxy)[1:3] == ["beta", "dm.xyz"], timeout=5000)  # "beta" < "dm.xyz"
+    members = (RosterEntry(ME.id, ME.name, "idle", 0), RosterEntry("UAARON", "aaron", "working", 0))
+    first.emit(RosterChanged("dm.xyz", members))  # now labelled "aaron"
+    qtbot.waitUntil(lambda: shown(proxy)[1:3] == ["dm.xyz", "beta"], timeout=5000)
+
+    # A room the hub no longer lists goes; a new one comes in its place by its activity.
+    store_call(qtbot, qloop, first.store, LocalStore.replace_rooms, [RoomInfo(r, "channel", 2, 0) for r in ("alpha", "beta", "omega")])
+    add_messages(qtbot, qloop, first, [message(9_000_000, "omega")])
+    qtbot.waitUntil(lambda: shown(proxy) == ["#0", "omega", "beta", "alpha", "#1", "gamma", "delta"], timeout=5000)
+
+    # A hub removed takes its heading and rooms; the others keep their order.
+    hubs.remove(hubs.entries[0])
+    qtbot.waitUntil(lambda: shown(proxy) == ["#0", "gamma", "delta"], timeout=5000)

@@ -1,0 +1,68 @@
+"""Catching up after a night away, against the real hub: the pulls go on while their pages are
+stored behind them, several rooms per transaction (client/page_writer.py), and still every
+message is stored once, each room's in seq order, each room's sync mark and settled count right."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+import pytest
+
+from parler_desktop.client.events import ConnectionState
+from parler_desktop.hub import HubLimits
+from parler_desktop.identity import Identity
+from parler_desktop.store import LocalStore
+from support.client_harness import FAST, session_factory  # noqa: F401  (fixture)
+from support.peer_ops import hub_seqs, invite_code, say
+
+pytestmark = pytest.mark.timeout(60)
+
+ROOMS = [f"room-{n}" for n in range(6)]
+
+
+async def test_a_catch_up_with_posts_meanwhile_stores_each_message_once_and_in_order(hub_factory, raw_agent, session_factory):
+    hub = hub_factory(limits=HubLimits().relaxed())  # the bot may post as fast as it likes
+    bot = await raw_agent(hub.url, name="bot")
+    identity = Identity.generate()
+    human = await raw_agent(hub.url, name="human", identity=identity)
+    for room in ROOMS:
+        await human.ok({"op": "redeem", "code": await invite_code(bot, room)}, "joined")
+    for n in range(25):  # the night: every room's messages between every other room's
+        for room in ROOMS:
+            await say(bot, room, f"{room} night {n}")
+    tuning = dataclasses.replace(FAST, page_size=7)  # several pages a room, several rooms a write
+    session, log = await session_factory(hub.url, identity=identity, tuning=tuning, start=False)
+
+    async def post_meanwhile() -> None:  # pushes while the rooms are pulled: held, stored after each room's pull
+        n = 0
+        while ConnectionState.LIVE not in log.states():
+            await say(bot, ROOMS[n % len(ROOMS)], f"meanwhile {n}")
+            n += 1
+            await asyncio.sleep(0.005)
+
+    posting = asyncio.ensure_future(post_meanwhile())
+    session.start()
+    await log.wait_state(ConnectionState.LIVE)
+    await posting
+    expected = {room: await hub_seqs(bot, room) for room in ROOMS}
+
+    def all_stored() -> bool:
+        return all(sorted(m.seq for m in log.messages(room)) == expected[room] for room in ROOMS)
+
+    await log.wait_until(all_stored, "every message stored")
+    for room in ROOMS:
+        announced = [m.seq for m in log.messages(room)]
+        assert announced == expected[room], f"{room}: announced out of order or twice"
+
+    async def marks_and_counts_settled() -> bool:
+        marks = {room: await session.store.call(LocalStore.sync_mark, room) for room in ROOMS}
+        settled = await session.store.call(LocalStore.settled_unread)
+        return marks == {room: seqs[-1] for room, seqs in expected.items()} and settled == {room: len(seqs) for room, seqs in expected.items()}
+
+    deadline = asyncio.get_running_loop().time() + 15
+    while not await marks_and_counts_settled():  # the pushed rooms' next pull moves their marks
+        assert asyncio.get_running_loop().time() < deadline, "marks or settled counts not right"
+        await asyncio.sleep(0.05)
+    summaries = await session.store.call(LocalStore.room_summaries, identity.agent_id)
+    assert {s.name: s.unread for s in summaries} == {room: len(seqs) for room, seqs in expected.items()}

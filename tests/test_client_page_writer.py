@@ -1,0 +1,179 @@
+"""The page writer behind a catch-up's pulls (client/page_writer.py), over a real local store.
+
+What it promises: pages queued by the pulls are stored in order, several rooms per transaction
+and a whole write's worth at a time, each chunk moving its room's sync mark in the transaction
+that stores it; a room is reported complete only once all its pages are stored; a disk that
+refuses a write gets it again in halves, each part with the mark of what it holds; the pulls
+wait while too much is queued; a failure reaches the pulls; the writers of every hub write one
+at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from parler_desktop.client import page_writer
+from parler_desktop.client.page_writer import PageWriter, PulledChunk, RoomPulled
+from parler_desktop.protocol.values import EndpointRef, StoredMessage
+from parler_desktop.store import LocalStore, StoreError, StoreWorker
+from parler_desktop.store.errors import StoreProblem, store_error
+
+pytestmark = pytest.mark.timeout(30)
+
+BOT = EndpointRef(id="UBOT", name="bot", role="worker")
+
+
+def message(seq: int, room: str) -> StoredMessage:
+    return StoredMessage(seq, f"m{seq}", room, BOT, ({"kind": "text", "text": f"message {seq}"},), 1_700_000_000_000 + seq)
+
+
+def page(room: str, seqs: range) -> PulledChunk:
+    return PulledChunk(room, [message(seq, room) for seq in seqs], seqs[-1])
+
+
+class Writes:
+    """The writes a writer makes to a real store (each one transaction), and the rooms it reports."""
+
+    def __init__(self, store: StoreWorker) -> None:
+        self.store = store
+        self.batches: list[list[tuple[str, int, int | None]]] = []  # (room, messages, mark) per chunk
+        self.done: list[tuple[str, bool]] = []
+        self.refuse: list[int] = []  # write sizes (messages) to refuse with a full disk, in turn
+
+    async def write(self, chunks: list[PulledChunk]) -> set[str]:
+        size = sum(len(chunk.messages) for chunk in chunks)
+        if self.refuse and size > self.refuse[0]:
+            raise store_error(self.store.path, StoreProblem.DISK_FULL, "no space left", "saving messages")
+        self.batches.append([(chunk.room, len(chunk.messages), chunk.mark) for chunk in chunks])
+        marks = [(chunk.room, chunk.mark) for chunk in chunks if chunk.mark is not None]
+        stored = await self.store.call(LocalStore.insert_messages, [m for c in chunks for m in c.messages], room_marks=marks)
+        return {m.room for m in stored}
+
+    async def report(self, rooms: list[tuple[RoomPulled, bool]]) -> None:
+        self.done.extend((room.room, stored_new) for room, stored_new in rooms)
+
+
+@pytest.fixture
+async def writes(tmp_path: Path):
+    store = StoreWorker(tmp_path / "store.sqlite3")
+    await store.open()
+    yield Writes(store)
+    await store.close()
+
+
+async def test_pages_of_several_rooms_go_in_one_write_and_each_room_is_done_once_stored(writes, monkeypatch):
+    monkeypatch.setattr(page_writer, "MESSAGES_PER_WRITE", 10)
+    writer = PageWriter(writes.write, writes.report)
+    await writer.put(page("a", range(1, 5)))
+    await writer.put(RoomPulled("a", 4))
+    await writer.put(page("b", range(5, 9)))
+    await asyncio.sleep(0.05)
+    assert writes.batches == []  # less than a write's worth: kept for the next pages
+    await writer.put(page("b", range(9, 13)))  # 12 queued: a write of up to 10
+    await writer.put(RoomPulled("b", 8))
+    await asyncio.sleep(0.05)
+    assert writes.batches == [[("a", 4, 4), ("b", 4, 8)]]  # (a page is split only when it alone is too big)
+    assert writes.done == [("a", True)]  # b has a page still queued
+    await writer.flush()
+    assert writes.batches[1:] == [[("b", 4, 12)]]
+    assert writes.done == [("a", True), ("b", True)]
+    await writer.put(page("a", range(1, 5)))  # stored already: nothing new
+    await writer.put(RoomPulled("a", 4))
+    await writer.flush()
+    assert writes.done[-1] == ("a", False)
+    assert await writes.store.call(LocalStore.sync_mark, "b") == 12
+
+
+async def test_a_full_disk_gets_the_write_again_in_halves_each_with_the_mark_of_what_it_holds(writes):
+    writer = PageWriter(writes.write, writes.report)
+    writes.refuse = [3]  # a write of more than 3 messages finds the disk full
+    await writer.put(page("a", range(1, 9)))
+    await writer.put(RoomPulled("a", 8))
+    await writer.flush()
+    assert writes.batches == [[("a", 3, 3)], [("a", 3, 6)], [("a", 1, 7), ("a", 1, 8)]]
+    assert writes.done == [("a", True)]
+    assert await writes.store.call(LocalStore.message_count, "a") == 8
+
+
+async def test_a_write_that_fails_for_good_reaches_the_pulls_and_leaves_the_marks_true(writes, monkeypatch):
+    monkeypatch.setattr(page_writer, "MESSAGES_PER_WRITE", 4)
+    writer = PageWriter(writes.write, writes.report)
+    await writer.put(page("a", range(1, 5)))
+    await asyncio.sleep(0.05)
+    writes.refuse = [0]  # now even one message: the disk stays full
+    await writer.put(page("a", range(5, 9)))
+    with pytest.raises(StoreError):
+        await writer.flush()
+    with pytest.raises(StoreError):
+        await writer.put(page("a", range(9, 10)))
+    await writer.close()
+    assert await writes.store.call(LocalStore.sync_mark, "a") == 4
+    assert await writes.store.call(LocalStore.messages_after, "a", 4, 10) == []
+
+
+async def test_the_pulls_wait_while_too_much_is_queued(writes, monkeypatch):
+    monkeypatch.setattr(page_writer, "MAX_QUEUED", 8)
+    monkeypatch.setattr(page_writer, "MESSAGES_PER_WRITE", 8)
+    held = asyncio.Event()
+
+    async def slow_write(chunks: list[PulledChunk]) -> set[str]:
+        await held.wait()
+        return await writes.write(chunks)
+
+    writer = PageWriter(slow_write, writes.report)
+    await writer.put(page("a", range(1, 9)))  # 8 queued: the writer starts, and waits
+    pulling = asyncio.ensure_future(writer.put(page("b", range(9, 13))))
+    await asyncio.sleep(0.05)
+    assert not pulling.done()
+    held.set()
+    await asyncio.wait_for(pulling, 5)
+    await writer.flush()
+    assert [batch for batch in writes.batches] == [[("a", 8, 8)], [("b", 4, 12)]]
+
+
+def test_a_store_file_is_never_left_with_a_chunk_above_its_mark(tmp_path: Path):
+    """(The store side of a chunk's mark: several rooms' marks in one transaction, all or none.)"""
+    store = LocalStore(tmp_path / "store.sqlite3")
+    try:
+        store.insert_messages([message(1, "a"), message(2, "b")], room_marks=[("a", 1), ("b", 2)])
+        assert (store.sync_mark("a"), store.sync_mark("b")) == (1, 2)
+        store._db.execute("CREATE TRIGGER refuse BEFORE UPDATE OF sync_mark ON rooms WHEN NEW.name = 'b' BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        with pytest.raises((StoreError, sqlite3.Error)):
+            store.insert_messages([message(3, "a"), message(4, "b")], room_marks=[("a", 3), ("b", 4)])
+        assert (store.sync_mark("a"), store.message_count("a"), store.message_count("b")) == (1, 1, 1)
+    finally:
+        store.close()
+
+
+async def test_the_writers_of_every_hub_write_one_at_a_time(writes, tmp_path: Path):
+    """Each write holds its store's thread (and much of it the GIL) for 10-20 ms: five hubs
+    writing at once kept the window's thread waiting, so the process writes one at a time."""
+    second = StoreWorker(tmp_path / "second.sqlite3")
+    await second.open()
+    under_way: list[str] = []
+    overlapped: list[bool] = []
+
+    def watched(name: str, store: StoreWorker):
+        async def write(chunks: list[PulledChunk]) -> set[str]:
+            overlapped.append(bool(under_way))
+            under_way.append(name)
+            try:
+                await asyncio.sleep(0.02)
+                return {m.room for m in await store.call(LocalStore.insert_messages, [m for c in chunks for m in c.messages])}
+            finally:
+                under_way.remove(name)
+        return write
+
+    try:
+        writers = [PageWriter(watched("first", writes.store), writes.report), PageWriter(watched("second", second), writes.report)]
+        for round_ in range(3):
+            for number, writer in enumerate(writers):
+                await writer.put(page(f"room-{number}", range(100 * round_ + 10 * number + 1, 100 * round_ + 10 * number + 5)))
+        await asyncio.gather(*(writer.flush() for writer in writers))
+        assert overlapped == [False, False]
+    finally:
+        await second.close()
