@@ -199,3 +199,19 @@ def test_a_hub_renamed_from_its_heading_is_called_so_everywhere_and_after_a_rest
     finally:
         again.quit()
         qtbot.waitUntil(relaunched.done, timeout=20_000)
+
+
+def test_quitting_while_hubs_are_still_connecting_leaves_no_session_behind(qtbot, qloop, tmp_path, hub_factory):
+    """Ctrl+Q a moment after launch, while the other hubs' sessions are still being opened: every
+    hub's session is stopped and none attaches afterwards (a connect finishing after the drop
+    kept a session, and its room list's timer, alive after the app had shut down)."""
+    urls = [hub_factory().url for _ in range(8)]
+    home = Home.resolve(tmp_path / "home").ensure()
+    save_settings(home.settings_file, Settings(display_name="boss", hubs=tuple(urls)))
+    app, running = run_app(qtbot, qloop, home)
+    qtbot.waitUntil(app.window.isVisible, timeout=10_000)
+    app.window.quit_action.trigger()  # Hub → Quit, as the window opens: the hubs connect as it shuts down
+    qtbot.waitUntil(running.done, timeout=20_000)
+    for _ in range(20):  # the loop runs on: a connect left running would attach now
+        run_coroutine(qtbot, qloop, asyncio.sleep(0.02))
+    assert [entry.bridge.session for entry in app.hubs.entries] == [None] * 8

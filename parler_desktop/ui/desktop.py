@@ -267,11 +267,11 @@ class DesktopApp:
         await self.attention.stop()
         self.errors.uninstall()
         self.links.close()
+        for entry in self.hubs.entries:  # first: a hub still connecting attaches no session after its drop
+            await entry.bridge.tasks.cancel_all()
         for connector in list(self.connectors.values()):
             await connector.drop()
         await self.bridge.tasks.cancel_all()
-        for entry in self.hubs.entries:
-            await entry.bridge.tasks.cancel_all()
         if self.local_hub is not None:
             hub, self.local_hub = self.local_hub, None
             await asyncio.to_thread(hub.stop)
