@@ -199,14 +199,16 @@ class AttentionNotifier(QObject):
         store = self._bridge.store
         settings = self._settings()
         for room, new in sorted(batches.items()):
+            if store is None or store is not self._bridge.store:
+                return  # the session went (the window quits, a hub is removed): its store is closing
             try:
                 cursor = await store.call(LocalStore.cursor, room)
             except StoreError:
                 return  # a damaged cache: the session says so; nothing reliable to announce
-            if settings.quiet() or self._on_screen(room) or store is not self._bridge.store:
+            if settings.quiet() or self._on_screen(room):
                 continue
             unread = await self._weigh([m for m in new if m.seq > cursor], settings)
-            if unread.kept:
+            if unread.kept and store is self._bridge.store:
                 self.alert.emit(alert_for(self._label(room), unread))
 
     async def _weigh(self, unread: list[StoredMessage], settings: AttentionSettings) -> RoomBatch:
