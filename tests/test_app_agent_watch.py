@@ -1,5 +1,6 @@
-"""AgentWatch over a real store: the newest page it reads when a session starts and what the
-session stores meanwhile are each taken in once (a message counted twice looks like a loop)."""
+"""AgentWatch over a real store: the newest page it reads once a session has connected and caught
+up, and what the session stores meanwhile, are each taken in once (a message counted twice looks
+like a loop)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from support.stored_session import ALICE, message, session, store, store_call  #
 from parler_desktop.app.attention.attention_settings import AttentionSettings
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.room_list.agent_watch import AgentWatch
-from parler_desktop.client.events import MessagesStored
+from parler_desktop.client.events import ConnectionState, MessagesStored, StateChanged
 from parler_desktop.protocol.values import EndpointRef
 from parler_desktop.store import LocalStore
 
@@ -21,17 +22,21 @@ def exchange(first: int, last: int) -> list:
     return [message(seq, "r", f"round {seq}", ALICE if seq % 2 else BOB) for seq in range(first, last + 1)]
 
 
+def reading(bridge: SessionBridge) -> bool:
+    return any(task.get_name().endswith("agent states") for task in bridge.tasks.tasks)
+
+
 def test_what_a_room_stores_while_its_page_is_read_is_taken_in_once(qtbot, qloop, session):
     store_call(qtbot, qloop, session.store, LocalStore.insert_messages, exchange(1, 12))
     bridge = SessionBridge()
     watch = AgentWatch(bridge, lambda: AttentionSettings(loop_messages=12), clock=lambda: T0 + 14)
-    bridge.attach(session)  # the watch starts reading the room's newest page
-    session.emit(MessagesStored("r", tuple(exchange(11, 12)), True))  # stored just before: in that page too
-
-    def read() -> bool:
-        return not any(task.get_name().endswith("agent states") for task in bridge.tasks.tasks)
-
-    qtbot.waitUntil(read, timeout=5000)
+    bridge.attach(session)
+    session.emit(StateChanged(ConnectionState.CATCHING_UP, session.hub_url, session.agent_id))
+    session.emit(MessagesStored("r", tuple(exchange(11, 12)), False))  # the catch-up's: in the page too
+    assert not reading(bridge)  # not while the session catches up
+    session.emit(StateChanged(ConnectionState.LIVE, session.hub_url, session.agent_id))  # now the room's newest page
+    assert reading(bridge)
+    qtbot.waitUntil(lambda: not reading(bridge), timeout=5000)
     assert watch.hints("r") == ()  # 12 messages between two agents: not more than 12
     stored = store_call(qtbot, qloop, session.store, LocalStore.insert_messages, exchange(13, 13))
     session.emit(MessagesStored("r", tuple(stored), True))

@@ -4,9 +4,12 @@ room list's dots, the room header's warnings and the hint notifications follow w
 get their own dots and warnings, looked up by (hub, room), while the human looks at another.
 
 On a new session it reads each room's newest page from the store (the states survive a
-restart), a room a store call, so other work goes between. What a room stores before its page is
-read is in that page (stored first): it is passed over as it arrives, not taken in twice (a
-message counted twice counts towards a loop), and a launch's catch-up costs nothing before then.
+restart), a room a store call, so other work goes between, once the session has stopped
+connecting and catching up (it is live, or cannot be for now): read at once, five hubs' pages
+held the Qt thread and the cores for half a second at each launch, the catch-up's pulls behind
+them (bench_hubs.py's wake). What a room stores before its page is read is in that page (stored
+first): it is passed over as it arrives, not taken in twice (a message counted twice counts
+towards a loop), and a launch's catch-up costs nothing before then.
 Then every stored message is observed as it arrives, and its room looked at again (every room,
 if that was not done in the last few seconds: a busy room's burst costs one room a batch). A
 watch has one timer, however many rooms. A warning is announced once (``hintRaised``) and again
@@ -24,6 +27,7 @@ from parler_desktop.app.room_list.agent_activity import AgentActivity, AgentStat
 from parler_desktop.app.attention.attention_settings import AttentionSettings
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
+from parler_desktop.client.events import ConnectionState, StateChanged
 from parler_desktop.protocol.values import StoredMessage
 from parler_desktop.store import LocalStore, StoreError
 
@@ -31,6 +35,7 @@ CHECK_MS = 30_000
 ARRIVAL_CHECK_SECS = 5.0  # an arrival looks again at every room at most this often (else at its own)
 HISTORY_PAGE = 200
 NEWER_THAN_ANY = 2**63 - 1  # the largest seq SQLite holds: the page before it is the newest
+SYNCING = {ConnectionState.CONNECTING, ConnectionState.AUTHENTICATING, ConnectionState.CATCHING_UP}
 
 
 class AgentWatch(QObject):
@@ -55,12 +60,15 @@ class AgentWatch(QObject):
         self._checked_all_at = float("-inf")
         self._listing = False  # the rooms are being listed: every room's arrivals are in its page
         self._unread: set[str] = set()  # rooms listed whose page is still to be read
+        self._history_due = False  # the pages are read once the session settles (module docstring)
         self.apply_settings(settings())
         self._timer = QTimer(self, interval=check_ms)
         self._timer.timeout.connect(self.check)
         self._timer.start()
         bridge.messagesStored.connect(self._stored)
         bridge.sessionChanged.connect(self._session_changed)
+        bridge.stateChanged.connect(self._state_changed)
+        bridge.storeFailed.connect(self._store_failed)
         if bridge.session is not None:
             self._session_changed()
 
@@ -112,12 +120,22 @@ class AgentWatch(QObject):
         self.apply_settings(self._settings())
         self._raised.clear()
         self._unread.clear()
-        self._listing = self._bridge.store is not None
+        self._listing = self._history_due = self._bridge.store is not None
         self.check()
-        if self._listing:
-            self._bridge.tasks.spawn("agent states", self._read_history(self._bridge.store))
 
-    async def _read_history(self, store: object) -> None:
+    def _state_changed(self, state: StateChanged) -> None:
+        if state.state not in SYNCING:
+            self._read_history()
+
+    def _store_failed(self, _error: object) -> None:
+        self._read_history()  # (what the cache holds can still be read)
+
+    def _read_history(self) -> None:
+        if self._history_due and self._bridge.store is not None:
+            self._history_due = False
+            self._bridge.tasks.spawn("agent states", self._read_pages(self._bridge.store))
+
+    async def _read_pages(self, store: object) -> None:
         """What each room's newest page says (a damaged cache, which the session reports, is
         skipped: the states then start from what arrives)."""
         try:
