@@ -1,6 +1,7 @@
 """Catching up after a night away, against the real hub: the pulls go on while their pages are
 stored behind them, several rooms per transaction (client/page_writer.py), and still every
-message is stored once, each room's in seq order, each room's sync mark and settled count right."""
+message is stored once, each room's in seq order, each room's sync mark and settled count right;
+a line that drops midway leaves what was pulled before it stored."""
 
 from __future__ import annotations
 
@@ -9,11 +10,12 @@ import dataclasses
 
 import pytest
 
-from parler_desktop.client.events import ConnectionState
+from parler_desktop.client.events import ConnectionState, MessagesPulled, MessagesStored, StateChanged
 from parler_desktop.hub import HubLimits
 from parler_desktop.identity import Identity
 from parler_desktop.store import LocalStore
 from support.client_harness import FAST, session_factory  # noqa: F401  (fixture)
+from support.fault_proxy import FaultProxy
 from support.peer_ops import hub_seqs, invite_code, say
 
 pytestmark = pytest.mark.timeout(60)
@@ -66,3 +68,40 @@ async def test_a_catch_up_with_posts_meanwhile_stores_each_message_once_and_in_o
         await asyncio.sleep(0.05)
     summaries = await session.store.call(LocalStore.room_summaries, identity.agent_id)
     assert {s.name: s.unread for s in summaries} == {room: len(seqs) for room, seqs in expected.items()}
+
+
+async def test_a_line_that_drops_midway_leaves_the_rooms_pulled_before_it_stored(hub_factory, raw_agent, session_factory):
+    """The writes wait for the pulls (client/page_writer.py), so a line that drops in the middle of
+    a catch-up holds pages pulled and not written yet: they are written before the session goes
+    back to reconnecting, not dropped and pulled again."""
+    hub = hub_factory(limits=HubLimits().relaxed())
+    proxy = await FaultProxy("127.0.0.1", hub.port).start()
+    bot = await raw_agent(hub.url, name="bot")
+    identity = Identity.generate()
+    human = await raw_agent(hub.url, name="human", identity=identity)
+    for room in ROOMS:
+        await human.ok({"op": "redeem", "code": await invite_code(bot, room)}, "joined")
+    for n in range(10):
+        for room in ROOMS:
+            await say(bot, room, f"{room} night {n}")
+    session, log = await session_factory(proxy.url, identity=identity, tuning=dataclasses.replace(FAST, page_size=4), start=False)
+    pulled: list[str] = []
+
+    def cut_on_the_third_room(event: object) -> None:
+        if isinstance(event, MessagesPulled) and event.room not in pulled:
+            pulled.append(event.room)
+            if len(pulled) == 3:
+                proxy.cut()
+
+    session.add_listener(cut_on_the_third_room)
+    session.start()
+    await log.wait_state(ConnectionState.BACKING_OFF)
+    dropped_at = next(i for i, e in enumerate(log.events) if isinstance(e, StateChanged) and e.state is ConnectionState.BACKING_OFF)
+    stored_before = {e.room for e in log.events[:dropped_at] if isinstance(e, MessagesStored)}
+    assert set(pulled[:2]) <= stored_before  # the two rooms pulled whole before the drop
+    for room in pulled[:2]:
+        assert await session.store.call(LocalStore.sync_mark, room) == (await hub_seqs(bot, room))[-1]
+    await log.wait_state(ConnectionState.LIVE)
+    for room in ROOMS:
+        assert sorted(m.seq for m in log.messages(room)) == await hub_seqs(bot, room)  # once each
+    await proxy.close()

@@ -2,7 +2,7 @@
 
 What it promises: pages queued by the pulls are stored in order, several rooms per transaction
 and a whole write's worth at a time, each chunk moving its room's sync mark in the transaction
-that stores it; a room is reported complete only once all its pages are stored; a disk that
+that stores it; nothing is written while the pulls go on, until they are over or too much waits; a room is reported complete only once all its pages are stored; a disk that
 refuses a write gets it again in halves, each part with the mark of what it holds; the pulls
 wait while too much is queued; a failure reaches the pulls; the writers of every hub write one
 at a time.
@@ -65,8 +65,23 @@ async def writes(tmp_path: Path):
     await store.close()
 
 
+async def test_nothing_is_written_while_the_pulls_go_on_until_they_are_over(writes, monkeypatch):
+    monkeypatch.setattr(page_writer, "MESSAGES_PER_WRITE", 10)
+    monkeypatch.setattr(page_writer, "MAX_QUEUED", 100)
+    writer = PageWriter(writes.write, writes.report)
+    for number in range(9):  # 90 messages, 9 writes' worth
+        await writer.put(page(f"room-{number}", range(10 * number + 1, 10 * number + 11)))
+        await writer.put(RoomPulled(f"room-{number}", 10))
+    await asyncio.sleep(0.05)
+    assert writes.batches == [] and writes.done == []
+    await writer.flush()  # the pulls are over
+    assert [len(batch) for batch in writes.batches] == [1] * 9
+    assert writes.done == [(f"room-{number}", True) for number in range(9)]
+
+
 async def test_pages_of_several_rooms_go_in_one_write_and_each_room_is_done_once_stored(writes, monkeypatch):
     monkeypatch.setattr(page_writer, "MESSAGES_PER_WRITE", 10)
+    monkeypatch.setattr(page_writer, "MAX_QUEUED", 10)  # the writes start with a write's worth
     writer = PageWriter(writes.write, writes.report)
     await writer.put(page("a", range(1, 5)))
     await writer.put(RoomPulled("a", 4))
@@ -101,6 +116,7 @@ async def test_a_full_disk_gets_the_write_again_in_halves_each_with_the_mark_of_
 
 async def test_a_write_that_fails_for_good_reaches_the_pulls_and_leaves_the_marks_true(writes, monkeypatch):
     monkeypatch.setattr(page_writer, "MESSAGES_PER_WRITE", 4)
+    monkeypatch.setattr(page_writer, "MAX_QUEUED", 4)
     writer = PageWriter(writes.write, writes.report)
     await writer.put(page("a", range(1, 5)))
     await asyncio.sleep(0.05)

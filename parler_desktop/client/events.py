@@ -66,6 +66,18 @@ class MessagesArrived:
 
 
 @dataclass(frozen=True)
+class MessagesPulled:
+    """Messages of ``room`` a pull brought (ascending by seq), queued for the store: the room list
+    counts and shows them before they are written, since a catch-up's writes wait for its pulls
+    (``page_writer.py``). ``MessagesStored`` follows for each one the store did not hold yet; if
+    the connection drops first (a ``StateChanged`` other than LIVE), they were not stored and are
+    pulled again."""
+
+    room: str
+    messages: tuple[StoredMessage, ...]
+
+
+@dataclass(frozen=True)
 class MessagesStored:
     """Messages newly written to the local store for ``room``, ascending by seq, never repeated."""
 
@@ -119,6 +131,6 @@ class StoreFailed:
 
 
 SessionEvent = (
-    StateChanged | MessagesArrived | MessagesStored | RoomsChanged | CursorChanged | RosterChanged | OutboxChanged | Notice
+    StateChanged | MessagesArrived | MessagesPulled | MessagesStored | RoomsChanged | CursorChanged | RosterChanged | OutboxChanged | Notice
     | StoreFailed
 )

@@ -34,8 +34,8 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from parler_desktop.client.clock import Clock, wait_or_timeout
 from parler_desktop.client.commit import Committer
 from parler_desktop.client.connection import Requester
-from parler_desktop.client.errors import BadReply, HubRefused
-from parler_desktop.client.events import CursorChanged, MessagesStored, Notice, RoomsChanged, SessionEvent
+from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused
+from parler_desktop.client.events import CursorChanged, MessagesPulled, MessagesStored, Notice, RoomsChanged, SessionEvent
 from parler_desktop.client.page_writer import PageWriter, PulledChunk, RoomPulled, write_turn
 from parler_desktop.protocol import errors as codes
 from parler_desktop.protocol.frames import Pull, Pulled, RoomList, Rooms
@@ -230,7 +230,8 @@ class RoomSync:
 
     async def pull_room(self, request: Requester, room: str, hub_unread: int | None, writer: PageWriter) -> None:
         """Page forward from the room's sync mark until a short page, each page queued for
-        ``writer``; then the room is queued as pulled (``_rooms_pulled`` once it is stored)."""
+        ``writer`` and announced (``MessagesPulled``); then the room is queued as pulled
+        (``_rooms_pulled`` once it is stored)."""
         # Unsettled until this pull is stored: if it fails, the next reconciliation retries it.
         self._settled_unread.pop(room, None)
         self._pushed.discard(room)  # pushes landing during the pull flag the room again
@@ -246,6 +247,8 @@ class RoomSync:
             since = max([since, *(message.seq for message in reply.messages)])
             if reply.messages or mark is None:  # (a new room's mark is stored even with nothing in it)
                 await writer.put(PulledChunk(room, reply.messages, since))
+            if reply.messages:
+                self._emit(MessagesPulled(room, tuple(reply.messages)))
             if len(reply.messages) < self.page_size:
                 break
         await writer.put(RoomPulled(room, hub_unread))
@@ -289,16 +292,20 @@ class RoomSync:
         """Pull busy rooms first (what the human most likely waits for), then ``unlisted`` ones
         (not in the room list yet: no count to settle); check the rooms whose pull stored nothing
         new; then learn the cursors of rooms seen for the first time (meanwhile the hub's unread
-        counts stand in for them)."""
+        counts stand in for them). A line that drops midway leaves what was pulled stored."""
         rooms, unlisted = sorted(rooms, key=lambda r: (-r.unread, r.name)), list(unlisted)
         await self._know_marks([*(room.name for room in rooms), *unlisted])
         quiet: list[RoomPulled] = []
         writer = PageWriter(self._write_pulled, lambda done: self._rooms_pulled(done, quiet))
         try:
-            for room in rooms:
-                await self._pull_guarded(request, room.name, room.unread, writer)
-            for name in unlisted:
-                await self._pull_guarded(request, name, None, writer)
+            try:
+                for room in rooms:
+                    await self._pull_guarded(request, room.name, room.unread, writer)
+                for name in unlisted:
+                    await self._pull_guarded(request, name, None, writer)
+            except ConnectionLost:
+                await writer.flush()  # what came before the line dropped is as good: stored, not pulled again
+                raise
             await writer.flush()
         finally:
             await writer.close()

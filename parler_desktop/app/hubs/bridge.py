@@ -22,6 +22,7 @@ from parler_desktop.client.events import (
     ConnectionState,
     CursorChanged,
     MessagesArrived,
+    MessagesPulled,
     MessagesStored,
     Notice,
     OutboxChanged,
@@ -49,6 +50,7 @@ def why_not_posted(error: Exception) -> str:
 class SessionBridge(QObject):
     sessionChanged = Signal()  # a different session (hub or identity) is now attached, or none
     stateChanged = Signal(object)  # StateChanged
+    messagesPulled = Signal(str, object)  # room, tuple[StoredMessage, ...]: pulled, not stored yet
     messagesStored = Signal(str, object, bool)  # room, tuple[StoredMessage, ...], live
     roomsChanged = Signal(object)  # tuple[RoomInfo, ...]
     cursorChanged = Signal(str, int)
@@ -132,6 +134,8 @@ class SessionBridge(QObject):
             self.stateChanged.emit(event)
         elif isinstance(event, MessagesArrived):
             self._arrived(event.room, event.messages)
+        elif isinstance(event, MessagesPulled):
+            self.messagesPulled.emit(event.room, event.messages)
         elif isinstance(event, MessagesStored):
             self.messagesStored.emit(event.room, event.messages, event.live)
         elif isinstance(event, RoomsChanged):

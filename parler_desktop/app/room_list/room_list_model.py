@@ -1,7 +1,8 @@
 """The room list: one row per room from the local store, kept in step with session events.
 
 Rows come from ``LocalStore.room_summaries`` (unread = others' stored seq above the cursor, mention
-count, last activity). Events only schedule a reload; reloads are coalesced so a burst of
+count, last activity), with what the pulls brought that is not stored yet counted in
+(``pulled_ahead.py``). Events only schedule a reload; reloads are coalesced so a burst of
 thousands of messages costs a handful of store queries. The proxy orders by recency and filters.
 
 The proxy sorts with a Python ``lessThan``, called O(n log n) times per sort: reading each side's
@@ -30,9 +31,11 @@ from PySide6.QtCore import (
 
 from parler_desktop.app import roles
 from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.app.room_list.pulled_ahead import PulledAhead
 from parler_desktop.app.room_list.room_labels import dm_partner, room_label
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.client.events import ConnectionState
 from parler_desktop.protocol.readable import readable
 from parler_desktop.store import LocalStore
 
@@ -40,6 +43,7 @@ RELOAD_DELAY_MS = 120
 CATCH_UP_RELOAD_DELAY_MS = 1000  # while a session catches up: each reload re-sorts and repaints the
 # list on the UI thread, which the stored pages compete with (bench/bench_hubs.py's wake: 8.3 s at
 # 120 ms, 6.6 s at 1 s)
+PULLED_SHOW_DELAY_MS = 100  # pulled pages are shown this long after the first of them (a catch-up brings hundreds)
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -51,7 +55,10 @@ class RoomListModel(QAbstractListModel):
     def __init__(self, bridge: SessionBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._bridge = bridge
-        self._rooms: list[Any] = []  # RoomSummary
+        self._rooms: list[Any] = []  # RoomSummary, as shown
+        self._stored: list[Any] = []  # RoomSummary, as last read from the store
+        self._pulled = PulledAhead()
+        self._pulled_stale = False  # the session dropped its line: reloads from now on count the store alone
         self._partners: dict[str, str] = {}  # DM room -> the other member's display name
         self._rosters_asked: set[str] = set()  # DMs whose roster was requested from the hub
         self._total_unread = 0
@@ -60,8 +67,11 @@ class RoomListModel(QAbstractListModel):
         self._reload_again = False
         self._timer = QTimer(self, singleShot=True, interval=RELOAD_DELAY_MS)
         self._timer.timeout.connect(self.reload)
+        self._pulled_timer = QTimer(self, singleShot=True, interval=PULLED_SHOW_DELAY_MS)
+        self._pulled_timer.timeout.connect(self._show_pulled)
         bridge.sessionChanged.connect(self._session_changed)
         # Bound methods (not lambdas): Qt drops the connections when this model is destroyed.
+        bridge.messagesPulled.connect(self._messages_pulled)
         bridge.messagesStored.connect(self.schedule_reload)
         bridge.roomsChanged.connect(self.schedule_reload)
         bridge.cursorChanged.connect(self.schedule_reload)
@@ -147,11 +157,24 @@ class RoomListModel(QAbstractListModel):
             catching_up = self._rooms and not self._bridge.is_live  # (an empty list is read at once)
             self._timer.start(CATCH_UP_RELOAD_DELAY_MS if catching_up else RELOAD_DELAY_MS)
 
-    def _state_changed(self, _event: Any) -> None:
+    def _state_changed(self, event: Any) -> None:
         """Caught up: the reload the catch-up put off (for up to a second) runs now, so the rows
-        show the last pages stored as soon as the session is live."""
+        show the last pages stored as soon as the session is live. Disconnected: what was
+        pulled is stored before the state changes (``sync.py``), or never (it is pulled again):
+        the next reload counts the store alone."""
         if self._bridge.is_live and self._timer.isActive():
             self._timer.start(0)
+        if self._pulled and event.state not in (ConnectionState.CATCHING_UP, ConnectionState.LIVE):
+            self._pulled_stale = True  # forgotten by the next reload, which shows what was stored of it
+            self.reload()
+
+    def _messages_pulled(self, room: str, messages: Any) -> None:
+        self._pulled.add(room, messages, self._bridge.agent_id)
+        if not self._pulled_timer.isActive():
+            self._pulled_timer.start()
+
+    def _show_pulled(self) -> None:
+        self._show([self._pulled.shown(summary) for summary in self._stored])
 
     def reload(self) -> None:
         """Read the summaries again (one store query; overlapping requests collapse into one)."""
@@ -166,6 +189,7 @@ class RoomListModel(QAbstractListModel):
     async def _reload(self) -> None:
         store = self._bridge.store  # (None: the session went since the reload was asked for)
         summaries = None
+        forget_pulled, self._pulled_stale = self._pulled_stale, False
         try:
             if store is not None:
                 summaries = await store.call(LocalStore.room_summaries, self._bridge.agent_id)
@@ -174,14 +198,23 @@ class RoomListModel(QAbstractListModel):
                         await self._learn_partner(store, room.name)
         finally:
             self._reload_running = False
+            if summaries is None:
+                self._pulled_stale |= forget_pulled  # (the next reload, then)
         if summaries is not None and store is self._bridge.store:
+            if forget_pulled:
+                self._pulled.clear()
             self._apply(list(summaries))
         if self._reload_again:
             self._reload_again = False
             self.reload()
 
     def _apply(self, summaries: list[Any]) -> None:
-        fresh = {room.name: room for room in summaries}
+        self._stored = summaries
+        self._pulled.prune(summaries)
+        self._show([self._pulled.shown(summary) for summary in summaries])
+
+    def _show(self, rows: list[Any]) -> None:
+        fresh = {room.name: room for room in rows}
         for row in reversed(range(len(self._rooms))):
             if self._rooms[row].name not in fresh:
                 self.beginRemoveRows(QModelIndex(), row, row)
@@ -242,8 +275,9 @@ class RoomListModel(QAbstractListModel):
     def _session_changed(self) -> None:
         self._partners.clear()
         self._rosters_asked.clear()
+        self._pulled.clear()
         self.beginResetModel()
-        self._rooms = []
+        self._rooms, self._stored = [], []
         self._keys = None
         self.endResetModel()
         if self._total_unread:
