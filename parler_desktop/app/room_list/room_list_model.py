@@ -57,6 +57,7 @@ class RoomListModel(QAbstractListModel):
         self._bridge = bridge
         self._rooms: list[Any] = []  # RoomSummary, as shown
         self._stored: list[Any] = []  # RoomSummary, as last read from the store
+        self.loaded = False  # the store was read for the session attached (an empty list is then known empty)
         self._pulled = PulledAhead()
         self._pulled_stale = False  # the session dropped its line: reloads from now on count the store alone
         self._partners: dict[str, str] = {}  # DM room -> the other member's display name
@@ -174,7 +175,8 @@ class RoomListModel(QAbstractListModel):
             self._pulled_timer.start()
 
     def _show_pulled(self) -> None:
-        self._show([self._pulled.shown(summary) for summary in self._stored])
+        if self.loaded:  # (else the first reload shows them)
+            self._show([self._pulled.shown(summary) for summary in self._stored])
 
     def reload(self) -> None:
         """Read the summaries again (one store query; overlapping requests collapse into one)."""
@@ -209,7 +211,7 @@ class RoomListModel(QAbstractListModel):
             self.reload()
 
     def _apply(self, summaries: list[Any]) -> None:
-        self._stored = summaries
+        self._stored, self.loaded = summaries, True
         self._pulled.prune(summaries)
         self._show([self._pulled.shown(summary) for summary in summaries])
 
@@ -277,7 +279,7 @@ class RoomListModel(QAbstractListModel):
         self._rosters_asked.clear()
         self._pulled.clear()
         self.beginResetModel()
-        self._rooms, self._stored = [], []
+        self._rooms, self._stored, self.loaded = [], [], False
         self._keys = None
         self.endResetModel()
         if self._total_unread:

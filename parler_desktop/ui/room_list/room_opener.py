@@ -54,7 +54,7 @@ class RoomOpener:
         waiting = self._joined is not None or self._left_open is not None
         if shown is None or waiting or self._window.timeline_model.room is not None:
             return
-        shown_is_empty = shown.bridge.is_live and shown.rooms.rowCount() == 0
+        shown_is_empty = shown.bridge.is_live and shown.rooms.loaded and shown.rooms.rowCount() == 0
         first = self._window.room_panel.first_room(None if shown_is_empty and not self.hub_chosen else shown.url)
         if first is not None:
             self._window.room_panel.view.setCurrentIndex(first)
