@@ -9,7 +9,7 @@ from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import ALICE, ME, add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
 from parler_desktop.app.room_list.room_list_model import RoomListModel
-from parler_desktop.client.events import ConnectionState, MessagesPulled, StateChanged
+from parler_desktop.client.events import ConnectionState, MessagesPulled, PullsOver, StateChanged
 from parler_desktop.store import LocalStore
 
 
@@ -30,8 +30,9 @@ def test_pulled_messages_from_others_above_the_cursor_count_until_the_store_hold
     qtbot.waitUntil(lambda: unread(model, "team") == 1, timeout=5000)
     session.emit(state(session, ConnectionState.CATCHING_UP))
     pulled = (message(4, "team"), message(5, "team", "mine", ME), message(6, "team", "the newest"))
-    with qtbot.waitSignal(model.reloaded, timeout=5000):
-        session.emit(MessagesPulled("team", pulled))
+    session.emit(MessagesPulled("team", pulled))
+    assert unread(model, "team") == 1  # shown every half second while the pulls go on...
+    session.emit(PullsOver())  # ...and at once when they are over
     assert unread(model, "team") == 3  # 3 stored above the cursor, and 4 and 6 (5 is the human's own)
     assert model.summary("team").last_preview == "the newest" and model.summary("team").last_sender == ALICE.name
     assert model.total_unread == 3

@@ -78,6 +78,12 @@ class MessagesPulled:
 
 
 @dataclass(frozen=True)
+class PullsOver:
+    """A pass of pulls (a catch-up, a reconciliation) is over: each page it brought was announced
+    (``MessagesPulled``), though it may not be written yet. The room list shows them now."""
+
+
+@dataclass(frozen=True)
 class MessagesStored:
     """Messages newly written to the local store for ``room``, ascending by seq, never repeated."""
 
@@ -131,6 +137,6 @@ class StoreFailed:
 
 
 SessionEvent = (
-    StateChanged | MessagesArrived | MessagesPulled | MessagesStored | RoomsChanged | CursorChanged | RosterChanged | OutboxChanged | Notice
+    StateChanged | MessagesArrived | MessagesPulled | PullsOver | MessagesStored | RoomsChanged | CursorChanged | RosterChanged | OutboxChanged | Notice
     | StoreFailed
 )

@@ -35,7 +35,7 @@ from parler_desktop.client.clock import Clock, wait_or_timeout
 from parler_desktop.client.commit import Committer
 from parler_desktop.client.connection import Requester
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused
-from parler_desktop.client.events import CursorChanged, MessagesPulled, MessagesStored, Notice, RoomsChanged, SessionEvent
+from parler_desktop.client.events import CursorChanged, MessagesPulled, MessagesStored, Notice, PullsOver, RoomsChanged, SessionEvent
 from parler_desktop.client.page_writer import PageWriter, PulledChunk, RoomPulled, write_turn
 from parler_desktop.protocol import errors as codes
 from parler_desktop.protocol.frames import Pull, Pulled, RoomList, Rooms
@@ -306,6 +306,7 @@ class RoomSync:
             except ConnectionLost:
                 await writer.flush()  # what came before the line dropped is as good: stored, not pulled again
                 raise
+            self._emit(PullsOver())
             await writer.flush()
         finally:
             await writer.close()

@@ -27,6 +27,7 @@ from parler_desktop.client.events import (
     Notice,
     OutboxChanged,
     OutboxItem,
+    PullsOver,
     RoomsChanged,
     RosterChanged,
     SessionEvent,
@@ -51,6 +52,7 @@ class SessionBridge(QObject):
     sessionChanged = Signal()  # a different session (hub or identity) is now attached, or none
     stateChanged = Signal(object)  # StateChanged
     messagesPulled = Signal(str, object)  # room, tuple[StoredMessage, ...]: pulled, not stored yet
+    pullsOver = Signal()  # every page of a pass of pulls was announced
     messagesStored = Signal(str, object, bool)  # room, tuple[StoredMessage, ...], live
     roomsChanged = Signal(object)  # tuple[RoomInfo, ...]
     cursorChanged = Signal(str, int)
@@ -136,6 +138,8 @@ class SessionBridge(QObject):
             self._arrived(event.room, event.messages)
         elif isinstance(event, MessagesPulled):
             self.messagesPulled.emit(event.room, event.messages)
+        elif isinstance(event, PullsOver):
+            self.pullsOver.emit()
         elif isinstance(event, MessagesStored):
             self.messagesStored.emit(event.room, event.messages, event.live)
         elif isinstance(event, RoomsChanged):
