@@ -2,7 +2,8 @@
 
 What it promises: pages queued by the pulls are stored in order, several rooms per transaction
 and a whole write's worth at a time, each chunk moving its room's sync mark in the transaction
-that stores it; nothing is written while the pulls go on, until they are over or too much waits; a room is reported complete only once all its pages are stored; a disk that
+that stores it; nothing is written while the pulls go on, until they are over (and the other
+hubs' too, for a while) or too much waits; a room is reported complete only once all its pages are stored; a disk that
 refuses a write gets it again in halves, each part with the mark of what it holds; the pulls
 wait while too much is queued; a failure reaches the pulls; the writers of every hub write one
 at a time.
@@ -193,3 +194,26 @@ async def test_the_writers_of_every_hub_write_one_at_a_time(writes, tmp_path: Pa
         assert overlapped == [False, False]
     finally:
         await second.close()
+
+
+async def test_pulls_that_are_over_wait_for_the_other_hubs_pulls_to_write(writes, monkeypatch):
+    """A hub whose pulls are over first wrote while the other hubs still pulled, taking the
+    cores from them: it waits for them (for ``OTHER_PULLS_WAIT_SECS`` at most)."""
+    first, second = PageWriter(writes.write, writes.report), PageWriter(writes.write, writes.report)
+    await first.put(page("a", range(1, 5)))
+    first_done = asyncio.ensure_future(first.flush())  # its pulls are over, the second's are not
+    await asyncio.sleep(0.1)
+    assert writes.batches == [] and not first_done.done()
+    await second.put(page("b", range(5, 9)))
+    await second.flush()  # over too: both write
+    await asyncio.wait_for(first_done, 5)
+    assert sorted(writes.batches) == [[("a", 4, 4)], [("b", 4, 8)]]
+
+    monkeypatch.setattr(page_writer, "OTHER_PULLS_WAIT_SECS", 0.2)
+    stuck = PageWriter(writes.write, writes.report)  # pulls that do not end (a hub that answers slowly)
+    await stuck.put(page("c", range(9, 13)))
+    third = PageWriter(writes.write, writes.report)
+    await third.put(page("d", range(13, 17)))
+    await asyncio.wait_for(third.flush(), 5)  # written once the wait is over
+    assert writes.batches[-1] == [("d", 4, 16)]
+    await stuck.close()

@@ -12,7 +12,9 @@ The writes wait for the pulls: they start once the pulls are over (``flush``), o
 ``MAX_QUEUED`` messages wait. Written as they came, they took the cores (a write is mostly
 Python holding the GIL) from the pulls, which then took 1.6 s instead of 1.3 s for a night of
 50,000 messages on five hubs (bench_hubs.py's wake); meanwhile the room list counts and shows
-what the pulls brought (``MessagesPulled``), so nothing waits for the writes to be seen.
+what the pulls brought (``MessagesPulled``), so nothing waits for the writes to be seen. For
+the same reason a writer whose pulls are over waits for those of the other hubs in the process,
+for ``OTHER_PULLS_WAIT_SECS`` at most (the first hub done wrote while the others still pulled).
 
 One write at a time in the process, whichever hub's: a write is 10-20 ms of work on its store's
 thread, much of it Python holding the GIL, and five hubs' writes at once kept the window's thread
@@ -28,6 +30,7 @@ and the pulls' next ``put`` (or ``flush``) raises it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -38,6 +41,7 @@ from parler_desktop.store import StoreError, StoreProblem
 
 MESSAGES_PER_WRITE = 1000  # one transaction at most (halved while the disk refuses a write)
 MAX_QUEUED = 20_000  # pulled messages waiting for the writer (~1 KB each) before the pulls wait too
+OTHER_PULLS_WAIT_SECS = 1.0  # how long pulls that are over wait for other hubs' to write
 
 
 @dataclass(frozen=True)
@@ -59,16 +63,29 @@ class RoomPulled:
     hub_unread: int | None
 
 
-_write_turns: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+class _Writers:
+    """What the page writers on one loop share."""
+
+    def __init__(self) -> None:
+        self.turn = asyncio.Lock()  # held for each write
+        self.pulling: set[PageWriter] = set()  # writers whose pulls are not over
+        self.pulls_over = asyncio.Event()  # set when one of them is
+
+
+_loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Writers] = weakref.WeakKeyDictionary()
+
+
+def _writers() -> _Writers:
+    loop = asyncio.get_running_loop()
+    if loop not in _loops:
+        _loops[loop] = _Writers()
+    return _loops[loop]
 
 
 def write_turn() -> asyncio.Lock:
     """The lock every page writer on the running loop takes for a write (see the module
     docstring), and search indexing for each batch (``sync.py``): one at a time in the process."""
-    loop = asyncio.get_running_loop()
-    if loop not in _write_turns:
-        _write_turns[loop] = asyncio.Lock()
-    return _write_turns[loop]
+    return _writers().turn
 
 
 Queued = PulledChunk | RoomPulled
@@ -90,6 +107,8 @@ class PageWriter:
         self._task: asyncio.Task[None] | None = None
         self._flushing = False  # write what is queued, a whole write's worth or not
         self._failure: BaseException | None = None
+        self._shared = _writers()
+        self._shared.pulling.add(self)
 
     async def put(self, item: Queued) -> None:
         """Queue ``item``; waits while ``MAX_QUEUED`` messages wait already. Raises what ended the
@@ -105,7 +124,16 @@ class PageWriter:
             self._start()
 
     async def flush(self) -> None:
-        """Until everything queued is stored (and reported done); raises what ended the writer."""
+        """The pulls are over: until everything queued is stored (and reported done), once the
+        other writers' pulls are over too or ``OTHER_PULLS_WAIT_SECS`` have passed; raises what
+        ended the writer."""
+        self._pulls_over()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + OTHER_PULLS_WAIT_SECS
+        while self._queue and self._shared.pulling and loop.time() < deadline:
+            self._shared.pulls_over.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._shared.pulls_over.wait(), deadline - loop.time())
         self._flushing = True
         self._start()
         while self._task is not None:
@@ -119,8 +147,14 @@ class PageWriter:
     async def close(self) -> None:
         """Stop writing: what is queued is dropped (its marks never moved, so it is pulled again),
         a write under way completes (``Committer``)."""
+        self._pulls_over()
         self._queue.clear()
         await self._tasks.cancel_all()
+
+    def _pulls_over(self) -> None:
+        if self in self._shared.pulling:
+            self._shared.pulling.discard(self)
+            self._shared.pulls_over.set()
 
     def _raise_failure(self) -> None:
         if self._failure is not None:
