@@ -67,13 +67,15 @@ def camel_case(name: str) -> str:
 
 def check_text(value: Any, where: str = "") -> str:
     """A JSON string that is valid Unicode (an unpaired surrogate is malformed, as in the ref hub)."""
-    prefix = f"{where}: " if where else ""
     if not isinstance(value, str):
-        raise WireError(f"{prefix}expected a string")
+        raise WireError(f"{where}: expected a string" if where else "expected a string")
+    if value.isascii():  # (no surrogate then; asking is free, encoding to find out is not)
+        return value
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise WireError(f"{prefix}string contains an unpaired surrogate") from None
+        problem = "string contains an unpaired surrogate"
+        raise WireError(f"{where}: {problem}" if where else problem) from None
     return value
 
 
