@@ -26,6 +26,7 @@ class HubRoomsModel(QAbstractListModel):
         self._hubs = hubs
         self.collapsed: set[str] = set()  # hub URLs whose rooms are folded away
         self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
+        self._row_count: int | None = None  # (None: rows changed since)
         for entry in hubs.entries:
             self._follow(entry)
         hubs.added.connect(self._added)
@@ -64,7 +65,14 @@ class HubRoomsModel(QAbstractListModel):
 
     # -- Qt model ---------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else sum(1 + entry.rooms.rowCount() for entry in self._hubs.entries)
+        """Kept until rows change: Qt asks for it for every index made, and the sidebar's proxy
+        makes one for each row it sorts or filters (summing the hubs' counts each time was
+        a fifth of showing a hub's pulled rooms, bench_hubs.py's wake)."""
+        if parent.isValid():
+            return 0
+        if self._row_count is None:
+            self._row_count = sum(1 + entry.rooms.rowCount() for entry in self._hubs.entries)
+        return self._row_count
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         where = self._locate(index.row()) if index.isValid() else None
@@ -105,7 +113,7 @@ class HubRoomsModel(QAbstractListModel):
         return self._keys
 
     def _rows_changed(self) -> None:
-        self._keys = None
+        self._keys = self._row_count = None
 
     def set_collapsed(self, url: str, collapsed: bool) -> None:
         (self.collapsed.add if collapsed else self.collapsed.discard)(url)
