@@ -16,8 +16,10 @@ from websockets.asyncio.server import ServerConnection, serve
 
 from parler_desktop.client import connection
 from parler_desktop.client.connection import DECODE_OFF_LOOP_CHARS, HubConnection, expect
-from parler_desktop.client.errors import BadReply, ConnectionLost, HandshakeRefused
+from parler_desktop.client.clock import SystemClock
+from parler_desktop.client.errors import BadReply, ConnectionLost, HandshakeRefused, HubRefused
 from parler_desktop.client.events import ConnectionState, Notice
+from parler_desktop.client.pacing import PacedRequester, RequestPacer
 from parler_desktop.identity import Identity, verify_signature
 from parler_desktop.protocol.frames import Ping, Pull, Pulled
 from support.client_harness import session_factory  # noqa: F401  (fixture)
@@ -210,6 +212,39 @@ async def test_a_pulled_page_is_decoded_off_the_loop_and_keeps_its_place_among_t
         big = [on_loop for size, on_loop in decoded_on if size >= DECODE_OFF_LOOP_CHARS]
         small = [on_loop for size, on_loop in decoded_on if size < DECODE_OFF_LOOP_CHARS]
         assert big == [False, False] and small and all(small)
+        await conn.close()
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def test_requests_sent_back_to_back_get_their_own_replies_refusals_and_retries():
+    """Pipelined pulls (``request_each``: several rooms' first pages at once): the three go out
+    before any reply is read, and each gets its own answer in order; a refusal stays with its
+    frame, and one the hub rate-limits is asked again on its own once the hold is over."""
+    pulled: list[str] = []
+
+    async def hub(ws: ServerConnection) -> None:
+        await accept_hello(ws)
+        rooms = [json.loads(await ws.recv())["room"] for _ in range(3)]  # all three before any answer
+        pulled.extend(rooms)
+        await ws.send(json.dumps({"type": "pulled", "room": "a", "messages": [stored(1, "in a", "a")], "cursor": 1}))
+        await ws.send(json.dumps({"type": "error", "code": "rate_limited", "message": "slow down"}))
+        await ws.send(json.dumps({"type": "error", "code": "not_member", "message": "not a member of c"}))
+        retried = json.loads(await ws.recv())
+        pulled.append(retried["room"])
+        await ws.send(json.dumps({"type": "pulled", "room": "b", "messages": [stored(2, "in b", "b")], "cursor": 2}))
+        await ws.wait_closed()
+
+    server, url = await scripted(hub)
+    try:
+        conn = await HubConnection.open(url, open_timeout=5, on_notice=lambda text: None)
+        await conn.handshake(Identity.generate(), "me", None, None, timeout=5)
+        pacer = RequestPacer(SystemClock(), first_hold_secs=0.05)
+        a, b, c = await PacedRequester(conn, pacer, timeout=5).each([Pull(room=room, since=0) for room in "abc"], Pulled)
+        assert pulled == ["a", "b", "c", "b"]
+        assert [m.text for m in a.messages] == ["in a"] and [m.text for m in b.messages] == ["in b"]
+        assert isinstance(c, HubRefused) and c.code == "not_member"
         await conn.close()
     finally:
         server.close()

@@ -16,7 +16,8 @@ import logging
 import random
 import ssl
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Sequence
+from typing import Protocol
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
@@ -55,7 +56,16 @@ Decoded = HubFrame | Malformed | UnknownFrame
 Reply = Decoded | bytes
 NoticeSink = Callable[[str], None]
 ReplyKind = type[HubFrame] | tuple[type[HubFrame], ...]
-Requester = Callable[[ClientFrame, ReplyKind], Awaitable[HubFrame]]
+
+
+class Requester(Protocol):
+    """Requests on the session's live connection (``pacing.PacedRequester``)."""
+
+    async def __call__(self, frame: ClientFrame, kind: ReplyKind) -> HubFrame:
+        """The reply to ``frame`` if it is a ``kind``; else raises HubRefused or BadReply."""
+
+    async def each(self, frames: Sequence[ClientFrame], kind: ReplyKind) -> list[HubFrame | HubRefused | BadReply]:
+        """``frames`` sent back to back; for each, in order, what ``__call__`` returns or raises."""
 """Sends one request and returns its reply of the expected kind (the session paces and retries)."""
 
 MAX_MESSAGE_BYTES = None  # a pulled page or a blob may be tens of MiB (protocol.md §1.5)
@@ -240,23 +250,35 @@ class HubConnection:
         async with self._lock:
             return await self._exchange(encode(frame), timeout)
 
+    async def request_each(self, frames: Sequence[ClientFrame], *, timeout: float) -> list[Reply]:
+        """Send ``frames`` back to back and return their replies in order (pipelined: the hub
+        answers requests in the order they arrived, protocol.md §1.4), in one turn as ``request``
+        has for one; ``timeout`` covers them all. Each request waiting for its reply before the
+        next left the hub idle in between, and woke it again for each (bench_hubs.py's wake)."""
+        async with self._lock:
+            return await self._exchange_all([encode(frame) for frame in frames], timeout)
+
     async def _exchange(self, data: str | bytes, timeout: float) -> Reply:
         """One frame out (text, or a blob's bytes as a binary frame) and its one reply."""
+        return (await self._exchange_all([data], timeout))[0]
+
+    async def _exchange_all(self, frames: Sequence[str | bytes], timeout: float) -> list[Reply]:
         if self.is_closed:
             raise ConnectionLost(self.close_reason)
-        self._replies_due += 1
+        self._replies_due += len(frames)
         try:
             async with asyncio.timeout(timeout):
-                await self._ws.send(data)
-                return await self._next_reply()
+                for data in frames:
+                    await self._ws.send(data)
+                return [await self._next_reply() for _ in frames]
         except TimeoutError:
             self.abort(f"no reply within {timeout:g} s")
             raise ConnectionLost(f"the hub did not answer within {timeout:g} s") from None
         except ConnectionClosed as error:
-            reply = await self._reply_before_close()
+            reply = await self._reply_before_close() if len(frames) == 1 else None
             if reply is None:
                 raise ConnectionLost(f"connection lost ({error})") from error
-            return reply
+            return [reply]
 
     async def _reply_before_close(self) -> Reply | None:
         """The hub's answer read before the close that failed our send: a hub at capacity says

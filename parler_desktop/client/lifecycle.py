@@ -18,13 +18,13 @@ from typing import Any
 from parler_desktop.client.backoff import Backoff
 from parler_desktop.client.clock import Clock, wait_or_timeout
 from parler_desktop.client.commit import Committer
-from parler_desktop.client.connection import HubConnection, ReplyKind, Requester, expect
+from parler_desktop.client.connection import HubConnection, ReplyKind, Requester
 from parler_desktop.client.errors import (
     BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, SessionClosed, TlsRefused,
 )
 from parler_desktop.client.events import Cause, ConnectionState, Notice, SessionEvent, StateChanged, StoreFailed
 from parler_desktop.client.outbox import Outbox
-from parler_desktop.client.pacing import RequestPacer
+from parler_desktop.client.pacing import PacedRequester, RequestPacer
 from parler_desktop.client.read_markers import ReadMarkers
 from parler_desktop.client.other_posts import OtherPosts
 from parler_desktop.client.roster import RosterWatcher
@@ -35,7 +35,7 @@ from parler_desktop.client.wake import ResumeDetector
 from parler_desktop.disk_errors import has_room_near
 from parler_desktop.identity import Identity
 from parler_desktop.protocol import errors as codes
-from parler_desktop.protocol.frames import ClientFrame, ErrorFrame, HubFrame, Subscribe, Subscribed
+from parler_desktop.protocol.frames import ClientFrame, HubFrame, Subscribe, Subscribed
 from parler_desktop.store import StoreError, StoreProblem
 
 log = logging.getLogger(__name__)
@@ -277,20 +277,7 @@ class ConnectionLifecycle:
     # ---- requests ----------------------------------------------------------------------------
 
     def requester(self, conn: HubConnection) -> Requester:
-        async def request(frame: ClientFrame, kind: ReplyKind) -> HubFrame:
-            """One paced request on ``conn``; ``rate_limited`` holds and retries the same frame."""
-            while True:
-                await self._pacer.acquire()
-                reply = await conn.request(frame, timeout=self.tuning.reply_timeout_secs)
-                if isinstance(reply, ErrorFrame) and reply.code == codes.RATE_LIMITED:
-                    hold = self._pacer.penalize()
-                    log.info("hub says rate_limited on %s; holding requests for %.1f s", frame.TAG, hold)
-                    continue
-                result = expect(reply, kind, frame.TAG)
-                self._pacer.relieve()
-                return result
-
-        return request
+        return PacedRequester(conn, self._pacer, self.tuning.reply_timeout_secs)
 
     async def connection(self) -> HubConnection:
         """The authenticated connection, waiting for one; SessionClosed when none will come."""

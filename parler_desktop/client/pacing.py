@@ -1,4 +1,5 @@
-"""Stay inside the hub's per-identity budgets (protocol.md §7.16) instead of hitting them.
+"""Stay inside the hub's per-identity budgets (protocol.md §7.16) instead of hitting them, and
+the session's requests that do (``PacedRequester``).
 
 The reference hub allows 600 operations and 240 sends per minute per identity, in fixed windows.
 The session spends a little less than that by itself (other clients of the same identity share the
@@ -8,9 +9,17 @@ and then retries the same request: work is delayed, never dropped.
 
 from __future__ import annotations
 
+import logging
 from collections import deque
+from collections.abc import Sequence
 
 from parler_desktop.client.clock import Clock
+from parler_desktop.client.connection import HubConnection, ReplyKind, expect
+from parler_desktop.client.errors import BadReply, HubRefused
+from parler_desktop.protocol import errors as codes
+from parler_desktop.protocol.frames import ClientFrame, ErrorFrame, HubFrame
+
+log = logging.getLogger(__name__)
 
 
 class RequestPacer:
@@ -64,3 +73,45 @@ class RequestPacer:
     def relieve(self) -> None:
         """A request went through: the next ``rate_limited`` starts with a short hold again."""
         self._next_hold = self.first_hold_secs
+
+
+class PacedRequester:
+    """The session's requests on one connection (``connection.Requester``), each inside the
+    pacer's budget; ``rate_limited`` holds every request and asks the same frame again."""
+
+    def __init__(self, conn: HubConnection, pacer: RequestPacer, timeout: float) -> None:
+        self._conn = conn
+        self._pacer = pacer
+        self._timeout = timeout
+
+    async def __call__(self, frame: ClientFrame, kind: ReplyKind) -> HubFrame:
+        while True:
+            await self._pacer.acquire()
+            reply = await self._conn.request(frame, timeout=self._timeout)
+            if not self._limited(reply, frame):
+                return self._accepted(reply, kind, frame)
+
+    async def each(self, frames: Sequence[ClientFrame], kind: ReplyKind) -> list[HubFrame | HubRefused | BadReply]:
+        """``frames`` sent back to back (``HubConnection.request_each``); a frame refused as
+        ``rate_limited`` is asked again on its own, after the hold."""
+        for _frame in frames:
+            await self._pacer.acquire()
+        results: list[HubFrame | HubRefused | BadReply] = []
+        for frame, reply in zip(frames, await self._conn.request_each(frames, timeout=self._timeout)):
+            try:
+                results.append(await self(frame, kind) if self._limited(reply, frame) else self._accepted(reply, kind, frame))
+            except (HubRefused, BadReply) as error:
+                results.append(error)
+        return results
+
+    def _limited(self, reply: object, frame: ClientFrame) -> bool:
+        if isinstance(reply, ErrorFrame) and reply.code == codes.RATE_LIMITED:
+            hold = self._pacer.penalize()
+            log.info("hub says rate_limited on %s; holding requests for %.1f s", frame.TAG, hold)
+            return True
+        return False
+
+    def _accepted(self, reply: object, kind: ReplyKind, frame: ClientFrame) -> HubFrame:
+        result = expect(reply, kind, frame.TAG)
+        self._pacer.relieve()
+        return result

@@ -38,7 +38,7 @@ from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused
 from parler_desktop.client.events import CursorChanged, MessagesPulled, MessagesStored, Notice, PullsOver, RoomsChanged, SessionEvent
 from parler_desktop.client.page_writer import PageWriter, PulledChunk, RoomPulled, write_turn
 from parler_desktop.protocol import errors as codes
-from parler_desktop.protocol.frames import Pull, Pulled, RoomList, Rooms
+from parler_desktop.protocol.frames import HubFrame, Pull, Pulled, RoomList, Rooms
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
 from parler_desktop.store import LocalStore, StoreError, StoreWorker
 
@@ -46,6 +46,8 @@ Emit = Callable[[SessionEvent], None]
 log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 500  # the hub caps a page at 1000
+PIPELINED_ROOMS = 16  # rooms whose first pages are asked for at once (``_pull_rooms``): one pull at a time
+# left the hub idle while the reply travelled and was read (bench_hubs.py's wake: 0.95 s -> 0.76 s, 8 at once 0.8 s)
 
 
 def group_by_room(messages: Sequence[StoredMessage]) -> dict[str, list[StoredMessage]]:
@@ -228,21 +230,35 @@ class RoomSync:
             LocalStore.set_cursor, room, reply.cursor, announce=lambda cursor: [CursorChanged(room, cursor)]
         )
 
-    async def pull_room(self, request: Requester, room: str, hub_unread: int | None, writer: PageWriter) -> None:
-        """Page forward from the room's sync mark until a short page, each page queued for
-        ``writer`` and announced (``MessagesPulled``); then the room is queued as pulled
-        (``_rooms_pulled`` once it is stored)."""
-        # Unsettled until this pull is stored: if it fails, the next reconciliation retries it.
+    def _begin_pull(self, room: str) -> None:
+        """Unsettled until this pull is stored: if it fails, the next reconciliation retries it;
+        pushes landing from now on flag the room again."""
         self._settled_unread.pop(room, None)
-        self._pushed.discard(room)  # pushes landing during the pull flag the room again
+        self._pushed.discard(room)
         self._dirty.discard(room)
         self._reader_waits.pop(room, None)
+
+    async def pull_room(
+        self, request: Requester, room: str, hub_unread: int | None, writer: PageWriter,
+        first: HubFrame | HubRefused | BadReply | None = None,
+    ) -> None:
+        """Page forward from the room's sync mark until a short page, each page queued for
+        ``writer`` and announced (``MessagesPulled``); then the room is queued as pulled
+        (``_rooms_pulled`` once it is stored). ``first``: the answer to the first page's pull,
+        asked for already (after ``_begin_pull``) with other rooms' (``_pull_rooms``)."""
+        if first is None:
+            self._begin_pull(room)
         mark = await self._mark(room)
         if mark is None:  # first time this store sees the room: learn where the human is, later
             self._cursor_unknown.add(room)
         since = mark or 0
         while True:
-            reply = await request(Pull(room=room, since=since, limit=self.page_size), Pulled)
+            if first is None:
+                reply = await request(Pull(room=room, since=since, limit=self.page_size), Pulled)
+            elif isinstance(first, Exception):
+                raise first
+            else:
+                reply, first = first, None
             assert isinstance(reply, Pulled)
             since = max([since, *(message.seq for message in reply.messages)])
             if reply.messages or mark is None:  # (a new room's mark is stored even with nothing in it)
@@ -290,19 +306,26 @@ class RoomSync:
 
     async def _pull_rooms(self, request: Requester, rooms: Iterable[RoomInfo], unlisted: Iterable[str] = ()) -> None:
         """Pull busy rooms first (what the human most likely waits for), then ``unlisted`` ones
-        (not in the room list yet: no count to settle); check the rooms whose pull stored nothing
-        new; then learn the cursors of rooms seen for the first time (meanwhile the hub's unread
-        counts stand in for them). A line that drops midway leaves what was pulled stored."""
+        (not in the room list yet: no count to settle), ``PIPELINED_ROOMS`` at a time: their
+        first pages are asked for at once (most rooms need no second page), the rest room by
+        room; check the rooms whose pull stored nothing new; then learn the cursors of rooms
+        seen for the first time (meanwhile the hub's unread counts stand in for them). A line
+        that drops midway leaves what was pulled stored."""
         rooms, unlisted = sorted(rooms, key=lambda r: (-r.unread, r.name)), list(unlisted)
         await self._know_marks([*(room.name for room in rooms), *unlisted])
         quiet: list[RoomPulled] = []
         writer = PageWriter(self._write_pulled, lambda done: self._rooms_pulled(done, quiet))
         try:
             try:
-                for room in rooms:
-                    await self._pull_guarded(request, room.name, room.unread, writer)
-                for name in unlisted:
-                    await self._pull_guarded(request, name, None, writer)
+                wanted = [(room.name, room.unread) for room in rooms] + [(name, None) for name in unlisted]
+                for start in range(0, len(wanted), PIPELINED_ROOMS):
+                    group = wanted[start:start + PIPELINED_ROOMS]
+                    for name, _unread in group:
+                        self._begin_pull(name)
+                    pulls = [Pull(room=name, since=self._marks.get(name) or 0, limit=self.page_size) for name, _unread in group]
+                    firsts = await request.each(pulls, Pulled)
+                    for (name, unread), first in zip(group, firsts):
+                        await self._pull_guarded(request, name, unread, writer, first)
             except ConnectionLost:
                 await writer.flush()  # what came before the line dropped is as good: stored, not pulled again
                 raise
@@ -323,12 +346,14 @@ class RoomSync:
             if room in self._settled_unread:  # its pull completed (and no new one started)
                 await self._store.call(LocalStore.settle, [(room, self._settled_unread[room], await self.mark(room))])
 
-    async def _pull_guarded(self, request: Requester, room: str, hub_unread: int | None, writer: PageWriter) -> None:
+    async def _pull_guarded(
+        self, request: Requester, room: str, hub_unread: int | None, writer: PageWriter, first: HubFrame | HubRefused | BadReply,
+    ) -> None:
         """Pull one room; a refusal or bad reply for it is reported, and the others still sync.
 
         The room is then not settled, so the next full reconciliation tries it again.
         """
-        await self._guarded(room, self.pull_room(request, room, hub_unread, writer))
+        await self._guarded(room, self.pull_room(request, room, hub_unread, writer, first))
 
     async def _guarded(self, room: str, work: Awaitable[None]) -> None:
         """``work`` on ``room``; a refusal or bad reply is reported as a notice about the room."""
