@@ -525,7 +525,7 @@ async def _watch(desktop: DesktopApp, args: argparse.Namespace, expected: dict[s
         if not listed and entries.keys() == expected.keys() and all(
             entries[url].rooms.rowCount() == count for url, count in expected.items()
         ):
-            listed.append(time.perf_counter()); print(f'TT {listed[0]:.3f} listed', file=sys.stderr, flush=True)
+            listed.append(time.perf_counter())
 
     def follow(entry: Any) -> None:
         entry.rooms.reloaded.connect(all_listed)
@@ -699,7 +699,6 @@ async def bench_wake(home: Home, urls: Sequence[str], rooms: int, expected: dict
     meter = GapMeter()
     decoy = QWidget()  # another application the human is looking at
     started, cpu = time.perf_counter(), time.process_time()
-    print(f'TT {started:.3f} start cpu {cpu:.2f}', file=sys.stderr, flush=True)
     desktop = DesktopApp(home)
     desktop.collector.start()
     desktop.window.resize(1200, 800)
@@ -722,7 +721,7 @@ async def bench_wake(home: Home, urls: Sequence[str], rooms: int, expected: dict
             1 for room, (count, preview) in rows.items() if count != unread.get(room) or not shows_last(preview, last.get(room, "?"))
         )
         if not done and len(wrong) == len(urls) and not any(wrong.values()):
-            done.append(time.perf_counter()); print(f'TT {done[0]:.3f} done', file=sys.stderr, flush=True)
+            done.append(time.perf_counter())
 
     def follow(entry: Any) -> None:
         entry.rooms.reloaded.connect(lambda: check(entry))

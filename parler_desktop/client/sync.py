@@ -330,7 +330,6 @@ class RoomSync:
                 await writer.flush()  # what came before the line dropped is as good: stored, not pulled again
                 raise
             self._emit(PullsOver())
-            import time as _t, sys as _s; print(f'TT {_t.perf_counter():.3f} pulls done cpu {_t.process_time():.2f}', file=_s.stderr, flush=True)
             await writer.flush()
         finally:
             await writer.close()
@@ -375,7 +374,6 @@ class RoomSync:
         self._hold_all = True
         try:
             rooms = await self.refresh_rooms(request)
-            import time as _t, sys as _s; print(f'TT {_t.perf_counter():.3f} rooms cpu {_t.process_time():.2f}', file=_s.stderr, flush=True)
             if not self._restored:  # after refresh_rooms: a room whose kind changed is unsettled
                 self._restored = True
                 for name, unread in (await self._store.call(LocalStore.settled_unread)).items():
