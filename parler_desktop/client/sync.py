@@ -239,26 +239,19 @@ class RoomSync:
         self._reader_waits.pop(room, None)
 
     async def pull_room(
-        self, request: Requester, room: str, hub_unread: int | None, writer: PageWriter,
-        first: HubFrame | HubRefused | BadReply | None = None,
+        self, request: Requester, room: str, hub_unread: int | None, writer: PageWriter, first: HubFrame | HubRefused | BadReply
     ) -> None:
         """Page forward from the room's sync mark until a short page, each page queued for
         ``writer`` and announced (``MessagesPulled``); then the room is queued as pulled
         (``_rooms_pulled`` once it is stored). ``first``: the answer to the first page's pull,
-        asked for already (after ``_begin_pull``) with other rooms' (``_pull_rooms``)."""
-        if first is None:
-            self._begin_pull(room)
+        asked for with other rooms' (``_pull_rooms``, after ``_begin_pull``)."""
         mark = await self._mark(room)
         if mark is None:  # first time this store sees the room: learn where the human is, later
             self._cursor_unknown.add(room)
-        since = mark or 0
+        since, reply = mark or 0, first
         while True:
-            if first is None:
-                reply = await request(Pull(room=room, since=since, limit=self.page_size), Pulled)
-            elif isinstance(first, Exception):
-                raise first
-            else:
-                reply, first = first, None
+            if isinstance(reply, Exception):
+                raise reply
             assert isinstance(reply, Pulled)
             since = max([since, *(message.seq for message in reply.messages)])
             if reply.messages or mark is None:  # (a new room's mark is stored even with nothing in it)
@@ -267,6 +260,7 @@ class RoomSync:
                 self._emit(MessagesPulled(room, tuple(reply.messages)))
             if len(reply.messages) < self.page_size:
                 break
+            reply = await request(Pull(room=room, since=since, limit=self.page_size), Pulled)
         await writer.put(RoomPulled(room, hub_unread))
 
     async def _check_quiet(self, request: Requester, room: RoomPulled) -> None:
