@@ -7,10 +7,11 @@ item per mnemonic; and a supervisor's whole day runs without a mouse event."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QWidget
-from support.desktop_fixtures import click_row, join_room, open_room, post_as, unread
+from PySide6.QtWidgets import QApplication, QMenu, QWidget
+from support.desktop_fixtures import click_row, hub_cursor, join_room, open_room, post_as, unread
 from support.peer_ops import hub_history, invite_code, say
 from support.private_bus import bus_address, server  # noqa: F401 - fixtures (three_hubs uses them)
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
@@ -35,6 +36,14 @@ def press(window: QWidget, key: Qt.Key, modifiers: Qt.KeyboardModifier = Qt.Keyb
 def type_text(window: QWidget, text: str) -> None:
     for char in text:  # the focus may move after a key (typing starts a message)
         QTest.keyClicks(focused(window), char)
+
+
+def menu_key(window: QWidget) -> None:
+    """The context menu key: the platform sends the focus widget a keyboard context menu event at
+    its cursor, as QWidgetWindow words it (offscreen there is no platform to)."""
+    widget = focused(window)
+    at = widget.inputMethodQuery(Qt.InputMethodQuery.ImCursorRectangle).center()
+    QApplication.sendEvent(widget, QContextMenuEvent(QContextMenuEvent.Reason.Keyboard, at, widget.mapToGlobal(at)))
 
 
 def activate(qtbot, window: QWidget) -> None:
@@ -262,3 +271,86 @@ def test_a_log_folder_that_cannot_be_opened_says_so_in_the_window(qtbot, qloop, 
     press(window, Qt.Key.Key_L)
     qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("Could not open the log folder"), timeout=5000)
     assert str(desktop.home.log_dir) in window.statusBar().currentMessage()
+
+
+class MouseWatch(QObject):
+    """Counts every mouse button and wheel event the application delivers."""
+
+    KINDS = (QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease, QEvent.Type.MouseButtonDblClick, QEvent.Type.Wheel)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[QEvent.Type] = []
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in self.KINDS:
+            self.seen.append(event.type())
+        return False
+
+
+def test_a_supervisors_day_by_keyboard_alone(qtbot, qloop, ops_rooms):
+    """Issue 46, done when: every journey of the README by keyboard alone, not one mouse event.
+    Open a room with Ctrl+K, read it to the bottom, reply to a message, go to another hub with
+    Ctrl+Alt+N, to the next unread room with Alt+Down, search and open a result, quit with Ctrl+Q;
+    the agents on each hub receive each answer once, where it belongs."""
+    app, shared, killable, peers = ops_rooms
+    window = app.window
+    beta, gamma = app.hubs.entry(shared.url), app.hubs.entry(killable.url)
+    mouse = MouseWatch()
+    QApplication.instance().installEventFilter(mouse)
+    try:
+        for number in range(40):
+            run_coroutine(qtbot, qloop, say(peers[shared.url], "ops-beta", f"step {number} done\nnothing to see"))
+        review = run_coroutine(qtbot, qloop, say(peers[shared.url], "ops-beta", "please review the release notes"))
+        run_coroutine(qtbot, qloop, say(peers[killable.url], "team", "the billing run failed"))
+        run_coroutine(qtbot, qloop, say(peers[killable.url], "ops-gamma", "gamma waits on you"))  # its newest room
+        qtbot.waitUntil(lambda: (shared.url, "ops-beta", 41) in rows(window) and (killable.url, "ops-gamma", 1) in rows(window), timeout=10_000)
+
+        open_by_keys(qtbot, window, "ops-beta")  # at the first unread, the top of the room
+        assert window.shown_hub is beta and not window.timeline.at_bottom
+        press(window, Qt.Key.Key_End)  # read it all
+        qtbot.waitUntil(lambda: hub_cursor(qtbot, qloop, app, shared.url, "ops-beta") == review, timeout=10_000)
+
+        press(window, Qt.Key.Key_Tab, SHIFT)  # to the timeline, then down to the last message
+        assert focused(window) is window.timeline
+        for _ in range(60):
+            if window.timeline.currentIndex().row() == window.timeline_model.rowCount() - 1:
+                break
+            press(window, Qt.Key.Key_Down)
+        menu_key(window)
+        qtbot.waitUntil(lambda: isinstance(QApplication.activePopupWidget(), QMenu), timeout=2000)
+        context_menu = QApplication.activePopupWidget()
+        press(window, Qt.Key.Key_Down)
+        with qtbot.waitSignal(context_menu.destroyed, timeout=5000):
+            press(window, Qt.Key.Key_Return)  # Reply
+        activate(qtbot, window)  # offscreen, the menu's window takes the activation with it as it goes
+        qtbot.waitUntil(lambda: window.composer.reply_to is not None and focused(window) is window.composer.edit, timeout=2000)
+        post_by_keys(qtbot, qloop, window, peers[shared.url], "ops-beta", "on it")
+        replied = run_coroutine(qtbot, qloop, hub_history(peers[shared.url], "ops-beta"))
+        assert replied[-1]["replyTo"] == next(m["id"] for m in replied if m["seq"] == review)
+
+        press(window, Qt.Key.Key_3, CTRL | ALT)  # the third hub's newest room
+        shown(qtbot, window, gamma, "ops-gamma")
+        post_by_keys(qtbot, qloop, window, peers[killable.url], "ops-gamma", "looking at gamma")
+
+        press(window, Qt.Key.Key_Down, ALT)  # the next room with unread messages
+        shown(qtbot, window, gamma, "team")
+        post_by_keys(qtbot, qloop, window, peers[killable.url], "team", "billing is mine")
+
+        press(window, Qt.Key.Key_F, CTRL | SHIFT)  # every room of every hub
+        dialog = app.search.dialog
+        qtbot.waitUntil(lambda: dialog.isVisible() and dialog.query.hasFocus(), timeout=5000)
+        type_text(dialog, "release notes")
+        qtbot.waitUntil(lambda: dialog.results.model().rowCount() == 1, timeout=10_000)
+        press(dialog, Qt.Key.Key_Return)
+        shown(qtbot, window, beta, "ops-beta")
+        if dialog.isVisible():  # (issue 46 item 8 closes it on opening a result)
+            QTest.keyClick(dialog, Qt.Key.Key_Escape)
+        qtbot.waitUntil(lambda: not dialog.isVisible() and window.isActiveWindow(), timeout=5000)
+        post_by_keys(qtbot, qloop, window, peers[shared.url], "ops-beta", "notes reviewed")
+
+        with qtbot.waitSignal(window.closing, timeout=5000):
+            press(window, Qt.Key.Key_Q, CTRL)
+        assert mouse.seen == []
+    finally:
+        QApplication.instance().removeEventFilter(mouse)
