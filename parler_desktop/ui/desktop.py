@@ -98,7 +98,7 @@ class DesktopApp:
         )
         self.window.openLogFolderRequested.connect(self.open_log_folder)
         self.window.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
-        self.errors = ErrorReport(self.window, self.home.log_dir)
+        self.errors = ErrorReport(self.window, self.home.log_dir, self.open_log_folder)
         self.errors.install()
         self.place = WindowPlace(window_state_path(self.home), self.window, self.bridge.tasks)
         self.links = InviteLinks(
