@@ -3,6 +3,7 @@
 With no hub configured the embedded hub runs in-process on 127.0.0.1 and the window connects to
 it, so the first launch needs no setup; ``--hub`` (or Connect… in the window) picks another hub
 and is remembered. The window runs on a qasync loop: asyncio and Qt share the main thread.
+Qt's own options (``-platform xcb``, ``-style Fusion``, ``-reverse``, …) go to Qt.
 
 One window per home: a later launch on the same home finds the home locked and hands its request
 to the running window over the single-instance channel: raise yourself, or open this invite
