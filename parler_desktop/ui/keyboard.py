@@ -1,6 +1,6 @@
 """Keyboard comforts of the window: typing anywhere starts a message, the composer keeps the
 focus while the room it serves changes hub, an empty composer's Home / End / Page keys scroll
-the timeline, and focus is visible."""
+the timeline, Tab follows the layout, and focus is visible."""
 
 from __future__ import annotations
 
