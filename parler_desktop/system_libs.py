@@ -76,9 +76,10 @@ class Missing:
     reason: str  # the loader's own words
 
 
-def chosen_platforms(environ: os._Environ[str] | dict[str, str]) -> list[str]:
-    """The platform plugins Qt will try, in order (``QT_QPA_PLATFORM`` may list fallbacks)."""
-    configured = environ.get("QT_QPA_PLATFORM", "").strip()
+def chosen_platforms(environ: os._Environ[str] | dict[str, str], platform: str | None = None) -> list[str]:
+    """The platform plugins Qt will try, in order: ``platform`` (Qt's ``-platform`` option, which
+    wins), else ``QT_QPA_PLATFORM`` (it may list fallbacks)."""
+    configured = (platform or environ.get("QT_QPA_PLATFORM", "")).strip()
     if configured:
         return [name.split(":", 1)[0].strip() for name in configured.split(";") if name.strip()]
     if environ.get("WAYLAND_DISPLAY"):
@@ -99,11 +100,12 @@ def missing_for(platform: str) -> list[Missing]:
     return missing
 
 
-def check(environ: os._Environ[str] | dict[str, str] = os.environ) -> str | None:
-    """None when Qt can load a platform here; else what to install, as a message for a person."""
+def check(environ: os._Environ[str] | dict[str, str] = os.environ, platform: str | None = None) -> str | None:
+    """None when Qt can load a platform here (``platform``: as ``-platform`` chose it); else what
+    to install, as a message for a person."""
     if not sys.platform.startswith("linux"):
         return None
-    platforms = chosen_platforms(environ)
+    platforms = chosen_platforms(environ, platform)
     found = [missing_for(platform) for platform in platforms]
     if not platforms or any(not missing for missing in found):
         return None

@@ -33,7 +33,7 @@ def choose(qtbot, window, menu_title: str, item_text: str) -> None:
     QTest.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.actionGeometry(top).center())
     menu = top.menu()
     qtbot.waitUntil(menu.isVisible, timeout=5000)
-    item = next(a for a in menu.actions() if a.text() == item_text)
+    item = next(a for a in menu.actions() if a.text().replace("&", "") == item_text)
     assert item.isEnabled(), item_text
     QTest.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(item).center())
     qtbot.waitUntil(lambda: not menu.isVisible(), timeout=5000)

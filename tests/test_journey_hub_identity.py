@@ -47,7 +47,7 @@ def stop(qtbot, app, running) -> None:
 
 def hub_dialog(qtbot, app, action: str) -> ConnectDialog:
     """Hub → ``action`` ("Add a hub…", "Connect…") from the menu bar, and the dialog it opens."""
-    next(a for a in app.window.menuBar().actions()[0].menu().actions() if a.text() == action).trigger()
+    next(a for a in app.window.menuBar().actions()[0].menu().actions() if a.text().replace("&", "") == action).trigger()
     found: list[ConnectDialog] = []
 
     def shown() -> bool:

@@ -89,7 +89,7 @@ def test_after_connect_the_highlighted_room_is_open(qtbot, qloop, desktop, peer,
     team = join_room(qtbot, qloop, desktop, peer, "team")
     window = desktop.window
     click_room(qtbot, desktop, team)
-    connect = next(a for a in window.menuBar().actions()[0].menu().actions() if a.text() == "Connect…")
+    connect = next(a for a in window.menuBar().actions()[0].menu().actions() if a.text().replace("&", "") == "Connect…")
     connect.trigger()
     dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, ConnectDialog) and w.isVisible())
     assert dialog.width() >= 520 and dialog.name.text() == "boss"

@@ -128,12 +128,22 @@ def test_help_open_log_folder_opens_the_homes_log_folder(qtbot, desktop):
     QDesktopServices.setUrlHandler("file", handler, "open")
     try:
         bar = desktop.window.menuBar()
-        help_menu = next(m for m in desktop.window.findChildren(QMenu) if m.title() == "&Help")
+        help_menu = next(m for m in desktop.window.findChildren(QMenu) if m.title().replace("&", "") == "Help")
         QTest.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.actionGeometry(help_menu.menuAction()).center())
         qtbot.waitUntil(help_menu.isVisible, timeout=3000)
-        item = next(a for a in help_menu.actions() if a.text() == "Open log folder")
+        item = next(a for a in help_menu.actions() if a.text().replace("&", "") == "Open log folder")
         QTest.mouseClick(help_menu, Qt.MouseButton.LeftButton, pos=help_menu.actionGeometry(item).center())
         qtbot.waitUntil(lambda: len(opened) == 1, timeout=3000)
     finally:
         QDesktopServices.unsetUrlHandler("file")
     assert Path(opened[0].toLocalFile()) == desktop.home.log_dir and desktop.home.log_dir.is_dir()
+
+
+def test_the_error_boxs_open_log_folder_says_in_the_window_when_nothing_opens_it(qtbot, desktop):
+    """Issue 46 item 5: a failed action says so in the window; offscreen nothing opens a folder."""
+    QTimer.singleShot(0, Boom().explode)
+    qtbot.waitUntil(lambda: desktop.errors.box is not None and desktop.errors.box.isVisible(), timeout=5000)
+    logs = next(b for b in desktop.errors.box.buttons() if b.text() == "Open log folder")
+    QTest.mouseClick(logs, Qt.MouseButton.LeftButton)
+    status = desktop.window.statusBar()
+    qtbot.waitUntil(lambda: status.currentMessage().startswith(f"Could not open the log folder {desktop.home.log_dir}"), timeout=5000)

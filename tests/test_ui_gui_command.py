@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+import signal
+
+import pytest
+from support.cli_runner import started_cli
 
 from parler_desktop.cli import gui_command
 
@@ -65,3 +70,35 @@ def test_a_second_window_on_one_home_says_so_and_starts_nothing(qtbot, tmp_path,
     assert capsys.readouterr().err == f"{message}\n"
     assert shown == [message]  # stderr is not a terminal here, as when started from a launcher
     assert not home.embedded_hub_dir.exists() and not (home.data_dir / "stores").exists()
+
+
+def test_qt_options_are_taken_out_for_qt_in_every_form_qt_accepts():
+    from parler_desktop.cli.qt_arguments import platform_option, split_qt_arguments
+
+    split = split_qt_arguments(["-platform", "xcb", "--style=Fusion", "--hub", "h:1", "-reverse", "-v", "-qmljsdebugger", "port:9", "--", "-style"])
+    assert split.qt == ["-platform", "xcb", "-style", "Fusion", "-reverse", "-qmljsdebugger=port:9"]
+    assert split.ours == ["--hub", "h:1", "-v", "--", "-style"]  # after "--", nothing is an option
+    assert platform_option(split.qt) == "xcb" and platform_option([]) is None
+    with pytest.raises(ValueError, match="-style needs a value"):
+        split_qt_arguments(["-style"])
+
+
+def test_qt_options_on_a_command_without_a_window_are_refused(capsys):
+    from parler_desktop.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["listen", "--hub", "h:1", "-style", "Fusion"])
+    assert exited.value.code == 2 and "Qt's options (-style Fusion) are for the window only" in capsys.readouterr().err
+
+
+async def test_the_window_takes_qt_s_own_platform_and_style_options(tmp_path):
+    """Issue 46 item 10: ``parler-desktop -platform … -style Fusion`` was refused ("invalid
+    choice"); the window now runs with them (-platform wins over QT_QPA_PLATFORM, as in any Qt
+    application: set to xcb without a display, the window would not start)."""
+    async with started_cli(tmp_path / "home", "--verbose", "-platform", "offscreen", "-style", "Fusion", QT_QPA_PLATFORM="xcb", DISPLAY="") as window:
+        said = []
+        while b"Qt's offscreen platform in the fusion style" not in (line := await asyncio.wait_for(window.stderr.readline(), 30)):
+            said.append(line)
+            assert line, f"the window ended: {b''.join(said).decode()}"
+        window.send_signal(signal.SIGTERM)  # quits as from the tray menu
+        assert await asyncio.wait_for(window.wait(), 30) == 0

@@ -3,7 +3,8 @@
 Every subcommand lives in its own module exposing ``register(subparsers, parser)``; the parser it
 adds sets ``run`` (via ``set_defaults``) to a function taking the parsed namespace and returning the
 exit code. With no subcommand the desktop window opens: ``gui_command`` also puts its options and
-its ``run`` on the top-level parser.
+its ``run`` on the top-level parser. Qt's own options (``-style Fusion``) are the window's
+QApplication's (``qt_arguments.py``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import sys
 from collections.abc import Iterable, Sequence
 
 from parler_desktop import __version__
+from parler_desktop.cli.qt_arguments import split_qt_arguments
 
+WINDOW_COMMANDS = (None, "gui", "demo")  # the commands that open a window: Qt's options are theirs
 # Module names under parler_desktop.cli, in the order they appear in --help.
 COMMAND_MODULES = ("gui_command", "hub_command", "listen_command", "send_command", "join_command", "demo_command", "self_test_command", "autostart_command", "fresh_cache_command")
 
@@ -61,5 +64,12 @@ def with_link_option(argv: Sequence[str], commands: Iterable[str]) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(with_link_option(sys.argv[1:] if argv is None else argv, parser.get_default("commands")))
+    try:
+        split = split_qt_arguments(sys.argv[1:] if argv is None else argv)
+    except ValueError as error:
+        parser.error(str(error))
+    args = parser.parse_args(with_link_option(split.ours, parser.get_default("commands")))
+    if split.qt and args.command not in WINDOW_COMMANDS:
+        parser.error(f"Qt's options ({' '.join(split.qt)}) are for the window only")
+    args.qt_arguments = split.qt
     return int(args.run(args) or 0)

@@ -3,6 +3,7 @@
 With no hub configured the embedded hub runs in-process on 127.0.0.1 and the window connects to
 it, so the first launch needs no setup; ``--hub`` (or Connect… in the window) picks another hub
 and is remembered. The window runs on a qasync loop: asyncio and Qt share the main thread.
+Qt's own options (``-platform xcb``, ``-style Fusion``, ``-reverse``, …) go to Qt.
 
 One window per home: a later launch on the same home finds the home locked and hands its request
 to the running window over the single-instance channel: raise yourself, or open this invite
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import logging
 import os
 import signal
 import sys
@@ -27,6 +29,9 @@ from parler_desktop.assets import APP_ID, ICON_SIZES, icon_png
 from parler_desktop.logs import log_unhandled_exceptions, logging_to
 from parler_desktop.paths import Home
 from parler_desktop.cli.help_text import description
+from parler_desktop.cli.qt_arguments import platform_option
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # Qt is imported only once a window is wanted
     from PySide6.QtWidgets import QApplication
@@ -82,10 +87,14 @@ def run(args: argparse.Namespace) -> int:
         return 2
     home = Home.resolve(args.home)
     with logging_to(home.log_dir, getattr(args, "verbose", False)):
-        return _run_home(home, hubs[0] if hubs else None, link, getattr(args, "demo", None), hubs[1:])
+        return _run_home(home, hubs[0] if hubs else None, link, getattr(args, "demo", None), hubs[1:], getattr(args, "qt_arguments", []))
 
 
-def _run_home(home: Home, hub_url: str | None, link: str | None, demo: "DemoPlan | None", more_hubs: Sequence[str] = ()) -> int:
+def _run_home(
+    home: Home, hub_url: str | None, link: str | None, demo: "DemoPlan | None", more_hubs: Sequence[str] = (),
+    qt_arguments: Sequence[str] = (),
+) -> int:
+    """``qt_arguments``: Qt's own options (``-style Fusion``), for the QApplication."""
     from parler_desktop.instance_lock import AlreadyRunning, lock_home
 
     try:
@@ -96,13 +105,13 @@ def _run_home(home: Home, hub_url: str | None, link: str | None, demo: "DemoPlan
         print(f"parler-desktop: cannot lock the home {home.data_dir}: {error.strerror or error}", file=sys.stderr)
         return EXIT_RUNTIME
     with home_lock:
-        problem = system_libs.check()
+        problem = system_libs.check(platform=platform_option(qt_arguments))
         if problem is not None:  # Qt would abort while loading its platform plugin
             print(problem, file=sys.stderr)
             if not sys.stderr.isatty():  # started from a launcher: nobody reads stderr
                 system_libs.tell_desktop(problem)
             return system_libs.EXIT_MISSING_LIBRARIES
-        return _run_window(home, hub_url, demo, link, more_hubs)
+        return _run_window(home, hub_url, demo, link, more_hubs, qt_arguments)
 
 
 def _hand_over(home: Home, link: str | None, demo: bool, refusal: Exception) -> int:
@@ -124,14 +133,14 @@ def _display_available() -> bool:
     return any(os.environ.get(name) for name in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"))
 
 
-def _application() -> "QApplication":
-    """The process's QApplication (made on first use), named for the desktop."""
+def _application(qt_arguments: Sequence[str] = ()) -> "QApplication":
+    """The process's QApplication (made on first use, reading Qt's options), named for the desktop."""
     from PySide6.QtWidgets import QApplication
 
     from parler_desktop.ui.qt_environment import prepare_qt_environment
 
     prepare_qt_environment()
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = QApplication.instance() or QApplication([*sys.argv[:1], *qt_arguments])
     app.setApplicationName("Parler")
     return app
 
@@ -143,13 +152,15 @@ def _show_refusal(text: str) -> None:
     QMessageBox.information(None, "Parler", text)
 
 
-def _run_window(home: Home, hub_url: str | None, demo: "DemoPlan | None", link: str | None, more_hubs: Sequence[str]) -> int:
+def _run_window(
+    home: Home, hub_url: str | None, demo: "DemoPlan | None", link: str | None, more_hubs: Sequence[str], qt_arguments: Sequence[str],
+) -> int:
     from PySide6.QtGui import QIcon
 
     from parler_desktop.ui.desktop import DesktopApp
     from parler_desktop.ui.event_loop import AppEventLoop
 
-    app = _application()
+    app = _application(qt_arguments)
     app.setDesktopFileName(APP_ID)
     app.setQuitOnLastWindowClosed(False)  # closing the window ends DesktopApp.run(), which shuts down in order
     icon = QIcon()
@@ -169,5 +180,6 @@ def _run_window(home: Home, hub_url: str | None, demo: "DemoPlan | None", link: 
         desktop.collector.start()
         for stop_signal in (signal.SIGINT, signal.SIGTERM):  # quit, as from the tray menu (not to the tray)
             signal.signal(stop_signal, lambda *_: desktop.quit())
+        log.info("The window runs on Qt's %s platform in the %s style", app.platformName(), app.style().name())
         loop.run_until_complete(desktop.run())
     return 0

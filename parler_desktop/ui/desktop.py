@@ -96,9 +96,9 @@ class DesktopApp:
         self.window.connectAgentsRequested.connect(
             lambda: self.bridge.tasks.spawn("connect agents", self.connect_agents())
         )
-        self.window.openLogFolderRequested.connect(lambda: open_folder(self.home.log_dir))
+        self.window.openLogFolderRequested.connect(self.open_log_folder)
         self.window.demoRequested.connect(lambda: self.start_demo(DemoPlan()))
-        self.errors = ErrorReport(self.window, self.home.log_dir)
+        self.errors = ErrorReport(self.window, self.home.log_dir, self.open_log_folder)
         self.errors.install()
         self.place = WindowPlace(window_state_path(self.home), self.window, self.bridge.tasks)
         self.links = InviteLinks(
@@ -137,6 +137,12 @@ class DesktopApp:
 
     def _offer_fresh_cache(self, *_entry: object) -> None:
         self.window.connection_bar.offer_fresh_cache(self.shown.entry.damaged_store is not None)
+
+    def open_log_folder(self) -> None:
+        """Help → Open log folder; where the desktop has no file manager for it, the window says
+        so (and where the folder is)."""
+        if not open_folder(self.home.log_dir):
+            self.tell(f"Could not open the log folder {self.home.log_dir}: no file manager answered; open it yourself")
 
     def quit(self) -> None:
         """Close the window for good (never just to the tray); run() then shuts down in order."""

@@ -9,6 +9,7 @@ is shown only once, and one box serves them all: later failures update it.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QUrl, Signal
@@ -34,10 +35,12 @@ class _Relay(QObject):
 class ErrorReport(logging.Handler):
     """A logging handler for records that carry a trace; attach with ``install()``."""
 
-    def __init__(self, window: QWidget, log_dir: Path) -> None:
+    def __init__(self, window: QWidget, log_dir: Path, open_log_folder: Callable[[], None]) -> None:
+        """``open_log_folder`` is the box's Open log folder (Help's: it says so when it cannot)."""
         super().__init__(logging.ERROR)
         self._window = window
         self._log_dir = log_dir
+        self._open_log_folder = open_log_folder
         self._relay = _Relay(window)
         self._relay.failed.connect(self._show, Qt.ConnectionType.QueuedConnection)
         self._shown: set[str] = set()
@@ -63,7 +66,7 @@ class ErrorReport(logging.Handler):
             self.box.setTextFormat(Qt.TextFormat.PlainText)  # the error may quote the hub
             self.box.setWindowModality(Qt.WindowModality.NonModal)
             logs = self.box.addButton("Open log folder", QMessageBox.ButtonRole.ActionRole)
-            logs.clicked.connect(lambda: open_folder(self._log_dir))
+            logs.clicked.connect(self._open_log_folder)
         count = len(self._shown)
         more = f"\n\n({count} different errors so far.)" if count > 1 else ""
         self.box.setText(

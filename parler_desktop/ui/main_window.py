@@ -10,7 +10,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent
-from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
 
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.connection_status import ConnectionStatus
@@ -24,7 +24,7 @@ from parler_desktop.ui.timeline.cards import Card
 from parler_desktop.ui.composer.composer import Composer
 from parler_desktop.ui.hubs.connection_bar import ConnectionBar
 from parler_desktop.ui.demo_offer import DemoOffer
-from parler_desktop.ui.keyboard import FOCUS_OUTLINE, TypingToComposer
+from parler_desktop.ui.keyboard import FOCUS_OUTLINE, ComposerFocus, EmptyComposerScrolls, TypingToComposer, set_tab_order
 from parler_desktop.ui.panel_layout import PanelLayout
 from parler_desktop.ui.hubs.room_actions import RoomActions
 from parler_desktop.ui.composer.room_composer import RoomComposer
@@ -93,8 +93,15 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(_column(self.connection_bar, self.splitter, stretch=self.splitter))
         self.setStyleSheet(FOCUS_OUTLINE)
         self.typing = TypingToComposer(self.composer.edit, self)
-        for view in (self.timeline, self.room_panel.view):
-            view.installEventFilter(self.typing)
+        for typed_in in (self, self.timeline, self.room_panel.view, self.roster_panel.view):
+            typed_in.installEventFilter(self.typing)
+        self.composer_focus = ComposerFocus(self.composer.edit)
+        EmptyComposerScrolls(self.composer.edit, self.timeline, self)
+        bar = self.connection_bar
+        set_tab_order([  # as laid out: top, then left to right
+            bar.retry, bar.fresh_cache, bar.connect_button, self.room_panel.filter, self.room_panel.view,
+            self.timeline, *self.composer.focus_order, self.roster_panel.view,
+        ])
         self.panels.fit_screen()
         self.opener = RoomOpener(self)
         self._add_actions()
@@ -110,32 +117,32 @@ class MainWindow(QMainWindow):
             self.addAction(made)
             return made
 
-        action("Find room", ["Ctrl+K"], self.room_panel.focus_filter)
-        action("Next unread room", ["Alt+Down", "Ctrl+Shift+U"], lambda: self.room_panel.next_unread() or self._focus_composer())
-        action("Jump to first unread", ["Ctrl+J"], self.timeline.jump_to_first_unread)
-        self.toggle_roster = action("Show members", ["Ctrl+Shift+M"], self._toggle_roster)
+        action("&Find room", ["Ctrl+K"], self.room_panel.focus_filter)
+        action("Next &unread room", ["Alt+Down", "Ctrl+Shift+U"], lambda: self.room_panel.next_unread() or self._focus_composer())
+        action("&Jump to first unread", ["Ctrl+J"], self.timeline.jump_to_first_unread)
+        self.toggle_roster = action("Show &members", ["Ctrl+Shift+M"], self._toggle_roster)
         self.toggle_roster.setCheckable(True)
         self.toggle_roster.setChecked(True)
-        menu = self.menuBar()
+        menu = self.menuBar()  # every menu and item has a mnemonic of its own (test_journey_keyboard.py)
         hub_menu = menu.addMenu("&Hub")
-        hub_menu.addAction("New room…", self.room_actions.new_room)
-        self.invite_action = hub_menu.addAction("Invite agents to this room…", lambda: self.room_actions.invite_to(self.timeline_model.room))
+        hub_menu.addAction("&New room…", self.room_actions.new_room)
+        self.invite_action = hub_menu.addAction("&Invite agents to this room…", lambda: self.room_actions.invite_to(self.timeline_model.room))
         self.approval_invite_action = hub_menu.addAction(
-            "Invite agents with approval…", lambda: self.room_actions.invite_to(self.timeline_model.room, require_approval=True)
+            "Invite agents with &approval…", lambda: self.room_actions.invite_to(self.timeline_model.room, require_approval=True)
         )
-        self.join_requests_action = hub_menu.addAction("Join requests…", self._open_join_requests)
+        self.join_requests_action = hub_menu.addAction("&Join requests…", self._open_join_requests)
         self.room_actions_needing_a_room = (self.invite_action, self.approval_invite_action, self.join_requests_action)
         for needs_room in self.room_actions_needing_a_room:
             needs_room.setEnabled(False)  # until a room is open
-        hub_menu.addAction("Join with a code…", self.room_actions.join_with_code)
-        self.connect_agents_action = hub_menu.addAction("Connect your agents…", self.connectAgentsRequested.emit)
+        hub_menu.addAction("Join with a &code…", self.room_actions.join_with_code)
+        self.connect_agents_action = hub_menu.addAction("Connect your a&gents…", self.connectAgentsRequested.emit)
         hub_menu.addSeparator()
-        hub_menu.addAction("Connect…", self.connectRequested.emit)
-        hub_menu.addAction("Add a hub…", self.addHubRequested.emit)
-        self.remove_hub_action = hub_menu.addAction("Remove this hub…", self.removeHubRequested.emit)
-        hub_menu.addAction("Retry now", self.connection_bar.retryRequested.emit)
+        hub_menu.addAction("C&onnect…", self.connectRequested.emit)
+        hub_menu.addAction("A&dd a hub…", self.addHubRequested.emit)
+        self.remove_hub_action = hub_menu.addAction("&Remove this hub…", self.removeHubRequested.emit)
+        hub_menu.addAction("Re&try now", self.connection_bar.retryRequested.emit)
         hub_menu.addSeparator()
-        self.quit_action = hub_menu.addAction("Quit", self.close)
+        self.quit_action = hub_menu.addAction("&Quit", self.close)
         quit_keys = [QKeySequence("Ctrl+Q"), *QKeySequence.keyBindings(QKeySequence.StandardKey.Quit)]
         self.quit_action.setShortcuts(list({key.toString(): key for key in quit_keys}.values()))  # twice is ambiguous
         self.quit_action.setShortcutContext(Qt.ShortcutContext.ApplicationShortcut)
@@ -144,8 +151,13 @@ class MainWindow(QMainWindow):
             view_menu.addAction(existing)
         for number in range(1, 10):  # not in a menu: nine lines of it would say less than the keys
             action(f"Go to hub {number}", [f"Ctrl+Alt+{number}"], lambda _checked=False, n=number: self.go_to_hub(n - 1))
-        help_menu = menu.addMenu("&Help")
-        help_menu.addAction("Open log folder", self.openLogFolderRequested.emit)
+        self.help_menu = menu.addMenu("Hel&p")  # Alt+H is the Hub menu's
+        self.help_menu.addAction("Open &log folder", self.openLogFolderRequested.emit)
+
+    def add_menu(self, menu: QMenu) -> QMenu:
+        """Put ``menu`` in the menu bar, before Help (which stays last)."""
+        self.menuBar().insertMenu(self.help_menu.menuAction(), menu)
+        return menu
 
     def _wire(self) -> None:
         bridge = self.bridge
@@ -253,7 +265,7 @@ class MainWindow(QMainWindow):
             return
         self.room_panel.shown_room = (hub, room)
         self.room_composer.switch_to(room)
-        self.composer.setEnabled(True)
+        self.composer_focus.enable(self.composer)
         for needs_room in self.room_actions_needing_a_room:
             needs_room.setEnabled(True)
         self.timeline_model.open_room(room)
@@ -271,8 +283,8 @@ class MainWindow(QMainWindow):
             self.room_actions.join_requests(room, self.rooms.label(room))
 
     def _focus_composer(self, *_index: object) -> None:
-        if self.composer.isEnabled():
-            self.composer.edit.setFocus()
+        """The room was chosen to be read and answered: the composer takes the keys."""
+        self.composer_focus.want()
 
     @property
     def _hub_named(self) -> str:
@@ -309,7 +321,7 @@ class MainWindow(QMainWindow):
     def _session_changed(self) -> None:
         self.timeline.message_delegate.set_identity(self.bridge.agent_id, self.bridge.name, self.bridge.role)
         self.room_title.clear()
-        self.composer.setEnabled(False)
+        self.composer_focus.disable(self.composer)
         for needs_room in self.room_actions_needing_a_room:
             needs_room.setEnabled(False)
         self.room_panel.shown_room = None  # the new session's timeline opens afresh, even the same room

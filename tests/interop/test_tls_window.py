@@ -39,7 +39,7 @@ REFUSED_LINE = re.compile(r"Not connected to [\w.]+:\d+: (?P<why>[^\n]+?)(?: Try
 
 def hub_action(window: QWidget, text: str) -> QAction:
     """An entry of the window's Hub menu."""
-    return next(a for a in window.menuBar().actions()[0].menu().actions() if a.text() == text)
+    return next(a for a in window.menuBar().actions()[0].menu().actions() if a.text().replace("&", "") == text)
 
 
 def shown(kind: type[QWidget], name: str | None = None) -> QWidget | None:

@@ -184,7 +184,7 @@ def click_action(qtbot, menu: Any, text: str) -> None:
     if not menu.isVisible():
         menu.popup(QPoint(10, 10))
         qtbot.waitUntil(menu.isVisible, timeout=2000)
-    action = next(a for a in menu.actions() if a.text() == text)
+    action = next(a for a in menu.actions() if a.text().replace("&", "") == text)
     QTest.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
 
 

@@ -71,7 +71,7 @@ class Attention:
         column.insertWidget(column.indexOf(window.timeline), self.hint_bar)
         self.room_menu = RoomMenu(window.room_panel, window.hubs, self.preferences)
         self.menu = NotificationsMenu(window, self.preferences)
-        window.menuBar().addMenu(self.menu)
+        window.add_menu(self.menu)
 
     async def start(self) -> None:
         """Use the desktop's notification service when there is one (else the tray balloon)."""

@@ -37,7 +37,7 @@ def quiet_label(settings: AttentionSettings, now: float) -> str:
 def add_pause_action(menu: QMenu, preferences: AttentionPreferences) -> QAction:
     """A checkable "Pause notifications" in ``menu`` that pauses or resumes; its owner checks it
     to follow the setting, which the other menu (window or tray) may change."""
-    action = menu.addAction("Pause notifications")
+    action = menu.addAction("&Pause notifications")
     action.setCheckable(True)
     action.toggled.connect(
         lambda paused: preferences.update(dataclasses.replace(preferences.current(), paused=paused))
@@ -54,13 +54,13 @@ class NotificationsMenu(QMenu):
         self.state = self.addAction("")
         self.state.setEnabled(False)
         self.addSeparator()
-        for label, seconds in (("Do not disturb for 1 hour", 3600), ("Do not disturb for 4 hours", 4 * 3600)):
+        for label, seconds in (("Do not disturb for &1 hour", 3600), ("Do not disturb for &4 hours", 4 * 3600)):
             self.addAction(label, lambda s=seconds: self.quiet_until(time.time() + s))
-        self.addAction("Do not disturb until tomorrow morning", lambda: self.quiet_until(next_morning(time.time())))
-        self.resume = self.addAction("Notify me again", self._resume)
+        self.addAction("Do not disturb until &tomorrow morning", lambda: self.quiet_until(next_morning(time.time())))
+        self.resume = self.addAction("&Notify me again", self._resume)
         self.pause = add_pause_action(self, preferences)
         self.addSeparator()
-        self.addAction("Notification settings…", self.open_settings)
+        self.addAction("Notification &settings…", self.open_settings)
         self.aboutToShow.connect(self._refresh)
         preferences.changed.connect(self._refresh)
         self._refresh()

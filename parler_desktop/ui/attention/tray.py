@@ -67,10 +67,10 @@ class Tray(QSystemTrayIcon):
         self._unread = 0
         self._balloon: Alert | None = None
         self.menu = QMenu()
-        self.menu.addAction("Show Parler", self.show_window)
+        self.menu.addAction("&Show Parler", self.show_window)
         self.pause_action = add_pause_action(self.menu, preferences)
         self.menu.addSeparator()
-        self.menu.addAction("Quit", self.quitRequested.emit)
+        self.menu.addAction("&Quit", self.quitRequested.emit)
         self.setContextMenu(self.menu)
         self.activated.connect(self._activated)
         self.messageClicked.connect(self._balloon_clicked)

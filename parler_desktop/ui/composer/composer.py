@@ -26,6 +26,7 @@ from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.protocol.parts import Handoff
 from parler_desktop.protocol.readable import readable
 from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
+from parler_desktop.ui.keyboard import set_tab_order
 
 MENTION = re.compile(r"(?<![\w@])@([\w.\-]+)")
 
@@ -42,12 +43,14 @@ def mentions_in(text: str, names: Sequence[str]) -> list[str]:
 
 
 class MessageEdit(QPlainTextEdit):
-    """The text box: Enter submits, Shift+Enter inserts a newline, ``@word`` pops a completer."""
+    """The text box: Enter submits, Shift+Enter inserts a newline, ``@word`` pops a completer;
+    Tab and Shift+Tab move the focus on and back (Ctrl+Tab types a tab)."""
 
     submit = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setTabChangesFocus(True)
         self.names = QStringListModel(self)
         self.completer = QCompleter(self.names, self)
         self.completer.setWidget(self)
@@ -74,6 +77,9 @@ class MessageEdit(QPlainTextEdit):
             return
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
             self.submit.emit()
+            return
+        if event.key() == Qt.Key.Key_Tab and event.modifiers() == Qt.KeyboardModifier.ControlModifier:
+            self.insertPlainText("\t")
             return
         super().keyPressEvent(event)
         self._update_completer()
@@ -115,7 +121,7 @@ class Composer(QWidget):
         self.edit.textChanged.connect(self.draftChanged)
         self._reply_to: str | None = None  # the hub id of the message being answered
         self._reply_label = QLabel(textFormat=Qt.TextFormat.PlainText)  # quotes a peer's message
-        cancel_reply = QToolButton(text="✕", toolTip="Cancel the reply")
+        cancel_reply = QToolButton(text="✕", toolTip="Cancel the reply", objectName="cancelReply")
         cancel_reply.clicked.connect(lambda: self.set_reply(None))
         self._reply_bar = QWidget()
         reply_row = QHBoxLayout(self._reply_bar)
@@ -131,6 +137,8 @@ class Composer(QWidget):
         handoff.clicked.connect(self.hand_off)
         send = QPushButton("Send", objectName="sendButton")
         send.clicked.connect(lambda: self.send())
+        self.focus_order = (cancel_reply, self.edit, send, handoff)  # as laid out: the reply above, the buttons right
+        set_tab_order(list(self.focus_order))
         buttons = QVBoxLayout()
         buttons.addWidget(send)
         buttons.addWidget(handoff)

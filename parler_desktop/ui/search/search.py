@@ -5,6 +5,7 @@ hub) at its message."""
 from __future__ import annotations
 
 from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu
 
 from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.app.search.search_model import SearchIndexer, SearchResultsModel
@@ -24,10 +25,10 @@ class Search:
             self._hub_added(entry)
         window.hubs.added.connect(self._hub_added)
         window.hubs.removed.connect(lambda entry: self.indexers.pop(entry).deleteLater())
-        menu = window.menuBar().addMenu("&Search")
+        menu = window.add_menu(QMenu("&Search", window))
         for text, keys, room_only in (
-            ("Search this room…", "Ctrl+F", True),
-            ("Search all rooms…", "Ctrl+Shift+F", False),
+            ("&Search this room…", "Ctrl+F", True),
+            ("Search &all rooms…", "Ctrl+Shift+F", False),
         ):
             action = QAction(text, window)
             action.setShortcut(QKeySequence(keys))
