@@ -11,18 +11,22 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import hashlib
+
 import pytest
 from PySide6 import QtGui
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor, QHelpEvent, QImage, QTextDocument
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QDialog, QLineEdit, QPushButton, QToolTip
+from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QLineEdit, QPushButton, QToolTip
 from support.desktop_fixtures import click_action, click_room, row_menu, start_desktop, stop_desktop
 from support.hostile_hub import HostileHub, Link, Misbehaviour
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
+from test_journey_rendering import row_point
 
 from parler_desktop.app import roles
+from parler_desktop.protocol.parts import FileRef
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -68,7 +72,8 @@ def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture
 def room_named(qtbot, qloop, hub, tmp_path: Path, user_home: Path) -> Iterator[Callable[[str], Any]]:
     """``room_named(name)``: a window on a hub that calls the window's one room ``name``,
-    that room open (clicked in the room list)."""
+    that room open (clicked in the room list), and the agent that made the room (on the real
+    hub: there the room is ``REAL_NAME``)."""
     opened: list[tuple[Any, HostileHub, RawAgent]] = []
 
     def make(name: str) -> Any:
@@ -80,7 +85,7 @@ def room_named(qtbot, qloop, hub, tmp_path: Path, user_home: Path) -> Iterator[C
         run_coroutine(qtbot, qloop, app.bridge.session.redeem(invited["code"]))
         qtbot.waitUntil(lambda: name in app.window.rooms.room_names(), timeout=15_000)
         click_room(qtbot, app, name)
-        return app
+        return app, owner
 
     yield make
     for app, proxy, owner in opened:
@@ -109,7 +114,7 @@ def tooltip_label() -> Any:
 
 def test_a_room_named_with_a_megabyte_of_text_keeps_the_window_on_screen(qtbot, room_named):
     name = "long-" + "W" * 1_000_000
-    app = room_named(name)
+    app, _owner = room_named(name)
     window = app.window
     screen = window.screen().availableGeometry()
     qtbot.waitUntil(lambda: window.room_title.text() != "", timeout=5000)
@@ -129,7 +134,7 @@ def test_a_room_named_with_html_shows_it_as_text_and_loads_no_file(qtbot, room_n
     image.fill(QColor("red"))
     assert image.save(str(canary))
     name = f'<b>bold</b><img src="{canary.as_uri()}">'
-    app = room_named(name)
+    app, _owner = room_named(name)
     title = app.window.room_title
     assert title.textFormat() == Qt.TextFormat.PlainText and title.text().startswith('<b>bold</b><img src="file:')
     assert shown_tooltip(qtbot, title) == name  # the tags as written, not rendered
@@ -145,7 +150,7 @@ def test_a_room_named_with_html_shows_it_as_text_and_loads_no_file(qtbot, room_n
 
 def test_a_room_named_with_a_right_to_left_override_reads_in_its_own_order(qtbot, room_named):
     name = "rtl-\u202egpj.exe"
-    app = room_named(name)
+    app, _owner = room_named(name)
     view = app.window.room_panel.view
     row = next(r for r in range(view.model().rowCount()) if view.model().index(r, 0).data(roles.ROOM_NAME) == name)
     listed = view.model().index(row, 0).data(Qt.ItemDataRole.DisplayRole)
@@ -158,7 +163,7 @@ def test_a_room_named_with_a_right_to_left_override_reads_in_its_own_order(qtbot
 def test_export_of_a_room_named_as_a_path_proposes_a_bare_name_in_downloads(qtbot, room_named, tmp_path: Path, user_home: Path):
     escaped = tmp_path / "escaped"
     name = "../" * 16 + str(escaped).lstrip("/")  # from any working directory: tmp_path/escaped
-    app = room_named(name)
+    app, _owner = room_named(name)
     menu = row_menu(qtbot, app, name)
     click_action(qtbot, menu, "Export…")
     qtbot.waitUntil(lambda: app.window.findChild(QDialog, "exportDialog") is not None, timeout=2000)
@@ -174,3 +179,36 @@ def test_export_of_a_room_named_as_a_path_proposes_a_bare_name_in_downloads(qtbo
     qtbot.waitUntil(lambda: dialog.task is not None and dialog.task.done(), timeout=10_000)
     assert [p.name for p in downloads.iterdir()] == [proposed]
     assert not list(tmp_path.glob("escaped*"))
+
+
+def test_a_shared_file_is_proposed_bare_in_downloads_then_in_the_folder_chosen_last(qtbot, qloop, room_named, tmp_path: Path, user_home: Path):
+    app, owner = room_named("files")
+    data = b"export PATH=/evil:$PATH\n"
+    digest = hashlib.sha256(data).hexdigest()
+    target = {"kind": "room", "room": REAL_NAME}
+    run_coroutine(qtbot, qloop, owner.ok({"op": "put_blob", "sha256": digest, "size": len(data), "target": target}, "blob_ready"))
+    run_coroutine(qtbot, qloop, owner.send_bytes(data))
+    assert run_coroutine(qtbot, qloop, owner.recv())["type"] == "blob_stored"
+    part = FileRef(blob=digest, name="../../.bashrc", size=len(data)).to_part()
+    run_coroutine(qtbot, qloop, owner.ok({"op": "send", "target": target, "parts": [part]}, "sent"))
+    window, view = app.window, app.window.timeline
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
+
+    def click_save() -> Any:
+        save = view.row_layout(window.timeline_model.index(0)).cards[0].save
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=row_point(view, 0, save.center()))
+        qtbot.waitUntil(lambda: any(d.isVisible() for d in window.findChildren(QFileDialog, "saveAs")), timeout=5000)
+        return next(d for d in window.findChildren(QFileDialog, "saveAs") if d.isVisible())
+
+    dialog = click_save()
+    assert Path(dialog.directory().absolutePath()) == user_home / "Downloads"
+    name_field = dialog.findChild(QLineEdit, "fileNameEdit")
+    assert name_field.text() == "bashrc"  # not a hidden file, not a path
+    chosen = tmp_path / "chosen"
+    chosen.mkdir()
+    name_field.setText(str(chosen / "profile.txt"))
+    QTest.keyClick(name_field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: (chosen / "profile.txt").exists() and (chosen / "profile.txt").read_bytes() == data, timeout=10_000)
+    again = click_save()
+    assert Path(again.directory().absolutePath()) == chosen  # the folder the human chose last
+    again.reject()
