@@ -33,11 +33,11 @@ _RESERVED = frozenset(
 
 def bare_file_name(name: str) -> str:
     """``name`` made a bare, ordinary file name (its suffix kept); ``FALLBACK_NAME`` if nothing is left."""
-    stem, dot, suffix = name.rpartition(".")
-    if not stem or len(suffix) > MAX_SUFFIX_CHARS or _REFUSED.search(suffix):
+    stem, _dot, suffix = name.rpartition(".")
+    if not stem or len(suffix) > MAX_SUFFIX_CHARS:
         stem, suffix = name, ""
     else:
-        suffix = dot + suffix
+        suffix = "." + display_text(suffix)
     bare = _bare(display_text(stem, NAME_CHARS - len(suffix)) + suffix)
     while len(bare.encode("utf-8")) > MAX_NAME_BYTES:  # (four-byte characters)
         stem = stem[: len(stem) * 3 // 4]

@@ -12,7 +12,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import QFileDialog, QMainWindow, QSplitter, QVBoxLayout, QWidget
 
-from parler_desktop.app.display_text import display_text
+from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.connection_status import ConnectionStatus
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
@@ -325,12 +325,12 @@ class MainWindow(QMainWindow):
             data = await self.bridge.fetch_blob(card.blob_id or "")
             await asyncio.to_thread(target.write_bytes, data)
         except (OSError, ConnectionLost, HubRefused, BadReply, SessionClosed) as error:
-            self.statusBar().showMessage(f"Could not save {card.file_name}: {error}", 10_000)
+            self.statusBar().showMessage(display_text(f"Could not save {card.file_name}: {error}", NOTICE_CHARS), 10_000)
             return
         self.statusBar().showMessage(f"Saved {target}", 10_000)
 
     def _show_notice(self, text: str, _room: str) -> None:
-        self.statusBar().showMessage(text, 10_000)
+        self.statusBar().showMessage(display_text(text, NOTICE_CHARS), 10_000)  # it may quote the hub
 
     # -- window state -----------------------------------------------------------------------
     def _update_title(self, unread: int) -> None:
