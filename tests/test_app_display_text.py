@@ -1,5 +1,5 @@
 """The one rule for wire text on screen (``display_text``) and for file names proposed to save
-(``bare_file_name``), for any text a hub or a peer could send."""
+(``bare_file_name``), for any text a hub or a peer could send; a file's card shows its name so."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from parler_desktop.app.display_text import NAME_CHARS, NOTICE_CHARS, display_text
 from parler_desktop.app.file_names import FALLBACK_NAME, MAX_NAME_BYTES, bare_file_name, save_folder
 from parler_desktop.app.tooltips import plain_tooltip
+from parler_desktop.protocol.parts import FileRef
+from parler_desktop.ui.timeline.cards import card_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -97,3 +99,8 @@ def test_a_save_opens_in_the_folder_chosen_last_else_downloads_else_home(tmp_pat
     assert save_folder(None) == home / "Downloads"
     assert save_folder(tmp_path) == tmp_path
     assert save_folder(tmp_path / "gone") == home / "Downloads"
+
+
+def test_a_shared_file_named_with_an_override_reads_in_its_own_order_on_its_card():
+    card = card_for(FileRef(blob="b" * 64, name="invoice-\u202efdp.exe", size=10).to_part(), "boss", None)
+    assert "\u202e" not in card.title and "invoice-\ufffdfdp.exe" in card.title
