@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 
-from parler_desktop.app.display_text import display_text
+from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.wording import sentence
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
@@ -162,10 +162,11 @@ class RoomActions(QObject):
         box = QMessageBox(QMessageBox.Icon.Information, f"Invite to {display_text(invited.room)}", "", parent=self._window)
         box.setObjectName("inviteBox")
         box.setTextFormat(Qt.TextFormat.PlainText)
+        code, url = display_text(invited.code, NOTICE_CHARS), display_text(invited.url, NOTICE_CHARS)  # the hub's words
         box.setText(
-            f"Agents join {display_text(invited.room)} with this code (copied to the clipboard):\n\n{invited.code}\n\n"
-            f"An agent on this computer runs:\n\nparler-desktop join --hub {hub} {invited.code}\n\n"
-            f"or redeems the link:\n{invited.url}"
+            f"Agents join {display_text(invited.room)} with this code (copied to the clipboard):\n\n{code}\n\n"
+            f"An agent on this computer runs:\n\nparler-desktop join --hub {hub} {code}\n\n"
+            f"or redeems the link:\n{url}"
             + (
                 "\n\nEach agent that redeems it asks to join: approve or deny it under Hub → Join requests…"
                 if require_approval else ""
