@@ -7,11 +7,10 @@ what the window asks: the window meets a hub whose room is called so, and works 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
-
-import hashlib
 
 import pytest
 from PySide6 import QtGui
@@ -61,7 +60,7 @@ def _renamed(value: Any, old: str, new: str) -> Any:
 
 @pytest.fixture
 def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The human's home folder, with a Downloads folder in it (and the working directory elsewhere)."""
+    """The human's home folder, with a Downloads folder in it (the working directory is elsewhere)."""
     home = tmp_path / "user"
     (home / "Downloads").mkdir(parents=True)
     monkeypatch.setenv("HOME", str(home))
@@ -70,13 +69,13 @@ def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def room_named(qtbot, qloop, hub, tmp_path: Path, user_home: Path) -> Iterator[Callable[[str], Any]]:
+def room_named(qtbot, qloop, hub, tmp_path: Path, user_home: Path) -> Iterator[Callable[[str], tuple[Any, RawAgent]]]:
     """``room_named(name)``: a window on a hub that calls the window's one room ``name``,
     that room open (clicked in the room list), and the agent that made the room (on the real
     hub: there the room is ``REAL_NAME``)."""
     opened: list[tuple[Any, HostileHub, RawAgent]] = []
 
-    def make(name: str) -> Any:
+    def make(name: str) -> tuple[Any, RawAgent]:
         owner = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="owner"))
         invited = run_coroutine(qtbot, qloop, owner.ok({"op": "invite", "kind": "channel", "room": REAL_NAME}, "invited"))
         proxy = HostileHub.in_thread(hub.url, RenamedRoom(name))
@@ -126,6 +125,10 @@ def test_a_room_named_with_a_megabyte_of_text_keeps_the_window_on_screen(qtbot, 
         assert right <= window.width(), widget.objectName()  # Send, the sidebar: on screen
     shown = window.room_title.text()
     assert shown.startswith("long-WWW") and len(shown) < 1000  # elided, not the whole megabyte
+    view = window.room_panel.view
+    row = next(r for r in range(view.model().rowCount()) if view.model().index(r, 0).data(roles.ROOM_NAME) == name)
+    listed = view.model().index(row, 0).data(Qt.ItemDataRole.DisplayRole)  # laid out at every paint of the list
+    assert listed.startswith("long-WWW") and listed.endswith("…") and len(listed) <= 120
 
 
 def test_a_room_named_with_html_shows_it_as_text_and_loads_no_file(qtbot, room_named, tmp_path: Path):
