@@ -36,11 +36,15 @@ class RenamedRoom(Misbehaviour):
     """The hub calls its room ``REAL_NAME`` by ``shown`` in every reply and push, and takes
     ``shown`` for ``REAL_NAME`` in requests."""
 
-    def __init__(self, shown: str) -> None:
+    def __init__(self, shown: str, send_refusal: str | None = None) -> None:
         self.shown = shown
+        self.send_refusal = send_refusal  # the error every send is answered with (None: sends go through)
 
-    def request(self, link: Link, frame: dict[str, Any]) -> None:
+    def request(self, link: Link, frame: dict[str, Any]) -> list | None:
+        if frame.get("op") == "send" and self.send_refusal is not None:
+            return [{"type": "error", "message": self.send_refusal}]
         frame.update(_renamed(frame, self.shown, REAL_NAME))
+        return None
 
     def reply(self, link: Link, reply: dict[str, Any], request: dict[str, Any] | None) -> list:
         return [_renamed(reply, REAL_NAME, self.shown)]
@@ -69,16 +73,17 @@ def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
-def room_named(qtbot, qloop, hub, tmp_path: Path, user_home: Path) -> Iterator[Callable[[str], tuple[Any, RawAgent]]]:
-    """``room_named(name)``: a window on a hub that calls the window's one room ``name``,
-    that room open (clicked in the room list), and the agent that made the room (on the real
-    hub: there the room is ``REAL_NAME``)."""
+def room_named(qtbot, qloop, hub, tmp_path: Path, user_home: Path) -> Iterator[Callable[..., tuple[Any, RawAgent]]]:
+    """``room_named(name, send_refusal=None)``: a window on a hub that calls the window's one
+    room ``name`` (and refuses every send with ``send_refusal``, if given), that room open
+    (clicked in the room list), and the agent that made the room (on the real hub: there the
+    room is ``REAL_NAME``)."""
     opened: list[tuple[Any, HostileHub, RawAgent]] = []
 
-    def make(name: str) -> tuple[Any, RawAgent]:
+    def make(name: str, send_refusal: str | None = None) -> tuple[Any, RawAgent]:
         owner = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="owner"))
         invited = run_coroutine(qtbot, qloop, owner.ok({"op": "invite", "kind": "channel", "room": REAL_NAME}, "invited"))
-        proxy = HostileHub.in_thread(hub.url, RenamedRoom(name))
+        proxy = HostileHub.in_thread(hub.url, RenamedRoom(name, send_refusal))
         app = start_desktop(qtbot, qloop, tmp_path / "home", proxy.url)
         opened.append((app, proxy, owner))
         run_coroutine(qtbot, qloop, app.bridge.session.redeem(invited["code"]))
@@ -215,3 +220,18 @@ def test_a_shared_file_is_proposed_bare_in_downloads_then_in_the_folder_chosen_l
     again = click_save()
     assert Path(again.directory().absolutePath()) == chosen  # the folder the human chose last
     again.reject()
+
+
+def test_a_megabyte_refusal_of_a_post_leaves_retry_on_screen(qtbot, room_named):
+    app, _owner = room_named("team", send_refusal="refused " + "W" * 1_000_000)
+    window, view = app.window, app.window.timeline
+    qtbot.keyClicks(window.composer.edit, "hello")
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
+    model = window.timeline_model
+    qtbot.waitUntil(lambda: model.rowCount() == 1 and model.entry(0).is_failed, timeout=10_000)
+    layout = view.row_layout(model.index(0))
+    assert layout.status_text.startswith("Not sent: refused WWW") and layout.status_text.endswith("…")
+    retry = layout.buttons["retry"].translated(view.visualRect(model.index(0)).topLeft())
+    assert view.viewport().rect().contains(retry)  # was millions of pixels to the right
+    with qtbot.waitSignal(view.message_delegate.retryRequested):
+        qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=retry.center())

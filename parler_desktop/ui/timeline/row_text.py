@@ -9,7 +9,7 @@ import time
 
 from PySide6.QtGui import QTextDocument
 
-from parler_desktop.app.display_text import display_text
+from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.client.events import OutboxStatus
 from parler_desktop.protocol.readable import readable
@@ -41,7 +41,7 @@ def status_text(entry: TimelineEntry, online: bool = True) -> str:
         return "Sending…" if online else "Waiting for connection"
     if item.status is OutboxStatus.SENT:
         return f"Sent #{item.seq}" if item.seq is not None else "Sent"
-    return f"Not sent: {item.error or 'unknown error'}"
+    return f"Not sent: {display_text(item.error or 'unknown error', NOTICE_CHARS)}"  # (the hub's words)
 
 
 def fold(document: QTextDocument, limit: float) -> tuple[int, int] | None:
