@@ -15,8 +15,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from parler_desktop.app import roles
-from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.display_text import display_text
+from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.protocol.readable import readable
 from parler_desktop.store import LocalStore
