@@ -258,7 +258,7 @@ def test_a_dm_is_named_after_the_other_member_and_a_service_after_its_service(qt
     panel.filter.clear()
 
     open_room(qtbot, desktop, dm)
-    assert window.room_title.text().startswith(f"alice  ·  {dm}  ·  dm") and window.room_title.toolTip() == dm
+    assert window.room_title.text().startswith(f"alice  ·  {dm}  ·  dm") and window.room_title.toolTip() == plain_tooltip(dm)
 
 
 def link_point(view, row: int, href: str) -> QPoint:

@@ -16,6 +16,8 @@ from PySide6.QtCore import QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from parler_desktop.app.display_text import NOTICE_CHARS, display_text
+
 TITLE = "Parler: something went wrong"
 
 
@@ -70,7 +72,7 @@ class ErrorReport(logging.Handler):
         count = len(self._shown)
         more = f"\n\n({count} different errors so far.)" if count > 1 else ""
         self.box.setText(
-            f"{summary}\n\nThe app keeps running, but this is a bug. The full trace is in the log in "
+            f"{display_text(summary, NOTICE_CHARS)}\n\nThe app keeps running, but this is a bug. The full trace is in the log in "
             f"{self._log_dir}; please attach it to a bug report.{more}"
         )
         self.box.show()

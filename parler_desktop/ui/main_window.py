@@ -10,19 +10,21 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent
-from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
 
+from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.connection_status import ConnectionStatus
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.timeline.read_tracker import ReadTracker
+from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.app.room_list.room_list_model import RoomListModel
 from parler_desktop.app.members.roster_model import RosterModel
 from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.ui.timeline.cards import Card
 from parler_desktop.ui.composer.composer import Composer
-from parler_desktop.ui.hubs.connection_bar import ConnectionBar
+from parler_desktop.ui.hubs.connection_bar import ConnectionBar, ElidedLabel
 from parler_desktop.ui.demo_offer import DemoOffer
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE, ComposerFocus, EmptyComposerScrolls, TypingToComposer, set_tab_order
 from parler_desktop.ui.panel_layout import PanelLayout
@@ -76,8 +78,7 @@ class MainWindow(QMainWindow):
         self.roster_panel = RosterPanel(self.roster)
         self.connection_bar = ConnectionBar()
         self.demo_offer = DemoOffer(self.timeline)
-        self.room_title = QLabel(objectName="roomTitle")
-        self.room_title.setTextFormat(Qt.TextFormat.PlainText)  # room and member names come off the wire
+        self.room_title = ElidedLabel("roomTitle")  # plain text (names come off the wire), never wider than its column
         self.room_title.setStyleSheet("font-weight: bold; font-size: 14px; padding: 4px 8px;")
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -289,7 +290,7 @@ class MainWindow(QMainWindow):
     @property
     def _hub_named(self) -> str:
         """The shown hub's name where a room could be taken for another hub's (several hubs)."""
-        return self.shown_hub.label if self.shown_hub is not None and len(self.hubs.entries) > 1 else ""
+        return display_text(self.shown_hub.label) if self.shown_hub is not None and len(self.hubs.entries) > 1 else ""
 
     def _update_room_title(self, *_changed: object) -> None:
         """The shown room's label, with the hub's room name, kind and size beside it."""
@@ -297,8 +298,8 @@ class MainWindow(QMainWindow):
         if room is not None:
             shown = self.roster.rowCount() if self.roster.room == room and self.roster.rowCount() else None
             where = f"  ·  {self._hub_named}" if self._hub_named else ""
-            self.room_title.setText(self.rooms.description(room, shown) + where)  # the count the members panel shows
-            self.room_title.setToolTip(room)
+            self.room_title.set_full_text(self.rooms.description(room, shown) + where)  # the count the members panel shows
+            self.room_title.setToolTip(plain_tooltip(room))
 
     def _update_placeholder(self) -> None:
         no_rooms = self.timeline_model.room is None and self.rooms.rowCount() == 0 and self.bridge.session is not None
@@ -320,7 +321,7 @@ class MainWindow(QMainWindow):
 
     def _session_changed(self) -> None:
         self.timeline.message_delegate.set_identity(self.bridge.agent_id, self.bridge.name, self.bridge.role)
-        self.room_title.clear()
+        self.room_title.set_full_text("")
         self.composer_focus.disable(self.composer)
         for needs_room in self.room_actions_needing_a_room:
             needs_room.setEnabled(False)
@@ -336,12 +337,12 @@ class MainWindow(QMainWindow):
             data = await self.bridge.fetch_blob(card.blob_id or "")
             await asyncio.to_thread(target.write_bytes, data)
         except (OSError, ConnectionLost, HubRefused, BadReply, SessionClosed) as error:
-            self.statusBar().showMessage(f"Could not save {card.file_name}: {error}", 10_000)
+            self.statusBar().showMessage(display_text(f"Could not save {card.file_name}: {error}", NOTICE_CHARS), 10_000)
             return
         self.statusBar().showMessage(f"Saved {target}", 10_000)
 
     def _show_notice(self, text: str, _room: str) -> None:
-        self.statusBar().showMessage(text, 10_000)
+        self.statusBar().showMessage(display_text(text, NOTICE_CHARS), 10_000)  # it may quote the hub
 
     # -- window state -----------------------------------------------------------------------
     def _update_title(self, unread: int) -> None:

@@ -5,7 +5,8 @@ frames come from the real hub behind) and then misbehaves the way a test's ``Mis
 says. Every client frame and every hub frame goes through it as parsed JSON:
 
 - ``request(link, frame)``: a client frame (handshake included). Return ``None`` to forward it
-  to the real hub, or a list of frames to answer it with instead (the real hub never sees it).
+  to the real hub (as the hook left it: changed in place, it goes as JSON of what it is now), or
+  a list of frames to answer it with instead (the real hub never sees it).
 - ``reply(link, reply, request)``: the real hub's answer to ``request`` (replies leave in the
   order the requests came, protocol.md §1.4, so each is paired with its request). Return the
   frames the client gets instead (``[reply]`` passes it on, ``[]`` swallows it).
@@ -154,7 +155,7 @@ class HostileHub:
                 answer = self.misbehaviour.request(link, frame)
                 if answer is None:
                     link.outstanding.append(frame)
-                    await link.upstream.send(raw)
+                    await link.upstream.send(raw if frame == json.loads(raw) else json.dumps(frame))
                 else:
                     await link.to_client(*answer)
         await link.upstream.close()

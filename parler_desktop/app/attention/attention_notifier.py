@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from parler_desktop.app.display_text import display_text
 from parler_desktop.app.room_list.agent_activity import Hint
 from parler_desktop.app.attention.attention_rules import MessageFacts, decide
 from parler_desktop.app.attention.attention_settings import AttentionSettings, Level
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.client.events import ConnectionState, StateChanged
 from parler_desktop.protocol.mentions import mentions_human
-from parler_desktop.protocol.readable import readable
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.store.codec import preview_text
@@ -72,10 +72,10 @@ def alert_for(label: str, batch: RoomBatch) -> Alert:
     """The one alert a room's batch becomes (see the module docstring)."""
     lead = batch.for_me[0] if batch.for_me else batch.kept[0]
     if len(batch.new) == 1:
-        return Alert(lead.room, lead.seq, readable(f"{lead.sender.name} in {label}"), preview_text(lead.parts))
-    names = [lead.sender.name] + [m.sender.name for m in reversed(batch.new)]
+        return Alert(lead.room, lead.seq, f"{display_text(lead.sender.name)} in {label}", preview_text(lead.parts))
+    names = [display_text(lead.sender.name)] + [display_text(m.sender.name) for m in reversed(batch.new)]
     for_me = f", {len(batch.for_me)} for you" if batch.for_me else ""
-    return Alert(lead.room, lead.seq, label, readable(f"{senders_phrase(names)}: {len(batch.new)} new{for_me}"))
+    return Alert(lead.room, lead.seq, label, f"{senders_phrase(names)}: {len(batch.new)} new{for_me}")
 
 
 class AttentionNotifier(QObject):

@@ -15,6 +15,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from parler_desktop.app import roles
+from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.protocol.readable import readable
@@ -45,7 +46,7 @@ class RosterModel(QAbstractListModel):
             return None
         entry = self._entries[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return readable(entry.name) or entry.id[:8]
+            return display_text(entry.name) or entry.id[:8]
         if role == Qt.ItemDataRole.ToolTipRole:
             details = " · ".join(p for p in (entry.status or "offline", entry.role or entry.service_role or "") if p)
             activity = f"\n{entry.activity}" if entry.activity else ""

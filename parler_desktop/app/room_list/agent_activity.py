@@ -19,6 +19,7 @@ import enum
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
+from parler_desktop.app.display_text import display_text
 from parler_desktop.protocol.parts import TaskStatus
 from parler_desktop.protocol.values import StoredMessage
 
@@ -141,7 +142,7 @@ class AgentActivity:
                         "stuck",
                         (agent.name,),
                         agent.last_seq,
-                        f"{agent.name} has shown “working” for {quiet / 60:.0f} min without a message: "
+                        f"{display_text(agent.name)} has shown “working” for {quiet / 60:.0f} min without a message: "
                         "it may be stuck",
                     )
                 )
@@ -170,6 +171,6 @@ class AgentActivity:
             "loop",
             names,
             state.recent[-1][4],
-            f"{names[0]} and {names[1]} exchanged {count} messages "
+            f"{display_text(names[0])} and {display_text(names[1])} exchanged {count} messages "
             f"in {self.loop_window / 60:.0f} min without a human: a loop?",
         )

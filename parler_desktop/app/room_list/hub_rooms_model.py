@@ -15,7 +15,9 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from parler_desktop.app import roles
+from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
+from parler_desktop.app.tooltips import plain_tooltip
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -88,10 +90,10 @@ class HubRoomsModel(QAbstractListModel):
         if room_row >= 0:
             return entry.rooms.row_data(room_row, role)
         if role == Qt.ItemDataRole.DisplayRole:
-            return entry.label
+            return display_text(entry.label)
         if role == Qt.ItemDataRole.ToolTipRole:  # where the hub is, and who the human is there
             where, agent_id = entry.url or "the hub this app runs on this computer", entry.bridge.agent_id
-            return f"{where}\nYour agent id here: {agent_id[:8]}…" if agent_id else where
+            return plain_tooltip(f"{where}\nYour agent id here: {agent_id[:8]}…" if agent_id else where)
         if role == roles.ROOM_UNREAD:
             return entry.rooms.total_unread
         if role == roles.ROOM_MENTIONS:  # (a mention is unread too: it changes with the total)

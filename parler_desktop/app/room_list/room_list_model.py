@@ -30,13 +30,13 @@ from PySide6.QtCore import (
 )
 
 from parler_desktop.app import roles
+from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.room_list.pulled_ahead import PulledAhead
 from parler_desktop.app.room_list.room_labels import dm_partner, room_label
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.client.events import ConnectionState
-from parler_desktop.protocol.readable import readable
 from parler_desktop.store import LocalStore
 
 RELOAD_DELAY_MS = 120
@@ -109,7 +109,7 @@ class RoomListModel(QAbstractListModel):
         if role == roles.ROOM_LAST_TS:
             return int(room.last_ts or 0)
         if role == roles.ROOM_PREVIEW:
-            sender = readable(room.last_sender or "")
+            sender = display_text(room.last_sender or "")
             preview = room.last_preview or ""  # (readable already: ``store/codec.preview_text``)
             return f"{sender}: {preview}" if sender else preview
         return None
@@ -139,22 +139,23 @@ class RoomListModel(QAbstractListModel):
     def label(self, name: str) -> str:
         """What the room is called on screen (the name itself for a room not listed)."""
         room = self.summary(name)
-        return self._label(room) if room is not None else name
+        return self._label(room) if room is not None else display_text(name)
 
     def description(self, name: str, members: int | None = None) -> str:
         """The label with the hub's room name, kind and size: for tooltips and the header.
         ``members`` (the roster the window shows) counts instead of the room list's number."""
         room = self.summary(name)
         if room is None:
-            return name
+            return display_text(name)
         label = self._label(room)
-        real = f"{room.name}  ·  " if label != room.name else ""
+        real = f"{display_text(room.name)}  ·  " if label != display_text(room.name) else ""
         count = room.members if members is None else members
         members_text = f"{count} member{'' if count == 1 else 's'}"
-        return f"{label}  ·  {real}{room.kind}  ·  {members_text}"
+        return f"{label}  ·  {real}{display_text(room.kind)}  ·  {members_text}"
 
     def _label(self, room: Any) -> str:
-        return room_label(room.name, room.kind, self._partners.get(room.name))
+        """What the room is called on screen: its name from the hub is never shown as it came."""
+        return display_text(room_label(room.name, room.kind, self._partners.get(room.name)))
 
     def schedule_reload(self, *_event: Any) -> None:
         if not self._timer.isActive():

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QSystemTrayIcon
 from parler_desktop.app.attention.attention_notifier import Alert
 from parler_desktop.app.attention.attention_preferences import AttentionPreferences
 from parler_desktop.app.attention.attention_settings import AttentionSettings
+from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.hubs.connection_status import Tone
 from parler_desktop.app.hubs.hub_list import HubList
 from parler_desktop.ui.timeline.message_jump import bring_forward
@@ -125,4 +126,6 @@ class Tray(QSystemTrayIcon):
             lines.append(f"{self._unread} unread")
         if self._preferences.current().paused:
             lines.append("Notifications paused")
-        self.setToolTip("\n".join(lines))
+        # Plain text (native tray tooltips are; Qt's takes it as such, its first line being "Parler"),
+        # each line of hub names and what hubs said as display_text shows a notice.
+        self.setToolTip("\n".join(display_text(line, NOTICE_CHARS) for line in "\n".join(lines).split("\n")))

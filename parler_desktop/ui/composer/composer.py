@@ -22,9 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parler_desktop.app.display_text import display_text
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.protocol.parts import Handoff
-from parler_desktop.protocol.readable import readable
 from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
 from parler_desktop.ui.keyboard import set_tab_order
 
@@ -155,7 +155,7 @@ class Composer(QWidget):
         self.edit.names.setStringList(sorted(set(names), key=str.lower))
 
     def set_reply(self, entry: TimelineEntry | None) -> None:
-        label = readable(f"↪ Replying to {entry.sender_name}: {' '.join(entry.text.split())[:80]}") if entry is not None else ""
+        label = f"↪ Replying to {display_text(entry.sender_name)}: {display_text(' '.join(entry.text.split()), 80)}" if entry is not None else ""
         self._show_reply(entry.message_id if entry is not None else None, label)
         if entry is not None:
             self.edit.setFocus()

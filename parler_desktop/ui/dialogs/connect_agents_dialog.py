@@ -34,9 +34,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
-from parler_desktop.protocol.readable import readable
 
 PROGRAM = "parler"
 INSTALL_HINT = (
@@ -58,9 +58,8 @@ def connect_arguments(hub_url: str, join_secret: str | None) -> list[str]:
 
 
 def one_line(text: str, limit: int = MAX_NAME_CHARS) -> str:
-    """Wire text for one line of the list: readable, no line breaks, at most ``limit`` characters."""
-    text = " ".join(readable(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """Wire text for one line of the list: as ``display_text`` shows it, white space runs made one."""
+    return display_text(" ".join(text.split()), limit)
 
 
 @dataclass

@@ -6,17 +6,20 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
+    QLabel,
     QProgressDialog,
     QSpinBox,
     QWidget,
 )
 
+from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.timeline.room_export import ExportFormat, export_room
 from parler_desktop.store import StoreError
@@ -62,7 +65,8 @@ class ExportDialog(QDialog):
     def start(self, path: Path) -> None:
         """Export to ``path`` in the background with a progress dialog."""
         self.path = path
-        progress = QProgressDialog(f"Exporting {self.room}…", "Cancel", 0, 0, self.parentWidget())
+        progress = QProgressDialog("", "Cancel", 0, 0, self.parentWidget())
+        progress.setLabel(QLabel(f"Exporting {display_text(self.room)}…", textFormat=Qt.TextFormat.PlainText))  # a hub's name
         progress.setObjectName("exportProgress")
         progress.setMinimumDuration(0)
         progress.show()
@@ -84,9 +88,9 @@ class ExportDialog(QDialog):
         try:
             count = await export_room(self._bridge.store, self.room, path, form, first, last, advance)
         except (OSError, StoreError) as error:
-            message = f"Export of {self.room} failed: {error}"
+            message = f"Export of {display_text(self.room)} failed: {error}"
         else:
-            message = f"Exported {count:,} messages of {self.room} to {path}"
+            message = f"Exported {count:,} messages of {display_text(self.room)} to {path}"
         finally:
             progress.reset()
             progress.hide()

@@ -14,6 +14,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QFileOpenEvent
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from parler_desktop.app.display_text import display_text
 
 # Only macOS hands a clicked link to the running app as an event; elsewhere a later launch
 # passes it on the command line (``instance_channel``).
@@ -38,7 +39,8 @@ class OpenUrlEvents(QObject):
 def ask_to_join(parent: QWidget, host: str, name: str, adds_hub: bool, on_join: Callable[[], None]) -> QMessageBox:
     """Show the question (saying so when joining adds a hub the window does not hold yet);
     ``on_join`` runs only if the person chooses Join."""
-    text = f"Join a room on {host} as {name}?\n\nThe invite link came from outside the app; a link can point to any hub, so accept only invites you expected."
+    host = display_text(host)
+    text = f"Join a room on {host} as {display_text(name)}?\n\nThe invite link came from outside the app; a link can point to any hub, so accept only invites you expected."
     if adds_hub:
         text += f"\n\nThe window does not hold {host} yet: joining adds it beside its other hubs, which stay connected."
     box = QMessageBox(QMessageBox.Icon.Question, "Join with an invite link", "", parent=parent)

@@ -4,7 +4,7 @@ and Approve / Deny for each (protocol.md §7.9, §7.10; only the room's owner ma
 The hub pushes nothing about requests, so the list is read when the dialog opens, every few
 seconds while it is open, and after each answer. The requester is not told either: it learns
 the outcome when it redeems the code again (the window does that while it waits, room_actions).
-Names come off the wire and are shown readable (protocol/readable.py).
+Names come off the wire and are shown as app/display_text.py shows them (readable, bounded).
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import shiboken6
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QListWidget, QListWidgetItem, QPushButton, QVBoxLayout, QWidget
 
+from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.wording import sentence
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
-from parler_desktop.protocol.readable import readable
 from parler_desktop.protocol.values import JoinRequest
 
 FAILURES = (HubRefused, ConnectionLost, BadReply, SessionClosed)
@@ -24,8 +24,8 @@ AGENT_ID = Qt.ItemDataRole.UserRole
 
 
 def request_line(request: JoinRequest) -> str:
-    role = f" ({readable(request.role)})" if request.role else ""
-    return f"{readable(request.name) or request.agent[:8]}{role} — {request.agent}"
+    role = f" ({display_text(request.role)})" if request.role else ""
+    return f"{display_text(request.name) or request.agent[:8]}{role} — {display_text(request.agent)}"
 
 
 class JoinRequestsDialog(QDialog):
@@ -132,7 +132,7 @@ class JoinRequestsDialog(QDialog):
         self._bridge.tasks.spawn("approve join" if approve else "deny join", self._resolve(agent, approve))
 
     async def _resolve(self, agent: str, approve: bool) -> None:
-        name = next((readable(r.name) for r in self.requests or () if r.agent == agent), agent)
+        name = next((display_text(r.name) for r in self.requests or () if r.agent == agent), display_text(agent))
         try:
             resolved = await self._bridge.resolve_join(self.room, agent, approve)
         except FAILURES as error:

@@ -11,6 +11,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QPalette, QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
+from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.hubs.connection_status import NOT_CONNECTED, StatusView, Tone
 from parler_desktop.app.tooltips import plain_tooltip
 
@@ -49,7 +50,7 @@ class ElidedLabel(QLabel):
         self._elide()
 
     def _elide(self) -> None:
-        one_line = " ".join(self.full_text.split())
+        one_line = display_text(self.full_text, NOTICE_CHARS)
         self.setText(self.fontMetrics().elidedText(one_line, Qt.TextElideMode.ElideRight, self.width()))
 
 

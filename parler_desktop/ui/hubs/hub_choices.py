@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
+from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.app.hubs.local_hub import save_join_secret
 from parler_desktop.disk_errors import os_error_text
@@ -60,7 +61,7 @@ class HubChoices:
         entry = entry or self._app.shown.entry
         box = QMessageBox(QMessageBox.Icon.Question, "Remove this hub", "", QMessageBox.StandardButton.Cancel, self._app.window)
         box.setTextFormat(Qt.TextFormat.PlainText)
-        box.setText(f"Remove {entry.label} from this window? Its rooms stop showing here; nothing on the hub changes.")
+        box.setText(f"Remove {display_text(entry.label)} from this window? Its rooms stop showing here; nothing on the hub changes.")
         remove = box.addButton("Remove", QMessageBox.ButtonRole.DestructiveRole)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.buttonClicked.connect(lambda button: button is remove and self._app.bridge.tasks.spawn("remove hub", self._remove(entry)))

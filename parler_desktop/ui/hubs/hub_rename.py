@@ -8,8 +8,9 @@ import asyncio
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QInputDialog, QWidget
+from PySide6.QtWidgets import QInputDialog, QLabel, QWidget
 
+from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.hub_list import HubEntry, hub_label
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.disk_errors import os_error_text
@@ -27,7 +28,9 @@ class HubRename:
     def ask(self, entry: HubEntry) -> QInputDialog:
         dialog = QInputDialog(self._window, objectName="renameHubDialog")
         dialog.setWindowTitle("Rename hub")
-        dialog.setLabelText(f"What this window calls {hub_label(entry.url)} (empty: its address):")
+        dialog.setLabelText(f"What this window calls {display_text(hub_label(entry.url))} (empty: its address):")
+        for label in dialog.findChildren(QLabel):  # (an address from an invite link: never rich text)
+            label.setTextFormat(Qt.TextFormat.PlainText)
         dialog.setTextValue(entry.name)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.textValueSelected.connect(lambda name: self._tasks.spawn("rename hub", self.rename(entry, name)))

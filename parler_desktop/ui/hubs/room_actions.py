@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QInputDialog, QMessageBox, QWidget
 
+from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.wording import sentence
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
@@ -110,11 +111,11 @@ class RoomActions(QObject):
             return
         if isinstance(joined, Joined):
             self.roomReady.emit(joined.room)
-            self._tell("Joined", f"You are now a member of {joined.room}.")
+            self._tell("Joined", f"You are now a member of {display_text(joined.room)}.")
         else:
             waiting = self._tell(
                 "Waiting for approval",
-                f"The owner of {joined.room} has to approve you first. The room opens here once they do.",
+                f"The owner of {display_text(joined.room)} has to approve you first. The room opens here once they do.",
             )
             if joined.room not in self._awaiting:  # asked twice: one wait is enough
                 self._awaiting.add(joined.room)
@@ -140,14 +141,14 @@ class RoomActions(QObject):
                 if error.is_transient:
                     continue
                 self._close(waiting)
-                self._tell(f"Not admitted to {room}", sentence(error.message), error=True)
+                self._tell(f"Not admitted to {display_text(room)}", sentence(error.message), error=True)
                 return
             except (SessionClosed, ValueError):
                 return
             if isinstance(joined, Joined):
                 self._close(waiting)
                 self.roomReady.emit(joined.room)
-                self._tell("Joined", f"The owner approved you: you are now a member of {joined.room}.")
+                self._tell("Joined", f"The owner approved you: you are now a member of {display_text(joined.room)}.")
                 return
 
     @staticmethod
@@ -158,13 +159,14 @@ class RoomActions(QObject):
     def _show_invite(self, invited: Invited, require_approval: bool = False) -> None:
         QGuiApplication.clipboard().setText(invited.code)
         hub = self._bridge.hub_url
-        box = QMessageBox(QMessageBox.Icon.Information, f"Invite to {invited.room}", "", parent=self._window)
+        box = QMessageBox(QMessageBox.Icon.Information, f"Invite to {display_text(invited.room)}", "", parent=self._window)
         box.setObjectName("inviteBox")
         box.setTextFormat(Qt.TextFormat.PlainText)
+        code, url = display_text(invited.code, NOTICE_CHARS), display_text(invited.url, NOTICE_CHARS)  # the hub's words
         box.setText(
-            f"Agents join {invited.room} with this code (copied to the clipboard):\n\n{invited.code}\n\n"
-            f"An agent on this computer runs:\n\nparler-desktop join --hub {hub} {invited.code}\n\n"
-            f"or redeems the link:\n{invited.url}"
+            f"Agents join {display_text(invited.room)} with this code (copied to the clipboard):\n\n{code}\n\n"
+            f"An agent on this computer runs:\n\nparler-desktop join --hub {hub} {code}\n\n"
+            f"or redeems the link:\n{url}"
             + (
                 "\n\nEach agent that redeems it asks to join: approve or deny it under Hub → Join requests…"
                 if require_approval else ""

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from parler_desktop.app.display_text import display_text
 from parler_desktop.protocol.part_text import human_size, part_details, part_headline
 from parler_desktop.protocol.parts import OBSERVATION_KIND, BundleRef, Dispatch, FileRef, Handoff, TaskStatus
 
@@ -33,8 +34,8 @@ class Card:
 
 
 def _clip(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= MAX_DETAIL else text[: MAX_DETAIL - 1] + "…"
+    """One line of a part's text as ``display_text`` shows it (a file's name comes off the wire)."""
+    return display_text(" ".join(text.split()), MAX_DETAIL)
 
 
 def card_for(part: dict[str, Any], my_name: str, my_role: str | None) -> Card:

@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMessageBox
 
+from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
@@ -72,7 +73,7 @@ class LinkOpening(QObject):
         return None
 
     def _offer_to_add(self, link: MessageLink) -> QMessageBox:
-        host = urlsplit(link.hub_url).netloc or link.hub_url
+        host = display_text(urlsplit(link.hub_url).netloc or link.hub_url)
         self._say(f"That message is on another hub ({host}), which this window does not hold")
         box = QMessageBox(QMessageBox.Icon.Question, "A message on another hub", "", QMessageBox.StandardButton.Cancel, self._window)
         box.setTextFormat(Qt.TextFormat.PlainText)  # the host comes from the link
@@ -88,4 +89,4 @@ class LinkOpening(QObject):
         self._add_hub(link.hub_url)
 
     def _say(self, text: str) -> None:
-        self._window.statusBar().showMessage(text, 10_000)
+        self._window.statusBar().showMessage(display_text(text, NOTICE_CHARS), 10_000)  # it quotes the link

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QAbstractScrollArea, QStyle, QS
 
 from parler_desktop.app.timeline.timeline_entry import RowContext, TimelineEntry
 from parler_desktop.app.timeline.timeline_model import TimelineModel
+from parler_desktop.app.display_text import display_text
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.protocol.readable import readable
 from parler_desktop.protocol.values import SignatureState
@@ -312,7 +313,7 @@ class MessageDelegate(QStyledItemDelegate):
         if original is None:
             return "↪ in reply to an earlier message"
         text = " ".join(markdown_document(original.text).toPlainText().split())  # once per row: cached
-        return readable(f"↪ in reply to {original.sender_name}: {text[:80]}")
+        return f"↪ in reply to {display_text(original.sender_name)}: {readable(text[:80])}"
 
     def editorEvent(self, event: QEvent, model, option: QStyleOptionViewItem, index: QModelIndex) -> bool:  # noqa: ANN001
         if event.type() != QEvent.Type.MouseButtonRelease or not isinstance(event, QMouseEvent):

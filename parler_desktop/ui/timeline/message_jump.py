@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMainWindow
 
+from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.ui.room_list.room_list_view import RoomListPanel
@@ -48,7 +49,7 @@ class MessageJump(QObject):
         if self._rooms.filter.text():
             self._rooms.filter.clear()  # the room may be filtered out of the list
         if room != self._model.room and not self._rooms.select_room(room, entry.url if entry is not None else None):
-            self._window.statusBar().showMessage(f"Not a member of {room} any more", 10_000)
+            self._window.statusBar().showMessage(f"Not a member of {display_text(room)} any more", 10_000)
             return
         self._model.open_room(room, landing=seq)  # the view selects it once its page is in
 

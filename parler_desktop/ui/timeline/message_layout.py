@@ -274,8 +274,11 @@ class LayoutCache:
         buttons: dict[str, QRect] = {}
         if status:
             if entry.is_failed:
+                labels = (("retry", "Retry"), ("discard", "Discard"))
+                buttons_width = 12 + sum(metrics.horizontalAdvance(label) + 22 for _name, label in labels)
+                status = metrics.elidedText(status, Qt.TextElideMode.ElideRight, max(0, inner - buttons_width))  # Retry stays on the row
                 x = PAD + metrics.horizontalAdvance(status) + 12
-                for name, label in (("retry", "Retry"), ("discard", "Discard")):
+                for name, label in labels:
                     w = metrics.horizontalAdvance(label) + 16
                     buttons[name] = QRect(x, top, w, line + 4)
                     x += w + 6

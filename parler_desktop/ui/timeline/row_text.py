@@ -9,6 +9,7 @@ import time
 
 from PySide6.QtGui import QTextDocument
 
+from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.client.events import OutboxStatus
 from parler_desktop.protocol.readable import readable
@@ -26,9 +27,9 @@ def shown_text(text: str) -> str:
 
 
 def shown_name(entry: TimelineEntry) -> str:
-    """The sender's name as the row's header shows it (and is measured by): readable, or the
-    start of their id when they have none."""
-    return readable(entry.sender_name) or entry.sender_id[:8]
+    """The sender's name as the row's header shows it (and is measured by): as ``display_text``
+    shows a name, or the start of their id when they have none."""
+    return display_text(entry.sender_name) or entry.sender_id[:8]
 
 
 def status_text(entry: TimelineEntry, online: bool = True) -> str:
@@ -40,7 +41,7 @@ def status_text(entry: TimelineEntry, online: bool = True) -> str:
         return "Sending…" if online else "Waiting for connection"
     if item.status is OutboxStatus.SENT:
         return f"Sent #{item.seq}" if item.seq is not None else "Sent"
-    return f"Not sent: {item.error or 'unknown error'}"
+    return f"Not sent: {display_text(item.error or 'unknown error', NOTICE_CHARS)}"  # (the hub's words)
 
 
 def fold(document: QTextDocument, limit: float) -> tuple[int, int] | None:
