@@ -26,6 +26,7 @@ from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.protocol.parts import Handoff
 from parler_desktop.protocol.readable import readable
 from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
+from parler_desktop.ui.appearance.theme import follow_style
 
 MENTION = re.compile(r"(?<![\w@])@([\w.\-]+)")
 
@@ -124,7 +125,7 @@ class Composer(QWidget):
         reply_row.addWidget(cancel_reply)
         self._reply_bar.hide()
         self._problem = QLabel(objectName="composerProblem", textFormat=Qt.TextFormat.PlainText, wordWrap=True)
-        self._problem.setStyleSheet("color: #b3261e;")
+        follow_style(self._problem, lambda colours: f"color: {colours.failed};")
         self._problem.hide()
         handoff = QPushButton("Hand off…", objectName="handoffButton")
         handoff.setToolTip("Hand the work to someone: who, what next, what is done")
