@@ -146,3 +146,26 @@ def test_system_follows_the_desktop_until_a_scheme_is_chosen(qtbot, qloop, deskt
     choose_appearance(qtbot, window, "System")
     hints.colorSchemeChanged.emit(Qt.ColorScheme.Dark)
     assert base() == QColor(DARK.base)
+
+
+@pytest.mark.parametrize(("kept", "shown"), [("dark", "Dark"), ("light", "Light"), ("sepia", "System")])
+def test_the_scheme_kept_in_the_settings_is_shown_as_the_window_opens(qtbot, tmp_path, kept: str, shown: str):
+    """What the settings keep is applied before the window shows (a name this version does not
+    know, say from a newer one: System)."""
+    from PySide6.QtWidgets import QMenu
+
+    from parler_desktop.client.tasks import TaskSupervisor
+    from parler_desktop.paths import Home
+    from parler_desktop.settings import Settings, save_settings
+    from parler_desktop.ui.appearance.appearance_menu import AppearanceMenu
+    from parler_desktop.ui.appearance.saved_scheme import SavedScheme
+
+    home = Home.resolve(tmp_path / "home").ensure()
+    save_settings(home.settings_file, Settings(appearance=kept))
+    view = QMenu()
+    qtbot.addWidget(view)
+    appearance = AppearanceMenu(view)
+    SavedScheme(appearance, home, TaskSupervisor("appearance test"), lambda _text: None)
+    assert [a.text().replace("&", "") for a in appearance.actions.values() if a.isChecked()] == [shown]
+    expected = DARK if kept == "dark" else LIGHT  # (the offscreen platform reports no scheme, and a light palette)
+    assert QGuiApplication.palette().color(QPalette.ColorRole.Base) == QColor(expected.base)
