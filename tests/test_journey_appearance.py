@@ -63,7 +63,8 @@ def measured(image, area: QRect) -> tuple[QColor, QColor, float]:
 
 def check_painted(qtbot, desktop, colours: Colours) -> None:
     """The window as it shows: the handoff row on the scheme's mention ground, its author,
-    detail line, the file's Save… and "New messages" at 4.5:1 or more; in the room list the
+    time, detail line, the file's Save…, "New messages" and the selected message's text at
+    4.5:1 or more; in the room list the
     open room's row and, with several hubs, the hub's connection line."""
     window = desktop.window
     timeline, model = window.timeline, window.timeline_model
@@ -82,6 +83,8 @@ def check_painted(qtbot, desktop, colours: Colours) -> None:
     ground, ink, contrast = measured(image, name)
     assert ground == QColor(colours.mention_row), ("the handoff row's ground", ground.name())
     assert ink == name_colour(model.entry(0).sender_id) and contrast >= 4.5, ("author", ink.name(), contrast)
+    ground, ink, contrast = measured(image, layout.time_rect.translated(row.topLeft()))
+    assert (ground, ink) == (QColor(colours.mention_row), QColor(colours.muted)) and contrast >= 4.5, ("time", ink.name(), contrast)
     box = layout.cards[0].box.translated(row.topLeft())
     detail = QRect(box.left() + CARD_PAD, box.top() + CARD_PAD + line + 1, box.width() // 2, line)
     ground, ink, contrast = measured(image, detail)
@@ -91,6 +94,11 @@ def check_painted(qtbot, desktop, colours: Colours) -> None:
     save = timeline.row_layout(file_row).cards[0].save.translated(timeline.visualRect(file_row).topLeft())
     ground, ink, contrast = measured(image, save)
     assert ground == QColor(colours.card) and ink == QColor(colours.link) and contrast >= 4.5, ("Save…", ground.name(), ink.name(), contrast)
+    chosen = model.index(2)  # the message the reader selected
+    layout = timeline.row_layout(chosen)
+    body = QRect(PAD, layout.body_top, timeline.viewport().width() // 2, layout.body_height).translated(timeline.visualRect(chosen).topLeft())
+    ground, ink, contrast = measured(image, body)
+    assert (ground, ink) == (QColor(colours.selected_row), QColor(colours.text)) and contrast >= 4.5, ("selected", ground.name(), ink.name(), contrast)
 
     rooms = window.room_panel.view
     image = on_screen(rooms)
@@ -112,6 +120,9 @@ def test_view_appearance_dark_repaints_the_window_readably_and_is_kept(qtbot, ql
     click_room(qtbot, desktop, room)
     qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 3, timeout=5000)
     assert window.timeline_model.first_unread_row() == 0
+    timeline = window.timeline
+    QTest.mouseClick(timeline.viewport(), Qt.MouseButton.LeftButton, pos=timeline.visualRect(window.timeline_model.index(2)).center())
+    qtbot.waitUntil(lambda: timeline.currentIndex().row() == 2, timeout=5000)
     check_painted(qtbot, desktop, LIGHT)
 
     choose_appearance(qtbot, window, "Dark")
