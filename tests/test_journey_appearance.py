@@ -180,3 +180,15 @@ def test_the_scheme_kept_in_the_settings_is_shown_as_the_window_opens(qtbot, tmp
     assert [a.text().replace("&", "") for a in appearance.actions.values() if a.isChecked()] == [shown]
     expected = DARK if kept == "dark" else LIGHT  # (the offscreen platform reports no scheme, and a light palette)
     assert QGuiApplication.palette().color(QPalette.ColorRole.Base) == QColor(expected.base)
+
+
+@pytest.mark.parametrize(("platform_dark", "expected"), [(True, DARK), (False, LIGHT)])
+def test_a_desktop_that_reports_no_scheme_is_read_by_its_palette(qapp, platform_dark: bool, expected: Colours):
+    """Qt reports ``Unknown`` where the platform says nothing (here, offscreen): System then
+    follows the lightness of the desktop's own palette (a dark Qt theme without a scheme)."""
+    from parler_desktop.app.appearance.scheme import Scheme, SchemeChoice
+
+    assert QGuiApplication.styleHints().colorScheme() is Qt.ColorScheme.Unknown
+    choice = SchemeChoice(platform_dark)
+    assert choice.choice is Scheme.SYSTEM and choice.colours is expected
+    choice.deleteLater()
