@@ -13,11 +13,12 @@ from PySide6.QtCore import QCoreApplication, QEvent, QRect, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtTest import QTest
 from support.contrast import painted, ratio
-from support.desktop_fixtures import click_room, join_room, post_as, room_row
+from support.desktop_fixtures import click_room, join_room, post_as, room_row, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from test_ui_timeline_speed import on_screen
 
 from parler_desktop.app.appearance.palettes import DARK, LIGHT, Colours
+from parler_desktop.app.appearance.scheme import Scheme, SchemeChoice
 from parler_desktop.app.hubs.connection_status import Tone
 from parler_desktop.ui.appearance.theme import theme
 from parler_desktop.ui.timeline.message_layout import CARD_PAD, DATE_HEIGHT, DIVIDER_HEIGHT, PAD
@@ -65,7 +66,7 @@ def check_painted(qtbot, desktop, colours: Colours) -> None:
     """The window as it shows: the handoff row on the scheme's mention ground, its author,
     time, detail line, the file's Save…, "New messages" and the selected message's text at
     4.5:1 or more; in the room list the
-    open room's row and, with several hubs, the hub's connection line."""
+    open room's row, another's unread badge and, with several hubs, the hub's connection line."""
     window = desktop.window
     timeline, model = window.timeline, window.timeline_model
     QCoreApplication.sendPostedEvents(window, QEvent.Type.UpdateRequest)
@@ -101,6 +102,16 @@ def check_painted(qtbot, desktop, colours: Colours) -> None:
     assert (ground, ink) == (QColor(colours.selected_row), QColor(colours.text)) and contrast >= 4.5, ("selected", ground.name(), ink.name(), contrast)
 
     rooms = window.room_panel.view
+
+    def later_badge() -> tuple[QColor, QColor, float]:
+        """Another room's unread badge, at the right of its first line, as the list shows it."""
+        QCoreApplication.sendPostedEvents(window, QEvent.Type.UpdateRequest)
+        later = rooms.visualRect(room_row(desktop, "later"))
+        return measured(on_screen(rooms), QRect(later.right() - 6 - (line + 4) + 3, later.top() + 8, line - 2, line - 2))
+
+    qtbot.waitUntil(lambda: later_badge()[0] != QColor(colours.base), timeout=5000)  # the list painted its new message
+    ground, ink, contrast = later_badge()
+    assert (ground, ink) == (QColor(colours.unread_badge), QColor(colours.badge_text)) and contrast >= 4.5, ("badge", ground.name(), ink.name())
     image = on_screen(rooms)
     row = rooms.visualRect(room_row(desktop, "reviews"))
     ground, ink, contrast = measured(image, QRect(row.left() + TEXT_LEFT, row.top() + 6, 60, line + 2))
@@ -113,12 +124,15 @@ def check_painted(qtbot, desktop, colours: Colours) -> None:
 
 def test_view_appearance_dark_repaints_the_window_readably_and_is_kept(qtbot, qloop, desktop, peer):
     window = desktop.window
+    later = join_room(qtbot, qloop, desktop, peer, "later")
     room = join_room(qtbot, qloop, desktop, peer, "reviews")
     send_parts(qtbot, qloop, peer, room, "over to you", {"kind": "com.parler.handoff", "next": "review the release notes", "to": "boss", "summary": "notes drafted, links checked"})
     send_parts(qtbot, qloop, peer, room, "the notes", {"kind": "com.parler.file", "blob": "b" * 64, "name": "release-notes.md", "size": 2048})
     post_as(qtbot, qloop, peer, room, "the build is **green** now, `make check` passes")
     click_room(qtbot, desktop, room)
     qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 3, timeout=5000)
+    post_as(qtbot, qloop, peer, later, "one for later")
+    qtbot.waitUntil(lambda: unread(desktop, later) == 1, timeout=5000)
     assert window.timeline_model.first_unread_row() == 0
     timeline = window.timeline
     QTest.mouseClick(timeline.viewport(), Qt.MouseButton.LeftButton, pos=timeline.visualRect(window.timeline_model.index(2)).center())
@@ -145,8 +159,11 @@ def test_system_follows_the_desktop_until_a_scheme_is_chosen(qtbot, qloop, deskt
     Appearance is System; a scheme chosen in the menu holds until System is chosen again."""
     window = desktop.window
     hints = QGuiApplication.styleHints()
-    base = lambda: QGuiApplication.palette().color(QPalette.ColorRole.Base)  # noqa: E731
-    assert window.appearance.actions[next(iter(window.appearance.actions))].isChecked()  # System, the default
+
+    def base() -> QColor:
+        return QGuiApplication.palette().color(QPalette.ColorRole.Base)
+
+    assert window.appearance.actions[Scheme.SYSTEM].isChecked()  # the default
     hints.colorSchemeChanged.emit(Qt.ColorScheme.Dark)
     assert base() == QColor(DARK.base)
     hints.colorSchemeChanged.emit(Qt.ColorScheme.Light)
@@ -186,8 +203,6 @@ def test_the_scheme_kept_in_the_settings_is_shown_as_the_window_opens(qtbot, tmp
 def test_a_desktop_that_reports_no_scheme_is_read_by_its_palette(qapp, platform_dark: bool, expected: Colours):
     """Qt reports ``Unknown`` where the platform says nothing (here, offscreen): System then
     follows the lightness of the desktop's own palette (a dark Qt theme without a scheme)."""
-    from parler_desktop.app.appearance.scheme import Scheme, SchemeChoice
-
     assert QGuiApplication.styleHints().colorScheme() is Qt.ColorScheme.Unknown
     choice = SchemeChoice(platform_dark)
     assert choice.choice is Scheme.SYSTEM and choice.colours is expected

@@ -15,6 +15,7 @@ from parler_desktop.app.hubs.connection_status import NOT_CONNECTED, StatusView
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.ui.appearance.theme import theme
 
+
 class ElidedLabel(QLabel):
     """A one-line plain-text label that shows as much of its text as fits, ending in "…"."""
 

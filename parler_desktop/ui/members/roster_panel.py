@@ -11,7 +11,6 @@ from parler_desktop.app.members.roster_model import RosterModel
 from parler_desktop.ui.appearance.theme import theme
 
 
-
 class MemberDelegate(QStyledItemDelegate):
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         return QSize(160, option.fontMetrics.height() * 2 + 10)
