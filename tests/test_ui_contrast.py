@@ -13,9 +13,14 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtGui import QColor
-from support.contrast import over, ratio
+from PySide6.QtWidgets import QLabel
+from support.contrast import over, painted, ratio
 
 from parler_desktop.app.appearance.palettes import DARK, LIGHT, Colours
+from parler_desktop.app.hubs.connection_status import StatusView, Tone
+from parler_desktop.ui.appearance.theme import theme
+from parler_desktop.ui.composer.composer import Composer
+from parler_desktop.ui.hubs.connection_bar import ConnectionBar
 
 TEXT, SHAPE = 4.5, 3.0
 
@@ -82,3 +87,33 @@ def test_every_text_role_reads_on_its_ground(colours: Colours) -> None:
         if ratio(QColor(fg), QColor(ground)) < minimum
     ]
     assert not short, "\n".join(short)
+
+
+@pytest.fixture
+def light_again():
+    yield
+    theme.apply(LIGHT)
+
+
+def test_the_connection_line_and_error_words_follow_a_switch_of_scheme_as_painted(qtbot, light_again):
+    """Widgets styled by style sheets (the connection line in each tone, the composer's error
+    line) are painted in the new scheme's colours once it is applied, without being told."""
+    bar = ConnectionBar()
+    bar.resize(600, 40)
+    qtbot.addWidget(bar)
+    composer = Composer()
+    qtbot.addWidget(composer)
+    problem = composer.findChild(QLabel, "composerProblem")
+    problem.setText("Not sent: the hub refused it")
+    problem.show()
+    for widget in (bar, composer):
+        widget.show()
+        qtbot.waitExposed(widget)
+    for colours in (LIGHT, DARK, LIGHT):
+        theme.apply(colours)
+        for tone in Tone:
+            bar.show_status(StatusView(tone, "Offline — retrying in 3 s"))
+            ground, ink = painted(bar.grab().toImage(), bar.label.geometry())
+            assert (ground.name(), ink.name()) == colours.connection_tones[tone] and ratio(ground, ink) >= TEXT
+        ground, ink = painted(problem.grab().toImage(), problem.rect())
+        assert (ground, ink) == (QColor(colours.window), QColor(colours.failed)) and ratio(ground, ink) >= TEXT
