@@ -2,8 +2,8 @@
 
 Holds who the human appears as (display name, role), which hubs the window holds (``""`` = the
 embedded hub; the first is the one commands use by default), where each hub's join secret lives,
-which CA file to trust for a ``wss://`` hub and which key file is the human's identity on a hub
-that does not use the home's. A file from before the list (one ``hub_url``)
+which CA file to trust for a ``wss://`` hub, which key file is the human's identity on a hub
+that does not use the home's, and the window's colour scheme. A file from before the list (one ``hub_url``)
 reads as a list of that one hub; saving writes ``hub_url`` too, so an older version still finds
 its hub. A corrupt or
 unreadable file never stops the app: loading reports the problem as a message and falls back to
@@ -56,6 +56,7 @@ class Settings:
     hub_key_files: dict[str, str] = dataclasses.field(default_factory=dict)
     hub_names: dict[str, str] = dataclasses.field(default_factory=dict)  # hub URL -> the name the human gave it
     start_at_login: bool = False  # XDG autostart entry (Linux), kept in step by autostart.py
+    appearance: str = "system"  # View → Appearance: "system" (follow the desktop), "light" or "dark"
 
     @property
     def hub_url(self) -> str:
@@ -115,6 +116,7 @@ _FIELD_TYPES = {
     "hub_ca_files": (dict,),
     "hub_names": (dict,),
     "start_at_login": (bool,),
+    "appearance": (str,),
 }
 
 

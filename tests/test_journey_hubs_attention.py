@@ -24,7 +24,8 @@ from parler_desktop.hub.config import HubLimits
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, save_settings
 from parler_desktop.ui.desktop import DesktopApp
-from parler_desktop.ui.room_list.agent_glance import DOT_COLOURS, dot_rect
+from parler_desktop.ui.appearance.theme import theme
+from parler_desktop.ui.room_list.agent_glance import dot_rect
 
 pytestmark = [needs_dbus, pytest.mark.timeout(120)]
 
@@ -105,11 +106,11 @@ def test_muting_team_on_one_hub_leaves_team_on_the_other_notifying(qtbot, qloop,
 def test_an_agent_of_the_hub_not_shown_puts_its_dot_on_its_own_room(qtbot, qloop, two_hubs):
     app, hub_a, hub_b, peers = two_hubs
     task(qtbot, qloop, peers[hub_b], "awaiting")  # on B, which the window does not show
-    qtbot.waitUntil(lambda: dot_colour(app, "team", hub_b) == DOT_COLOURS[AgentState.WAITING], timeout=10_000)
-    assert dot_colour(app, "team", hub_a) not in DOT_COLOURS.values()  # A's "team" has no agent at work
+    qtbot.waitUntil(lambda: dot_colour(app, "team", hub_b) == QColor(theme.colours.agent_dots[AgentState.WAITING]), timeout=10_000)
+    assert dot_colour(app, "team", hub_a) not in [QColor(c) for c in theme.colours.agent_dots.values()]  # A's "team" has no agent at work
     task(qtbot, qloop, peers[hub_a], "working")  # and A's agent colours A's row only
-    qtbot.waitUntil(lambda: dot_colour(app, "team", hub_a) == DOT_COLOURS[AgentState.WORKING], timeout=10_000)
-    assert dot_colour(app, "team", hub_b) == DOT_COLOURS[AgentState.WAITING]
+    qtbot.waitUntil(lambda: dot_colour(app, "team", hub_a) == QColor(theme.colours.agent_dots[AgentState.WORKING]), timeout=10_000)
+    assert dot_colour(app, "team", hub_b) == QColor(theme.colours.agent_dots[AgentState.WAITING])
 
 
 def test_a_loop_on_the_hub_not_shown_notifies_naming_it_and_its_hint_shows_with_its_room(qtbot, qloop, server, two_hubs):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, Qt
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QPushButton, QWidget
 from support.desktop_fixtures import activate, click_room, join_room, post_as, unread
@@ -18,6 +18,7 @@ from test_ui_timeline_speed import on_screen
 
 from parler_desktop.app.timeline.timeline_model import FOLLOW_WINDOW, PAGE_SIZE, TRIM_ROWS
 from parler_desktop.ui.timeline.timeline_view import LOAD_OLDER_PX
+from parler_desktop.ui.appearance.theme import theme
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -303,7 +304,7 @@ def test_the_reader_picks_a_message_with_a_click_and_walks_the_rows_with_the_arr
         rect = timeline.visualRect(model.index(row))
         return on_screen(timeline).pixel(rect.right() - 2, rect.center().y())
 
-    highlighted = timeline.palette().color(QPalette.ColorRole.Highlight).lighter(170).rgb()
+    highlighted = QColor(theme.colours.selected_row).rgb()
     plain = timeline.palette().color(QPalette.ColorRole.Base).rgb()
     top = timeline.indexAt(timeline.viewport().rect().center())
     assert looks(top.row()) == plain

@@ -122,33 +122,6 @@ def test_a_members_tooltip_shows_the_whole_activity(qtbot, qloop, desktop, peer)
     assert peer.id not in tip  # the agent id says nothing to a person
 
 
-def test_author_names_stay_readable_on_a_dark_theme(qapp):
-    from PySide6.QtGui import QColor, QPalette
-
-    from parler_desktop.ui.timeline.message_delegate import name_colour
-
-    dark = QPalette()
-    dark.setColor(QPalette.ColorRole.Base, QColor(30, 30, 30))
-    light = QPalette()
-    light.setColor(QPalette.ColorRole.Base, QColor(255, 255, 255))
-    assert name_colour("UALICE", dark).lightness() > 128 > name_colour("UALICE", light).lightness()
-
-
-def test_the_connection_line_follows_a_dark_theme(qtbot):
-    from PySide6.QtGui import QColor, QPalette
-
-    from parler_desktop.app.hubs.connection_status import StatusView, Tone
-    from parler_desktop.ui.hubs.connection_bar import ConnectionBar
-
-    bar = ConnectionBar()
-    qtbot.addWidget(bar)
-    dark = QPalette()
-    dark.setColor(QPalette.ColorRole.Window, QColor(40, 40, 40))
-    bar.setPalette(dark)
-    bar.show_status(StatusView(Tone.WARN, "Offline"))
-    assert "#3e3100" in bar.styleSheet()  # a dark ground with light text, not the light theme's
-
-
 def test_an_agent_that_joins_and_speaks_is_listed_among_the_members_at_once(qtbot, qloop, desktop, peer, hub):
     """The hub pushes no membership, and rosters are polled every 45 s: a message from someone
     the members panel does not list refreshes it at once (and the title's member count)."""

@@ -16,7 +16,8 @@ from support.raw_agent import RawAgent
 from parler_desktop.app import roles
 from parler_desktop.app.room_list.agent_activity import AgentState
 from parler_desktop.app.attention.attention_settings import Level, with_level
-from parler_desktop.ui.room_list.agent_glance import DOT_COLOURS, dot_rect
+from parler_desktop.ui.appearance.theme import theme
+from parler_desktop.ui.room_list.agent_glance import dot_rect
 
 pytestmark = [needs_dbus, pytest.mark.timeout(60)]
 
@@ -49,8 +50,8 @@ def test_states_show_as_dots_and_a_quiet_working_agent_is_flagged_once(qtbot, ql
     assert agents.hints(hub.url, work) == ()
     task(qtbot, qloop, peer, other, "awaiting")
     qtbot.waitUntil(lambda: agents.state(hub.url, other) is AgentState.WAITING, timeout=5000)
-    qtbot.waitUntil(lambda: dot_colour(watching, work) == DOT_COLOURS[AgentState.WORKING], timeout=5000)
-    assert dot_colour(watching, other) == DOT_COLOURS[AgentState.WAITING]
+    qtbot.waitUntil(lambda: dot_colour(watching, work) == QColor(theme.colours.agent_dots[AgentState.WORKING]), timeout=5000)
+    assert dot_colour(watching, other) == QColor(theme.colours.agent_dots[AgentState.WAITING])
     now[0] = posted_at + 11 * 60  # eleven minutes without a word from the worker
     post_as(qtbot, qloop, peer, other, "meanwhile, elsewhere")  # any arrival makes the watch look again
     qtbot.waitUntil(lambda: [hint.kind for hint in agents.hints(hub.url, work)] == ["stuck"], timeout=5000)

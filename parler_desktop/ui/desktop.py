@@ -27,6 +27,7 @@ from parler_desktop.disk_errors import os_error_text
 from parler_desktop.hub import EmbeddedHub
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, read_join_secret, save_settings
+from parler_desktop.ui.appearance.saved_scheme import SavedScheme
 from parler_desktop.ui.attention.attention import Attention
 from parler_desktop.ui.dialogs.connect_agents_dialog import ConnectAgentsDialog
 from parler_desktop.ui.error_report import ErrorReport, open_folder
@@ -88,6 +89,7 @@ class DesktopApp:
         self.window.removeHubRequested.connect(lambda: self.hub_choices.remove())
         self.attention.room_menu.retryRequested.connect(lambda entry: self.connectors[entry].retry())
         self.attention.room_menu.removeRequested.connect(self.hub_choices.remove)
+        self.saved_scheme = SavedScheme(self.window.appearance, self.home, self.bridge.tasks, self.tell)
         self.hub_rename = HubRename(self.window, self.home, self.bridge.tasks, self.tell)
         self.attention.room_menu.renameRequested.connect(self.hub_rename.ask)
         self.attention.room_menu.freshCacheRequested.connect(
@@ -269,6 +271,7 @@ class DesktopApp:
 
     async def shutdown(self) -> None:
         self.collector.stop()
+        self.window.appearance.schemes.stop_following()
         await self.place.save()
         await self.attention.stop()
         self.errors.uninstall()

@@ -22,6 +22,7 @@ from parler_desktop.app.room_list.room_list_model import RoomListModel
 from parler_desktop.app.members.roster_model import RosterModel
 from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.ui.appearance.appearance_menu import AppearanceMenu
 from parler_desktop.ui.timeline.cards import Card
 from parler_desktop.ui.composer.composer import Composer
 from parler_desktop.ui.hubs.connection_bar import ConnectionBar, ElidedLabel
@@ -150,6 +151,8 @@ class MainWindow(QMainWindow):
         view_menu = menu.addMenu("&View")
         for existing in self.actions():
             view_menu.addAction(existing)
+        view_menu.addSeparator()
+        self.appearance = AppearanceMenu(view_menu, self)
         for number in range(1, 10):  # not in a menu: nine lines of it would say less than the keys
             action(f"Go to hub {number}", [f"Ctrl+Alt+{number}"], lambda _checked=False, n=number: self.go_to_hub(n - 1))
         self.help_menu = menu.addMenu("Hel&p")  # Alt+H is the Hub menu's

@@ -8,6 +8,7 @@ from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QMainWindow, QMenu, QSystemTrayIcon
 
+from parler_desktop.app.appearance.palettes import TRAY_BADGE, TRAY_GROUND, TRAY_INK, TRAY_TONES
 from parler_desktop.app.attention.attention_notifier import Alert
 from parler_desktop.app.attention.attention_preferences import AttentionPreferences
 from parler_desktop.app.attention.attention_settings import AttentionSettings
@@ -18,12 +19,6 @@ from parler_desktop.ui.timeline.message_jump import bring_forward
 from parler_desktop.ui.attention.notifications_menu import add_pause_action
 
 TONE_ORDER = [Tone.OK, Tone.BUSY, Tone.WARN, Tone.ERROR]  # the tray shows the worst hub's
-TONE_COLOURS = {
-    Tone.OK: QColor(46, 160, 67),
-    Tone.BUSY: QColor(219, 160, 0),
-    Tone.WARN: QColor(219, 120, 0),
-    Tone.ERROR: QColor(211, 47, 47),
-}
 ICON_SIZE = 64
 
 
@@ -31,11 +26,11 @@ def tray_icon(base: QIcon, tone: Tone, unread: int) -> QIcon:
     """The app icon with a health dot (bottom left) and the unread count (top right)."""
     pixmap = base.pixmap(ICON_SIZE, ICON_SIZE) if not base.isNull() else QPixmap(ICON_SIZE, ICON_SIZE)
     if base.isNull():
-        pixmap.fill(QColor(60, 60, 60))
+        pixmap.fill(QColor(TRAY_GROUND))
     with QPainter(pixmap) as painter:  # ended even if drawing raises: a painted pixmap must not be destroyed
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.setPen(QColor("white"))
-        painter.setBrush(TONE_COLOURS[tone])
+        painter.setPen(QColor(TRAY_INK))
+        painter.setBrush(QColor(TRAY_TONES[tone]))
         painter.drawEllipse(2, ICON_SIZE - 26, 24, 24)
         if unread:
             label = str(unread) if unread < 100 else "99+"
@@ -46,9 +41,9 @@ def tray_icon(base: QIcon, tone: Tone, unread: int) -> QIcon:
             width = max(28, painter.fontMetrics().horizontalAdvance(label) + 10)
             badge = QRect(ICON_SIZE - width, 0, width, 28)
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(211, 47, 47))
+            painter.setBrush(QColor(TRAY_BADGE))
             painter.drawRoundedRect(badge, 14, 14)
-            painter.setPen(QColor("white"))
+            painter.setPen(QColor(TRAY_INK))
             painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, label)
     return QIcon(pixmap)
 

@@ -26,6 +26,7 @@ from parler_desktop.app.display_text import display_text
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.protocol.parts import Handoff
 from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
+from parler_desktop.ui.appearance.theme import follow_style
 from parler_desktop.ui.keyboard import set_tab_order
 
 MENTION = re.compile(r"(?<![\w@])@([\w.\-]+)")
@@ -130,7 +131,7 @@ class Composer(QWidget):
         reply_row.addWidget(cancel_reply)
         self._reply_bar.hide()
         self._problem = QLabel(objectName="composerProblem", textFormat=Qt.TextFormat.PlainText, wordWrap=True)
-        self._problem.setStyleSheet("color: #b3261e;")
+        follow_style(self._problem, lambda colours: f"color: {colours.failed};")
         self._problem.hide()
         handoff = QPushButton("Hand off…", objectName="handoffButton")
         handoff.setToolTip("Hand the work to someone: who, what next, what is done")

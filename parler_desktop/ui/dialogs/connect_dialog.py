@@ -17,6 +17,7 @@ from parler_desktop.client.tls import check_ca_file
 from parler_desktop.paths import Home
 from parler_desktop.settings import default_display_name
 from parler_desktop.ui.dialogs.identity_picker import HubIdentity, IdentityPicker
+from parler_desktop.ui.appearance.theme import follow_style
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ class ConnectDialog(QDialog):
         self.identity = IdentityPicker(home, hub_url, key_file)
         self.url.textChanged.connect(self.identity.follow_address)
         self.problem = QLabel(objectName="connectProblem", textFormat=Qt.TextFormat.PlainText)
-        self.problem.setStyleSheet("color: #b71c1c;")
+        follow_style(self.problem, lambda colours: f"color: {colours.failed};")
         self.problem.setWordWrap(True)
         self.problem.hide()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from parler_desktop.app.attention.attention_rules import CONDITIONS, DEFAULT_RULES, RuleError, parse_rules
 from parler_desktop.app.attention.attention_settings import AttentionSettings
+from parler_desktop.ui.appearance.theme import follow_style
 
 HELP = (
     "Rules are tried in order; the first whose conditions all hold decides (keep = notify, "
@@ -71,7 +72,7 @@ class NotificationSettingsDialog(QDialog):
         self.close_to_tray = QCheckBox("Closing the window keeps Parler running in the tray", objectName="closeToTray")
         self.close_to_tray.setChecked(settings.close_to_tray)
         self.error = QLabel(objectName="rulesError", wordWrap=True)
-        self.error.setStyleSheet("color: #c62828;")
+        follow_style(self.error, lambda colours: f"color: {colours.failed};")
         self.error.hide()
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         buttons.accepted.connect(self.accept)

@@ -8,25 +8,13 @@ in its tooltip.
 from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QPalette, QResizeEvent
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
 from parler_desktop.app.display_text import NOTICE_CHARS, display_text
-from parler_desktop.app.hubs.connection_status import NOT_CONNECTED, StatusView, Tone
+from parler_desktop.app.hubs.connection_status import NOT_CONNECTED, StatusView
 from parler_desktop.app.tooltips import plain_tooltip
-
-TONE_STYLES = {
-    Tone.OK: "background: #e8f5e9; color: #1b5e20;",
-    Tone.BUSY: "background: #e3f2fd; color: #0d47a1;",
-    Tone.WARN: "background: #fff8e1; color: #8d6e00;",
-    Tone.ERROR: "background: #ffebee; color: #b71c1c;",
-}
-DARK_TONE_STYLES = {  # the same tones for a dark theme: dark grounds, light text
-    Tone.OK: "background: #1b3a1f; color: #c8e6c9;",
-    Tone.BUSY: "background: #0d2a47; color: #bbdefb;",
-    Tone.WARN: "background: #3e3100; color: #ffecb3;",
-    Tone.ERROR: "background: #4a1111; color: #ffcdd2;",
-}
+from parler_desktop.ui.appearance.theme import theme
 
 
 class ElidedLabel(QLabel):
@@ -78,14 +66,21 @@ class ConnectionBar(QWidget):
         layout.addWidget(self.fresh_cache)
         layout.addWidget(self.connect_button)
         self.setAutoFillBackground(True)
+        self._tone = NOT_CONNECTED.tone
+        theme.changed.connect(self._restyle)
         self.show_status(NOT_CONNECTED)
 
     def show_status(self, view: StatusView) -> None:
         self.label.set_full_text(view.text)
-        dark = self.palette().color(QPalette.ColorRole.Window).lightness() < 128
-        style = (DARK_TONE_STYLES if dark else TONE_STYLES)[view.tone]
-        self.setStyleSheet(f"#connectionState {{ {style} }} QLabel {{ {style} }}")
+        self._tone = view.tone
+        self._restyle()
         self.retry.setVisible(view.can_retry)
+
+    def _restyle(self) -> None:
+        """The line in its tone's ground and text colours, of the scheme shown."""
+        ground, text = theme.colours.connection_tones[self._tone]
+        style = f"background: {ground}; color: {text};"
+        self.setStyleSheet(f"#connectionState {{ {style} }} QLabel {{ {style} }}")
 
     def offer_fresh_cache(self, offered: bool) -> None:
         self.fresh_cache.setVisible(offered)

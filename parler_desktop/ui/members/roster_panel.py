@@ -8,13 +8,7 @@ from PySide6.QtWidgets import QLabel, QListView, QStyledItemDelegate, QStyleOpti
 
 from parler_desktop.app import roles
 from parler_desktop.app.members.roster_model import RosterModel
-
-PRESENCE_COLOURS = {
-    "working": QColor(46, 125, 50),
-    "waiting": QColor(245, 124, 0),
-    "idle": QColor(100, 181, 246),
-    "offline": QColor(158, 158, 158),
-}
+from parler_desktop.ui.appearance.theme import theme
 
 
 class MemberDelegate(QStyledItemDelegate):
@@ -30,7 +24,8 @@ class MemberDelegate(QStyledItemDelegate):
         as_of = index.data(roles.MEMBER_AS_OF) or ""  # offline: presence as last known, greyed
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(PRESENCE_COLOURS["offline"] if as_of else PRESENCE_COLOURS.get(status, PRESENCE_COLOURS["idle"]))
+        dots = theme.colours.presence_dots
+        painter.setBrush(QColor(dots["offline"] if as_of else dots.get(status, dots["idle"])))
         painter.drawEllipse(rect.left() + 8, rect.top() + 5 + (line - 10) // 2, 10, 10)
         bold = QFont(option.font)
         bold.setBold(True)

@@ -9,19 +9,15 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QModelIndex, QRect, Qt
 from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import QLabel, QStyleOptionViewItem, QWidget
+from PySide6.QtWidgets import QLabel, QStyle, QStyleOptionViewItem, QWidget
 
 from parler_desktop.app import roles
 from parler_desktop.app.room_list.agent_activity import AgentState
 from parler_desktop.app.room_list.agent_watch import HubAgentWatches
 from parler_desktop.app.timeline.timeline_model import TimelineModel
+from parler_desktop.ui.appearance.theme import follow_style, theme
 from parler_desktop.ui.room_list.room_list_view import TEXT_LEFT, RoomBadgeDelegate
 
-DOT_COLOURS = {
-    AgentState.WAITING: QColor(245, 124, 0),
-    AgentState.FAILED: QColor(211, 47, 47),
-    AgentState.WORKING: QColor(46, 160, 67),
-}
 DOT_SIZE = 6
 STATE_WORDS = {
     AgentState.WAITING: "an agent is waiting on you",
@@ -46,12 +42,13 @@ class AgentDotDelegate(RoomBadgeDelegate):
         super().paint(painter, option, index)
         if index.data(roles.HUB_HEADER):
             return
-        colour = DOT_COLOURS.get(self._agents.state(index.data(roles.HUB_URL), index.data(roles.ROOM_NAME) or ""))
+        colour = theme.colours.agent_dots.get(self._agents.state(index.data(roles.HUB_URL), index.data(roles.ROOM_NAME) or ""))
         if colour is not None:
             painter.save()
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(colour)
+            selected = option.state & QStyle.StateFlag.State_Selected  # on the highlight: ringed to stand out
+            painter.setPen(QColor(theme.colours.highlighted_text) if selected else Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(colour))
             painter.drawEllipse(dot_rect(option.rect, option.fontMetrics.height()))
             painter.restore()
 
@@ -67,7 +64,7 @@ class RoomHintBar(QLabel):
         super().__init__(parent, objectName="roomHints")
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setWordWrap(True)
-        self.setStyleSheet("background: #fff3e0; color: #6d4c00; padding: 4px 8px;")
+        follow_style(self, lambda colours: f"background: {colours.hint_ground}; color: {colours.hint_text}; padding: 4px 8px;")
         self._agents = agents
         self._model = model
         self._shown_hub = shown_hub

@@ -14,16 +14,13 @@ from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import QLineEdit, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget
 
 from parler_desktop.app import roles
-from parler_desktop.app.hubs.connection_status import Tone
 from parler_desktop.app.hubs.hub_list import HubList
 from parler_desktop.app.room_list.hub_rooms_model import HubRoomsModel
 from parler_desktop.app.room_list.room_list_model import RoomSortFilterProxy
+from parler_desktop.ui.appearance.theme import theme
 
 KIND_MARKS = {"channel": "#", "dm": "@", "service": "⚙"}
-UNREAD_BADGE = QColor(90, 90, 90)
-MENTION_BADGE = QColor(211, 47, 47)
 TEXT_LEFT = 14  # the row's text starts here; the margin holds the agents' dot (ui/room_list/agent_glance.py)
-TONE_COLOURS = {Tone.OK: QColor(46, 125, 50), Tone.BUSY: QColor(120, 120, 120), Tone.WARN: QColor(191, 120, 0), Tone.ERROR: QColor(198, 40, 40)}
 
 
 class RoomBadgeDelegate(QStyledItemDelegate):
@@ -50,15 +47,16 @@ class RoomBadgeDelegate(QStyledItemDelegate):
         badge_font = QFont(option.font)
         badge_font.setBold(True)
         painter.setFont(badge_font)
-        for count, colour, label in ((unread, UNREAD_BADGE, str(unread)), (mentions, MENTION_BADGE, f"@{mentions}")):
+        colours = theme.colours
+        for count, colour, label in ((unread, colours.unread_badge, str(unread)), (mentions, colours.mention_badge, f"@{mentions}")):
             if not count:
                 continue
             width = max(line + 4, painter.fontMetrics().horizontalAdvance(label) + 12)
             badge = QRect(x_right - width, rect.top() + 6, width, line + 2)
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(colour)
+            painter.setBrush(QColor(colour))
             painter.drawRoundedRect(badge, badge.height() / 2, badge.height() / 2)
-            painter.setPen(QColor("white"))
+            painter.setPen(QColor(colours.badge_text))
             painter.drawText(badge, Qt.AlignmentFlag.AlignCenter, label)
             x_right = badge.left() - 4
         name_font = QFont(option.font)
@@ -100,7 +98,7 @@ class RoomBadgeDelegate(QStyledItemDelegate):
         state = index.data(roles.HUB_STATE)
         if state is not None:
             painter.setFont(option.font)
-            painter.setPen(TONE_COLOURS.get(state.tone, option.palette.color(QPalette.ColorRole.Text)))
+            painter.setPen(QColor(theme.colours.heading_tones[state.tone]))
             state_rect = QRect(rect.left() + TEXT_LEFT, rect.top() + 6 + line, rect.width() - TEXT_LEFT - 8, line)
             painter.drawText(state_rect, Qt.AlignmentFlag.AlignVCenter, metrics.elidedText(state.heading, Qt.TextElideMode.ElideRight, state_rect.width()))
         painter.restore()

@@ -8,6 +8,7 @@ and every image is replaced by its address as plain text.
 Headings are sized for a chat line, not a document title: only a little larger than the body.
 A single newline is a line break, as people (and agents) mean it in a chat, not a space as in
 Markdown. Code, fenced or inline, is shaded; its long lines wrap instead of being cut off.
+Links and the shade carry the colours of the scheme shown when the document was made.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
+from parler_desktop.ui.appearance.theme import theme
 from parler_desktop.ui.timeline.inline_markdown import KINDS, inline_runs
 from parler_desktop.ui.timeline.message_links import link_message_addresses
 
@@ -40,7 +42,6 @@ FEATURES = QTextDocument.MarkdownFeature(
 )
 
 HEADING_SCALE = {1: 1.3, 2: 1.15}  # deeper levels: body size, bold
-CODE_SHADE = QColor(127, 127, 127, 40)  # grey at low alpha reads on light and dark themes alike
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LIST_ITEM = re.compile(r" {0,3}(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 INLINE_SAMPLE = "plain **strong** *emphasis* `code`"  # a run of each kind (``inline_markdown``)
@@ -113,7 +114,12 @@ def import_markdown(document: SafeTextDocument, text: str) -> SafeTextDocument:
     return document
 
 
-_INLINE_FORMATS: dict[str, InlineFormats | None] = {}  # by the key of the document's font
+_INLINE_FORMATS: dict[tuple[str, str], InlineFormats | None] = {}  # by the document's font and the code shade
+
+
+def code_shade() -> QColor:
+    """Code's ground: the scheme's translucent shade, over whatever row it is on."""
+    return QColor(theme.colours.code_shade)
 
 
 def _inline_formats(font: QFont) -> InlineFormats | None:
@@ -122,14 +128,14 @@ def _inline_formats(font: QFont) -> InlineFormats | None:
     read once per font from what it made of ``INLINE_SAMPLE``. None if some kind of run is not
     found there as a run of its own (another Qt might split it otherwise): then every line takes
     the importer's way."""
-    key = font.key()
+    key = (font.key(), theme.colours.code_shade)
     if key not in _INLINE_FORMATS:
         sample = QTextDocument()
         sample.setDefaultFont(font)
         sample.setMarkdown(INLINE_SAMPLE, FEATURES)
         runs = {kind: QTextCharFormat(f.charFormat()) for f in _fragments(sample.begin()) if (kind := f.text().strip()) in KINDS}
         if runs.keys() == KINDS:
-            runs["code"].setBackground(CODE_SHADE)
+            runs["code"].setBackground(code_shade())
             _INLINE_FORMATS[key] = InlineFormats(QTextBlockFormat(sample.begin().blockFormat()), runs)
         else:
             _INLINE_FORMATS[key] = None
@@ -185,14 +191,14 @@ def _shade_code(document: QTextDocument, text: str) -> None:
     by searching for its words shaded the wrong characters when the same characters ran up to
     it: in ``a`aa` `` the search found the plain ``a`` and the first of code.)"""
     code = QTextCharFormat()
-    code.setBackground(CODE_SHADE)
+    code.setBackground(code_shade())
     spans: list[tuple[int, int]] = []
     block = document.begin()
     while block.isValid():
         if block.blockFormat().nonBreakableLines():
             shaded = QTextBlockFormat()
             shaded.setNonBreakableLines(False)
-            shaded.setBackground(CODE_SHADE)
+            shaded.setBackground(code_shade())
             QTextCursor(block).mergeBlockFormat(shaded)
         elif "`" in text:
             spans += [(f.position(), f.length()) for f in _fragments(block) if f.charFormat().fontFixedPitch()]

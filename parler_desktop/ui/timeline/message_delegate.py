@@ -3,7 +3,7 @@ buttons into signals.
 
 Verification is quiet (a small ✓ with a tooltip); an invalid signature is loud: a warning band
 across the row, the text hidden until "Show anyway". Where each piece goes is
-``message_layout``; colours come from the palette, so a dark theme stays readable.
+``message_layout``; colours come from the scheme's palette (``ui/appearance/theme.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from parler_desktop.app.display_text import display_text
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.protocol.readable import readable
 from parler_desktop.protocol.values import SignatureState
+from parler_desktop.ui.appearance.theme import theme
 from parler_desktop.ui.timeline.links import link_tooltip
 from parler_desktop.ui.timeline.markdown import markdown_document
 from parler_desktop.ui.timeline.message_layout import DATE_HEIGHT, DIVIDER_HEIGHT, PAD, WARNING, LayoutCache, RowLayout, body_width, fit_width, shows_role
@@ -27,31 +28,19 @@ from parler_desktop.ui.timeline.row_painting import paint_card, paint_rule, pain
 from parler_desktop.ui.timeline.row_sizes import RowSizes
 from parler_desktop.ui.timeline.row_text import full_date, shown_name
 
-MINE_TINT = QColor(66, 133, 244, 28)
-MENTION_TINT = QColor(255, 193, 7, 45)
-MENTION_BAR = QColor(230, 145, 0)
-DIVIDER = QColor(220, 60, 60)
-WARNING_BAND = QColor(198, 40, 40, 200)
 FADE_LINES = 3  # a folded body fades out over its last lines…
 FADE_END = 0.8  # …leaving its last line faint but whole, so it does not look cut in half
-SIGNATURE_ICONS = {
-    SignatureState.VALID: ("✓", QColor(46, 125, 50), "Verified: signed by the sender's key, unchanged since."),
+SIGNATURE_ICONS = {  # the mark, its colour in the palette (None: the muted text's), what it means
+    SignatureState.VALID: ("✓", "signed", "Verified: signed by the sender's key, unchanged since."),
     SignatureState.UNSIGNED: ("○", None, "Not signed: the sender's client does not sign its messages."),
-    SignatureState.INVALID: ("✗", QColor(198, 40, 40), "Invalid signature: this message may have been altered or forged."),
+    SignatureState.INVALID: ("✗", "forged", "Invalid signature: this message may have been altered or forged."),
 }
-NAME_COLOURS = [QColor(c) for c in ("#1565c0", "#6a1b9a", "#2e7d32", "#ad1457", "#00838f", "#4e342e", "#283593")]
 
 
-def name_colour(agent_id: str, palette: QPalette) -> QColor:
-    """A stable colour per author, lightened on a dark background so it stays readable."""
-    colour = NAME_COLOURS[sum(agent_id.encode()) % len(NAME_COLOURS)]
-    return colour.lighter(190) if palette.color(QPalette.ColorRole.Base).lightness() < 128 else colour
-
-
-def over(tint: QColor, base: QColor) -> QColor:
-    """The opaque colour of ``tint`` painted over ``base`` (what a fade must end in)."""
-    alpha = tint.alphaF()
-    return QColor.fromRgbF(*(t * alpha + b * (1 - alpha) for t, b in zip(tint.getRgbF()[:3], base.getRgbF()[:3])))
+def name_colour(agent_id: str) -> QColor:
+    """A stable colour per author, from the scheme's names (each readable on every row ground)."""
+    names = theme.colours.names
+    return QColor(names[sum(agent_id.encode()) % len(names)])
 
 
 class MessageDelegate(QStyledItemDelegate):
@@ -71,6 +60,12 @@ class MessageDelegate(QStyledItemDelegate):
         self.sizes = RowSizes()
         self.selection: tuple[str, int, int] | None = None  # entry key, start, end in its body
         self.answered: Callable[[str], bool] = lambda _message_id: False  # the human acted on that request
+        theme.changed.connect(self._forget_layouts)
+
+    def _forget_layouts(self) -> None:
+        """A new scheme: bodies are made again (Markdown links and code shading carry its colours)."""
+        self.layouts.clear()
+        self.sizes.clear()
 
     def set_identity(self, agent_id: str, name: str, role: str | None) -> None:
         self.layouts.my_id = agent_id
@@ -148,14 +143,14 @@ class MessageDelegate(QStyledItemDelegate):
             paint_rule(painter, option, QRect(0, 0, width, DATE_HEIGHT), layout.context.day, option.palette.color(QPalette.ColorRole.PlaceholderText))
             top += DATE_HEIGHT
         if layout.context.divider:
-            paint_rule(painter, option, QRect(0, top, width, DIVIDER_HEIGHT), "New messages", DIVIDER)
+            paint_rule(painter, option, QRect(0, top, width, DIVIDER_HEIGHT), "New messages", QColor(theme.colours.divider))
             top += DIVIDER_HEIGHT
         message_area = QRect(0, top, width, layout.height - top)  # below the date and the divider
         tint = self._row_tint(option, entry, layout, selected)
         if tint is not None:
             painter.fillRect(message_area, tint)
         if layout.mentions_me and not selected:
-            painter.fillRect(QRect(0, top, 3, message_area.height()), MENTION_BAR)
+            painter.fillRect(QRect(0, top, 3, message_area.height()), QColor(theme.colours.mention_bar))
         if not layout.context.grouped:
             self._paint_header(painter, option, entry, layout)
         self._paint_icon(painter, option, layout)
@@ -165,8 +160,8 @@ class MessageDelegate(QStyledItemDelegate):
             painter.setPen(option.palette.color(QPalette.ColorRole.Link))
             painter.drawText(layout.reply_rect, Qt.AlignmentFlag.AlignLeft, option.fontMetrics.elidedText(layout.reply_text, Qt.TextElideMode.ElideRight, layout.reply_rect.width()))
         if layout.band is not None:
-            painter.fillRect(layout.band, WARNING_BAND)
-            painter.setPen(QColor("white"))
+            painter.fillRect(layout.band, QColor(theme.colours.warning_band))
+            painter.setPen(QColor(theme.colours.warning_text))
             painter.drawText(layout.band.adjusted(PAD, 0, -PAD, 0), Qt.AlignmentFlag.AlignVCenter, option.fontMetrics.elidedText(WARNING, Qt.TextElideMode.ElideRight, layout.band.width() - 2 * PAD))
         if layout.body is not None:
             self._paint_body(painter, option, entry, layout, tint)
@@ -182,10 +177,10 @@ class MessageDelegate(QStyledItemDelegate):
 
     def _row_tint(self, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout, selected: bool) -> QColor | None:
         if selected:
-            return option.palette.color(QPalette.ColorRole.Highlight).lighter(170)
+            return QColor(theme.colours.selected_row)
         if layout.mentions_me:
-            return MENTION_TINT
-        return MINE_TINT if entry.mine else None
+            return QColor(theme.colours.mention_row)
+        return QColor(theme.colours.mine_row) if entry.mine else None
 
     def _paint_body(self, painter: QPainter, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout, tint: QColor | None) -> None:
         """The body (with the reader's selection), cut at its fold and fading out there."""
@@ -207,8 +202,7 @@ class MessageDelegate(QStyledItemDelegate):
             context.selections = [chosen]
         layout.body.documentLayout().draw(painter, context)
         if layout.folded:
-            base = option.palette.color(QPalette.ColorRole.Base)
-            background = over(tint, base) if tint is not None else base
+            background = tint if tint is not None else option.palette.color(QPalette.ColorRole.Base)
             fade = min(layout.body_height, round(FADE_LINES * option.fontMetrics.lineSpacing()))
             gradient = QLinearGradient(0, layout.body_height - fade, 0, layout.body_height)
             for at, alpha in ((0.0, 0.0), (1.0, FADE_END)):
@@ -279,7 +273,7 @@ class MessageDelegate(QStyledItemDelegate):
         bold = QFont(option.font)
         bold.setBold(True)
         painter.setFont(bold)
-        painter.setPen(name_colour(entry.sender_id, option.palette))
+        painter.setPen(name_colour(entry.sender_id))
         name = shown_name(entry)
         painter.drawText(QPoint(PAD, y + metrics.ascent()), name)
         x = PAD + painter.fontMetrics().horizontalAdvance(name) + 8
@@ -304,7 +298,7 @@ class MessageDelegate(QStyledItemDelegate):
             return
         mark, colour, _tip = SIGNATURE_ICONS[layout.signature]
         painter.setFont(option.font)
-        painter.setPen(colour or option.palette.color(QPalette.ColorRole.PlaceholderText))
+        painter.setPen(QColor(getattr(theme.colours, colour)) if colour else option.palette.color(QPalette.ColorRole.PlaceholderText))
         painter.drawText(layout.icon_rect, Qt.AlignmentFlag.AlignCenter, mark)
 
     def _reply_preview(self, message_id: str) -> str:

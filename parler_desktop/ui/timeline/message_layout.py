@@ -115,6 +115,7 @@ class LayoutCache:
     def clear(self) -> None:
         self._rows.clear()
         self._documents.clear()
+        self._spare = None  # (made in the colours of its time)
 
     def _document(self, entry: TimelineEntry, font: QFont) -> QTextDocument:
         document = self._documents.get(entry.key)

@@ -1,7 +1,7 @@
 """Painting the pieces of a timeline row other than its text: rules (date separators, the
 "New messages" divider), part cards (with Reply / Hand back / Done on a request) and an unsent
 post's status with Retry / Discard.
-Colours come from the palette, so a dark theme stays readable.
+Colours come from the scheme's palette (``ui/appearance/theme.py``).
 """
 
 from __future__ import annotations
@@ -11,11 +11,8 @@ from PySide6.QtGui import QColor, QFont, QPainter, QPalette
 from PySide6.QtWidgets import QStyleOptionViewItem
 
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
+from parler_desktop.ui.appearance.theme import theme
 from parler_desktop.ui.timeline.message_layout import CARD_PAD, PAD, CardLayout, RowLayout
-
-HANDOFF_TINT = QColor(255, 152, 0, 60)
-CARD_TINT = QColor(127, 127, 127, 28)
-FAILED = QColor(198, 40, 40)
 
 
 def paint_rule(painter: QPainter, option: QStyleOptionViewItem, area: QRect, label: str, colour: QColor) -> None:
@@ -36,7 +33,7 @@ def paint_card(painter: QPainter, option: QStyleOptionViewItem, layout: CardLayo
     every member of the part, and a Save… link for a file."""
     card, box, save = layout.card, layout.box, layout.save
     painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(HANDOFF_TINT if card.highlight else CARD_TINT)
+    painter.setBrush(QColor(theme.colours.handoff_card if card.highlight else theme.colours.card))
     painter.drawRoundedRect(box, 5, 5)
     metrics = option.fontMetrics
     text_right = (save.left() if save else box.right()) - CARD_PAD
@@ -65,7 +62,7 @@ def paint_card(painter: QPainter, option: QStyleOptionViewItem, layout: CardLayo
 def paint_status(painter: QPainter, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout) -> None:
     """An unsent post's status line, with Retry and Discard when it failed."""
     metrics = option.fontMetrics
-    colour = FAILED if entry.is_failed else option.palette.color(QPalette.ColorRole.PlaceholderText)
+    colour = QColor(theme.colours.failed) if entry.is_failed else option.palette.color(QPalette.ColorRole.PlaceholderText)
     painter.setPen(colour)
     painter.drawText(QPoint(PAD, layout.status_top + 2 + metrics.ascent()), layout.status_text)
     for name, rect in layout.buttons.items():

@@ -1,0 +1,1 @@
+"""Light and dark: which scheme the window shows, and every colour of each."""

@@ -1,0 +1,1 @@
+"""The chosen scheme's colours applied to the application, and View → Appearance."""
