@@ -14,8 +14,8 @@ from collections import deque
 from collections.abc import Sequence
 
 from parler_desktop.client.clock import Clock
-from parler_desktop.client.connection import HubConnection, ReplyKind, expect
-from parler_desktop.client.errors import BadReply, HubRefused
+from parler_desktop.client.connection import HubConnection, ReplyKind
+from parler_desktop.client.errors import BadReply, HubRefused, OutOfTurn
 from parler_desktop.protocol import errors as codes
 from parler_desktop.protocol.frames import ClientFrame, ErrorFrame, HubFrame
 
@@ -111,7 +111,10 @@ class PacedRequester:
             return True
         return False
 
+    def reject(self, error: OutOfTurn) -> OutOfTurn:
+        return self._conn.reject(error)
+
     def _accepted(self, reply: object, kind: ReplyKind, frame: ClientFrame) -> HubFrame:
-        result = expect(reply, kind, frame.TAG)
+        result = self._conn.fit(frame, reply, kind)  # type: ignore[arg-type]
         self._pacer.relieve()
         return result

@@ -98,7 +98,7 @@ class HubSession:
             store, self._commit, self._emit, self._clock, mentions_me=self._mentions_me, show_early=self._arrivals.announce,
             page_size=self.tuning.page_size, on_marked=lambda room: self._read_markers.on_marked(room),
         )
-        self._outbox = Outbox(store, self._commit, self._clock, on_sent=self._on_sent)
+        self._outbox = Outbox(store, self._commit, self._clock, my_id=identity.agent_id, on_sent=self._on_sent)
         self._read_markers = ReadMarkers(
             store, self._commit, self._emit, self._sync.mark, self._arrivals.up_to, self._sync.pull_for_reader
         )
@@ -328,10 +328,10 @@ class HubSession:
 
     # ---- glue --------------------------------------------------------------------------------
 
-    def _on_sent(self, item: OutboxItem) -> None:
+    async def _on_sent(self, item: OutboxItem, copy: StoredMessage) -> None:
         self._other_posts.saw(item)
-        if self.sync_messages and item.seq is not None:
-            self._sync.fetch_sent(item.room, item.seq)  # our own message with its seq, into the store
+        if self.sync_messages:
+            self._sync.take_sent(copy)  # our own message as the hub keeps it, into the store
             self._sync.mark_dirty(item.room)  # and, once the room is quiet, the history up to it: the
             # sync mark reaches the post, so the human's having seen it can be acknowledged
 
