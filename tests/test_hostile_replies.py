@@ -79,7 +79,7 @@ class PageOfAnotherRoom(Misbehaviour):
 async def test_a_page_of_another_room_moves_nothing_and_the_session_reconnects(
     hub, raw_agent, session_factory, proxy_for, caplog
 ):
-    caplog.set_level(logging.WARNING)
+    caplog.set_level(logging.INFO)
     bot = await raw_agent(hub.url, name="bot")
     human = Identity.generate()
     await member_of(hub.url, human, await invite_code(bot, "team"))
@@ -274,3 +274,62 @@ async def test_a_page_that_does_not_advance_stops_that_rooms_catch_up(
     await wait_for(lambda: proxy.requests["rooms"] >= rooms_calls + 3, "three reconciliations")  # FAST: one a second
     assert lie.team_pulls - pulls_when_live <= 1  # held back: no hot loop
     assert await session.store.call(LocalStore.sync_mark, "team") in (0, None, 5)
+
+
+# ---- the same cases through the commands ---------------------------------------------------------
+
+
+async def joined_home(tmp_path: Any, hub_url: str, bot: Any, *rooms: str) -> Any:
+    """A home whose identity joined ``rooms`` (through the honest hub: ``join``)."""
+    from support.cli_runner import run_cli
+
+    home = tmp_path / "home"
+    for room in rooms:
+        joined = await run_cli(home, "join", "--hub", hub_url, await invite_code(bot, room))
+        assert joined.status == 0, joined.stderr
+    return home
+
+
+async def test_listen_prints_the_room_asked_for_never_a_page_of_another(hub, raw_agent, proxy_for, tmp_path):
+    import json
+
+    from support.cli_runner import run_cli
+
+    bot = await raw_agent(hub.url, name="bot")
+    home = await joined_home(tmp_path, hub.url, bot, "team")
+    for n in range(5):
+        await say(bot, "team", f"team {n}")
+    proxy = await proxy_for(PageOfAnotherRoom())
+    listened = await run_cli(home, "listen", "--hub", proxy.url, "--once", "--json")
+    assert listened.status == 0, listened.stderr
+    printed = [json.loads(line) for line in listened.stdout.splitlines()]
+    assert [(m["room"], m["parts"][0]["text"]) for m in printed] == [("team", f"team {n}") for n in range(5)]
+    assert listened.stderr.count("with a pulled of room 'other'") == 1, listened.stderr
+    assert "Traceback" not in listened.stderr
+
+
+async def test_send_answered_with_a_pong_reconnects_and_sends_once(hub, raw_agent, proxy_for, tmp_path):
+    from support.cli_runner import run_cli
+
+    bot = await raw_agent(hub.url, name="bot")
+    home = await joined_home(tmp_path, hub.url, bot, "team")
+    proxy = await proxy_for(PongForSend())
+    sent = await run_cli(home, "send", "--hub", proxy.url, "--room", "team", "hello")
+    assert sent.status == 0, sent.stderr
+    history = await hub_history(bot)
+    assert [(m["seq"], m["parts"][0]["text"]) for m in history] == [(int(sent.stdout), "hello")]
+    assert "the hub answered send with a 'pong'" in sent.stderr and "Traceback" not in sent.stderr
+
+
+@pytest.mark.parametrize("lie", ["never stored", "another author's seq"])
+async def test_send_never_prints_a_seq_the_hub_did_not_keep(hub, raw_agent, proxy_for, tmp_path, lie):
+    from support.cli_runner import run_cli
+
+    bot = await raw_agent(hub.url, name="bot")
+    home = await joined_home(tmp_path, hub.url, bot, "team")
+    bots_seq = await say(bot, "team", "bot's own")
+    bots_id = (await hub_history(bot))[0]["id"]
+    proxy = await proxy_for(SentButNotStored() if lie == "never stored" else AnotherAuthorsSeq(bots_seq, bots_id))
+    sent = await run_cli(home, "send", "--hub", proxy.url, "--room", "team", "mine")
+    assert (sent.status, sent.stdout) == (1, ""), sent.stderr
+    assert f"not sent: The hub did not keep this ({NOT_KEPT})" in sent.stderr

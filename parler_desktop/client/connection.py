@@ -162,11 +162,10 @@ class HubConnection:
             self._ws.transport.abort()
 
     def reject(self, error: OutOfTurn) -> OutOfTurn:
-        """A reply did not fit its request (``reply_fit``): say what, once, and drop the line;
-        returns ``error`` to raise."""
+        """A reply did not fit its request (``reply_fit``): drop the line, logging what did not
+        fit once (``abort``); returns ``error`` to raise."""
         if self.fault is None and not self.is_closed:
             self.fault = error
-            log.warning("%s; dropping the connection", error)
             self.abort(str(error))
         return error
 
