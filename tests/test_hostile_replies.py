@@ -15,7 +15,10 @@ from parler_desktop.client.outbox import NOT_KEPT
 from parler_desktop.identity import Identity
 from parler_desktop.store import LocalStore
 from support.client_harness import FAST, session_factory, wait_for  # noqa: F401  (fixture)
-from support.hostile_hub import HostileHub, Link, Misbehaviour
+from support.hostile_hub import HostileHub, Misbehaviour
+from support.hub_lies import (
+    AnotherAuthorsSeq, PageOfAnotherRoom, PongForSend, SentButNotStored, StaleSent, StuckPage,
+)
 from support.peer_ops import hub_history, invite_code, say
 
 pytestmark = pytest.mark.timeout(60)
@@ -57,25 +60,6 @@ def no_bug_reports(caplog: pytest.LogCaptureFixture, log: Any) -> None:
     assert not [n for n in log.of(Notice) if "Internal error" in n.text]
 
 
-def fake_message(seq: int, room: str, text: str) -> dict:
-    return {"seq": seq, "id": f"fake-{seq}", "room": room, "from": {"id": "UFAKE", "name": "mallory"},
-            "parts": [{"kind": "text", "text": text}], "ts": 1_700_000_000_000}
-
-
-class PageOfAnotherRoom(Misbehaviour):
-    """The first pull of 'team' is answered with a page of room 'other'."""
-
-    def __init__(self) -> None:
-        self.lied = False
-
-    def request(self, link: Link, frame: dict) -> list | None:
-        if frame.get("op") == "pull" and frame.get("room") == "team" and frame.get("limit") and not self.lied:
-            self.lied = True
-            messages = [fake_message(900 + n, "other", f"other {n}") for n in range(5)]
-            return [{"type": "pulled", "room": "other", "messages": messages, "cursor": 0}]
-        return None
-
-
 async def test_a_page_of_another_room_moves_nothing_and_the_session_reconnects(
     hub, raw_agent, session_factory, proxy_for, caplog
 ):
@@ -88,7 +72,7 @@ async def test_a_page_of_another_room_moves_nothing_and_the_session_reconnects(
     proxy = await proxy_for(lie)
     session, log = await session_factory(proxy.url, identity=human)
     await log.wait_until(lambda: len(log.messages("team")) == 5, "team's five messages")
-    assert lie.lied
+    assert lie.lies == 1
     assert [m.text for m in log.messages("team")] == [f"team {n}" for n in range(5)]
     assert await session.store.call(LocalStore.sync_mark, "team") == seqs[-1]  # the lie moved no mark
     assert not [m for m in log.messages() if m.room == "other" or m.seq >= 900]
@@ -97,19 +81,6 @@ async def test_a_page_of_another_room_moves_nothing_and_the_session_reconnects(
     assert proxy.links >= 2
     assert len([r for r in caplog.records if "'other'" in r.getMessage()]) == 1  # logged once
     no_bug_reports(caplog, log)
-
-
-class PongForSend(Misbehaviour):
-    """The first ``send`` never reaches the hub: it is answered with a ``pong``."""
-
-    def __init__(self) -> None:
-        self.lied = False
-
-    def request(self, link: Link, frame: dict) -> list | None:
-        if frame.get("op") == "send" and not self.lied:
-            self.lied = True
-            return [{"type": "pong"}]
-        return None
 
 
 async def test_a_pong_for_a_send_is_no_bug_and_the_post_goes_out_once(hub, raw_agent, session_factory, proxy_for, caplog):
@@ -126,21 +97,6 @@ async def test_a_pong_for_a_send_is_no_bug_and_the_post_goes_out_once(hub, raw_a
     assert out_of_turn(log) and "'pong'" in out_of_turn(log)[0].detail
     assert proxy.links == 2  # one reconnect, with backoff, not a loop
     no_bug_reports(caplog, log)
-
-
-class StaleSent(Misbehaviour):
-    """Every ``send`` after the first is answered, on the first connection, with the first's ``sent``."""
-
-    def __init__(self) -> None:
-        self.first: dict | None = None
-
-    def reply(self, link: Link, reply: dict, request: dict | None) -> list:
-        if reply.get("type") == "sent" and link.number == 1:
-            if self.first is None:
-                self.first = reply
-            else:
-                return [self.first]
-        return [reply]
 
 
 async def test_a_stale_sent_is_out_of_turn_and_each_post_keeps_its_own_seq(hub, raw_agent, session_factory, proxy_for):
@@ -162,23 +118,11 @@ async def test_a_stale_sent_is_out_of_turn_and_each_post_keeps_its_own_seq(hub, 
     assert out_of_turn(log)
 
 
-class SentButNotStored(Misbehaviour):
-    """``send`` is answered with a ``sent`` for a seq the hub never stored, until told to stop."""
-
-    def __init__(self) -> None:
-        self.lying = True
-
-    def request(self, link: Link, frame: dict) -> list | None:
-        if frame.get("op") == "send" and self.lying:
-            return [{"type": "sent", "id": "never-stored", "seq": 6, "room": "team"}]
-        return None
-
-
 async def test_a_sent_for_a_message_never_stored_leaves_the_post_to_send_again(hub, raw_agent, session_factory, proxy_for):
     bot = await raw_agent(hub.url, name="bot")
     human = Identity.generate()
     await member_of(hub.url, human, await invite_code(bot, "team"))
-    lie = SentButNotStored()
+    lie = SentButNotStored(times=None)
     proxy = await proxy_for(lie)
     session, log = await session_factory(proxy.url, identity=human)
     await log.wait_state(ConnectionState.LIVE)
@@ -188,22 +132,11 @@ async def test_a_sent_for_a_message_never_stored_leaves_the_post_to_send_again(h
     assert (failed.error_code, failed.seq, failed.message_id) == (NOT_KEPT, None, None)
     assert not [e for e in log.outbox(item.client_id) if e.item.status is OutboxStatus.SENT]
     assert await hub_history(bot) == []
-    lie.lying = False
+    lie.stop()
     await session.retry_outbox(item.client_id)  # Send again: the same clientId
     await log.wait_until(lambda: log.outbox(item.client_id)[-1].item.status is OutboxStatus.SENT, "sent again")
     history = await hub_history(bot)
     assert [(m["seq"], m["parts"][0]["text"]) for m in history] == [(log.outbox(item.client_id)[-1].item.seq, "keep me")]
-
-
-class AnotherAuthorsSeq(Misbehaviour):
-    """``send`` reaches the hub, and its ``sent`` names the seq and id of bot's message."""
-
-    def __init__(self, seq: int, message_id: str) -> None:
-        self.claim = {"type": "sent", "id": message_id, "seq": seq, "room": "team"}
-        self.lying = True
-
-    def reply(self, link: Link, reply: dict, request: dict | None) -> list:
-        return [self.claim] if reply.get("type") == "sent" and self.lying else [reply]
 
 
 async def test_another_authors_seq_never_replaces_the_post(hub, raw_agent, session_factory, proxy_for):
@@ -219,38 +152,13 @@ async def test_another_authors_seq_never_replaces_the_post(hub, raw_agent, sessi
     item = await session.post("team", "mine")
     await log.wait_until(lambda: log.outbox(item.client_id)[-1].item.status is OutboxStatus.FAILED, "the post failed")
     assert log.outbox(item.client_id)[-1].item.error_code == NOT_KEPT
-    lie.lying = False
-    await session.retry_outbox(item.client_id)
+    await session.retry_outbox(item.client_id)  # (it lied once)
     await log.wait_until(lambda: log.outbox(item.client_id)[-1].item.status is OutboxStatus.SENT, "sent again")
     history = await hub_history(bot)
     assert [m["parts"][0]["text"] for m in history] == ["bot's own", "mine"]  # once: the same clientId
     assert log.outbox(item.client_id)[-1].item.seq == history[1]["seq"]
     await log.wait_until(lambda: len(log.messages("team")) == 2, "both messages stored")
     assert [(m.text, m.sender.id) for m in log.messages("team")] == [("bot's own", bot.id), ("mine", human.agent_id)]
-
-
-class StuckPage(Misbehaviour):
-    """Every pull of 'team' after its first page gets that first page again (``reverse``: its
-    messages in descending order, seqs going backwards)."""
-
-    def __init__(self, reverse: bool = False) -> None:
-        self.first: dict | None = None
-        self.reverse = reverse
-        self.team_pulls = 0
-
-    def request(self, link: Link, frame: dict) -> list | None:
-        if frame.get("op") == "pull" and frame.get("room") == "team" and frame.get("limit"):
-            self.team_pulls += 1
-            if self.first is not None and frame.get("since"):
-                return [self.first]
-        return None
-
-    def reply(self, link: Link, reply: dict, request: dict | None) -> list:
-        if request and request.get("room") == "team" and request.get("limit") and self.first is None:
-            messages = reply["messages"][::-1] if self.reverse else reply["messages"]
-            self.first = {**reply, "messages": messages}
-            return [self.first]
-        return [reply]
 
 
 @pytest.mark.parametrize("reverse", [False, True], ids=["same page again", "seqs backwards"])

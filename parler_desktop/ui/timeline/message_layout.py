@@ -27,7 +27,7 @@ from parler_desktop.protocol.values import SignatureState
 from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.ui.timeline.cards import Card, card_for
 from parler_desktop.ui.timeline.markdown import SafeTextDocument, blank_document, fill_document
-from parler_desktop.ui.timeline.row_text import fold, format_time, shown_name, shown_text, status_text
+from parler_desktop.ui.timeline.row_text import button_label, fold, format_time, shown_name, shown_text, status_text
 
 PAD = 8
 GAP = 4
@@ -110,7 +110,7 @@ class LayoutCache:
         self.my_id = ""
         self.my_name = ""
         self.my_role: str | None = None
-        self.online = True  # the session is live (an unsent post says "Sending…", not "Waiting…")
+        self.online = True  # the session sends, live or catching up (an unsent post says "Sending…", not "Waiting…")
 
     def clear(self) -> None:
         self._rows.clear()
@@ -275,8 +275,8 @@ class LayoutCache:
         if status:
             if entry.is_failed:
                 x = PAD + metrics.horizontalAdvance(status) + 12
-                for name, label in (("retry", "Retry"), ("discard", "Discard")):
-                    w = metrics.horizontalAdvance(label) + 16
+                for name in ("retry", "discard"):
+                    w = metrics.horizontalAdvance(button_label(entry, name)) + 16
                     buttons[name] = QRect(x, top, w, line + 4)
                     x += w + 6
             top += line + 4 + GAP

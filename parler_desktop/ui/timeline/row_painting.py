@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.ui.timeline.message_layout import CARD_PAD, PAD, CardLayout, RowLayout
+from parler_desktop.ui.timeline.row_text import button_label
 
 HANDOFF_TINT = QColor(255, 152, 0, 60)
 CARD_TINT = QColor(127, 127, 127, 28)
@@ -63,13 +64,13 @@ def paint_card(painter: QPainter, option: QStyleOptionViewItem, layout: CardLayo
 
 
 def paint_status(painter: QPainter, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout) -> None:
-    """An unsent post's status line, with Retry and Discard when it failed."""
+    """An unsent post's status line, with Retry (or Send again) and Discard when it failed."""
     metrics = option.fontMetrics
     colour = FAILED if entry.is_failed else option.palette.color(QPalette.ColorRole.PlaceholderText)
     painter.setPen(colour)
     painter.drawText(QPoint(PAD, layout.status_top + 2 + metrics.ascent()), layout.status_text)
     for name, rect in layout.buttons.items():
-        paint_button(painter, option, rect, name.capitalize())
+        paint_button(painter, option, rect, button_label(entry, name))
 
 
 def paint_button(painter: QPainter, option: QStyleOptionViewItem, rect: QRect, label: str) -> None:
