@@ -239,7 +239,7 @@ class ConnectionLifecycle:
                     timeout=tune.pong_timeout_secs,
                 ),
             )
-            link.spawn("outbox", _until_lost(self._outbox.run(request)))
+            link.spawn("outbox", _until_lost(self._outbox.run(self.requester(conn, urgent=True))))
             if self._sync_messages:
                 pushed = await self._subscribe(request)
                 link.spawn("deliveries", self._pump(conn))
@@ -278,8 +278,9 @@ class ConnectionLifecycle:
 
     # ---- requests ----------------------------------------------------------------------------
 
-    def requester(self, conn: HubConnection) -> Requester:
-        return PacedRequester(conn, self._pacer, self.tuning.reply_timeout_secs)
+    def requester(self, conn: HubConnection, *, urgent: bool = False) -> Requester:
+        """``urgent``: the human's requests, which may use the budget's reserve (``pacing``)."""
+        return PacedRequester(conn, self._pacer, self.tuning.reply_timeout_secs, urgent=urgent)
 
     async def connection(self) -> HubConnection:
         """The authenticated connection, waiting for one; SessionClosed when none will come."""
@@ -299,7 +300,7 @@ class ConnectionLifecycle:
         while True:
             conn = await self.connection()
             try:
-                return await self.requester(conn)(frame, kind)
+                return await self.requester(conn, urgent=True)(frame, kind)
             except OutOfTurn:
                 raise  # the hub answered: asking again would not make it answer this
             except ConnectionLost:

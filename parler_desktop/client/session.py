@@ -25,7 +25,7 @@ from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, State
 from parler_desktop.client.hub_identity import load_hub_identity
 from parler_desktop.client.lifecycle import ConnectionLifecycle
 from parler_desktop.client.outbox import FINISHED_ITEM_KEEP_SECS, Outbox, build_item
-from parler_desktop.client.pacing import RequestPacer
+from parler_desktop.client.pacing import RequestPacer, reserve_for
 from parler_desktop.client.read_markers import ReadMarkers
 from parler_desktop.client.other_posts import OtherPosts
 from parler_desktop.client.roster import RosterWatcher
@@ -91,7 +91,8 @@ class HubSession:
         self._clock: Clock = clock or SystemClock()
         self._owns_store = False
         self._listeners: list[Listener] = []
-        self._pacer = RequestPacer(self._clock, per_window=self.tuning.ops_per_minute)
+        per_minute = self.tuning.ops_per_minute
+        self._pacer = RequestPacer(self._clock, per_window=per_minute, reserved=reserve_for(per_minute))
         self._commit = Committer(store, self._emit)
         self._arrivals = Arrivals(self._emit, signature_of)  # pushes shown before they are stored
         self._sync = RoomSync(
