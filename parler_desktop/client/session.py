@@ -332,7 +332,7 @@ class HubSession:
     async def _on_sent(self, item: OutboxItem, copy: StoredMessage) -> None:
         self._other_posts.saw(item)
         if self.sync_messages:
-            self._sync.take_sent(copy)  # our own message as the hub keeps it, into the store
+            await self._sync.store_sent(copy)  # our own message as the hub keeps it, into the store
             self._sync.mark_dirty(item.room)  # and, once the room is quiet, the history up to it: the
             # sync mark reaches the post, so the human's having seen it can be acknowledged
 

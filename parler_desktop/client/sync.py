@@ -98,7 +98,6 @@ class RoomSync:
         self._pushed: set[str] = set()
         self._dirty: set[str] = set()
         self._sent: list[tuple[str, int]] = []  # posts another process got accepted, to fetch and store
-        self._sent_copies: list[StoredMessage] = []  # our posts as a pull showed them, to store
         self._restored = False  # the settled counts persisted by earlier processes were read
         self._holding: dict[str, list[StoredMessage]] | None = None  # pushes held during catch-up
         self._hold_all = False  # hold every room's pushes (the room list is not known yet)
@@ -130,11 +129,13 @@ class RoomSync:
         self._sent.append((room, seq))
         self._kick.set()
 
-    def take_sent(self, message: StoredMessage) -> None:
-        """Our own post as the hub keeps it (the outbox pulled it to confirm it): stored by the
-        run loop, as ``fetch_sent`` stores another process's."""
-        self._sent_copies.append(message)
-        self._kick.set()
+    async def store_sent(self, message: StoredMessage) -> None:
+        """Our own post as the hub keeps it (the outbox pulled it to confirm it): stored now, or,
+        while a catch-up holds its room's pushes, right after that room's pulled pages."""
+        if self._holding is not None and (self._hold_all or message.room in self._holding):
+            self._holding.setdefault(message.room, []).append(message)
+            return
+        await self.store_messages([message])
 
     def request_full(self) -> None:
         """Refresh rooms and reconcile now (after a wake, or a push for an unknown room)."""
@@ -430,9 +431,6 @@ class RoomSync:
         await self._pull_rooms(request, [by_name[name] for name in wanted if name in by_name], sorted(wanted - by_name.keys()))
 
     async def _store_sent(self, request: Requester) -> None:
-        if self._sent_copies:
-            copies, self._sent_copies = self._sent_copies, []
-            await self.store_messages(copies)
         while self._sent:
             room, seq = self._sent.pop(0)
             try:

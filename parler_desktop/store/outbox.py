@@ -81,6 +81,16 @@ class OutboxTables(StoreDatabase):
         return [(client_id, room, seq) for client_id, room, seq in rows]
 
     @guarded("reading the outbox", outbox=True)
+    def outbox_sent_after(self, room: str, seq: int) -> list[OutboxItem]:
+        """The posts of ``room`` the hub numbered above ``seq`` (the room's sync mark: posts whose
+        copy a pull may not have stored yet), oldest first."""
+        rows = self._outbox.db.execute(
+            f"SELECT {codec.OUTBOX_COLUMNS} FROM outbox WHERE status = ? AND room = ? AND seq > ? ORDER BY created_at, rowid",
+            (OutboxStatus.SENT.value, room, seq),
+        )
+        return [codec.outbox_from_row(row) for row in rows]
+
+    @guarded("reading the outbox", outbox=True)
     def outbox_holder(self, seq: int) -> str | None:
         """The client id of the sent post the hub numbered ``seq`` (seqs are hub-wide), if any:
         a ``sent`` for another post that names it is a reply out of turn (client/outbox.py)."""
