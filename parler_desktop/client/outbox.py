@@ -15,7 +15,6 @@ someone else leaves the post failed, "the hub did not keep this", to send again 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
