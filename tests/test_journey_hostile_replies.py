@@ -153,3 +153,35 @@ def test_a_post_the_hub_did_not_keep_stays_with_send_again(qtbot, qloop, tmp_pat
         assert [m["parts"][0]["text"] for m in history] == ["bot's own", "mine"]  # once: the same clientId
     finally:
         stop_desktop(qtbot, qloop, desktop)
+
+
+def test_a_page_that_never_advances_leaves_the_window_live_and_quiet(qtbot, qloop, tmp_path, hub_factory):
+    """Issue 47, item 4a: team's second page is its first again. The window shows what came,
+    says why the rest did not, stays live, and asks again only after a pause (it asked 478
+    times in 45 s)."""
+    from parler_desktop.hub import HubLimits
+    from support.hub_lies import StuckPage
+
+    roomy = hub_factory(limits=HubLimits().relaxed())  # 501 messages from one agent
+    peer = run_coroutine(qtbot, qloop, RawAgent.connect(roomy.url, name="bot"))
+    lie = StuckPage()
+    proxy = HostileHub.in_thread(roomy.url, lie)
+    desktop = start_desktop(qtbot, qloop, tmp_path / "home", proxy.url)
+    try:
+        invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": "team"}, "invited"))
+        for n in range(501):
+            say(qtbot, qloop, peer, f"team {n}")
+        run_coroutine(qtbot, qloop, desktop.bridge.session.redeem(invited["code"]))
+        status = desktop.window.statusBar()
+        qtbot.waitUntil(lambda: "does not advance" in status.currentMessage(), timeout=15_000)
+        assert status.currentMessage().startswith("Could not read room team:")
+        asked = lie.team_pulls
+        rooms_calls = proxy.requests["rooms"]
+        qtbot.waitUntil(lambda: proxy.requests["rooms"] > rooms_calls, timeout=30_000)  # a reconciliation since
+        assert lie.team_pulls == asked and desktop.bridge.is_live
+        click_room(qtbot, desktop, "team")
+        assert desktop.window.timeline_model.rowCount() > 0  # the first page is there
+    finally:
+        stop_desktop(qtbot, qloop, desktop)
+        proxy.stop()
+        run_coroutine(qtbot, qloop, peer.close())
