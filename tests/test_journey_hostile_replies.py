@@ -99,16 +99,20 @@ def post(qtbot, desktop: Any, text: str) -> None:
     qtbot.keyClick(composer, Qt.Key.Key_Return)
 
 
-def test_a_pong_for_a_post_says_out_of_turn_and_the_post_goes_out(qtbot, qloop, tmp_path, hub, bot, hostile):
+@pytest.mark.parametrize("layout", ["alone", "beside an honest hub"])
+def test_a_pong_for_a_post_says_out_of_turn_and_the_post_goes_out(qtbot, qloop, tmp_path, hub, hub_factory, bot, hostile, layout):
     lie = PongForSend(times=None)
     proxy = hostile(lie)
-    desktop = start_desktop(qtbot, qloop, tmp_path / "home", proxy.url)
+    honest = hub_factory().url if layout != "alone" else None
+    desktop = start_desktop(qtbot, qloop, tmp_path / "home", proxy.url, beside=honest)
     try:
         join_team(qtbot, qloop, desktop, bot)
         click_room(qtbot, desktop, "team")
         post(qtbot, desktop, "hello")
         out_of_turn_shown(qtbot, desktop)
         assert texts_shown(desktop)[-1][0] == "hello"  # still there, waiting
+        if honest is not None:  # the other hub carries on, live
+            assert desktop.hubs.entry(honest).bridge.is_live
         lie.stop()
         retry_now(qtbot, desktop)
         model = desktop.window.timeline_model
