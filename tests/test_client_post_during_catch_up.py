@@ -11,8 +11,7 @@ import pytest
 from parler_desktop.client.events import ConnectionState, MessagesPulled, OutboxStatus
 from parler_desktop.identity import Identity
 from support.client_harness import FAST, session_factory  # noqa: F401  (fixture)
-from support.peer_ops import hub_history, invite_code, say
-from support.raw_agent import RawAgent
+from support.peer_ops import hub_history, invite_code, member_of, say
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -22,12 +21,10 @@ ROOMS = 30
 async def test_a_post_during_a_long_catch_up_goes_out_at_once(hub, raw_agent, session_factory):
     bot = await raw_agent(hub.url, name="bot")
     human = Identity.generate()
-    line = await RawAgent.connect(hub.url, identity=human, name="human")
-    for number in range(ROOMS):
-        room = f"room-{number:02}"
-        await line.ok({"op": "redeem", "code": await invite_code(bot, room)}, "joined")
+    rooms = [f"room-{number:02}" for number in range(ROOMS)]
+    await member_of(hub.url, human, *[await invite_code(bot, room) for room in rooms])
+    for number, room in enumerate(rooms):
         await say(bot, room, f"hello {number}")
-    await line.close()
     # 20 requests a minute: the catch-up (a rooms call, 30 pulls, 30 cursors) takes minutes
     tuning = dataclasses.replace(FAST, ops_per_minute=20)
     session, log = await session_factory(hub.url, identity=human, tuning=tuning)

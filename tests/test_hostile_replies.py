@@ -19,7 +19,7 @@ from support.hostile_hub import HostileHub, Misbehaviour
 from support.hub_lies import (
     AnotherAuthorsSeq, PageOfAnotherRoom, PongForSend, SentButNotStored, StaleSent, StuckPage,
 )
-from support.peer_ops import hub_history, invite_code, say
+from support.peer_ops import hub_history, invite_code, member_of, say
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -36,18 +36,6 @@ async def proxy_for(hub) -> Any:
     yield start
     for proxy in started:
         await proxy.close()
-
-
-async def member_of(hub_url: str, identity: Identity, *codes: str) -> None:
-    """Redeem ``codes`` as ``identity`` on a line of its own (before its session starts)."""
-    from support.raw_agent import RawAgent
-
-    line = await RawAgent.connect(hub_url, identity=identity, name="human")
-    try:
-        for code in codes:
-            await line.ok({"op": "redeem", "code": code}, "joined")
-    finally:
-        await line.close()
 
 
 def out_of_turn(log: Any) -> list[StateChanged]:
