@@ -100,6 +100,18 @@ async def test_inbox_drops_the_oldest_when_full():
     assert await waiter == [9]
 
 
+async def test_pacer_keeps_its_reserve_for_urgent_requests():
+    clock = ManualClock()
+    pacer = RequestPacer(clock, per_window=4, window_secs=60, reserved=2)
+    await pacer.acquire()
+    clock.advance(10)
+    await pacer.acquire()
+    assert (pacer.delay(), pacer.delay(urgent=True)) == (50, 0)  # the background waits for the first to expire
+    await pacer.acquire(urgent=True)
+    await pacer.acquire(urgent=True)
+    assert (pacer.delay(), pacer.delay(urgent=True)) == (60, 50)
+
+
 async def test_pacer_spreads_requests_over_the_window_and_holds_after_rate_limited():
     clock = ManualClock()
     pacer = RequestPacer(clock, per_window=3, window_secs=60, first_hold_secs=2, max_hold_secs=8)

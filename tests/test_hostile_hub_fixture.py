@@ -43,6 +43,7 @@ async def test_a_lie_reaches_the_client(hub, raw_agent, tmp_path):
         assert (await run_cli(home, "join", "--hub", proxy.url, invited["code"])).status == 0
         sent = await run_cli(home, "send", "--hub", proxy.url, "--room", "team", "x")
         history = await hub_history(peer)
-        assert sent.stdout.strip() != str(history[0]["seq"])
+        assert [m["parts"][0]["text"] for m in history] == ["x"]  # the hub kept it, and said another seq:
+        assert (sent.status, sent.stdout) == (1, "") and "did not keep" in sent.stderr  # the client saw through it
     finally:
         await proxy.close()

@@ -8,7 +8,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import QAbstractItemView
 from support.qt_loop import qloop  # noqa: F401 - fixture
-from support.stored_session import add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
+from support.stored_session import ME, add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
 from parler_desktop.app.timeline.timeline_model import FOLLOW_WINDOW, PAGE_SIZE, TRIM_ROWS, TimelineModel
 from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
@@ -135,6 +135,26 @@ def test_failed_post_offers_retry_and_discard(qtbot, qloop, session, bridge):
     with qtbot.waitSignal(view.message_delegate.discardRequested) as discard:
         qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=top_left + layout.buttons["discard"].center())
     assert discard.args == ["c1"]
+
+
+def test_a_sent_post_whose_copy_is_not_stored_yet_is_shown_when_the_room_opens(qtbot, qloop, session, bridge):
+    """Issue 47, item 2: a post the hub took while a catch-up still held its room's pages (its
+    copy is stored after them) stays in the room when it is opened again meanwhile."""
+    add_messages(qtbot, qloop, session, [message(1, "team", "older")])
+    store_call(qtbot, qloop, session.store, LocalStore.set_sync_mark, "team", 1)
+    post = OutboxItem("c1", "team", ({"kind": "text", "text": "mine"},), 1_700_000_000.0, OutboxStatus.SENT, message_id="m7", seq=7)
+    store_call(qtbot, qloop, session.store, LocalStore.outbox_add, post)
+    model = TimelineModel(bridge)
+    view = TimelineView(model)
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.open_room("team")
+    assert [(model.entry(row).text, view.row_layout(model.index(row)).status_text) for row in range(model.rowCount())] == [
+        ("older", ""), ("mine", "Sent #7"),
+    ]
+    add_messages(qtbot, qloop, session, [message(7, "team", "mine", sender=ME)])  # its copy lands
+    qtbot.waitUntil(lambda: model.rowCount() == 2 and model.entry(1).message is not None, timeout=5000)
 
 
 def test_a_post_that_fails_after_being_shown_gets_its_buttons(qtbot, qloop, session, bridge):

@@ -7,7 +7,8 @@ operations; it reports everything as the events of ``events.py``. Its parts, one
   wake probes; hands the live connection (paced requests) to the session's operations
 - address.py — hub addresses and invite links as typed (protocol.md §1.1); hub_identity.py —
   which key file is the human's identity on a hub (the home's, or one chosen for that hub)
-- connection.py — one WebSocket: handshake, one request in flight, push inbox, heartbeat
+- connection.py — one WebSocket: handshake, one request in flight, push inbox, heartbeat;
+  reply_fit.py — whether a reply fits its request (else ``OutOfTurn``: nothing taken, the line dropped)
 - tls.py — whom a ``wss://`` hub is trusted through (the system's CAs, or the hub's CA file) and
   what a certificate failure tells the person
 - backoff.py, clock.py, pacing.py, wake.py — reconnect delays, injectable time, the hub's
@@ -15,8 +16,10 @@ operations; it reports everything as the events of ``events.py``. Its parts, one
 - sync.py — catch-up and reconciliation (sync marks, ``rooms`` counts), no gaps, no repeats;
   page_writer.py — pulled pages stored behind the pulls, several rooms per transaction, bounded
   (a tight disk still progresses);
-  arrivals.py — a few pushes announced (``MessagesArrived``) before they are stored, to be shown
-- outbox.py — posting exactly once through the durable outbox; other_posts.py — posts another
+  arrivals.py — a few pushes announced (``MessagesArrived``) before they are stored, to be shown;
+  room_holds.py — rooms held back a while after a page that does not advance
+- outbox.py — posting exactly once through the durable outbox, sent once a pull shows the hub's
+  copy; other_posts.py — posts another
   process on the home got accepted, fetched at once (the hub does not push their author's own)
 - read_markers.py, roster.py — the hub cursor (ack-only pulls), roster polling
 - commit.py, tasks.py — store writes whose events survive cancellation; task ownership

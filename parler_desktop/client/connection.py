@@ -23,8 +23,11 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from parler_desktop.client.clock import Clock
-from parler_desktop.client.errors import BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, TlsRefused
+from parler_desktop.client.errors import (
+    BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, OutOfTurn, TlsRefused,
+)
 from parler_desktop.client.inbox import DEFAULT_CAPACITY, BoundedInbox
+from parler_desktop.client.reply_fit import Reply, ReplyKind, describe, expect, fitting
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.client.tls import client_context, explain_certificate_error
 from parler_desktop.identity import Identity
@@ -53,19 +56,22 @@ from parler_desktop.protocol.frames import (
 log = logging.getLogger(__name__)
 
 Decoded = HubFrame | Malformed | UnknownFrame
-Reply = Decoded | bytes
 NoticeSink = Callable[[str], None]
-ReplyKind = type[HubFrame] | tuple[type[HubFrame], ...]
 
 
 class Requester(Protocol):
     """Requests on the session's live connection (``pacing.PacedRequester``)."""
 
     async def __call__(self, frame: ClientFrame, kind: ReplyKind) -> HubFrame:
-        """The reply to ``frame`` if it is a ``kind``; else raises HubRefused or BadReply."""
+        """The reply to ``frame`` if it is a ``kind`` and fits it; else raises HubRefused,
+        BadReply, or OutOfTurn (the line dropped: ``reply_fit``)."""
 
     async def each(self, frames: Sequence[ClientFrame], kind: ReplyKind) -> list[HubFrame | HubRefused | BadReply]:
         """``frames`` sent back to back; for each, in order, what ``__call__`` returns or raises."""
+
+    def reject(self, error: OutOfTurn) -> OutOfTurn:
+        """A reply taken did not fit after all (a ``sent`` naming another post's seq): drop the
+        line (``HubConnection.reject``); returns ``error`` to raise."""
 """Sends one request and returns its reply of the expected kind (the session paces and retries)."""
 
 MAX_MESSAGE_BYTES = None  # a pulled page or a blob may be tens of MiB (protocol.md §1.5)
@@ -78,20 +84,6 @@ DECODE_OFF_LOOP_CHARS = 32_768  # a text frame this long (a pulled page) is deco
 
 class _Closed:
     """Reply-queue marker: the reader ended, no reply will come."""
-
-
-def expect(reply: Reply, kind: ReplyKind, op: str) -> HubFrame:
-    """``reply`` if it is a ``kind`` (or one of them); an error frame raises HubRefused, anything
-    else BadReply."""
-    if isinstance(reply, kind):
-        return reply
-    if isinstance(reply, ErrorFrame):
-        raise HubRefused(reply.message, reply.code, op)
-    if isinstance(reply, Malformed):
-        raise BadReply(f"the hub's reply to {op} could not be read: {reply.reason}")
-    if isinstance(reply, UnknownFrame):
-        raise BadReply(f"the hub answered {op} with an unknown frame {reply.tag!r}")
-    raise BadReply(f"the hub answered {op} with an unexpected {type(reply).__name__}")
 
 
 class HubConnection:
@@ -113,6 +105,7 @@ class HubConnection:
         self._closed = asyncio.Event()
         self.close_reason = ""
         self.final_error: ErrorFrame | None = None  # what the hub said just before hanging up
+        self.fault: OutOfTurn | None = None  # the reply that did not fit, why the line was dropped
         self._tasks = TaskSupervisor("connection", lambda name, error: self._notice(f"{name} failed: {error}"))
         self._tasks.spawn("reader", self._read())
 
@@ -167,6 +160,21 @@ class HubConnection:
             log.info("dropping hub connection: %s", reason)
             self.close_reason = reason
             self._ws.transport.abort()
+
+    def reject(self, error: OutOfTurn) -> OutOfTurn:
+        """A reply did not fit its request (``reply_fit``): drop the line, logging what did not
+        fit once (``abort``); returns ``error`` to raise."""
+        if self.fault is None and not self.is_closed:
+            self.fault = error
+            self.abort(str(error))
+        return error
+
+    def fit(self, frame: ClientFrame, reply: Reply, kind: ReplyKind) -> HubFrame:
+        """``reply_fit.fitting``; a reply that does not fit drops the line (``reject``)."""
+        try:
+            return fitting(frame, reply, kind)
+        except OutOfTurn as error:
+            raise self.reject(error) from None
 
     async def close(self) -> None:
         """Clean close (code 1000), then stop the reader."""
@@ -237,7 +245,7 @@ class HubConnection:
         elif isinstance(frame, ErrorFrame):
             self.final_error = frame  # the hub says why before it hangs up (§1.4)
         else:
-            self._notice(f"ignored an unsolicited frame from the hub: {_describe(frame)}")
+            self._notice(f"ignored an unsolicited frame from the hub: {describe(frame)}")
 
     # ---- requests ----------------------------------------------------------------------
 
@@ -321,7 +329,7 @@ class HubConnection:
         self, identity: Identity, name: str, role: str | None, join_secret: str | None, timeout: float
     ) -> Welcome:
         hello = Hello(id=identity.agent_id, name=name, role=role)
-        challenge = expect(await self.request(hello, timeout=timeout), Challenge, "hello")
+        challenge = self.fit(hello, await self.request(hello, timeout=timeout), Challenge)
         assert isinstance(challenge, Challenge)
         if challenge.version and challenge.version.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
             self._notice(f"the hub speaks protocol {challenge.version}, this app {PROTOCOL_VERSION}; continuing")
@@ -333,14 +341,14 @@ class HubConnection:
             sig=identity.sign(challenge.nonce.encode("utf-8")),
             secret=join_secret or None,
         )
-        welcome = expect(await self.request(signed, timeout=timeout), Welcome, "hello")
+        welcome = self.fit(signed, await self.request(signed, timeout=timeout), Welcome)
         assert isinstance(welcome, Welcome)
         return welcome
 
     async def ping(self, *, timeout: float) -> None:
         """One protocol ping after the request in flight; no ``pong`` within ``timeout`` drops
         the connection and raises ConnectionLost."""
-        expect(await self.request(Ping(), timeout=timeout), Pong, "ping")
+        self.fit(Ping(), await self.request(Ping(), timeout=timeout), Pong)
 
     async def run_heartbeat(
         self, clock: Clock, rng: random.Random, *, interval: float, jitter: float, timeout: float
@@ -383,10 +391,3 @@ class HubConnection:
         assert isinstance(stored, BlobStored)
         return stored
 
-
-def _describe(frame: HubFrame | Malformed | UnknownFrame) -> str:
-    if isinstance(frame, Malformed):
-        return f"malformed ({frame.reason})"
-    if isinstance(frame, UnknownFrame):
-        return f"unknown type {frame.tag!r}"
-    return type(frame).__name__

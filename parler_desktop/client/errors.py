@@ -9,6 +9,12 @@ class ConnectionLost(Exception):
     """The socket is gone (closed, reset, silent too long); reconnecting may help."""
 
 
+class OutOfTurn(ConnectionLost):
+    """The hub answered a request with a reply that does not fit it (another type, another room,
+    another post's seq): nothing of it is taken, the line it came on is dropped, and the session
+    reconnects with backoff. ``str()`` says what did not fit."""
+
+
 class HubUnreachable(ConnectionLost):
     """The hub could not be dialed at all (refused, no route, name not found)."""
 

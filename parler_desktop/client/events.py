@@ -32,6 +32,7 @@ class Cause(enum.Enum):
     LOST = "lost"  # it answered, then the line broke or spoke nonsense
     TLS = "tls"  # its certificate was not trusted (``detail`` says what to do)
     REFUSED = "refused"  # the hub said no (its message is in ``detail``)
+    OUT_OF_TURN = "out_of_turn"  # it answered a request with a reply that does not fit (``detail`` says how)
     STORE = "store"  # the local cache could not be written
     DISK_FULL = "disk_full"  # ... because the disk holding it is full (``detail`` names the file)
     INTERNAL = "internal"  # a bug of ours

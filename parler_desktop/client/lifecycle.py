@@ -20,7 +20,7 @@ from parler_desktop.client.clock import Clock, wait_or_timeout
 from parler_desktop.client.commit import Committer
 from parler_desktop.client.connection import HubConnection, ReplyKind, Requester
 from parler_desktop.client.errors import (
-    BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, SessionClosed, TlsRefused,
+    BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, OutOfTurn, SessionClosed, TlsRefused,
 )
 from parler_desktop.client.events import Cause, ConnectionState, Notice, SessionEvent, StateChanged, StoreFailed
 from parler_desktop.client.outbox import Outbox
@@ -150,6 +150,7 @@ class ConnectionLifecycle:
         while True:
             self._nudge.clear()
             self._live_since = None
+            conn: HubConnection | None = None
             try:
                 self._set_state(ConnectionState.CONNECTING)
                 conn = await HubConnection.open(
@@ -177,7 +178,8 @@ class ConnectionLifecycle:
                 if self._store_failure is not None:
                     await self._wait_after_store_failure(self._store_failure)
                     continue
-                detail, cause = str(error), Cause.LOST
+                fault = error if isinstance(error, OutOfTurn) else conn.fault if conn is not None else None
+                detail, cause = (str(fault), Cause.OUT_OF_TURN) if fault is not None else (str(error), Cause.LOST)
             except StoreError as error:
                 await self._wait_after_store_failure(error)
                 continue
@@ -237,7 +239,7 @@ class ConnectionLifecycle:
                     timeout=tune.pong_timeout_secs,
                 ),
             )
-            link.spawn("outbox", _until_lost(self._outbox.run(request)))
+            link.spawn("outbox", _until_lost(self._outbox.run(self.requester(conn, urgent=True))))
             if self._sync_messages:
                 pushed = await self._subscribe(request)
                 link.spawn("deliveries", self._pump(conn))
@@ -255,7 +257,7 @@ class ConnectionLifecycle:
             self._live_since = self._clock.monotonic()
             self._set_state(ConnectionState.LIVE)
             await conn.wait_closed()
-            raise ConnectionLost(conn.close_reason or "connection closed")
+            raise conn.fault or ConnectionLost(conn.close_reason or "connection closed")
         finally:
             self._conn = None
             self._sync.live = False
@@ -276,8 +278,9 @@ class ConnectionLifecycle:
 
     # ---- requests ----------------------------------------------------------------------------
 
-    def requester(self, conn: HubConnection) -> Requester:
-        return PacedRequester(conn, self._pacer, self.tuning.reply_timeout_secs)
+    def requester(self, conn: HubConnection, *, urgent: bool = False) -> Requester:
+        """``urgent``: the human's requests, which may use the budget's reserve (``pacing``)."""
+        return PacedRequester(conn, self._pacer, self.tuning.reply_timeout_secs, urgent=urgent)
 
     async def connection(self) -> HubConnection:
         """The authenticated connection, waiting for one; SessionClosed when none will come."""
@@ -297,7 +300,9 @@ class ConnectionLifecycle:
         while True:
             conn = await self.connection()
             try:
-                return await self.requester(conn)(frame, kind)
+                return await self.requester(conn, urgent=True)(frame, kind)
+            except OutOfTurn:
+                raise  # the hub answered: asking again would not make it answer this
             except ConnectionLost:
                 if retried:
                     raise

@@ -4,32 +4,41 @@ A message is signed and written to disk with a fresh ``clientId`` before any net
 sender (re)sends it with that same ``clientId`` on every connection until the hub answers
 ``sent`` (the hub turns a repeat into the original id and seq, protocol.md §7.5) or refuses it for
 good. Whatever process opens the same store next resumes what an earlier one left pending.
+
+A ``sent`` is the hub's word, and a hub is a stranger (issue 47): the post counts as sent only
+once a pull shows the hub's copy at that seq (``is_copy_of``: the human as author, the post's own
+signature). A ``sent`` naming the seq of another of the human's posts answers another request
+(``OutOfTurn``: nothing recorded, the line dropped); a seq the pull shows empty or held by
+someone else leaves the post failed, "the hub did not keep this", to send again (same clientId).
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
+import logging
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from parler_desktop.client.clock import Clock, wait_or_timeout
 from parler_desktop.client.commit import Committer
 from parler_desktop.client.connection import Requester
-from parler_desktop.client.errors import HubRefused
+from parler_desktop.client.errors import BadReply, HubRefused, OutOfTurn
 from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
 from parler_desktop.identity import Identity
 from parler_desktop.protocol import canonical
-from parler_desktop.protocol.frames import Send, Sent
+from parler_desktop.protocol.frames import Pull, Pulled, Send, Sent
 from parler_desktop.protocol.parts import SIG_KIND
-from parler_desktop.protocol.values import Part, RoomTarget, normalize_parts
+from parler_desktop.protocol.values import Part, RoomTarget, StoredMessage, normalize_parts
 from parler_desktop.store import LocalStore, StoreWorker
 
+log = logging.getLogger(__name__)
 
 TRANSIENT_RETRY_SECS = 5.0
 # Sent and discarded items are kept this long (the timeline matches a fresh post to its message),
 # then dropped when a session opens the store; pending and failed items are never dropped.
 FINISHED_ITEM_KEEP_SECS = 30 * 24 * 3600.0
+NOT_KEPT = "not_kept"  # the error code of a post the hub said it stored and a pull did not show
+NOT_KEPT_TEXT = "The hub did not keep this"
 
 
 def build_item(
@@ -73,17 +82,34 @@ def _content(item: OutboxItem) -> tuple:
     return (item.room, parts, tuple(item.mentions), item.reply_to)
 
 
+def _signature(parts: Sequence[Part]) -> tuple[object, object] | None:
+    part = next((part for part in parts if part.get("kind") == SIG_KIND), None)
+    return None if part is None else (part.get("uid"), part.get("sig"))
+
+
+def is_copy_of(message: StoredMessage, item: OutboxItem, my_id: str) -> bool:
+    """Whether the hub's ``message`` is the human's post ``item``: in its room, by the human,
+    carrying its signature (the wire has no clientId; a signature's uid is fresh for every post)."""
+    return (
+        message.room == item.room and message.sender.id == my_id
+        and (mine := _signature(item.parts)) is not None and _signature(message.parts) == mine
+    )
+
+
 def _announce(item: OutboxItem) -> list[OutboxChanged]:
     return [OutboxChanged(item)]
 
 
 class Outbox:
     def __init__(
-        self, store: StoreWorker, commit: Committer, clock: Clock, *, on_sent: Callable[[OutboxItem], None]
+        self, store: StoreWorker, commit: Committer, clock: Clock, *, my_id: str,
+        on_sent: Callable[[OutboxItem, StoredMessage], Awaitable[None]],
     ) -> None:
+        """``on_sent(item, copy)``: the post is sent, ``copy`` the hub's message as a pull showed it."""
         self._store = store
         self._commit = commit
         self._clock = clock
+        self._my_id = my_id
         self._on_sent = on_sent
         self._kick = asyncio.Event()
 
@@ -148,10 +174,38 @@ class Outbox:
             reply = await request(frame, Sent)
         except HubRefused as error:
             if error.is_transient:
-                await wait_or_timeout(self._kick, self._clock, TRANSIENT_RETRY_SECS)
+                await self._later()
                 return
             await self._update(item.client_id, status=OutboxStatus.FAILED, error=error.message, error_code=error.code)
             return
+        except BadReply as error:  # unread: sent again, with the same clientId, after a pause
+            log.warning("%s; sending post %s again in %g s", error, item.client_id, TRANSIENT_RETRY_SECS)
+            await self._later()
+            return
         assert isinstance(reply, Sent)
-        sent = await self._update(item.client_id, status=OutboxStatus.SENT, message_id=reply.id, seq=reply.seq)
-        self._on_sent(dataclasses.replace(sent, room=reply.room))
+        holder = await self._store.call(LocalStore.outbox_holder, reply.seq)
+        if holder not in (None, item.client_id):
+            raise request.reject(OutOfTurn(f"the hub answered post {item.client_id} with #{reply.seq}, another post's"))
+        await self._confirm(request, item, reply.seq)
+
+    async def _confirm(self, request: Requester, item: OutboxItem, seq: int) -> None:
+        """Look for the hub's copy of ``item`` at ``seq`` (a pull of that one seq): there, the
+        post is sent; empty or someone else's, the hub did not keep it."""
+        try:
+            page = await request(Pull(room=item.room, since=seq - 1, limit=1), Pulled) if seq > 0 else None
+        except (HubRefused, BadReply) as error:  # not known: the post stays pending, sent again later
+            log.warning("could not look for post %s at #%d (%s); sending it again in %g s", item.client_id, seq, error, TRANSIENT_RETRY_SECS)
+            await self._later()
+            return
+        assert page is None or isinstance(page, Pulled)
+        held = next((message for message in page.messages if message.seq == seq), None) if page else None
+        if held is None or not is_copy_of(held, item, self._my_id):
+            whose = "nothing" if held is None else f"a message of {held.sender.id}"
+            log.warning("the hub said it stored post %s as #%d, and holds %s there", item.client_id, seq, whose)
+            await self._update(item.client_id, status=OutboxStatus.FAILED, error=NOT_KEPT_TEXT, error_code=NOT_KEPT)
+            return
+        sent = await self._update(item.client_id, status=OutboxStatus.SENT, message_id=held.id, seq=held.seq)
+        await self._on_sent(sent, held)
+
+    async def _later(self) -> None:
+        await wait_or_timeout(self._kick, self._clock, TRANSIENT_RETRY_SECS)

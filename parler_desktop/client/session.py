@@ -25,7 +25,7 @@ from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, State
 from parler_desktop.client.hub_identity import load_hub_identity
 from parler_desktop.client.lifecycle import ConnectionLifecycle
 from parler_desktop.client.outbox import FINISHED_ITEM_KEEP_SECS, Outbox, build_item
-from parler_desktop.client.pacing import RequestPacer
+from parler_desktop.client.pacing import RequestPacer, reserve_for
 from parler_desktop.client.read_markers import ReadMarkers
 from parler_desktop.client.other_posts import OtherPosts
 from parler_desktop.client.roster import RosterWatcher
@@ -91,14 +91,15 @@ class HubSession:
         self._clock: Clock = clock or SystemClock()
         self._owns_store = False
         self._listeners: list[Listener] = []
-        self._pacer = RequestPacer(self._clock, per_window=self.tuning.ops_per_minute)
+        per_minute = self.tuning.ops_per_minute
+        self._pacer = RequestPacer(self._clock, per_window=per_minute, reserved=reserve_for(per_minute))
         self._commit = Committer(store, self._emit)
         self._arrivals = Arrivals(self._emit, signature_of)  # pushes shown before they are stored
         self._sync = RoomSync(
             store, self._commit, self._emit, self._clock, mentions_me=self._mentions_me, show_early=self._arrivals.announce,
             page_size=self.tuning.page_size, on_marked=lambda room: self._read_markers.on_marked(room),
         )
-        self._outbox = Outbox(store, self._commit, self._clock, on_sent=self._on_sent)
+        self._outbox = Outbox(store, self._commit, self._clock, my_id=identity.agent_id, on_sent=self._on_sent)
         self._read_markers = ReadMarkers(
             store, self._commit, self._emit, self._sync.mark, self._arrivals.up_to, self._sync.pull_for_reader
         )
@@ -328,10 +329,10 @@ class HubSession:
 
     # ---- glue --------------------------------------------------------------------------------
 
-    def _on_sent(self, item: OutboxItem) -> None:
+    async def _on_sent(self, item: OutboxItem, copy: StoredMessage) -> None:
         self._other_posts.saw(item)
-        if self.sync_messages and item.seq is not None:
-            self._sync.fetch_sent(item.room, item.seq)  # our own message with its seq, into the store
+        if self.sync_messages:
+            await self._sync.store_sent(copy)  # our own message as the hub keeps it, into the store
             self._sync.mark_dirty(item.room)  # and, once the room is quiet, the history up to it: the
             # sync mark reaches the post, so the human's having seen it can be acknowledged
 

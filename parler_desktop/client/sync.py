@@ -37,6 +37,7 @@ from parler_desktop.client.connection import Requester
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused
 from parler_desktop.client.events import CursorChanged, MessagesPulled, MessagesStored, Notice, PullsOver, RoomsChanged, SessionEvent
 from parler_desktop.client.page_writer import PageWriter, PulledChunk, RoomPulled, write_turn
+from parler_desktop.client.room_holds import RoomHolds
 from parler_desktop.protocol import errors as codes
 from parler_desktop.protocol.frames import HubFrame, Pull, Pulled, RoomList, Rooms
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
@@ -56,6 +57,16 @@ def group_by_room(messages: Sequence[StoredMessage]) -> dict[str, list[StoredMes
     for message in messages:
         rooms.setdefault(message.room, []).append(message)
     return rooms
+
+
+def check_advancing(room: str, since: int, messages: Sequence[StoredMessage]) -> None:
+    """A page pulled ``since`` a seq holds only later seqs, ascending; raises BadReply for one
+    that does not advance (pulled again and again, it never ended: ``room_holds.py``)."""
+    previous = since
+    for message in messages:
+        if message.seq <= previous:
+            raise BadReply(f"the hub's page of room {room!r} does not advance (#{message.seq} after #{previous})")
+        previous = message.seq
 
 
 class RoomSync:
@@ -86,7 +97,7 @@ class RoomSync:
         self._settled_unread: dict[str, int] = {}
         self._pushed: set[str] = set()
         self._dirty: set[str] = set()
-        self._sent: list[tuple[str, int]] = []  # our accepted posts, to store at once
+        self._sent: list[tuple[str, int]] = []  # posts another process got accepted, to fetch and store
         self._restored = False  # the settled counts persisted by earlier processes were read
         self._holding: dict[str, list[StoredMessage]] | None = None  # pushes held during catch-up
         self._hold_all = False  # hold every room's pushes (the room list is not known yet)
@@ -94,6 +105,7 @@ class RoomSync:
         self._last_push = float("-inf")
         self._reader_waits: dict[str, float] = {}  # room -> when the human first waited for its pull
         self._unindexed = False  # pushes or pulled pages were stored for ``index_pending`` to index
+        self._holds = RoomHolds(clock)  # rooms whose pull failed on the hub's fault, for a while
         self._kick = asyncio.Event()
 
     # ---- requests from outside -----------------------------------------------------------
@@ -111,10 +123,19 @@ class RoomSync:
         self.mark_dirty(room)
 
     def fetch_sent(self, room: str, seq: int) -> None:
-        """Our own message was accepted as ``seq``: store it now, so it shows in seq order among
-        the others even while a busy room never falls quiet (a ``since`` read of that one seq)."""
+        """A post another process on the home got accepted as ``seq``: store it now, so it shows
+        in seq order among the others even while a busy room never falls quiet (a ``since`` read
+        of that one seq)."""
         self._sent.append((room, seq))
         self._kick.set()
+
+    async def store_sent(self, message: StoredMessage) -> None:
+        """Our own post as the hub keeps it (the outbox pulled it to confirm it): stored now, or,
+        while a catch-up holds its room's pushes, right after that room's pulled pages."""
+        if self._holding is not None and (self._hold_all or message.room in self._holding):
+            self._holding.setdefault(message.room, []).append(message)
+            return
+        await self.store_messages([message])
 
     def request_full(self) -> None:
         """Refresh rooms and reconcile now (after a wake, or a push for an unknown room)."""
@@ -253,6 +274,7 @@ class RoomSync:
             if isinstance(reply, Exception):
                 raise reply
             assert isinstance(reply, Pulled)
+            check_advancing(room, since, reply.messages)
             since = max([since, *(message.seq for message in reply.messages)])
             if reply.messages or mark is None:  # (a new room's mark is stored even with nothing in it)
                 await writer.put(PulledChunk(room, reply.messages, since))
@@ -261,6 +283,7 @@ class RoomSync:
             if len(reply.messages) < self.page_size:
                 break
             reply = await request(Pull(room=room, since=since, limit=self.page_size), Pulled)
+        self._holds.release(room)
         await writer.put(RoomPulled(room, hub_unread))
 
     async def _check_quiet(self, request: Requester, room: RoomPulled) -> None:
@@ -305,7 +328,12 @@ class RoomSync:
         room; check the rooms whose pull stored nothing new; then learn the cursors of rooms
         seen for the first time (meanwhile the hub's unread counts stand in for them). A line
         that drops midway leaves what was pulled stored."""
-        rooms, unlisted = sorted(rooms, key=lambda r: (-r.unread, r.name)), list(unlisted)
+        rooms, unlisted = list(rooms), list(unlisted)
+        for name in [room.name for room in rooms] + unlisted:
+            if self._holds.held(name):  # not now: left unsettled, a reconciliation after the hold pulls it
+                self._begin_pull(name)
+        rooms = sorted((room for room in rooms if not self._holds.held(room.name)), key=lambda r: (-r.unread, r.name))
+        unlisted = [name for name in unlisted if not self._holds.held(name)]
         await self._know_marks([*(room.name for room in rooms), *unlisted])
         quiet: list[RoomPulled] = []
         writer = PageWriter(self._write_pulled, lambda done: self._rooms_pulled(done, quiet))
@@ -356,7 +384,8 @@ class RoomSync:
             if error.code != codes.NOT_MEMBER:  # not a member: deleted or left; rooms drops it
                 self._emit(Notice(f"Could not read room {room}: {error.message}", room=room))
         except BadReply as error:
-            self._emit(Notice(f"Could not read room {room}: {error}", room=room))
+            hold = self._holds.hold(room)
+            self._emit(Notice(f"Could not read room {room}: {error}; trying again in {hold:g} s", room=room))
 
     async def catch_up(self, request: Requester) -> None:
         """After (re)connecting and subscribing: bring every room that may lag up to date.

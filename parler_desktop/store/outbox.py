@@ -80,6 +80,26 @@ class OutboxTables(StoreDatabase):
         )
         return [(client_id, room, seq) for client_id, room, seq in rows]
 
+    @guarded("reading the outbox", outbox=True)
+    def outbox_sent_after(self, room: str, seq: int) -> list[OutboxItem]:
+        """The posts of ``room`` the hub numbered above ``seq`` (the room's sync mark: posts whose
+        copy a pull may not have stored yet), oldest first."""
+        rows = self._outbox.db.execute(
+            f"SELECT {codec.OUTBOX_COLUMNS} FROM outbox WHERE status = ? AND room = ? AND seq > ? ORDER BY created_at, rowid",
+            (OutboxStatus.SENT.value, room, seq),
+        )
+        return [codec.outbox_from_row(row) for row in rows]
+
+    @guarded("reading the outbox", outbox=True)
+    def outbox_holder(self, seq: int) -> str | None:
+        """The client id of the sent post the hub numbered ``seq`` (seqs are hub-wide), if any:
+        a ``sent`` for another post that names it is a reply out of turn (client/outbox.py)."""
+        row = self._outbox.db.execute(
+            "SELECT client_id FROM outbox WHERE status = ? AND seq = ? LIMIT 1",
+            (OutboxStatus.SENT.value, seq),
+        ).fetchone()
+        return row[0] if row else None
+
     @guarded("updating a message to send", outbox=True)
     def outbox_update(self, client_id: str, **changes: object) -> OutboxItem:
         """Change ``status``, ``message_id``, ``seq``, ``error`` or ``error_code``; durable.

@@ -165,7 +165,7 @@ class MainWindow(QMainWindow):
 
     def _wire(self) -> None:
         bridge = self.bridge
-        bridge.stateChanged.connect(lambda _state: self.timeline.set_online(bridge.is_live))
+        bridge.stateChanged.connect(lambda _state: self.timeline.set_online(bridge.is_sending))
         bridge.sessionChanged.connect(self._session_changed)
         bridge.notice.connect(self._show_notice)
         self.connection_bar.connectRequested.connect(self.connectRequested)

@@ -24,3 +24,15 @@ async def hub_history(agent: Any, room: str = "team") -> list[dict]:
 
 async def hub_seqs(agent: Any, room: str = "team") -> list[int]:
     return [message["seq"] for message in await hub_history(agent, room)]
+
+
+async def member_of(hub_url: str, identity: Any, *codes: str) -> None:
+    """Redeem ``codes`` as ``identity`` on a line of its own (before that identity's session starts)."""
+    from support.raw_agent import RawAgent
+
+    line = await RawAgent.connect(hub_url, identity=identity, name="human")
+    try:
+        for code in codes:
+            await line.ok({"op": "redeem", "code": code}, "joined")
+    finally:
+        await line.close()

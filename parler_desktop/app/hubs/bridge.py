@@ -159,6 +159,11 @@ class SessionBridge(QObject):
     def is_live(self) -> bool:
         return self.last_state is not None and self.last_state.state is ConnectionState.LIVE
 
+    @property
+    def is_sending(self) -> bool:
+        """The session's outbox is sending: from the handshake on, through a catch-up, not only live."""
+        return self.last_state is not None and self.last_state.state in (ConnectionState.CATCHING_UP, ConnectionState.LIVE)
+
     # -- actions (each runs as a supervised task; failures surface as notices) ---------------
     async def post(
         self,

@@ -68,6 +68,8 @@ def why(event: StateChanged) -> str:
         return f"Lost the connection to {place}."
     if event.cause is Cause.REFUSED:
         return f"The hub at {place} refused: {sentence(event.detail)}"
+    if event.cause is Cause.OUT_OF_TURN:  # ``detail`` (what did not fit) is in the log
+        return f"The hub at {place} answered out of turn; reconnecting."
     if event.cause is Cause.TLS:
         return f"Not connected to {place}: {sentence(event.detail)}"
     if event.cause in (Cause.STORE, Cause.DISK_FULL):

@@ -59,7 +59,17 @@ def _opening_page(store: LocalStore, room: str, landing: str | int) -> tuple[int
     if isinstance(landing, int):  # one message, with a little context above it
         offset = min(offset, max(0, store.row_of_seq(room, landing - 1) - CONTEXT_ROWS))
     messages = store.messages_slice(room, offset, PAGE_SIZE)
-    return offset, total, cursor, messages, store.outbox_items((OutboxStatus.PENDING, OutboxStatus.FAILED), room)
+    return offset, total, cursor, messages, _unstored_posts(store, room)
+
+
+def _unstored_posts(store: LocalStore, room: str) -> list[OutboxItem]:
+    """The human's posts of ``room`` not stored as messages: waiting, failed, or sent with their
+    copy still to be stored (a catch-up stores it after the room's pages), so a post never
+    disappears from the room when it is opened again. A sent post at or below the sync mark is
+    stored: a pull covered it."""
+    unsent = store.outbox_items((OutboxStatus.PENDING, OutboxStatus.FAILED), room)
+    sent = store.outbox_sent_after(room, store.sync_mark(room) or 0)
+    return unsent + [item for item in sent if item.message_id is None or store.message_by_id(room, item.message_id) is None]
 
 
 def _page_before(store: LocalStore, room: str, seq: int) -> tuple[list[Any], int]:

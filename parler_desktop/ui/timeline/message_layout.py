@@ -27,7 +27,7 @@ from parler_desktop.protocol.values import SignatureState
 from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.ui.timeline.cards import Card, card_for
 from parler_desktop.ui.timeline.markdown import SafeTextDocument, blank_document, fill_document
-from parler_desktop.ui.timeline.row_text import fold, format_time, shown_name, shown_text, status_text
+from parler_desktop.ui.timeline.row_text import button_label, fold, format_time, shown_name, shown_text, status_text
 
 PAD = 8
 GAP = 4
@@ -110,7 +110,7 @@ class LayoutCache:
         self.my_id = ""
         self.my_name = ""
         self.my_role: str | None = None
-        self.online = True  # the session is live (an unsent post says "Sending…", not "Waiting…")
+        self.online = True  # the session sends, live or catching up (an unsent post says "Sending…", not "Waiting…")
 
     def clear(self) -> None:
         self._rows.clear()
@@ -275,7 +275,7 @@ class LayoutCache:
         buttons: dict[str, QRect] = {}
         if status:
             if entry.is_failed:
-                labels = (("retry", "Retry"), ("discard", "Discard"))
+                labels = tuple((name, button_label(entry, name)) for name in ("retry", "discard"))
                 buttons_width = 12 + sum(metrics.horizontalAdvance(label) + 22 for _name, label in labels)
                 status = metrics.elidedText(status, Qt.TextElideMode.ElideRight, max(0, inner - buttons_width))  # Retry stays on the row
                 x = PAD + metrics.horizontalAdvance(status) + 12

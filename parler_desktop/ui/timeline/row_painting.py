@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.ui.appearance.theme import theme
 from parler_desktop.ui.timeline.message_layout import CARD_PAD, PAD, CardLayout, RowLayout
+from parler_desktop.ui.timeline.row_text import button_label
 
 
 def paint_rule(painter: QPainter, option: QStyleOptionViewItem, area: QRect, label: str, colour: QColor) -> None:
@@ -60,13 +61,13 @@ def paint_card(painter: QPainter, option: QStyleOptionViewItem, layout: CardLayo
 
 
 def paint_status(painter: QPainter, option: QStyleOptionViewItem, entry: TimelineEntry, layout: RowLayout) -> None:
-    """An unsent post's status line, with Retry and Discard when it failed."""
+    """An unsent post's status line, with Retry (or Send again) and Discard when it failed."""
     metrics = option.fontMetrics
     colour = QColor(theme.colours.failed) if entry.is_failed else option.palette.color(QPalette.ColorRole.PlaceholderText)
     painter.setPen(colour)
     painter.drawText(QPoint(PAD, layout.status_top + 2 + metrics.ascent()), layout.status_text)
     for name, rect in layout.buttons.items():
-        paint_button(painter, option, rect, name.capitalize())
+        paint_button(painter, option, rect, button_label(entry, name))
 
 
 def paint_button(painter: QPainter, option: QStyleOptionViewItem, rect: QRect, label: str) -> None:

@@ -12,6 +12,7 @@ from PySide6.QtGui import QTextDocument
 from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.client.events import OutboxStatus
+from parler_desktop.client.outbox import NOT_KEPT
 from parler_desktop.protocol.readable import readable
 
 MAX_SHOWN_CHARS = 20_000
@@ -41,7 +42,17 @@ def status_text(entry: TimelineEntry, online: bool = True) -> str:
         return "Sending…" if online else "Waiting for connection"
     if item.status is OutboxStatus.SENT:
         return f"Sent #{item.seq}" if item.seq is not None else "Sent"
+    if item.error_code == NOT_KEPT:
+        return item.error or "The hub did not keep this"  # it said it did: sent, and not kept
     return f"Not sent: {display_text(item.error or 'unknown error', NOTICE_CHARS)}"  # (the hub's words)
+
+
+def button_label(entry: TimelineEntry, name: str) -> str:
+    """A failed post's buttons ("retry", "discard"): Retry is Send again for a post the hub
+    said it stored and did not keep."""
+    if name == "retry" and entry.outbox is not None and entry.outbox.error_code == NOT_KEPT:
+        return "Send again"
+    return name.capitalize()
 
 
 def fold(document: QTextDocument, limit: float) -> tuple[int, int] | None:

@@ -252,7 +252,8 @@ class TimelineView(MessageRowsView):
         self._scrolled(self._bar.value())
 
     def set_online(self, online: bool) -> None:
-        """Whether the session is live: unsent posts say "Sending…" or "Waiting for connection"."""
+        """Whether the session sends (live or catching up): unsent posts say "Sending…" or
+        "Waiting for connection"."""
         if self.message_delegate.layouts.online != online:
             self.message_delegate.layouts.online = online
             self._viewport.update()

@@ -1,0 +1,114 @@
+"""Lies a hostile hub tells in its replies (issue 47, items 1, 2, 4a), as ``Misbehaviour``s of
+``hostile_hub.py``; the client, command and window tests share them.
+
+Each lies ``times`` times (None: until a test sets ``times = None`` to ``lies``, ``stop()``) and
+counts its lies in ``lies``.
+"""
+
+from __future__ import annotations
+
+from support.hostile_hub import Link, Misbehaviour
+
+
+class Lie(Misbehaviour):
+    def __init__(self, times: int | None = 1) -> None:
+        self.times = times
+        self.lies = 0
+
+    def lying(self) -> bool:
+        return self.times is None or self.lies < self.times
+
+    def told(self) -> None:
+        self.lies += 1
+
+    def stop(self) -> None:
+        self.times = self.lies
+
+
+def fake_message(seq: int, room: str, text: str) -> dict:
+    return {"seq": seq, "id": f"fake-{seq}", "room": room, "from": {"id": "UFAKE", "name": "mallory"},
+            "parts": [{"kind": "text", "text": text}], "ts": 1_700_000_000_000}
+
+
+class PageOfAnotherRoom(Lie):
+    """A pull of 'team' is answered with a page of room 'other' (the hub never sees the pull)."""
+
+    def request(self, link: Link, frame: dict) -> list | None:
+        if frame.get("op") == "pull" and frame.get("room") == "team" and frame.get("limit") and self.lying():
+            self.told()
+            messages = [fake_message(900 + n, "other", f"other {n}") for n in range(5)]
+            return [{"type": "pulled", "room": "other", "messages": messages, "cursor": 0}]
+        return None
+
+
+class PongForSend(Lie):
+    """A ``send`` never reaches the hub: it is answered with a ``pong``."""
+
+    def request(self, link: Link, frame: dict) -> list | None:
+        if frame.get("op") == "send" and self.lying():
+            self.told()
+            return [{"type": "pong"}]
+        return None
+
+
+class StaleSent(Misbehaviour):
+    """Every ``send`` after the first is answered, on the first connection, with the first's ``sent``."""
+
+    def __init__(self) -> None:
+        self.first: dict | None = None
+
+    def reply(self, link: Link, reply: dict, request: dict | None) -> list:
+        if reply.get("type") == "sent" and link.number == 1:
+            if self.first is None:
+                self.first = reply
+            else:
+                return [self.first]
+        return [reply]
+
+
+class SentButNotStored(Lie):
+    """A ``send`` is answered with a ``sent`` of #6, which the hub never stored (nor saw)."""
+
+    def request(self, link: Link, frame: dict) -> list | None:
+        if frame.get("op") == "send" and self.lying():
+            self.told()
+            return [{"type": "sent", "id": "never-stored", "seq": 6, "room": "team"}]
+        return None
+
+
+class AnotherAuthorsSeq(Lie):
+    """A ``send`` reaches the hub, and its ``sent`` names the seq and id of another's message."""
+
+    def __init__(self, seq: int, message_id: str, times: int | None = 1) -> None:
+        super().__init__(times)
+        self.claim = {"type": "sent", "id": message_id, "seq": seq, "room": "team"}
+
+    def reply(self, link: Link, reply: dict, request: dict | None) -> list:
+        if reply.get("type") == "sent" and self.lying():
+            self.told()
+            return [self.claim]
+        return [reply]
+
+
+class StuckPage(Misbehaviour):
+    """Every pull of 'team' after its first page gets that first page again (``reverse``: its
+    messages in descending order, seqs going backwards); ``team_pulls`` counts them."""
+
+    def __init__(self, reverse: bool = False) -> None:
+        self.first: dict | None = None
+        self.reverse = reverse
+        self.team_pulls = 0
+
+    def request(self, link: Link, frame: dict) -> list | None:
+        if frame.get("op") == "pull" and frame.get("room") == "team" and frame.get("limit"):
+            self.team_pulls += 1
+            if self.first is not None and frame.get("since"):
+                return [self.first]
+        return None
+
+    def reply(self, link: Link, reply: dict, request: dict | None) -> list:
+        if request and request.get("room") == "team" and request.get("limit") and self.first is None:
+            messages = reply["messages"][::-1] if self.reverse else reply["messages"]
+            self.first = {**reply, "messages": messages}
+            return [self.first]
+        return [reply]
