@@ -180,6 +180,19 @@ async def test_listen_prints_a_push_before_it_is_stored_and_never_again(hub, tmp
             assert await next_text() == "before"
             while b"live" not in (line := await asyncio.wait_for(listener.stderr.readline(), 30)):
                 assert line, "listen ended before it was live"
+            seqs = await hub_seqs(peer)
+
+            def all_recorded() -> bool:
+                with contextlib.closing(sqlite3.connect(store_file)) as db:
+                    row = db.execute("SELECT value FROM meta WHERE key = ?", (FED_KEY + "team",)).fetchone()
+                fed = FedState.parse(row[0] if row else None)
+                return all(map(fed.has_fed, seqs))
+
+            # The drain that printed "before" records it in the store, and only then feeds the
+            # room's pushes as they arrive: the lock must not hold that write (on a loaded machine
+            # "live" may be said before it lands, and the push then waits for the drain).
+            while not await asyncio.to_thread(all_recorded):
+                await asyncio.sleep(0.05)
             lock = sqlite3.connect(store_file, isolation_level=None)
             try:
                 lock.execute("BEGIN IMMEDIATE")  # listen's write of the push waits for this
@@ -191,13 +204,6 @@ async def test_listen_prints_a_push_before_it_is_stored_and_never_again(hub, tmp
             await say(peer, "team", "after")
             assert await next_text() == "after"
             seqs = await hub_seqs(peer)
-
-            def all_recorded() -> bool:
-                with contextlib.closing(sqlite3.connect(store_file)) as db:
-                    row = db.execute("SELECT value FROM meta WHERE key = ?", (FED_KEY + "team",)).fetchone()
-                fed = FedState.parse(row[0] if row else None)
-                return all(map(fed.has_fed, seqs))
-
             while not await asyncio.to_thread(all_recorded):
                 await asyncio.sleep(0.05)
             listener.send_signal(signal.SIGINT)
