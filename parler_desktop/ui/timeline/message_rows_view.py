@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeyEvent, QKeySequence, QMouseEvent, QTextCursor
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, QUrl, Signal
+from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QGuiApplication, QKeyEvent, QKeySequence, QMouseEvent, QTextCursor
 from PySide6.QtWidgets import QMenu, QStyleOptionViewItem, QWidget
 
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
@@ -92,8 +92,17 @@ class MessageRowsView(RowListView):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         index = self.currentIndex()
-        toggles = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
-        if toggles and index.isValid() and self.toggle_link(index) is not None:
+        menu_key = event.key() == Qt.Key.Key_Menu or (
+            event.key() == Qt.Key.Key_F10 and event.modifiers() == Qt.KeyboardModifier.ShiftModifier
+        )
+        if menu_key and index.isValid():
+            self.row_menu(index)
+            return
+        acts = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+        if acts and index.isValid() and self.card_actions(index):
+            self.row_menu(index)  # a request: its actions (and the rest of the row's menu)
+            return
+        if acts and index.isValid() and self.toggle_link(index) is not None:
             self.toggle_expanded(index)
             return
         if event.matches(QKeySequence.StandardKey.Copy):
@@ -196,17 +205,43 @@ class MessageRowsView(RowListView):
         else:
             self._viewport.unsetCursor()
 
+    def event(self, event: QEvent) -> bool:
+        """A context menu the platform makes from the keyboard is the current row's."""
+        if isinstance(event, QContextMenuEvent) and event.reason() == QContextMenuEvent.Reason.Keyboard:
+            if self.currentIndex().isValid():
+                self.row_menu(self.currentIndex())
+            return True
+        return super().event(event)
+
+    def card_actions(self, index: QModelIndex) -> list[str]:
+        """The row's request actions not taken yet (Reply, Hand back, Done), as its cards offer them."""
+        layout = self.row_layout(index) if index.isValid() else None
+        labels = [label for card in (layout.cards if layout is not None else []) for label in card.actions]
+        return list(dict.fromkeys(labels))
+
     def _context_menu(self, point: QPoint) -> QMenu | None:
-        """Reply, Copy (the selection), Copy text, Copy link, Show whole message: a popup
-        answering by signals, no nested event loop."""
+        """The menu of the row under ``point`` (viewport coordinates), where it was asked for."""
         index = self.indexAt(point)
+        return self.row_menu(index, self._viewport.mapToGlobal(point)) if index.isValid() else None
+
+    def row_menu(self, index: QModelIndex, where: QPoint | None = None) -> QMenu | None:
+        """A request's actions, then Reply, Copy (the selection), Copy text, Copy link, Show whole
+        message: a popup answering by signals, no nested event loop. Opened from the keyboard
+        (``where`` None), it shows at the row's top left corner."""
         entry: TimelineEntry | None = self._model.entry(index.row()) if index.isValid() else None
         if entry is None:
             return None
         menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        reply = menu.addAction("Reply", lambda: self.replyRequested.emit(entry))
-        reply.setEnabled(entry.message_id is not None)
+        row = QPersistentModelIndex(index)
+        actions = self.card_actions(index)
+        for label in actions:
+            menu.addAction(label, lambda label=label: self.message_delegate.requestAction.emit(QModelIndex(row), label))
+        if actions:
+            menu.addSeparator()
+        if "Reply" not in actions:
+            reply = menu.addAction("Reply", lambda: self.replyRequested.emit(entry))
+            reply.setEnabled(entry.message_id is not None)
         selected = self.selected_text() if self._row_of_key(entry.key) == index else ""
         if selected:
             menu.addAction("Copy", lambda: QGuiApplication.clipboard().setText(selected))
@@ -215,7 +250,9 @@ class MessageRowsView(RowListView):
         copy_link.setEnabled(entry.seq is not None)
         if self.toggle_link(index) is not None:
             expanded = self._model.is_expanded(entry.key)
-            row = QPersistentModelIndex(index)
             menu.addAction("Show less" if expanded else "Show whole message", lambda: self.toggle_expanded(QModelIndex(row)))
-        menu.popup(self._viewport.mapToGlobal(point))
+        if where is None:
+            shown = self.visualRect(index).intersected(self._viewport.rect())
+            where = self._viewport.mapToGlobal(shown.topLeft() + QPoint(24, 12))
+        menu.popup(where)
         return menu
