@@ -20,7 +20,8 @@ from parler_desktop.app.room_list.room_list_model import RoomListModel
 from parler_desktop.app.members.roster_model import RosterModel
 from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
-from parler_desktop.ui.timeline.cards import Card
+from parler_desktop.app.timeline.cards import Card
+from parler_desktop.ui.accessibility import Announcer, ConnectionAnnouncements
 from parler_desktop.ui.composer.composer import Composer
 from parler_desktop.ui.hubs.connection_bar import ConnectionBar
 from parler_desktop.ui.demo_offer import DemoOffer
@@ -87,12 +88,17 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([260, 760, 230])
         self.splitter.setCollapsible(1, False)
+        for number, name in enumerate(("Rooms", "Conversation", "Members")):  # what a screen reader calls each panel
+            self.splitter.widget(number).setAccessibleName(name)
+        self.splitter.handle(1).setAccessibleName("Resize the rooms panel")
+        self.splitter.handle(2).setAccessibleName("Resize the members panel")
         self.panels = PanelLayout(self, self.splitter, self.roster_panel)
         self.room_composer = RoomComposer(bridge, self.composer, self.timeline, self)
         self.drafts = self.room_composer.drafts
         self.setCentralWidget(_column(self.connection_bar, self.splitter, stretch=self.splitter))
         self.setStyleSheet(FOCUS_OUTLINE)
         self.typing = TypingToComposer(self.composer.edit, self)
+        self.connection_announcements = ConnectionAnnouncements(hubs, Announcer(self.connection_bar))
         for view in (self.timeline, self.room_panel.view):
             view.installEventFilter(self.typing)
         self.panels.fit_screen()
@@ -305,6 +311,8 @@ class MainWindow(QMainWindow):
         if text != self.timeline.placeholder:  # called on every room list reload: repaint only a change
             self.timeline.placeholder = text
             self.timeline.viewport().update()
+        painted = text if self.timeline_model.rowCount() == 0 else ""  # (the placeholder shows only then)
+        self.timeline.setAccessibleDescription(" ".join(painted.split()))  # a screen reader reads it here
 
     def _session_changed(self) -> None:
         self.timeline.message_delegate.set_identity(self.bridge.agent_id, self.bridge.name, self.bridge.role)

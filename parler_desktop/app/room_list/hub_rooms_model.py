@@ -16,6 +16,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from parler_desktop.app import roles
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
+from parler_desktop.app.room_list.row_reading import heading_reading
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -89,6 +90,9 @@ class HubRoomsModel(QAbstractListModel):
             return entry.rooms.row_data(room_row, role)
         if role == Qt.ItemDataRole.DisplayRole:
             return entry.label
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            collapsed = entry.url in self.collapsed
+            return heading_reading(entry.label, entry.status.view.heading, entry.rooms.total_unread, entry.rooms.total_mentions, collapsed)
         if role == Qt.ItemDataRole.ToolTipRole:  # where the hub is, and who the human is there
             where, agent_id = entry.url or "the hub this app runs on this computer", entry.bridge.agent_id
             return f"{where}\nYour agent id here: {agent_id[:8]}…" if agent_id else where

@@ -110,12 +110,14 @@ class Composer(QWidget):
         self.edit = MessageEdit(self)
         self.edit.setObjectName("composerEdit")
         self.edit.setPlaceholderText("Message — Enter sends, Shift+Enter for a new line, @ to mention")
+        self.edit.setAccessibleName("Message")
+        self.edit.setAccessibleDescription("Enter sends, Shift+Enter for a new line, @ to mention")
         self.edit.setFixedHeight(72)
         self.edit.submit.connect(lambda: self.send())
         self.edit.textChanged.connect(self.draftChanged)
         self._reply_to: str | None = None  # the hub id of the message being answered
         self._reply_label = QLabel(textFormat=Qt.TextFormat.PlainText)  # quotes a peer's message
-        cancel_reply = QToolButton(text="✕", toolTip="Cancel the reply")
+        cancel_reply = QToolButton(text="✕", toolTip="Cancel the reply", accessibleName="Cancel the reply")
         cancel_reply.clicked.connect(lambda: self.set_reply(None))
         self._reply_bar = QWidget()
         reply_row = QHBoxLayout(self._reply_bar)

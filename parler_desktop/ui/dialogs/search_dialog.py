@@ -93,17 +93,17 @@ class SearchDialog(QDialog):
         self._model = model
         self._rooms = rooms
         self.query = QLineEdit(
-            objectName="searchQuery", placeholderText="Words to find (all of them, as word beginnings)"
+            objectName="searchQuery", placeholderText="Words to find (all of them, as word beginnings)", accessibleName="Search for"
         )
-        self.room = QComboBox(objectName="searchRoom")
-        self.author = QLineEdit(objectName="searchAuthor", placeholderText="anyone")
-        self.kind = QComboBox(objectName="searchKind")
+        self.room = QComboBox(objectName="searchRoom", accessibleName="Room")
+        self.author = QLineEdit(objectName="searchAuthor", placeholderText="anyone", accessibleName="Author")
+        self.kind = QComboBox(objectName="searchKind", accessibleName="Kind")
         for kind in KINDS:
             self.kind.addItem(kind or "any", kind)
         self.status = QLabel(objectName="searchStatus")
         self.indexing = QLabel(objectName="searchIndexing")
         self.indexing.hide()
-        self.results = QListView(objectName="searchResults")
+        self.results = QListView(objectName="searchResults", accessibleName="Results")
         self.results.setModel(model)
         self.results.setItemDelegate(SearchHitDelegate(self.results))
         self.results.activated.connect(self._open)

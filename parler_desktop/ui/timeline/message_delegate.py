@@ -24,7 +24,8 @@ from parler_desktop.ui.timeline.markdown import markdown_document
 from parler_desktop.ui.timeline.message_layout import DATE_HEIGHT, DIVIDER_HEIGHT, PAD, WARNING, LayoutCache, RowLayout, body_width, fit_width, shows_role
 from parler_desktop.ui.timeline.row_painting import paint_card, paint_rule, paint_status
 from parler_desktop.ui.timeline.row_sizes import RowSizes
-from parler_desktop.ui.timeline.row_text import full_date, shown_name
+from parler_desktop.app.timeline.message_reading import shown_name
+from parler_desktop.ui.timeline.row_text import full_date
 
 MINE_TINT = QColor(66, 133, 244, 28)
 MENTION_TINT = QColor(255, 193, 7, 45)

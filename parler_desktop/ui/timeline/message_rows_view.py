@@ -50,6 +50,7 @@ class MessageRowsView(RowListView):
         self.message_delegate = MessageDelegate(self)
         self.setItemDelegate(self.message_delegate)
         self.message_delegate.toggleRequested.connect(self.toggle_expanded)
+        model.reading.plain_body = lambda entry: self.message_delegate.layouts.plain_text(entry, self.font())
         self.setMouseTracking(True)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._context_menu)

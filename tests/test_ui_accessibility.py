@@ -1,0 +1,164 @@
+"""What a screen reader finds in the real window, read through Qt's accessibility interface
+(``QAccessible``: what AT-SPI, UI Automation and NSAccessibility are served from): every visible
+control named, rows that say what a sighted person reads off them, and live changes announced."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import re
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAccessible, QAccessibleInterface
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QWidget
+from support.desktop_fixtures import activate, click_room, join_room, post_as, start_desktop, stop_desktop
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.timeout(60)
+
+Role = QAccessible.Role
+CONTROLS = {
+    Role.Button, Role.CheckBox, Role.RadioButton, Role.ComboBox, Role.EditableText, Role.List, Role.ListItem,
+    Role.Table, Role.Tree, Role.TreeItem, Role.PageTab, Role.Slider, Role.SpinBox, Role.Link, Role.MenuItem,
+    Role.Grip, Role.ButtonMenu, Role.ButtonDropDown,
+}  # what a person acts on (text, panels and scroll bars are read or passed through)
+NAME = QAccessible.Text.Name
+
+
+def walk(interface: QAccessibleInterface | None) -> Iterator[QAccessibleInterface]:
+    """``interface`` and every shown descendant (a hidden one's subtree is not on screen)."""
+    if interface is None or not interface.isValid() or interface.state().invisible:
+        return
+    yield interface
+    for number in range(interface.childCount()):
+        yield from walk(interface.child(number))
+
+
+def unnamed_controls(top: QWidget) -> list[str]:
+    """Controls on screen without a name: in the accessible tree of ``top``, and among its
+    shown widgets (an overlay on a list's viewport is not in the list's tree)."""
+    found = [iface for iface in walk(QAccessible.queryAccessibleInterface(top))]
+    found += [QAccessible.queryAccessibleInterface(w) for w in top.findChildren(QWidget) if w.isVisible()]
+    return sorted(
+        {
+            f"{iface.role().name} {type(iface.object()).__name__ if iface.object() else 'item'} {iface.rect()}"
+            for iface in found
+            if iface is not None and iface.role() in CONTROLS and not iface.text(NAME).strip()
+        }
+    )
+
+
+def item_named(view: QWidget, start: str) -> QAccessibleInterface:
+    """The child of ``view``'s accessible list whose name begins with ``start``."""
+    names = []
+    for child in walk(QAccessible.queryAccessibleInterface(view)):
+        names.append(child.text(NAME))
+        if child.role() == Role.ListItem and child.text(NAME).startswith(start):
+            return child
+    raise AssertionError(f"no item named {start!r}… in {names}")
+
+
+@pytest.fixture
+def other_hub(hub_factory):
+    return hub_factory()
+
+
+@pytest.fixture
+def two_hubs(qtbot, qloop, tmp_path: Path, hub, other_hub):
+    """The window holding ``other_hub`` first and ``hub`` second, shown (headings in the room list)."""
+    app = start_desktop(qtbot, qloop, tmp_path / "home", hub.url, beside=other_hub.url)
+    yield app
+    stop_desktop(qtbot, qloop, app)
+
+
+@pytest.fixture
+def listening():
+    """A screen reader listening (Qt's accessibility active, as once one has asked for the tree):
+    only then do views tell the tree of their rows' changes, which keeps its items current."""
+    QAccessible.setActive(True)
+    yield
+    QAccessible.setActive(False)
+
+
+def type_and_send(qtbot, window, text: str) -> None:
+    window.composer.edit.setFocus()
+    qtbot.keyClicks(window.composer.edit, text)
+    QTest.keyClick(window.composer.edit, Qt.Key.Key_Return)
+
+
+def test_every_visible_control_of_the_window_and_the_search_has_a_name(qtbot, qloop, two_hubs, peer):
+    desktop = two_hubs
+    window = desktop.window
+    room = join_room(qtbot, qloop, desktop, peer, "build")
+    click_room(qtbot, desktop, room)
+    post_as(qtbot, qloop, peer, room, "over to you", parts=[
+        {"kind": "text", "text": "over to you"}, {"kind": "com.parler.handoff", "next": "review the notes", "to": "boss"},
+    ])
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
+    window.composer.set_reply(window.timeline_model.entry(0))  # its ✕ shows
+    window.resize(1100, 700)
+    assert unnamed_controls(window) == []
+    assert QAccessible.queryAccessibleInterface(window.composer.edit).text(NAME) == "Message"
+    assert QAccessible.queryAccessibleInterface(window.room_panel.filter).text(NAME) == "Filter rooms"
+    window.room_panel.filter.setText("bu")  # its clear button shows
+    assert unnamed_controls(window) == []
+    QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: any(w.objectName() == "searchDialog" and w.isVisible() for w in window.findChildren(QWidget)), timeout=5000)
+    dialog = next(w for w in window.findChildren(QWidget) if w.objectName() == "searchDialog")
+    assert unnamed_controls(dialog) == []
+    dialog.close()
+
+
+def test_rows_read_what_a_sighted_person_sees(qtbot, qloop, hub, two_hubs, peer, listening):
+    """Room rows with their counts (a handoff to the human's role counts as a mention, as on its
+    badge), a hub's heading with its connection line, messages as
+    rendered with their author, time and cards, the human's own posts with their state."""
+    desktop, window = two_hubs, two_hubs.window
+    build = join_room(qtbot, qloop, desktop, peer, "build")
+    other = join_room(qtbot, qloop, desktop, peer, "other")
+    click_room(qtbot, desktop, other)
+    post_as(qtbot, qloop, peer, build, "the **build** is `green` now")
+    post_as(qtbot, qloop, peer, build, "@boss have a look", mentions=["boss"])
+    post_as(qtbot, qloop, peer, build, "next", parts=[
+        {"kind": "text", "text": "next"}, {"kind": "com.parler.handoff", "next": "review the release notes", "to": "supervisor"},
+    ])
+    rooms = window.room_panel.view
+    qtbot.waitUntil(lambda: window.rooms.summary(build) is not None and window.rooms.summary(build).unread == 3, timeout=10_000)
+    assert item_named(rooms, "build").text(NAME) == "build, 3 unread, 2 mentions"
+    label = window.shown_hub.label
+    assert item_named(rooms, f"{label} hub").text(NAME) == f"{label} hub, Live as boss, 3 unread, 2 mentions"
+    assert item_named(rooms, "build").text(QAccessible.Text.Description).startswith("alice: ")  # its preview
+
+    click_room(qtbot, desktop, build)
+    timeline = window.timeline
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 3, timeout=5000)
+    assert re.fullmatch(r"alice, planner, \d\d:\d\d: the build is green now", item_named(timeline, "alice").text(NAME))
+    names = [QAccessible.queryAccessibleInterface(timeline).child(row).text(NAME) for row in range(3)]
+    assert re.fullmatch(r"alice, planner, \d\d:\d\d, mentions you: @boss have a look", names[1])
+    assert re.fullmatch(r"alice, planner, \d\d:\d\d, mentions you: next\. handoff to supervisor: review the release notes", names[2])
+
+    type_and_send(qtbot, window, "hello **you**")
+    mine = lambda: QAccessible.queryAccessibleInterface(timeline).child(window.timeline_model.rowCount() - 1).text(NAME)  # noqa: E731
+    qtbot.waitUntil(lambda: re.fullmatch(r"boss, supervisor, you, \d\d:\d\d, sent: hello you", mine()) is not None, timeout=10_000)
+    hub.stop()
+    qtbot.waitUntil(lambda: not desktop.bridge.is_live, timeout=10_000)
+    qtbot.waitUntil(lambda: "Live" not in item_named(rooms, f"{label} hub").text(NAME), timeout=10_000)
+    type_and_send(qtbot, window, "later")
+    qtbot.waitUntil(lambda: re.fullmatch(r"boss, you, \d\d:\d\d, queued, waiting for the connection: later", mine()) is not None, timeout=10_000)
+
+
+def test_new_messages_and_connection_changes_are_announced(qtbot, qloop, two_hubs, other_hub, peer, listening):
+    desktop, window = two_hubs, two_hubs.window
+    room = join_room(qtbot, qloop, desktop, peer, "build")
+    click_room(qtbot, desktop, room)
+    activate(qtbot, desktop)
+    with qtbot.waitSignal(window.timeline.announcer.announced, timeout=10_000) as said:
+        post_as(qtbot, qloop, peer, room, "the **build** is green now")
+    assert re.fullmatch(r"alice, planner, \d\d:\d\d: the build is green now", said.args[0])
+    other = desktop.hubs.entries[0]
+    with qtbot.waitSignal(window.connection_announcements.announcer.announced, timeout=15_000) as said:
+        other_hub.stop()
+    assert said.args[0].startswith(f"{other.label}: ") and "Live" not in said.args[0]
