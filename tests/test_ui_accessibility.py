@@ -11,7 +11,7 @@ import re
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAccessible, QAccessibleInterface
+from PySide6.QtGui import QAccessible, QAccessibleActionInterface, QAccessibleInterface
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QWidget
 from support.desktop_fixtures import activate, click_room, join_room, post_as, start_desktop, stop_desktop
@@ -99,6 +99,8 @@ def test_every_visible_control_of_the_window_and_the_search_has_a_name(qtbot, ql
     ])
     qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
     window.composer.set_reply(window.timeline_model.entry(0))  # its ✕ shows
+    window.timeline.setCurrentIndex(window.timeline_model.index(0))  # the request's buttons show
+    qtbot.waitUntil(window.request_bar.isVisible, timeout=2000)
     window.resize(1100, 700)
     assert unnamed_controls(window) == []
     assert QAccessible.queryAccessibleInterface(window.composer.edit).text(NAME) == "Message"
@@ -162,3 +164,33 @@ def test_new_messages_and_connection_changes_are_announced(qtbot, qloop, two_hub
     with qtbot.waitSignal(window.connection_announcements.announcer.announced, timeout=15_000) as said:
         other_hub.stop()
     assert said.args[0].startswith(f"{other.label}: ") and "Live" not in said.args[0]
+
+
+def test_a_requests_actions_are_buttons_a_screen_reader_presses(qtbot, qloop, desktop, peer, listening):
+    """The current message is a handoff to the human: its Reply / Hand back / Done are in the
+    tree as buttons; pressing Done through the accessibility interface answers it once."""
+    from support.peer_ops import hub_history
+
+    window = desktop.window
+    room = join_room(qtbot, qloop, desktop, peer, "reviews")
+    click_room(qtbot, desktop, room)
+    request = post_as(qtbot, qloop, peer, room, "over to you", parts=[
+        {"kind": "text", "text": "over to you"}, {"kind": "com.parler.handoff", "next": "review the release notes", "to": "boss"},
+    ])
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
+    buttons = lambda: {i.text(NAME): i for i in walk(QAccessible.queryAccessibleInterface(window)) if i.role() == Role.Button}  # noqa: E731
+    assert "Done" not in buttons()  # no request is the current message yet
+    window.timeline.setFocus()
+    QTest.keyClick(window.timeline, Qt.Key.Key_Down)
+    qtbot.waitUntil(lambda: window.timeline.currentIndex().row() == 0, timeout=2000)
+    qtbot.waitUntil(lambda: {"Reply", "Hand back", "Done"} <= buttons().keys(), timeout=2000)
+    assert window.request_bar.label.text() == "alice asks you: handoff to boss: review the release notes"
+    done = buttons()["Done"]
+    assert done.text(QAccessible.Text.Description) == "Done: alice's request"
+    actions = done.actionInterface()
+    assert QAccessibleActionInterface.pressAction() in actions.actionNames()
+    actions.doAction(QAccessibleActionInterface.pressAction())
+    answers = lambda: [m for m in run_coroutine(qtbot, qloop, hub_history(peer, room)) if m.get("replyTo") == request["id"]]  # noqa: E731
+    qtbot.waitUntil(lambda: len(answers()) == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: "Done" not in buttons(), timeout=5000)  # answered: the actions go
+    assert answers()[0]["parts"][0] == {"kind": "text", "text": "@alice done: review the release notes"}

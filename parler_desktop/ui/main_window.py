@@ -33,6 +33,7 @@ from parler_desktop.ui.dialogs.save_as import ask_save_path
 from parler_desktop.ui.room_list.room_list_view import RoomListPanel
 from parler_desktop.ui.room_list.room_opener import RoomOpener
 from parler_desktop.ui.members.roster_panel import RosterPanel
+from parler_desktop.ui.timeline.request_bar import RequestBar
 from parler_desktop.ui.timeline.timeline_view import TimelineView
 
 APP_TITLE = "Parler"
@@ -83,7 +84,8 @@ class MainWindow(QMainWindow):
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.room_panel)
-        self.splitter.addWidget(_column(self.room_title, self.timeline, self.composer, stretch=self.timeline))
+        self.request_bar = RequestBar(self.timeline)  # the current message's request actions, as buttons
+        self.splitter.addWidget(_column(self.room_title, self.timeline, self.request_bar, self.composer, stretch=self.timeline))
         self.splitter.addWidget(self.roster_panel)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([260, 760, 230])

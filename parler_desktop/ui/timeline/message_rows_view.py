@@ -37,6 +37,7 @@ class MessageRowsView(RowListView):
     linkRefused = Signal(str)  # the address of a link that was not opened
     copyLinkRequested = Signal(object)  # TimelineEntry whose parler:// link goes on the clipboard
     messageLinkOpened = Signal(str)  # a parler://…/room/ROOM/SEQ link in a message was clicked
+    cardActionsChanged = Signal()  # a request was answered (or its answer failed): its actions went (or came back)
 
     def __init__(
         self, model: TimelineModel, parent: QWidget | None = None, open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl
