@@ -110,7 +110,12 @@ def test_every_visible_control_of_the_window_and_the_search_has_a_name(qtbot, ql
     QTest.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: any(w.objectName() == "searchDialog" and w.isVisible() for w in window.findChildren(QWidget)), timeout=5000)
     dialog = next(w for w in window.findChildren(QWidget) if w.objectName() == "searchDialog")
+    qtbot.keyClicks(dialog.query, "over")
+    qtbot.waitUntil(lambda: dialog.results.model().rowCount() == 1, timeout=5000)
     assert unnamed_controls(dialog) == []
+    (result,) = [i for i in walk(QAccessible.queryAccessibleInterface(dialog.results)) if i.role() == Role.ListItem]
+    place = f"build on {window.shown_hub.label}, alice"
+    assert re.fullmatch(rf"{place}, \d{{4}}-\d\d-\d\d \d\d:\d\d: over to you review the notes boss", result.text(NAME))  # no marks
     dialog.close()
 
 
