@@ -199,3 +199,26 @@ def test_a_requests_actions_are_buttons_a_screen_reader_presses(qtbot, qloop, de
     qtbot.waitUntil(lambda: len(answers()) == 1, timeout=10_000)
     qtbot.waitUntil(lambda: "Done" not in buttons(), timeout=5000)  # answered: the actions go
     assert answers()[0]["parts"][0] == {"kind": "text", "text": "@alice done: review the release notes"}
+
+
+def test_the_dialogs_name_every_control(qtbot, qloop, desktop, peer):
+    """Each dialog the window opens, opened as a person does (its menu item or button)."""
+    from PySide6.QtWidgets import QApplication, QDialog
+    from support.desktop_fixtures import click_action, row_menu
+
+    window = desktop.window
+    room = join_room(qtbot, qloop, desktop, peer, "build")
+    click_room(qtbot, desktop, room)
+    click_action(qtbot, row_menu(qtbot, desktop, room), "Export…")
+    QTest.mouseClick(window.findChild(QWidget, "handoffButton"), Qt.MouseButton.LeftButton)
+    menus = {a.text().replace("&", ""): a.menu() for a in window.menuBar().actions() if a.menu() is not None}
+    hub_items = {a.text(): a for a in menus["Hub"].actions()}
+    for item in ("Join requests…", "Connect your agents…", "Connect…"):
+        hub_items[item].trigger()
+    next(a for a in menus["Notifications"].actions() if a.text().startswith("Notification settings")).trigger()
+    opened = lambda: {type(d).__name__: d for d in QApplication.topLevelWidgets() if isinstance(d, QDialog) and d.isVisible()}  # noqa: E731
+    expected = {"ExportDialog", "HandoffDialog", "JoinRequestsDialog", "ConnectAgentsDialog", "ConnectDialog", "NotificationSettingsDialog"}
+    qtbot.waitUntil(lambda: expected <= opened().keys(), timeout=5000)
+    assert {name: unnamed_controls(dialog) for name, dialog in opened().items()} == {name: [] for name in opened()}
+    for dialog in opened().values():
+        dialog.close()
