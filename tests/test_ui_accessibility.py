@@ -222,3 +222,18 @@ def test_the_dialogs_name_every_control(qtbot, qloop, desktop, peer):
     assert {name: unnamed_controls(dialog) for name, dialog in opened().items()} == {name: [] for name in opened()}
     for dialog in opened().values():
         dialog.close()
+
+
+def test_announcements_before_qt_6_8_change_the_description(qtbot, monkeypatch, listening):
+    """Without QAccessibleAnnouncementEvent the sentence becomes the widget's accessible
+    description (with its change event), which a screen reader following it reads."""
+    from parler_desktop.ui import accessibility
+
+    monkeypatch.setattr(accessibility, "_ANNOUNCEMENT", None)
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    announcer = accessibility.Announcer(widget)
+    with qtbot.waitSignal(announcer.announced) as said:
+        announcer.say("local: Live as boss")
+    assert said.args == ["local: Live as boss"]
+    assert QAccessible.queryAccessibleInterface(widget).text(QAccessible.Text.Description) == "local: Live as boss"
