@@ -129,8 +129,8 @@ def test_rows_read_what_a_sighted_person_sees(qtbot, qloop, hub, two_hubs, peer,
     click_room(qtbot, desktop, other)
     post_as(qtbot, qloop, peer, build, "the **build** is `green` now")
     post_as(qtbot, qloop, peer, build, "@boss have a look", mentions=["boss"])
-    post_as(qtbot, qloop, peer, build, "next", parts=[
-        {"kind": "text", "text": "next"}, {"kind": "com.parler.handoff", "next": "review the release notes", "to": "supervisor"},
+    post_as(qtbot, qloop, peer, build, "next.", parts=[
+        {"kind": "text", "text": "next."}, {"kind": "com.parler.handoff", "next": "review the release notes", "to": "supervisor"},
     ])
     rooms = window.room_panel.view
     qtbot.waitUntil(lambda: window.rooms.summary(build) is not None and window.rooms.summary(build).unread == 3, timeout=10_000)

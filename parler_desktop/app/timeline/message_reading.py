@@ -77,6 +77,14 @@ def one_line(text: str) -> str:
     return text if len(text) <= MAX_READ_CHARS else f"{text[:MAX_READ_CHARS]}… (more in the message)"
 
 
+def sentences(pieces: list[str]) -> str:
+    """The pieces one after the other, a full stop between two unless the first ends in one."""
+    text = ""
+    for piece in filter(None, pieces):
+        text += (" " if text.endswith((".", "!", "?", ":", ";", "…")) else ". ") + piece if text else piece
+    return text
+
+
 class MessageReading:
     """A row's words for ``Qt.AccessibleTextRole`` (``TimelineRows.data`` asks)."""
 
@@ -106,4 +114,4 @@ class MessageReading:
         for part in entry.extension_parts:
             card = card_for(part, my_name, my_role)
             said.append(", ".join(p for p in (spoken(card.title), one_line(card.detail)) if p))
-        return f"{', '.join(p for p in head if p)}: {'. '.join(p for p in said if p)}"
+        return f"{', '.join(p for p in head if p)}: {sentences(said)}"
