@@ -195,3 +195,23 @@ def test_done_from_the_keyboard_menu_of_a_selected_message(qtbot, qloop, desktop
     QTest.keyClick(window.windowHandle(), Qt.Key.Key_Return)
     menu_choose(qtbot, "Done")
     qtbot.waitUntil(lambda: len(answers(qtbot, qloop, peer, room, again["id"])) == 1, timeout=10_000)
+
+
+def test_a_slow_click_on_done_at_the_bottom_of_a_long_room_answers(qtbot, qloop, desktop, peer):
+    """A press on Done makes the request the current message, whose actions the bar under the
+    timeline offers; the bar must not shift the rows under the pointer before the release."""
+    room = join_room(qtbot, qloop, desktop, peer, "reviews")
+    window = desktop.window
+    click_room(qtbot, desktop, room)
+    for n in range(30):
+        post_as(qtbot, qloop, peer, room, f"line {n}")
+    request = send_parts(qtbot, qloop, peer, room, "over to you", handoff("approve the schema patch", "boss"))
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 31, timeout=10_000)
+    view = window.timeline
+    qtbot.waitUntil(lambda: view.at_bottom and view.verticalScrollBar().maximum() > 0, timeout=5000)
+    row = 30
+    point = view.visualRect(window.timeline_model.index(row)).topLeft() + card_buttons(window, row)["Done"].center()
+    QTest.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    qtbot.wait(100)  # a person's press lasts a while: the window lays out meanwhile
+    QTest.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    qtbot.waitUntil(lambda: len(answers(qtbot, qloop, peer, room, request["id"])) == 1, timeout=10_000)

@@ -10,12 +10,15 @@ press. They go through the delegate's ``requestAction``, as a click on the card 
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
 from parler_desktop.app.timeline.cards import REQUEST_ACTIONS
 from parler_desktop.app.timeline.message_reading import shown_name, spoken
 from parler_desktop.ui.timeline.message_rows_view import MessageRowsView
+
+AFTER_PRESS_MS = 50  # while a mouse button is down, the bar looks again this often
 
 
 class RequestBar(QWidget):
@@ -35,6 +38,8 @@ class RequestBar(QWidget):
             layout.addWidget(button)
             self.buttons[action] = button
         self.hide()
+        self._after_press = QTimer(self, singleShot=True, interval=AFTER_PRESS_MS)
+        self._after_press.timeout.connect(self.refresh)
         model = view.model()
         view.selectionModel().currentChanged.connect(self.refresh)
         view.cardActionsChanged.connect(self.refresh)
@@ -42,7 +47,12 @@ class RequestBar(QWidget):
             changed.connect(self.refresh)
 
     def refresh(self, *_change: object) -> None:
-        """Show the current row's actions not taken yet, or hide."""
+        """Show the current row's actions not taken yet, or hide; while a mouse button is down,
+        once it is up: the bar changes the timeline's height, and a press on a card's Done
+        (which makes its row current) must be released over the same button."""
+        if QGuiApplication.mouseButtons() != Qt.MouseButton.NoButton:
+            self._after_press.start()
+            return
         index = self._view.currentIndex()
         actions = self._view.card_actions(index) if index.isValid() else []
         entry = self._view.model().entry(index.row()) if actions else None
