@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QWidget
 
 from parler_desktop.app.timeline.cards import REQUEST_ACTIONS
 from parler_desktop.app.timeline.message_reading import shown_name, spoken
+from parler_desktop.ui.hubs.connection_bar import ElidedLabel
 from parler_desktop.ui.timeline.message_rows_view import MessageRowsView
 
 AFTER_PRESS_MS = 50  # while a mouse button is down, the bar looks again this often
@@ -26,8 +27,7 @@ class RequestBar(QWidget):
         super().__init__(parent, objectName="requestBar", accessibleName="Request")
         self._view = view
         self._row = QPersistentModelIndex()
-        self.label = QLabel(textFormat=Qt.TextFormat.PlainText)  # names and subjects come off the wire
-        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)  # a long subject is cut, never widens the window
+        self.label = ElidedLabel("requestAsks")  # plain text: names and subjects come off the wire
         self.buttons: dict[str, QPushButton] = {}
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 2, 8, 2)
@@ -63,8 +63,8 @@ class RequestBar(QWidget):
         self._row = QPersistentModelIndex(index)
         layout = self._view.row_layout(index)
         asks = "; ".join(spoken(card.card.title) for card in (layout.cards if layout is not None else []) if card.actions)
-        self.label.setText(f"{shown_name(entry)} asks you: {asks}")
-        self.label.setToolTip(self.label.text())
+        self.label.set_full_text(f"{shown_name(entry)} asks you: {asks}")
+        self.label.setAccessibleName(self.label.full_text)  # (shown cut to its width)
         for action, button in self.buttons.items():
             button.setVisible(action in actions)
             button.setAccessibleDescription(f"{action}: {shown_name(entry)}'s request")
