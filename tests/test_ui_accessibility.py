@@ -103,6 +103,8 @@ def test_every_visible_control_of_the_window_and_the_search_has_a_name(qtbot, ql
     qtbot.waitUntil(window.request_bar.isVisible, timeout=2000)
     window.resize(1100, 700)
     assert unnamed_controls(window) == []
+    state = QAccessible.queryAccessibleInterface(window.findChild(QWidget, "connectionText"))
+    assert state.text(NAME).startswith("Connected to ") and "<" not in state.text(QAccessible.Text.Description)  # no tooltip markup
     assert QAccessible.queryAccessibleInterface(window.composer.edit).text(NAME) == "Message"
     assert QAccessible.queryAccessibleInterface(window.room_panel.filter).text(NAME) == "Filter rooms"
     window.room_panel.filter.setText("bu")  # its clear button shows

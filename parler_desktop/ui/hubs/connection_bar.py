@@ -39,6 +39,9 @@ class ElidedLabel(QLabel):
     def set_full_text(self, text: str) -> None:
         self.full_text = text
         self.setToolTip(plain_tooltip(text, wrap=True) if text else "")
+        # A screen reader reads the whole text, never the tooltip's markup (its fallback description).
+        self.setAccessibleName(" ".join(text.split()))
+        self.setAccessibleDescription(self.accessibleName())
         self._elide()
 
     def minimumSizeHint(self) -> QSize:
@@ -61,6 +64,7 @@ class ConnectionBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("connectionState")
+        self.setAccessibleName("Connection")
         self.label = ElidedLabel("connectionText")
         self.retry = QPushButton("Retry now", objectName="retryNow")
         self.retry.clicked.connect(self.retryRequested)

@@ -64,7 +64,6 @@ class RequestBar(QWidget):
         layout = self._view.row_layout(index)
         asks = "; ".join(spoken(card.card.title) for card in (layout.cards if layout is not None else []) if card.actions)
         self.label.set_full_text(f"{shown_name(entry)} asks you: {asks}")
-        self.label.setAccessibleName(self.label.full_text)  # (shown cut to its width)
         for action, button in self.buttons.items():
             button.setVisible(action in actions)
             button.setAccessibleDescription(f"{action}: {shown_name(entry)}'s request")
