@@ -140,6 +140,10 @@ def test_rows_read_what_a_sighted_person_sees(qtbot, qloop, hub, two_hubs, peer,
     label = window.shown_hub.label
     assert item_named(rooms, f"{label} hub").text(NAME) == f"{label} hub, Live as boss, 3 unread, 2 mentions"
     assert item_named(rooms, "build").text(QAccessible.Text.Description).startswith("alice: ")  # its preview
+    post_as(qtbot, qloop, peer, other, "which region?", parts=[
+        {"kind": "text", "text": "which region?"}, {"kind": "com.parler.task", "status": "awaiting", "task": "deploy-42"},
+    ])
+    qtbot.waitUntil(lambda: item_named(rooms, "other").text(NAME) == "other, an agent is waiting on you", timeout=5000)  # its dot
 
     click_room(qtbot, desktop, build)
     timeline = window.timeline

@@ -16,7 +16,8 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from parler_desktop.app import roles
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
-from parler_desktop.app.room_list.row_reading import heading_reading
+from parler_desktop.app.room_list.agent_watch import HubAgentWatches
+from parler_desktop.app.room_list.row_reading import heading_reading, with_agents
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -26,6 +27,7 @@ class HubRoomsModel(QAbstractListModel):
         super().__init__(parent)
         self._hubs = hubs
         self.collapsed: set[str] = set()  # hub URLs whose rooms are folded away
+        self.agents: HubAgentWatches | None = None  # each room's agents, read out with the room (set by the window)
         self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
         self._row_count: int | None = None  # (None: rows changed since)
         for entry in hubs.entries:
@@ -86,6 +88,9 @@ class HubRoomsModel(QAbstractListModel):
             return self._hubs.index(entry)
         if role == roles.HUB_HEADER:
             return room_row < 0
+        if room_row >= 0 and role == Qt.ItemDataRole.AccessibleTextRole and self.agents is not None:
+            room = entry.rooms.row_data(room_row, roles.ROOM_NAME)
+            return with_agents(entry.rooms.row_data(room_row, role), self.agents.state(entry.url, room))
         if room_row >= 0:
             return entry.rooms.row_data(room_row, role)
         if role == Qt.ItemDataRole.DisplayRole:

@@ -4,7 +4,14 @@ heading, its connection line ("local hub, Live as boss, 5 unread")."""
 
 from __future__ import annotations
 
+from parler_desktop.app.room_list.agent_activity import AgentState
+
 KIND_WORDS = {"dm": "direct message", "service": "service"}  # a channel needs no word
+STATE_WORDS = {  # what the agents' dot before a room says (ui/room_list/agent_glance.py)
+    AgentState.WAITING: "an agent is waiting on you",
+    AgentState.FAILED: "a task failed",
+    AgentState.WORKING: "agents are working",
+}
 
 
 def counted(count: int, one: str, many: str) -> str:
@@ -19,6 +26,12 @@ def unread_words(unread: int, mentions: int) -> str:
 def room_reading(label: str, kind: str, unread: int, mentions: int) -> str:
     kind_word = "" if kind == "service" and label.endswith("(service)") else KIND_WORDS.get(kind, "")
     return ", ".join(p for p in (label, kind_word, unread_words(unread, mentions)) if p)
+
+
+def with_agents(reading: str, state: AgentState) -> str:
+    """A room's reading with its agents' state, when the dot shows one."""
+    words = STATE_WORDS.get(state)
+    return f"{reading}, {words}" if words else reading
 
 
 def heading_reading(label: str, state: str, unread: int, mentions: int, folded: bool) -> str:

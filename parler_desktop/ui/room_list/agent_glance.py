@@ -23,11 +23,6 @@ DOT_COLOURS = {
     AgentState.WORKING: QColor(46, 160, 67),
 }
 DOT_SIZE = 6
-STATE_WORDS = {
-    AgentState.WAITING: "an agent is waiting on you",
-    AgentState.FAILED: "a task failed",
-    AgentState.WORKING: "agents are working",
-}
 
 
 def dot_rect(row: QRect, line: int) -> QRect:
