@@ -51,6 +51,12 @@ def unnamed_controls(top: QWidget) -> list[str]:
     )
 
 
+def terse_buttons(top: QWidget) -> list[str]:
+    """Buttons on screen named in one word (Send, Done…) that say no more in a description."""
+    buttons = [i for i in walk(QAccessible.queryAccessibleInterface(top)) if i.role() == Role.Button]
+    return [i.text(NAME) for i in buttons if len(i.text(NAME).split()) == 1 and not i.text(QAccessible.Text.Description)]
+
+
 def item_named(view: QWidget, start: str) -> QAccessibleInterface:
     """The child of ``view``'s accessible list whose name begins with ``start``."""
     names = []
@@ -103,6 +109,7 @@ def test_every_visible_control_of_the_window_and_the_search_has_a_name(qtbot, ql
     qtbot.waitUntil(window.request_bar.isVisible, timeout=2000)
     window.resize(1100, 700)
     assert unnamed_controls(window) == []
+    assert terse_buttons(window) == []
     state = QAccessible.queryAccessibleInterface(window.findChild(QWidget, "connectionText"))
     assert state.text(NAME).startswith("Connected to ") and "<" not in state.text(QAccessible.Text.Description)  # no tooltip markup
     assert QAccessible.queryAccessibleInterface(window.composer.edit).text(NAME) == "Message"

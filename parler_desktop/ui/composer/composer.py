@@ -131,7 +131,7 @@ class Composer(QWidget):
         handoff = QPushButton("Hand off…", objectName="handoffButton")
         handoff.setToolTip("Hand the work to someone: who, what next, what is done")
         handoff.clicked.connect(self.hand_off)
-        send = QPushButton("Send", objectName="sendButton")
+        send = QPushButton("Send", objectName="sendButton", accessibleDescription="Post the message (Enter)")
         send.clicked.connect(lambda: self.send())
         buttons = QVBoxLayout()
         buttons.addWidget(send)

@@ -68,7 +68,7 @@ class TimelineView(MessageRowsView):
         self._jump_timer.timeout.connect(self._update_jump)
         # The overlays sit on the viewport, not beside it: Qt scrolls a viewport that a sibling
         # overlaps by painting all of it again instead of moving its pixels.
-        self._pill = QPushButton(self._viewport, objectName="newMessagesPill")
+        self._pill = QPushButton(self._viewport, objectName="newMessagesPill", accessibleDescription="Go to the newest message")
         self._pill.setCursor(Qt.CursorShape.PointingHandCursor)
         self._pill.clicked.connect(self.scroll_to_newest)
         self._pill.hide()
