@@ -72,8 +72,9 @@ def post_state(entry: TimelineEntry, online: bool) -> str:
 
 
 def one_line(text: str) -> str:
-    """``text`` with its line breaks and runs of spaces as single spaces, cut at MAX_READ_CHARS."""
-    text = " ".join(text.split())
+    """``text`` readable (``protocol/readable.py``: a card's words come off the wire), its line
+    breaks and runs of spaces as single spaces, cut at MAX_READ_CHARS."""
+    text = " ".join(readable(text).split())
     return text if len(text) <= MAX_READ_CHARS else f"{text[:MAX_READ_CHARS]}… (more in the message)"
 
 
@@ -98,8 +99,8 @@ class MessageReading:
         """"author[, role][, you], time[, flags]: [in reply to …. ]body[. card]…"; ``original``
         is the message it replies to when loaded, ``expanded`` whether a suspect body is shown."""
         my_id, my_name, my_role = self._identity()
-        head = [shown_name(entry), entry.sender_role or "" if shows_role(entry) else "", "you" if entry.mine else ""]
-        head.append(format_time(entry.ts_ms))
+        role = readable(entry.sender_role or "") if shows_role(entry) else ""
+        head = [shown_name(entry), role, "you" if entry.mine else "", format_time(entry.ts_ms)]
         if not entry.mine and mentions_human(entry.sender_id, entry.parts, entry.mentions, my_id, my_name, my_role):
             head.append("mentions you")
         head.append(post_state(entry, self._online()))

@@ -1,7 +1,8 @@
 """TimelineRows: what a timeline's rows are and say — the loaded stored messages ascending by
 seq, then the human's unsent posts — and the per-row facts the view needs: the first unread row
 (under the "New messages" divider), grouping and date separators, which long messages and cards
-the reader expanded, and what each row says to a screen reader (``message_reading``). ``TimelineModel`` keeps the rows in step with the store and the session.
+the reader expanded, and what each row says to a screen reader (``message_reading``).
+``TimelineModel`` keeps the rows in step with the store and the session.
 
 The first unread row is asked for every row the view lays out, so it is remembered until the
 rows change. Expanded messages and cards are kept by entry key (not persisted), so they survive

@@ -200,7 +200,7 @@ class TimelineView(MessageRowsView):
                     break
         if count > len(said):
             newest = f". Newest: {said[0]}" if said else ""
-            self.announcer.say(f"{count} new messages in {model.room}{newest}")
+            self.announcer.say(f"{count} new message{'s' if count != 1 else ''} in {model.room}{newest}")
         else:
             self.announcer.say(". ".join(reversed(said)))
 
