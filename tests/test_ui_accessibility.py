@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible, QAccessibleActionInterface, QAccessibleInterface
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 from support.desktop_fixtures import activate, click_room, join_room, post_as, start_desktop, stop_desktop
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
@@ -205,6 +205,9 @@ def test_a_requests_actions_are_buttons_a_screen_reader_presses(qtbot, qloop, de
     asks = "alice asks you: handoff to boss: review the release notes"
     assert window.request_bar.label.full_text == asks
     assert asks in [i.text(NAME) for i in walk(QAccessible.queryAccessibleInterface(window.request_bar))]
+    window.activateWindow()
+    QTest.keyClick(window.windowHandle(), Qt.Key.Key_Tab)  # next in the layout's order: the bar's first button
+    assert QApplication.focusWidget() is window.request_bar.buttons["Reply"]
     done = buttons()["Done"]
     assert done.text(QAccessible.Text.Description) == "Done: alice's request"
     actions = done.actionInterface()
@@ -218,7 +221,7 @@ def test_a_requests_actions_are_buttons_a_screen_reader_presses(qtbot, qloop, de
 
 def test_the_dialogs_name_every_control(qtbot, qloop, desktop, peer):
     """Each dialog the window opens, opened as a person does (its menu item or button)."""
-    from PySide6.QtWidgets import QApplication, QDialog
+    from PySide6.QtWidgets import QDialog
     from support.desktop_fixtures import click_action, row_menu
 
     window = desktop.window
