@@ -217,6 +217,15 @@ def test_a_requests_actions_are_buttons_a_screen_reader_presses(qtbot, qloop, de
     qtbot.waitUntil(lambda: len(answers()) == 1, timeout=10_000)
     qtbot.waitUntil(lambda: "Done" not in buttons(), timeout=5000)  # answered: the actions go
     assert answers()[0]["parts"][0] == {"kind": "text", "text": "@alice done: review the release notes"}
+    again = post_as(qtbot, qloop, peer, room, "and this", parts=[
+        {"kind": "text", "text": "and this"}, {"kind": "com.parler.handoff", "next": "rotate the keys", "to": "boss"},
+    ])
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 3, timeout=5000)
+    timeline = QAccessible.queryAccessibleInterface(window.timeline)
+    timeline.selectionInterface().select(timeline.child(2))  # as a screen reader selects an item
+    qtbot.waitUntil(lambda: "Hand back" in buttons(), timeout=2000)
+    buttons()["Hand back"].actionInterface().doAction(QAccessibleActionInterface.pressAction())
+    qtbot.waitUntil(lambda: [m for m in run_coroutine(qtbot, qloop, hub_history(peer, room)) if m.get("replyTo") == again["id"]] != [], timeout=10_000)
 
 
 def test_the_dialogs_name_every_control(qtbot, qloop, desktop, peer):

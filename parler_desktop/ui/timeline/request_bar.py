@@ -2,9 +2,9 @@
 
 A card's Reply / Hand back / Done are painted (no widget per message), so neither Tab nor a
 screen reader finds them in the row. When the current message (chosen by click or by the arrow
-keys) is a request the human has not answered, this bar says whose request it is and offers the
-same actions as buttons: reachable with Tab, and real accessible buttons a screen reader can
-press. They go through the delegate's ``requestAction``, as a click on the card does, so
+keys, or selected by a screen reader) is a request the human has not answered, this bar says
+whose request it is and offers the same actions as buttons: reachable with Tab, and real
+accessible buttons a screen reader can press. They go through the delegate's ``requestAction``, as a click on the card does, so
 ``RequestActions`` posts each answer once. The bar hides when the current row offers nothing.
 """
 
@@ -42,6 +42,7 @@ class RequestBar(QWidget):
         self._after_press.timeout.connect(self.refresh)
         model = view.model()
         view.selectionModel().currentChanged.connect(self.refresh)
+        view.selectionModel().selectionChanged.connect(self.refresh)
         view.cardActionsChanged.connect(self.refresh)
         for changed in (model.modelReset, model.rowsRemoved, model.dataChanged):
             changed.connect(self.refresh)
@@ -53,7 +54,8 @@ class RequestBar(QWidget):
         if QGuiApplication.mouseButtons() != Qt.MouseButton.NoButton:
             self._after_press.start()
             return
-        index = self._view.currentIndex()
+        selected = self._view.selectionModel().selectedIndexes()  # (a screen reader may select without moving the current row)
+        index = selected[0] if selected else self._view.currentIndex()
         actions = self._view.card_actions(index) if index.isValid() else []
         entry = self._view.model().entry(index.row()) if actions else None
         if entry is None:
