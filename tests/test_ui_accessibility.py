@@ -178,6 +178,12 @@ def test_new_messages_and_connection_changes_are_announced(qtbot, qloop, two_hub
     with qtbot.waitSignal(window.timeline.announcer.announced, timeout=10_000) as said:
         post_as(qtbot, qloop, peer, room, "the **build** is green now")
     assert re.fullmatch(r"alice, planner, \d\d:\d\d: the build is green now", said.args[0])
+    heard: list[str] = []
+    window.timeline.announcer.announced.connect(heard.append)
+    for step in range(6):  # a burst is announced at most once a second, not message by message
+        post_as(qtbot, qloop, peer, room, f"step {step}")
+    qtbot.waitUntil(lambda: any("step 5" in sentence for sentence in heard), timeout=10_000)
+    assert len(heard) <= 2 and heard[-1].endswith("step 5"), heard  # (two: a slow machine straddling a second)
     other = desktop.hubs.entries[0]
     with qtbot.waitSignal(window.connection_announcements.announcer.announced, timeout=15_000) as said:
         other_hub.stop()

@@ -34,6 +34,7 @@ from parler_desktop.ui.timeline.width_relayout import WidthRelayout
 BOTTOM_SLACK_PX = 4
 LOAD_OLDER_PX = 300
 ANNOUNCED_ROWS = 3  # more new messages at once are announced as their number and the newest
+ANNOUNCE_EVERY_MS = 1000  # a burst is announced once (a screen reader would read behind a busy room)
 
 
 class TimelineView(MessageRowsView):
@@ -53,6 +54,9 @@ class TimelineView(MessageRowsView):
         self.setObjectName("timeline")
         self.setAccessibleName("Messages")
         self.announcer = Announcer(self)  # new messages in the room, said to a screen reader
+        self._unannounced = 0  # messages from others appended since the last announcement
+        self._announce_timer = QTimer(self, singleShot=True, interval=ANNOUNCE_EVERY_MS)
+        self._announce_timer.timeout.connect(self._announce)
         self.message_delegate.cardToggled.connect(self._toggle_card)
         self.message_delegate.replyClicked.connect(self.go_to_original)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -176,7 +180,9 @@ class TimelineView(MessageRowsView):
 
     def _appended(self, count: int) -> None:
         if count and QAccessible.isActive():  # (a screen reader is listening: one call into Qt to know)
-            self._announce(count)
+            self._unannounced += count
+            if not self._announce_timer.isActive():
+                self._announce_timer.start()
         if self.at_bottom:
             self._paint_now()  # rows inserted above the human's unsent posts (done, if at the end)
         if self.at_bottom or not count:
@@ -186,10 +192,13 @@ class TimelineView(MessageRowsView):
         self._pill.show()
         self._place_overlays()
 
-    def _announce(self, count: int) -> None:
-        """Say the newest messages from others politely: each of up to ANNOUNCED_ROWS of them
-        as its row reads, more as their number and the newest."""
+    def _announce(self) -> None:
+        """Say the messages from others that came since the last announcement, politely: each of
+        up to ANNOUNCED_ROWS of them as its row reads, more as their number and the newest."""
+        count, self._unannounced = self._unannounced, 0
         model = self._model
+        if not count or model.loading:
+            return
         said: list[str] = []
         if not model.has_newer:  # (else they are past the loaded window: counted only)
             for row in reversed(range(model.rowCount())):
@@ -235,6 +244,7 @@ class TimelineView(MessageRowsView):
         self._read_more_while_short()
 
     def _room_reset(self) -> None:
+        self._unannounced = 0  # (another room's)
         room = self._model.room
         self.setAccessibleName(f"Messages in {room}" if room else "Messages")
         self.unseen = 0
