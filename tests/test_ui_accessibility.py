@@ -4,18 +4,20 @@ control named, rows that say what a sighted person reads off them, and live chan
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
-
-import re
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible, QAccessibleActionInterface, QAccessibleInterface
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QWidget
-from support.desktop_fixtures import activate, click_room, join_room, post_as, start_desktop, stop_desktop
+from PySide6.QtWidgets import QApplication, QDialog, QWidget
+from support.desktop_fixtures import activate, click_action, click_room, join_room, post_as, row_menu, start_desktop, stop_desktop
+from support.peer_ops import hub_history
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+
+from parler_desktop.ui import accessibility
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -40,7 +42,7 @@ def walk(interface: QAccessibleInterface | None) -> Iterator[QAccessibleInterfac
 def unnamed_controls(top: QWidget) -> list[str]:
     """Controls on screen without a name: in the accessible tree of ``top``, and among its
     shown widgets (an overlay on a list's viewport is not in the list's tree)."""
-    found = [iface for iface in walk(QAccessible.queryAccessibleInterface(top))]
+    found = list(walk(QAccessible.queryAccessibleInterface(top)))
     found += [QAccessible.queryAccessibleInterface(w) for w in top.findChildren(QWidget) if w.isVisible()]
     return sorted(
         {
@@ -130,8 +132,8 @@ def test_every_visible_control_of_the_window_and_the_search_has_a_name(qtbot, ql
 
 def test_rows_read_what_a_sighted_person_sees(qtbot, qloop, hub, two_hubs, peer, listening):
     """Room rows with their counts (a handoff to the human's role counts as a mention, as on its
-    badge), a hub's heading with its connection line, messages as
-    rendered with their author, time and cards, the human's own posts with their state."""
+    badge) and their agents' dot, a hub's heading with its connection line, messages as rendered
+    with their author, time and cards, the human's own posts with their state."""
     desktop, window = two_hubs, two_hubs.window
     build = join_room(qtbot, qloop, desktop, peer, "build")
     other = join_room(qtbot, qloop, desktop, peer, "other")
@@ -193,8 +195,6 @@ def test_new_messages_and_connection_changes_are_announced(qtbot, qloop, two_hub
 def test_a_requests_actions_are_buttons_a_screen_reader_presses(qtbot, qloop, desktop, peer, listening):
     """The current message is a handoff to the human: its Reply / Hand back / Done are in the
     tree as buttons; pressing Done through the accessibility interface answers it once."""
-    from support.peer_ops import hub_history
-
     window = desktop.window
     room = join_room(qtbot, qloop, desktop, peer, "reviews")
     click_room(qtbot, desktop, room)
@@ -236,9 +236,6 @@ def test_a_requests_actions_are_buttons_a_screen_reader_presses(qtbot, qloop, de
 
 def test_the_dialogs_name_every_control(qtbot, qloop, desktop, peer):
     """Each dialog the window opens, opened as a person does (its menu item or button)."""
-    from PySide6.QtWidgets import QDialog
-    from support.desktop_fixtures import click_action, row_menu
-
     window = desktop.window
     room = join_room(qtbot, qloop, desktop, peer, "build")
     click_room(qtbot, desktop, room)
@@ -260,8 +257,6 @@ def test_the_dialogs_name_every_control(qtbot, qloop, desktop, peer):
 def test_announcements_before_qt_6_8_change_the_description(qtbot, monkeypatch, listening):
     """Without QAccessibleAnnouncementEvent the sentence becomes the widget's accessible
     description (with its change event), which a screen reader following it reads."""
-    from parler_desktop.ui import accessibility
-
     monkeypatch.setattr(accessibility, "_ANNOUNCEMENT", None)
     widget = QWidget()
     qtbot.addWidget(widget)
