@@ -266,3 +266,30 @@ def test_announcements_before_qt_6_8_change_the_description(qtbot, monkeypatch, 
         announcer.say("local: Live as boss")
     assert said.args == ["local: Live as boss"]
     assert QAccessible.queryAccessibleInterface(widget).text(QAccessible.Text.Description) == "local: Live as boss"
+
+
+def test_a_cards_details_open_from_the_keyboard_and_are_read(qtbot, qloop, desktop, peer, listening):
+    """A card with more to say opens from the message's menu (what a click on it does), and its
+    details are then read with the message."""
+    window = desktop.window
+    room = join_room(qtbot, qloop, desktop, peer, "ops")
+    click_room(qtbot, desktop, room)
+    post_as(qtbot, qloop, peer, room, "status", parts=[
+        {"kind": "text", "text": "status"}, {"kind": "com.parler.task", "status": "working", "task": "deploy-42", "note": "halfway"},
+    ])
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
+    row = lambda: QAccessible.queryAccessibleInterface(window.timeline).child(0).text(NAME)  # noqa: E731
+    assert row().endswith("status. task working (deploy-42), halfway")
+    window.activateWindow()
+    window.timeline.setFocus()
+    QTest.keyClick(window.windowHandle(), Qt.Key.Key_Down)
+    qtbot.waitUntil(lambda: window.timeline.currentIndex().row() == 0, timeout=2000)
+    QTest.keyClick(window.windowHandle(), Qt.Key.Key_Menu)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None, timeout=2000)
+    menu = QApplication.activePopupWidget()
+    (details,) = [a for a in menu.actions() if a.text().startswith("Show the details of")]
+    assert details.text() == "Show the details of “task working (deploy-42)”"
+    menu.setActiveAction(details)
+    QTest.keyClick(menu, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "note: halfway" in row(), timeout=2000)
+    assert row().endswith("task working (deploy-42), note: halfway, status: working, task: deploy-42")

@@ -95,9 +95,10 @@ class MessageReading:
         # The body as rendered: the view sets the words of the document it paints.
         self.plain_body: Callable[[TimelineEntry], str] = lambda entry: readable(entry.text)
 
-    def text(self, entry: TimelineEntry, original: TimelineEntry | None, expanded: bool) -> str:
+    def text(self, entry: TimelineEntry, original: TimelineEntry | None, expanded: bool, open_cards: frozenset[int]) -> str:
         """"author[, role][, you], time[, flags]: [in reply to …. ]body[. card]…"; ``original``
-        is the message it replies to when loaded, ``expanded`` whether a suspect body is shown."""
+        is the message it replies to when loaded, ``expanded`` whether a suspect body is shown,
+        ``open_cards`` the cards the reader opened (read with every detail)."""
         my_id, my_name, my_role = self._identity()
         role = readable(entry.sender_role or "") if shows_role(entry) else ""
         head = [shown_name(entry), role, "you" if entry.mine else "", format_time(entry.ts_ms)]
@@ -112,7 +113,8 @@ class MessageReading:
             said.append(spoken(WARNING) + " The text is hidden: Show anyway shows it")
         elif entry.text.strip():
             said.append(one_line(self.plain_body(entry)))
-        for part in entry.extension_parts:
+        for number, part in enumerate(entry.extension_parts):
             card = card_for(part, my_name, my_role)
-            said.append(", ".join(p for p in (spoken(card.title), one_line(card.detail)) if p))
+            details = ", ".join(card.more.splitlines()) if number in open_cards and card.more else card.detail
+            said.append(", ".join(p for p in (spoken(card.title), one_line(details)) if p))
         return f"{', '.join(p for p in head if p)}: {sentences(said)}"

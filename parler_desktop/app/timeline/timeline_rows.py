@@ -54,7 +54,7 @@ class TimelineRows(QAbstractListModel):
             return index.row() == self.first_unread_row()
         if role == Qt.ItemDataRole.AccessibleTextRole:
             original = self.entry_by_id(entry.reply_to) if entry.reply_to else None
-            return self.reading.text(entry, original, self.is_expanded(entry.key))
+            return self.reading.text(entry, original, self.is_expanded(entry.key), self.open_cards(entry.key))
         return None
 
     # -- queries ----------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, Q
 from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QGuiApplication, QKeyEvent, QKeySequence, QMouseEvent, QTextCursor
 from PySide6.QtWidgets import QMenu, QStyleOptionViewItem, QWidget
 
+from parler_desktop.app.timeline.message_reading import spoken
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.client.message_link import is_message_link
@@ -30,6 +31,13 @@ from parler_desktop.ui.timeline.links import openable_url
 from parler_desktop.ui.timeline.message_delegate import MessageDelegate
 from parler_desktop.ui.timeline.message_layout import RowLayout
 from parler_desktop.ui.timeline.row_list_view import RowListView
+
+
+MENU_TITLE_CHARS = 40  # of a card's title in a menu item
+
+
+def clipped(text: str) -> str:
+    return text if len(text) <= MENU_TITLE_CHARS else text[: MENU_TITLE_CHARS - 1] + "…"
 
 
 class MessageRowsView(RowListView):
@@ -228,7 +236,7 @@ class MessageRowsView(RowListView):
 
     def row_menu(self, index: QModelIndex, where: QPoint | None = None) -> QMenu | None:
         """A request's actions, then Reply, Copy (the selection), Copy text, Copy link, Show whole
-        message: a popup answering by signals, no nested event loop. Opened from the keyboard
+        message, each card's details: a popup answering by signals, no nested event loop. Opened from the keyboard
         (``where`` None), it shows at the row's top left corner."""
         entry: TimelineEntry | None = self._model.entry(index.row()) if index.isValid() else None
         if entry is None:
@@ -253,6 +261,11 @@ class MessageRowsView(RowListView):
         if self.toggle_link(index) is not None:
             expanded = self._model.is_expanded(entry.key)
             menu.addAction("Show less" if expanded else "Show whole message", lambda: self.toggle_expanded(QModelIndex(row)))
+        layout = self.row_layout(index)
+        for number, card in enumerate(layout.cards if layout is not None else []):
+            if card.card.more:  # (what a click on the card does)
+                shown = f"{'Hide' if card.expanded else 'Show'} the details of “{clipped(spoken(card.card.title))}”"
+                menu.addAction(shown, lambda number=number: self.message_delegate.cardToggled.emit(QModelIndex(row), number))
         if where is None:
             shown = self.visualRect(index).intersected(self._viewport.rect())
             where = self._viewport.mapToGlobal(shown.topLeft() + QPoint(24, 12))
