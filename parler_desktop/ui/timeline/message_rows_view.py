@@ -235,8 +235,10 @@ class MessageRowsView(RowListView):
         return self.row_menu(index, self._viewport.mapToGlobal(point)) if index.isValid() else None
 
     def row_menu(self, index: QModelIndex, where: QPoint | None = None) -> QMenu | None:
-        """A request's actions, then Reply, Copy (the selection), Copy text, Copy link, Show whole
-        message, each card's details: a popup answering by signals, no nested event loop. Opened from the keyboard
+        """Everything a click on the row can do, for the keyboard too: a request's actions (or a
+        failed post's Retry and Discard), then Reply, Copy (the selection), Copy text, Copy link,
+        Show whole message, the original of a reply, each card's file and details: a popup
+        answering by signals, no nested event loop. Opened from the keyboard
         (``where`` None), it shows at the row's top left corner."""
         entry: TimelineEntry | None = self._model.entry(index.row()) if index.isValid() else None
         if entry is None:
@@ -247,7 +249,11 @@ class MessageRowsView(RowListView):
         actions = self.card_actions(index)
         for label in actions:
             menu.addAction(label, lambda label=label: self.message_delegate.requestAction.emit(QModelIndex(row), label))
-        if actions:
+        if entry.is_failed and entry.outbox is not None:  # the row's Retry and Discard buttons
+            client_id = entry.outbox.client_id
+            menu.addAction("Retry sending", lambda: self.message_delegate.retryRequested.emit(client_id))
+            menu.addAction("Discard", lambda: self.message_delegate.discardRequested.emit(client_id))
+        if actions or entry.is_failed:
             menu.addSeparator()
         if "Reply" not in actions:
             reply = menu.addAction("Reply", lambda: self.replyRequested.emit(entry))
@@ -261,10 +267,15 @@ class MessageRowsView(RowListView):
         if self.toggle_link(index) is not None:
             expanded = self._model.is_expanded(entry.key)
             menu.addAction("Show less" if expanded else "Show whole message", lambda: self.toggle_expanded(QModelIndex(row)))
+        if entry.reply_to:  # (what a click on "in reply to" does)
+            menu.addAction("Go to the message it replies to", lambda: self.message_delegate.replyClicked.emit(QModelIndex(row)))
         layout = self.row_layout(index)
         for number, card in enumerate(layout.cards if layout is not None else []):
+            title = clipped(spoken(card.card.title))
+            if card.card.blob_id:  # (its Save… link)
+                menu.addAction(f"Save “{title}”…", lambda card=card.card: self.message_delegate.saveRequested.emit(card))
             if card.card.more:  # (what a click on the card does)
-                shown = f"{'Hide' if card.expanded else 'Show'} the details of “{clipped(spoken(card.card.title))}”"
+                shown = f"{'Hide' if card.expanded else 'Show'} the details of “{title}”"
                 menu.addAction(shown, lambda number=number: self.message_delegate.cardToggled.emit(QModelIndex(row), number))
         if where is None:
             shown = self.visualRect(index).intersected(self._viewport.rect())
