@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QAccessible
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractItemView, QApplication
@@ -282,12 +282,13 @@ def choose_from_the_menu_key(qtbot, view: TimelineView, row: int, label: str) ->
 
 def test_what_a_click_on_a_row_does_its_menu_offers_the_keyboard(qtbot, qloop, session, bridge):
     """No painted button is out of the keyboard's reach: a failed post's Retry and Discard, a
-    file card's Save…, a reply's "in reply to" are in the row's menu (the Menu key)."""
+    file card's Save…, a body's links, a reply's "in reply to" are in the row's menu (the Menu
+    key)."""
     file_part = {"kind": "com.parler.file", "blob": "b" * 64, "name": "report.pdf", "size": 2048}
     add_messages(qtbot, qloop, session, [
         message(1, "team", "the question"),
         replace(message(2, "team"), parts=({"kind": "text", "text": "the report"}, file_part)),
-        message(3, "team", "the answer", reply_to="m1"),
+        message(3, "team", "the answer, see [the docs](https://docs.example.com/a) or file:///etc/passwd", reply_to="m1"),
         *(message(seq, "team") for seq in range(4, 31)),
     ])
     read_up_to(qtbot, qloop, session, 30)
@@ -304,5 +305,9 @@ def test_what_a_click_on_a_row_does_its_menu_offers_the_keyboard(qtbot, qloop, s
     with qtbot.waitSignal(view.message_delegate.saveRequested) as save:
         choose_from_the_menu_key(qtbot, view, 1, "Save “report.pdf (2.0 KiB)”…")
     assert save.args[0].file_name == "report.pdf"
+    opened: list[QUrl] = []
+    view.open_url = lambda url: opened.append(url) or True
+    choose_from_the_menu_key(qtbot, view, 2, "Open link “https://docs.example.com/a”")
+    assert opened == [QUrl("https://docs.example.com/a")]
     choose_from_the_menu_key(qtbot, view, 2, "Go to the message it replies to")
     qtbot.waitUntil(lambda: view.currentIndex().row() == 0, timeout=5000)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, QUrl, Signal
-from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QGuiApplication, QKeyEvent, QKeySequence, QMouseEvent, QTextCursor
+from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QGuiApplication, QKeyEvent, QKeySequence, QMouseEvent, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QMenu, QStyleOptionViewItem, QWidget
 
 from parler_desktop.app.timeline.message_reading import spoken
@@ -33,11 +33,27 @@ from parler_desktop.ui.timeline.message_layout import RowLayout
 from parler_desktop.ui.timeline.row_list_view import RowListView
 
 
-MENU_TITLE_CHARS = 40  # of a card's title in a menu item
+MENU_TITLE_CHARS = 40  # of a card's title or a link in a menu item
+MENU_LINKS = 5  # a message's first links are in its menu (a list of fifty would hide the rest)
 
 
 def clipped(text: str) -> str:
     return text if len(text) <= MENU_TITLE_CHARS else text[: MENU_TITLE_CHARS - 1] + "…"
+
+
+def body_links(body: QTextDocument | None) -> list[str]:
+    """The addresses of the links in a row's body, in order, each once."""
+    found: dict[str, None] = {}
+    block = body.begin() if body is not None else None
+    while block is not None and block.isValid():
+        iterator = block.begin()
+        while not iterator.atEnd():
+            fragment = iterator.fragment()
+            if fragment.isValid() and fragment.charFormat().isAnchor() and fragment.charFormat().anchorHref():
+                found[fragment.charFormat().anchorHref()] = None
+            iterator += 1
+        block = block.next()
+    return list(found)
 
 
 class MessageRowsView(RowListView):
@@ -237,8 +253,8 @@ class MessageRowsView(RowListView):
     def row_menu(self, index: QModelIndex, where: QPoint | None = None) -> QMenu | None:
         """Everything a click on the row can do, for the keyboard too: a request's actions (or a
         failed post's Retry and Discard), then Reply, Copy (the selection), Copy text, Copy link,
-        Show whole message, the original of a reply, each card's file and details: a popup
-        answering by signals, no nested event loop. Opened from the keyboard
+        Show whole message, the body's links, the original of a reply, each card's file and
+        details: a popup answering by signals, no nested event loop. Opened from the keyboard
         (``where`` None), it shows at the row's top left corner."""
         entry: TimelineEntry | None = self._model.entry(index.row()) if index.isValid() else None
         if entry is None:
@@ -267,18 +283,20 @@ class MessageRowsView(RowListView):
         if self.toggle_link(index) is not None:
             expanded = self._model.is_expanded(entry.key)
             menu.addAction("Show less" if expanded else "Show whole message", lambda: self.toggle_expanded(QModelIndex(row)))
+        layout = self.row_layout(index)
+        for href in body_links(layout.body if layout is not None else None)[:MENU_LINKS]:
+            menu.addAction(f"Open link “{clipped(href)}”", lambda href=href: self.open_link(href))  # (refused as a click's is)
         if entry.reply_to:  # (what a click on "in reply to" does)
             menu.addAction("Go to the message it replies to", lambda: self.message_delegate.replyClicked.emit(QModelIndex(row)))
-        layout = self.row_layout(index)
         for number, card in enumerate(layout.cards if layout is not None else []):
             title = clipped(spoken(card.card.title))
             if card.card.blob_id:  # (its Save… link)
                 menu.addAction(f"Save “{title}”…", lambda card=card.card: self.message_delegate.saveRequested.emit(card))
             if card.card.more:  # (what a click on the card does)
-                shown = f"{'Hide' if card.expanded else 'Show'} the details of “{title}”"
-                menu.addAction(shown, lambda number=number: self.message_delegate.cardToggled.emit(QModelIndex(row), number))
+                toggle = f"{'Hide' if card.expanded else 'Show'} the details of “{title}”"
+                menu.addAction(toggle, lambda number=number: self.message_delegate.cardToggled.emit(QModelIndex(row), number))
         if where is None:
-            shown = self.visualRect(index).intersected(self._viewport.rect())
-            where = self._viewport.mapToGlobal(shown.topLeft() + QPoint(24, 12))
+            visible = self.visualRect(index).intersected(self._viewport.rect())
+            where = self._viewport.mapToGlobal(visible.topLeft() + QPoint(24, 12))
         menu.popup(where)
         return menu
