@@ -55,7 +55,9 @@ class NotificationSettingsDialog(QDialog):
             objectName="stuckMinutes", minimum=0.5, maximum=24 * 60, decimals=1, suffix=" min"
         )
         self.stuck_minutes.setValue(settings.stuck_minutes)
-        self.loop_messages = QSpinBox(objectName="loopMessages", minimum=2, maximum=10_000, suffix=" messages", accessibleName="Messages that seem a loop")
+        self.loop_messages = QSpinBox(
+            objectName="loopMessages", minimum=2, maximum=10_000, suffix=" messages", accessibleName="Messages that seem a loop"
+        )
         self.loop_messages.setValue(settings.loop_messages)
         self.loop_minutes = QDoubleSpinBox(
             objectName="loopMinutes", minimum=0.5, maximum=24 * 60, decimals=1, suffix=" min", accessibleName="Within minutes"

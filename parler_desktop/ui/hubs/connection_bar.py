@@ -72,7 +72,9 @@ class ConnectionBar(QWidget):
         self.fresh_cache.setToolTip("Move the damaged cache aside (kept, not deleted), reload from the hub, send what was waiting")
         self.fresh_cache.clicked.connect(self.freshCacheRequested)
         self.fresh_cache.hide()
-        self.connect_button = QPushButton("Connect…", objectName="connectButton", accessibleDescription="Choose this hub's address and identity")
+        self.connect_button = QPushButton(
+            "Connect…", objectName="connectButton", accessibleDescription="Choose this hub's address and identity"
+        )
         self.connect_button.clicked.connect(self.connectRequested)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 2, 8, 2)

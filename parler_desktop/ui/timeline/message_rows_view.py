@@ -20,7 +20,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, QUrl, Signal
-from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QGuiApplication, QKeyEvent, QKeySequence, QMouseEvent, QTextCursor, QTextDocument
+from PySide6.QtGui import (
+    QContextMenuEvent,
+    QDesktopServices,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QMenu, QStyleOptionViewItem, QWidget
 
 from parler_desktop.app.timeline.message_reading import spoken
