@@ -133,7 +133,8 @@ def test_every_visible_control_of_the_window_and_the_search_has_a_name(qtbot, ql
 
 def test_rows_read_what_a_sighted_person_sees(qtbot, qloop, hub, two_hubs, peer, listening):
     """Room rows with their counts (a handoff to the human's role counts as a mention, as on its
-    badge) and their agents' dot, a hub's heading with its connection line, messages as rendered
+    badge) and their agents' dot, a hub's heading with its connection line, members with their
+    presence and role, messages as rendered
     with their author, time and cards, the human's own posts with their state."""
     desktop, window = two_hubs, two_hubs.window
     build = join_room(qtbot, qloop, desktop, peer, "build")
@@ -156,6 +157,8 @@ def test_rows_read_what_a_sighted_person_sees(qtbot, qloop, hub, two_hubs, peer,
     qtbot.waitUntil(lambda: item_named(rooms, "other").text(NAME) == "other, an agent is waiting on you", timeout=5000)  # its dot
 
     click_room(qtbot, desktop, build)
+    window.resize(1300, 800)  # the members panel shows
+    qtbot.waitUntil(lambda: item_named(window.roster_panel.view, "alice").text(NAME) == "alice, idle, planner", timeout=5000)
     timeline = window.timeline
     qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 3, timeout=5000)
     assert re.fullmatch(rf"alice, planner, {TIME}: the build is green now", item_named(timeline, "alice").text(NAME))
