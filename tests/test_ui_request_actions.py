@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 from support.desktop_fixtures import click_room, join_room, post_as
 from support.peer_ops import hub_history
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
@@ -212,6 +213,9 @@ def test_a_slow_click_on_done_at_the_bottom_of_a_long_room_answers(qtbot, qloop,
     row = 30
     point = view.visualRect(window.timeline_model.index(row)).topLeft() + card_buttons(window, row)["Done"].center()
     QTest.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
-    qtbot.wait(100)  # a person's press lasts a while: the window lays out meanwhile
+    qtbot.waitUntil(lambda: view.currentIndex().row() == row, timeout=2000)
+    for _turn in range(3):  # what the window does while a person holds the button: it lays out
+        QApplication.sendPostedEvents()
+        QApplication.processEvents()
     QTest.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
     qtbot.waitUntil(lambda: len(answers(qtbot, qloop, peer, room, request["id"])) == 1, timeout=10_000)
