@@ -133,8 +133,6 @@ def test_a_reply_from_another_client_of_the_human_takes_the_buttons_away(qtbot, 
 
 def menu_choose(qtbot, label: str) -> None:
     """In the open popup menu, move down to ``label`` with the arrow keys and press Return."""
-    from PySide6.QtWidgets import QApplication
-
     qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None, timeout=2000)
     menu = QApplication.activePopupWidget()
     labels = [a.text().replace("&", "") for a in menu.actions() if a.isEnabled() and not a.isSeparator()]
