@@ -157,6 +157,7 @@ def test_rows_read_what_a_sighted_person_sees(qtbot, qloop, hub, two_hubs, peer,
     qtbot.waitUntil(lambda: item_named(rooms, "other").text(NAME) == "other, an agent is waiting on you", timeout=5000)  # its dot
 
     click_room(qtbot, desktop, build)
+    assert QAccessible.queryAccessibleInterface(window.timeline).text(NAME) == "Messages in build"
     window.resize(1300, 800)  # the members panel shows
     qtbot.waitUntil(lambda: item_named(window.roster_panel.view, "alice").text(NAME) == "alice, idle, planner", timeout=5000)
     timeline = window.timeline

@@ -290,6 +290,7 @@ class MainWindow(QMainWindow):
     def _update_room_title(self, *_changed: object) -> None:
         """The shown room's label, with the hub's room name, kind and size beside it."""
         room = self.timeline_model.room
+        self.timeline.setAccessibleName(f"Messages in {self.rooms.label(room)}" if room is not None else "Messages")
         if room is not None:
             shown = self.roster.rowCount() if self.roster.room == room and self.roster.rowCount() else None
             where = f"  ·  {self._hub_named}" if self._hub_named else ""

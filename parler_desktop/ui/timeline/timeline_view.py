@@ -245,8 +245,6 @@ class TimelineView(MessageRowsView):
 
     def _room_reset(self) -> None:
         self._unannounced = 0  # (another room's)
-        room = self._model.room
-        self.setAccessibleName(f"Messages in {room}" if room else "Messages")
         self.unseen = 0
         self._pill.hide()
         self._anchor_from_bottom = None
