@@ -6,7 +6,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QFont, QFontMetrics, QTextDocument, QTextFormat
 
 from parler_desktop.protocol.parts import BundleRef, Dispatch, FileRef, Handoff, TaskStatus
-from parler_desktop.ui.timeline.cards import card_for, human_size
+from parler_desktop.app.timeline.cards import card_for, human_size
 from parler_desktop.ui.timeline.markdown import markdown_document
 from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.ui.timeline.markdown import with_hard_breaks

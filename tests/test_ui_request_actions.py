@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 from support.desktop_fixtures import click_room, join_room, post_as
 from support.peer_ops import hub_history
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
@@ -128,3 +129,91 @@ def test_a_reply_from_another_client_of_the_human_takes_the_buttons_away(qtbot, 
     qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 2, timeout=5000)
     qtbot.waitUntil(lambda: card_buttons(window, 0) == {}, timeout=5000)
     run_coroutine(qtbot, qloop, elsewhere.close())
+
+
+def menu_choose(qtbot, label: str) -> None:
+    """In the open popup menu, move down to ``label`` with the arrow keys and press Return."""
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None, timeout=2000)
+    menu = QApplication.activePopupWidget()
+    labels = [a.text().replace("&", "") for a in menu.actions() if a.isEnabled() and not a.isSeparator()]
+    assert label in labels, labels
+    for _step in range(len(menu.actions())):
+        if menu.activeAction() is not None and menu.activeAction().text().replace("&", "") == label:
+            break
+        QTest.keyClick(menu, Qt.Key.Key_Down)
+    QTest.keyClick(menu, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None, timeout=2000)
+
+
+def down_to(qtbot, window, row: int) -> None:
+    """Arrow down through the timeline (which has the focus) to ``row``."""
+    assert window.timeline.hasFocus()
+    for _step in range(window.timeline_model.rowCount()):
+        if window.timeline.currentIndex().row() == row:
+            return
+        QTest.keyClick(window.windowHandle(), Qt.Key.Key_Down)
+    assert window.timeline.currentIndex().row() == row
+
+
+def test_done_from_the_keyboard_menu_of_a_selected_message(qtbot, qloop, desktop, peer):
+    """Issue 46.3 as tried: the message selected by keyboard (Shift+Tab from the composer into
+    the timeline, an arrow key), the Menu key, Done: the agent gets the answer once. Shift+F10
+    and Enter open the same actions; a task awaiting input offers them too."""
+    room = join_room(qtbot, qloop, desktop, peer, "reviews")
+    window = desktop.window
+    click_room(qtbot, desktop, room)
+    request = send_parts(qtbot, qloop, peer, room, "over to you", handoff("review the release notes", "supervisor"))
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 1, timeout=5000)
+    window.activateWindow()
+    window.composer.edit.setFocus()
+    qtbot.waitUntil(window.composer.edit.hasFocus, timeout=2000)
+    QTest.keyClick(window.windowHandle(), Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
+    view = window.timeline
+    qtbot.waitUntil(view.hasFocus, timeout=2000)
+    QTest.keyClick(window.windowHandle(), Qt.Key.Key_Up)
+    qtbot.waitUntil(lambda: view.currentIndex().row() == 0, timeout=2000)
+    QTest.keyClick(window.windowHandle(), Qt.Key.Key_Menu)
+    menu_choose(qtbot, "Done")
+    qtbot.waitUntil(lambda: len(answers(qtbot, qloop, peer, room, request["id"])) == 1, timeout=10_000)
+    (done,) = answers(qtbot, qloop, peer, room, request["id"])
+    assert done["parts"][0] == {"kind": "text", "text": "@alice done: review the release notes"}
+    qtbot.waitUntil(lambda: card_buttons(window, 0) == {}, timeout=5000)  # answered: the actions go
+
+    asked = send_parts(qtbot, qloop, peer, room, "which region?", awaiting("deploy-42"))
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() >= 3, timeout=5000)
+    row = next(r for r in range(window.timeline_model.rowCount()) if window.timeline_model.entry(r).message_id == asked["id"])
+    down_to(qtbot, window, row)
+    QTest.keyClick(window.windowHandle(), Qt.Key.Key_F10, Qt.KeyboardModifier.ShiftModifier)
+    menu_choose(qtbot, "Hand back")
+    qtbot.waitUntil(lambda: len(answers(qtbot, qloop, peer, room, asked["id"])) == 1, timeout=10_000)
+    assert len(answers(qtbot, qloop, peer, room, request["id"])) == 1  # the first answer went once
+
+    again = send_parts(qtbot, qloop, peer, room, "and now?", awaiting("deploy-43"))
+    qtbot.waitUntil(lambda: window.timeline_model.entry(window.timeline_model.rowCount() - 1).message_id == again["id"], timeout=5000)
+    down_to(qtbot, window, window.timeline_model.rowCount() - 1)
+    QTest.keyClick(window.windowHandle(), Qt.Key.Key_Return)
+    menu_choose(qtbot, "Done")
+    qtbot.waitUntil(lambda: len(answers(qtbot, qloop, peer, room, again["id"])) == 1, timeout=10_000)
+
+
+def test_a_slow_click_on_done_at_the_bottom_of_a_long_room_answers(qtbot, qloop, desktop, peer):
+    """A press on Done makes the request the current message, whose actions the bar under the
+    timeline offers; the bar must not shift the rows under the pointer before the release."""
+    room = join_room(qtbot, qloop, desktop, peer, "reviews")
+    window = desktop.window
+    click_room(qtbot, desktop, room)
+    for n in range(30):
+        post_as(qtbot, qloop, peer, room, f"line {n}")
+    request = send_parts(qtbot, qloop, peer, room, "over to you", handoff("approve the schema patch", "boss"))
+    qtbot.waitUntil(lambda: window.timeline_model.rowCount() == 31, timeout=10_000)
+    view = window.timeline
+    qtbot.waitUntil(lambda: view.at_bottom and view.verticalScrollBar().maximum() > 0, timeout=5000)
+    row = 30
+    point = view.visualRect(window.timeline_model.index(row)).topLeft() + card_buttons(window, row)["Done"].center()
+    QTest.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    qtbot.waitUntil(lambda: view.currentIndex().row() == row, timeout=2000)
+    for _turn in range(3):  # what the window does while a person holds the button: it lays out
+        QApplication.sendPostedEvents()
+        QApplication.processEvents()
+    QTest.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    qtbot.waitUntil(lambda: len(answers(qtbot, qloop, peer, room, request["id"])) == 1, timeout=10_000)

@@ -16,7 +16,7 @@ from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.search.search_model import SearchIndexer
 from parler_desktop.store import LocalStore, StoreWorker
 from parler_desktop.store.search import PENDING_BATCH, SNIPPET_END, SNIPPET_START
-from parler_desktop.ui.dialogs.search_dialog import snippet_runs
+from parler_desktop.app.search.search_model import snippet_runs
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -4,9 +4,13 @@ and Retry / Discard on a failed post."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, Qt
+import re
+from dataclasses import replace
+
+from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QAccessible
-from PySide6.QtWidgets import QAbstractItemView
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QAbstractItemView, QApplication
 from support.qt_loop import qloop  # noqa: F401 - fixture
 from support.stored_session import ME, add_messages, bridge, message, session, store, store_call  # noqa: F401 - fixtures
 
@@ -243,7 +247,8 @@ def test_a_screen_reader_reads_the_timeline_as_a_list_of_messages(qtbot, qloop, 
     view = make_view(qtbot, bridge)
     reader = QAccessible.queryAccessibleInterface(view)
     assert reader.role() == QAccessible.Role.List and reader.childCount() == 30
-    assert [reader.child(row).text(QAccessible.Text.Name) for row in (0, 29)] == ["alice: step 1 done", "alice: step 30 done"]
+    names = [reader.child(row).text(QAccessible.Text.Name) for row in (0, 29)]
+    assert [re.sub(r"\d\d:\d\d|\d\d \w+ \d\d:\d\d", "TIME", name) for name in names] == ["alice, planner, TIME: step 1 done", "alice, planner, TIME: step 30 done"]
 
 
 def test_a_pushed_row_whose_paint_fails_ends_its_painter_and_the_view_paints_on(qtbot, qloop, session, bridge, caplog):
@@ -281,3 +286,48 @@ def test_a_pushed_row_whose_paint_fails_ends_its_painter_and_the_view_paints_on(
     assert errors == []
     row = view.viewport().grab(view.visualRect(model.index(31))).toImage()
     assert len({row.pixel(x, y) for x in range(row.width()) for y in range(row.height())}) > 1  # its text is there
+
+
+def choose_from_the_menu_key(qtbot, view: TimelineView, row: int, label: str) -> None:
+    """Make ``row`` current, press the Menu key, choose ``label`` (Return)."""
+    view.setFocus()
+    view.setCurrentIndex(view.model().index(row))
+    QTest.keyClick(view, Qt.Key.Key_Menu)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None, timeout=2000)
+    menu = QApplication.activePopupWidget()
+    menu.setActiveAction(next(a for a in menu.actions() if a.text() == label))
+    QTest.keyClick(menu, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None, timeout=2000)
+
+
+def test_what_a_click_on_a_row_does_its_menu_offers_the_keyboard(qtbot, qloop, session, bridge):
+    """No painted button is out of the keyboard's reach: a failed post's Retry and Discard, a
+    file card's Save…, a body's links, a reply's "in reply to" are in the row's menu (the Menu
+    key)."""
+    file_part = {"kind": "com.parler.file", "blob": "b" * 64, "name": "report.pdf", "size": 2048}
+    add_messages(qtbot, qloop, session, [
+        message(1, "team", "the question"),
+        replace(message(2, "team"), parts=({"kind": "text", "text": "the report"}, file_part)),
+        message(3, "team", "the answer, see [the docs](https://docs.example.com/a) or file:///etc/passwd", reply_to="m1"),
+        *(message(seq, "team") for seq in range(4, 31)),
+    ])
+    read_up_to(qtbot, qloop, session, 30)
+    view = make_view(qtbot, bridge)
+    session.emit(OutboxChanged(OutboxItem("c1", "team", ({"kind": "text", "text": "hello"},), 1_700_000_100.0, OutboxStatus.FAILED, error="too large")))
+    model = view.model()
+    assert model.rowCount() == 31
+    with qtbot.waitSignal(view.message_delegate.retryRequested) as retry:
+        choose_from_the_menu_key(qtbot, view, 30, "Retry sending")
+    assert retry.args == ["c1"]
+    with qtbot.waitSignal(view.message_delegate.discardRequested) as discard:
+        choose_from_the_menu_key(qtbot, view, 30, "Discard")
+    assert discard.args == ["c1"]
+    with qtbot.waitSignal(view.message_delegate.saveRequested) as save:
+        choose_from_the_menu_key(qtbot, view, 1, "Save “report.pdf (2.0 KiB)”…")
+    assert save.args[0].file_name == "report.pdf"
+    opened: list[QUrl] = []
+    view.open_url = lambda url: opened.append(url) or True
+    choose_from_the_menu_key(qtbot, view, 2, "Open link “https://docs.example.com/a”")
+    assert opened == [QUrl("https://docs.example.com/a")]
+    choose_from_the_menu_key(qtbot, view, 2, "Go to the message it replies to")
+    qtbot.waitUntil(lambda: view.currentIndex().row() == 0, timeout=5000)

@@ -28,7 +28,7 @@ from parler_desktop.client.events import ConnectionState
 from parler_desktop.paths import Home
 from parler_desktop.protocol.parts import FileRef
 from parler_desktop.settings import Settings, load_settings, save_settings
-from parler_desktop.ui.timeline.cards import card_for
+from parler_desktop.app.timeline.cards import card_for
 from parler_desktop.ui.dialogs.connect_dialog import ConnectChoice
 from parler_desktop.ui.desktop import DesktopApp
 

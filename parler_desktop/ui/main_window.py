@@ -22,8 +22,9 @@ from parler_desktop.app.room_list.room_list_model import RoomListModel
 from parler_desktop.app.members.roster_model import RosterModel
 from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.app.timeline.cards import Card
+from parler_desktop.ui.accessibility import Announcer, ConnectionAnnouncements
 from parler_desktop.ui.appearance.appearance_menu import AppearanceMenu
-from parler_desktop.ui.timeline.cards import Card
 from parler_desktop.ui.composer.composer import Composer
 from parler_desktop.ui.hubs.connection_bar import ConnectionBar, ElidedLabel
 from parler_desktop.ui.demo_offer import DemoOffer
@@ -35,6 +36,7 @@ from parler_desktop.ui.dialogs.save_as import ask_save_path
 from parler_desktop.ui.room_list.room_list_view import RoomListPanel
 from parler_desktop.ui.room_list.room_opener import RoomOpener
 from parler_desktop.ui.members.roster_panel import RosterPanel
+from parler_desktop.ui.timeline.request_bar import RequestBar
 from parler_desktop.ui.timeline.timeline_view import TimelineView
 
 APP_TITLE = "Parler"
@@ -84,17 +86,23 @@ class MainWindow(QMainWindow):
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.room_panel)
-        self.splitter.addWidget(_column(self.room_title, self.timeline, self.composer, stretch=self.timeline))
+        self.request_bar = RequestBar(self.timeline)  # the current message's request actions, as buttons
+        self.splitter.addWidget(_column(self.room_title, self.timeline, self.request_bar, self.composer, stretch=self.timeline))
         self.splitter.addWidget(self.roster_panel)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([260, 760, 230])
         self.splitter.setCollapsible(1, False)
+        for number, name in enumerate(("Rooms", "Conversation", "Members")):  # what a screen reader calls each panel
+            self.splitter.widget(number).setAccessibleName(name)
+        self.splitter.handle(1).setAccessibleName("Resize the rooms panel")
+        self.splitter.handle(2).setAccessibleName("Resize the members panel")
         self.panels = PanelLayout(self, self.splitter, self.roster_panel)
         self.room_composer = RoomComposer(bridge, self.composer, self.timeline, self)
         self.drafts = self.room_composer.drafts
         self.setCentralWidget(_column(self.connection_bar, self.splitter, stretch=self.splitter))
         self.setStyleSheet(FOCUS_OUTLINE)
         self.typing = TypingToComposer(self.composer.edit, self)
+        self.connection_announcements = ConnectionAnnouncements(hubs, Announcer(self.connection_bar))
         for typed_in in (self, self.timeline, self.room_panel.view, self.roster_panel.view):
             typed_in.installEventFilter(self.typing)
         self.composer_focus = ComposerFocus(self.composer.edit)
@@ -102,7 +110,7 @@ class MainWindow(QMainWindow):
         bar = self.connection_bar
         set_tab_order([  # as laid out: top, then left to right
             bar.retry, bar.fresh_cache, bar.connect_button, self.room_panel.filter, self.room_panel.view,
-            self.timeline, *self.composer.focus_order, self.roster_panel.view,
+            self.timeline, *self.request_bar.buttons.values(), *self.composer.focus_order, self.roster_panel.view,
         ])
         self.panels.fit_screen()
         self.opener = RoomOpener(self)
@@ -298,6 +306,7 @@ class MainWindow(QMainWindow):
     def _update_room_title(self, *_changed: object) -> None:
         """The shown room's label, with the hub's room name, kind and size beside it."""
         room = self.timeline_model.room
+        self.timeline.setAccessibleName(f"Messages in {self.rooms.label(room)}" if room is not None else "Messages")
         if room is not None:
             shown = self.roster.rowCount() if self.roster.room == room and self.roster.rowCount() else None
             where = f"  ·  {self._hub_named}" if self._hub_named else ""
@@ -321,6 +330,8 @@ class MainWindow(QMainWindow):
         if text != self.timeline.placeholder:  # called on every room list reload: repaint only a change
             self.timeline.placeholder = text
             self.timeline.viewport().update()
+        painted = text if self.timeline_model.rowCount() == 0 else ""  # (the placeholder shows only then)
+        self.timeline.setAccessibleDescription(" ".join(painted.split()))  # a screen reader reads it here
 
     def _session_changed(self) -> None:
         self.timeline.message_delegate.set_identity(self.bridge.agent_id, self.bridge.name, self.bridge.role)

@@ -59,6 +59,9 @@ class RosterModel(QAbstractListModel):
             return entry.activity or ""
         if role == roles.MEMBER_ROLE:
             return entry.role or entry.service_role or ""
+        if role == Qt.ItemDataRole.AccessibleTextRole:  # what the row shows, for a screen reader
+            shown = (Qt.ItemDataRole.DisplayRole, roles.MEMBER_STATUS, roles.MEMBER_ROLE, roles.MEMBER_ACTIVITY, roles.MEMBER_AS_OF)
+            return readable(", ".join(text for text in (self.data(index, r) for r in shown) if text))
         return None
 
     def names(self) -> list[str]:

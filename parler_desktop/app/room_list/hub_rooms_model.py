@@ -18,6 +18,8 @@ from parler_desktop.app import roles
 from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.tooltips import plain_tooltip
+from parler_desktop.app.room_list.agent_watch import HubAgentWatches
+from parler_desktop.app.room_list.row_reading import heading_reading, with_agents
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -27,6 +29,7 @@ class HubRoomsModel(QAbstractListModel):
         super().__init__(parent)
         self._hubs = hubs
         self.collapsed: set[str] = set()  # hub URLs whose rooms are folded away
+        self.agents: HubAgentWatches | None = None  # each room's agents, read out with the room (set by the window)
         self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
         self._row_count: int | None = None  # (None: rows changed since)
         for entry in hubs.entries:
@@ -87,10 +90,16 @@ class HubRoomsModel(QAbstractListModel):
             return self._hubs.index(entry)
         if role == roles.HUB_HEADER:
             return room_row < 0
+        if room_row >= 0 and role == Qt.ItemDataRole.AccessibleTextRole and self.agents is not None:
+            room = entry.rooms.row_data(room_row, roles.ROOM_NAME)
+            return with_agents(entry.rooms.row_data(room_row, role), self.agents.state(entry.url, room))
         if room_row >= 0:
             return entry.rooms.row_data(room_row, role)
         if role == Qt.ItemDataRole.DisplayRole:
             return display_text(entry.label)
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            collapsed = entry.url in self.collapsed
+            return heading_reading(display_text(entry.label), entry.status.view.heading, entry.rooms.total_unread, entry.rooms.total_mentions, collapsed)
         if role == Qt.ItemDataRole.ToolTipRole:  # where the hub is, and who the human is there
             where, agent_id = entry.url or "the hub this app runs on this computer", entry.bridge.agent_id
             return plain_tooltip(f"{where}\nYour agent id here: {agent_id[:8]}…" if agent_id else where)

@@ -34,6 +34,7 @@ from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.room_list.pulled_ahead import PulledAhead
 from parler_desktop.app.room_list.room_labels import dm_partner, room_label
+from parler_desktop.app.room_list.row_reading import room_reading
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.client.events import ConnectionState
@@ -98,6 +99,8 @@ class RoomListModel(QAbstractListModel):
             return self._label(room)
         if role == roles.ROOM_NAME:
             return room.name
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            return room_reading(self._label(room), room.kind, int(room.unread), int(room.mentions_unread))
         if role == Qt.ItemDataRole.ToolTipRole:
             return plain_tooltip(self.description(room.name))
         if role == roles.ROOM_KIND:
@@ -108,7 +111,7 @@ class RoomListModel(QAbstractListModel):
             return int(room.mentions_unread)
         if role == roles.ROOM_LAST_TS:
             return int(room.last_ts or 0)
-        if role == roles.ROOM_PREVIEW:
+        if role in (roles.ROOM_PREVIEW, Qt.ItemDataRole.AccessibleDescriptionRole):
             sender = display_text(room.last_sender or "")
             preview = room.last_preview or ""  # (readable already: ``store/codec.preview_text``)
             return f"{sender}: {preview}" if sender else preview

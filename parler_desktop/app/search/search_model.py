@@ -10,7 +10,9 @@ store work is never held up for long, and reports its progress.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +22,8 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.store import LocalStore, StoreError
-from parler_desktop.store.search import BacklogProgress, SearchHit
+from parler_desktop.protocol.readable import readable
+from parler_desktop.store.search import SNIPPET_END, SNIPPET_START, BacklogProgress, SearchHit
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +32,21 @@ RESULT_LIMIT = 200
 BACKLOG_STEP = 2000
 HIT_PLACE = Qt.ItemDataRole.UserRole + 1  # "room label" (then " · hub" while the window holds several)
 HIT_HUB = Qt.ItemDataRole.UserRole + 2  # the hub of the hit, as the settings name it
+_SPACES = re.compile(r"\s+")
 
 Index = QModelIndex | QPersistentModelIndex
+
+
+def snippet_runs(snippet: str) -> list[tuple[str, bool]]:
+    """The snippet as (text, matched) runs, each run's whitespace collapsed to single spaces."""
+    pieces = snippet.replace(SNIPPET_END, SNIPPET_START).split(SNIPPET_START)
+    runs = [(_SPACES.sub(" ", readable(piece)), number % 2 == 1) for number, piece in enumerate(pieces)]
+    return [(text, matched) for text, matched in runs if text]
+
+
+def hit_heading(place: str, hit: SearchHit) -> tuple[str, str, str]:
+    """Where, who and when, as a result's first line shows them."""
+    return place, hit.sender, datetime.datetime.fromtimestamp(hit.ts / 1000).strftime("%Y-%m-%d %H:%M")
 
 
 @dataclass(frozen=True)
@@ -68,11 +84,18 @@ class SearchResultsModel(QAbstractListModel):
         if role == Qt.ItemDataRole.UserRole:
             return hit
         if role == HIT_PLACE:
-            label = entry.rooms.label(hit.room)
-            return f"{label}  ·  {entry.label}" if len(self._hubs.entries) > 1 else label
+            return "  ·  ".join(self._place(entry, hit))
+        if role == Qt.ItemDataRole.AccessibleTextRole:  # as shown: the match's marks are not characters to read
+            words = "".join(text for text, _matched in snippet_runs(hit.snippet))
+            return f"{', '.join(hit_heading(' on '.join(self._place(entry, hit)), hit))}: {words}"
         if role == HIT_HUB:
             return entry.url
         return None
+
+    def _place(self, entry: HubEntry, hit: SearchHit) -> tuple[str, ...]:
+        """The room's label, then the hub's while the window holds several."""
+        label = entry.rooms.label(hit.room)
+        return (label, entry.label) if len(self._hubs.entries) > 1 else (label,)
 
     def hit(self, row: int) -> SearchHit | None:
         return self._hits[row][1] if 0 <= row < len(self._hits) else None

@@ -28,6 +28,7 @@ from PySide6.QtCore import QModelIndex, QObject, Signal
 
 from parler_desktop.app.timeline.append_pacer import AppendPacer
 from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.app.timeline.message_reading import MessageReading
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline.timeline_rows import TimelineRows
 from parler_desktop.app.timeline.waiting_messages import WaitingMessages
@@ -86,7 +87,7 @@ class TimelineModel(TimelineRows):
     readUpTo = Signal()  # the shown room's hub cursor moved (read here or by another client)
 
     def __init__(self, bridge: SessionBridge, parent: QObject | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(MessageReading(lambda: (bridge.agent_id, bridge.name, bridge.role), lambda: bridge.is_live), parent)
         self._bridge = bridge
         self.room: str | None = None
         self._generation = 0

@@ -1,7 +1,8 @@
 """TimelineRows: what a timeline's rows are and say — the loaded stored messages ascending by
 seq, then the human's unsent posts — and the per-row facts the view needs: the first unread row
 (under the "New messages" divider), grouping and date separators, which long messages and cards
-the reader expanded. ``TimelineModel`` keeps the rows in step with the store and the session.
+the reader expanded, and what each row says to a screen reader (``message_reading``).
+``TimelineModel`` keeps the rows in step with the store and the session.
 
 The first unread row is asked for every row the view lays out, so it is remembered until the
 rows change. Expanded messages and cards are kept by entry key (not persisted), so they survive
@@ -16,6 +17,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from parler_desktop.app import roles
+from parler_desktop.app.timeline.message_reading import MessageReading
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.protocol.readable import readable
 
@@ -23,8 +25,9 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 class TimelineRows(QAbstractListModel):
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, reading: MessageReading, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self.reading = reading  # what each row says to a screen reader
         self.read_marker = 0  # the hub cursor when the room was opened
         self._stored: list[TimelineEntry] = []
         self._outbox: list[TimelineEntry] = []
@@ -49,6 +52,9 @@ class TimelineRows(QAbstractListModel):
             return readable(f"{entry.sender_name}: {entry.text}")
         if role == roles.FIRST_UNREAD:
             return index.row() == self.first_unread_row()
+        if role == Qt.ItemDataRole.AccessibleTextRole:
+            original = self.entry_by_id(entry.reply_to) if entry.reply_to else None
+            return self.reading.text(entry, original, self.is_expanded(entry.key), self.open_cards(entry.key))
         return None
 
     # -- queries ----------------------------------------------------------------------------

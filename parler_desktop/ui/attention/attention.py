@@ -63,6 +63,7 @@ class Attention:
         self.requests = RequestActions(bridge, window.timeline_model, window.timeline, window.composer)
         self.agents.changed.connect(window.room_panel.view.viewport().update)
         window.room_panel.view.setItemDelegate(AgentDotDelegate(self.agents, window.room_panel.view))
+        window.room_panel.model.agents = self.agents  # a screen reader hears the dot too
         self.hint_bar = RoomHintBar(
             self.agents, window.timeline_model, lambda: None if window.shown_hub is None else window.shown_hub.url
         )

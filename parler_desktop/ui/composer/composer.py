@@ -117,12 +117,14 @@ class Composer(QWidget):
         self.edit = MessageEdit(self)
         self.edit.setObjectName("composerEdit")
         self.edit.setPlaceholderText("Message — Enter sends, Shift+Enter for a new line, @ to mention")
+        self.edit.setAccessibleName("Message")
+        self.edit.setAccessibleDescription("Enter sends, Shift+Enter for a new line, @ to mention")
         self.edit.setFixedHeight(72)
         self.edit.submit.connect(lambda: self.send())
         self.edit.textChanged.connect(self.draftChanged)
         self._reply_to: str | None = None  # the hub id of the message being answered
         self._reply_label = QLabel(textFormat=Qt.TextFormat.PlainText)  # quotes a peer's message
-        cancel_reply = QToolButton(text="✕", toolTip="Cancel the reply", objectName="cancelReply")
+        cancel_reply = QToolButton(text="✕", toolTip="Cancel the reply", objectName="cancelReply", accessibleName="Cancel the reply")
         cancel_reply.clicked.connect(lambda: self.set_reply(None))
         self._reply_bar = QWidget()
         reply_row = QHBoxLayout(self._reply_bar)
@@ -136,7 +138,7 @@ class Composer(QWidget):
         handoff = QPushButton("Hand off…", objectName="handoffButton")
         handoff.setToolTip("Hand the work to someone: who, what next, what is done")
         handoff.clicked.connect(self.hand_off)
-        send = QPushButton("Send", objectName="sendButton")
+        send = QPushButton("Send", objectName="sendButton", accessibleDescription="Post the message (Enter)")
         send.clicked.connect(lambda: self.send())
         self.focus_order = (cancel_reply, self.edit, send, handoff)  # as laid out: the reply above, the buttons right
         set_tab_order(list(self.focus_order))

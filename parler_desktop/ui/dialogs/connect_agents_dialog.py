@@ -172,6 +172,7 @@ class ConnectAgentsDialog(QDialog):
         intro.setWordWrap(True)
         self.command = QLineEdit(shlex.join([PROGRAM, *self.arguments]))
         self.command.setReadOnly(True)
+        self.command.setAccessibleName("Command to run")
         self.copy_button = QPushButton("Copy")
         self.copy_button.clicked.connect(self.copy_command)
         row = QHBoxLayout()
@@ -183,7 +184,7 @@ class ConnectAgentsDialog(QDialog):
         self.run_button.clicked.connect(self.run_command)
         self.status = QLabel("" if self.program is not None else INSTALL_HINT)
         self.status.setWordWrap(True)
-        self.output = QPlainTextEdit(readOnly=True)
+        self.output = QPlainTextEdit(readOnly=True, accessibleName="Output of parler connect")
         self.output.setPlaceholderText("The output of parler connect appears here.")
         self.output.setMaximumBlockCount(5000)
 
@@ -193,7 +194,7 @@ class ConnectAgentsDialog(QDialog):
             "card shows once it is online in one of your rooms):"
         )
         arrivals_label.setWordWrap(True)
-        self.arrivals = QListWidget()
+        self.arrivals = QListWidget(accessibleName="Agents that dialed in")
         self.arrivals.addItem("No one yet.")
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)

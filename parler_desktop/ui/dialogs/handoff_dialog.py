@@ -13,7 +13,8 @@ class HandoffDialog(QDialog):
     def __init__(self, names: Sequence[str], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Hand off")
-        self.to = QComboBox(editable=True)
+        self.to = QComboBox(editable=True, accessibleName="To")
+        self.to.lineEdit().setAccessibleName("To")
         self.to.addItems(["", *names])
         self.to.lineEdit().setPlaceholderText("anyone (or a name / role)")
         self.next = QPlainTextEdit()

@@ -42,7 +42,7 @@ class JoinRequestsDialog(QDialog):
         self.status = QLabel(f"Reading who asked to join {label}…", objectName="joinRequestsStatus")
         self.status.setTextFormat(Qt.TextFormat.PlainText)
         self.status.setWordWrap(True)
-        self.list = QListWidget(objectName="joinRequestList")
+        self.list = QListWidget(objectName="joinRequestList", accessibleName="Agents asking to join")
         self.approve_button = QPushButton("Approve", objectName="approveJoin")
         self.deny_button = QPushButton("Deny", objectName="denyJoin")
         for button in (self.approve_button, self.deny_button):

@@ -47,7 +47,7 @@ class NotificationSettingsDialog(QDialog):
         self.result_settings = settings
         self._settings = settings
         help_label = QLabel(HELP, wordWrap=True)
-        self.rules = QPlainTextEdit(objectName="rulesEditor")
+        self.rules = QPlainTextEdit(objectName="rulesEditor", accessibleName="Notification rules (JSON)")
         self.rules.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.rules.setPlainText(rules_text(settings.rules))
         defaults = QPushButton("Restore the default rules")
@@ -56,10 +56,12 @@ class NotificationSettingsDialog(QDialog):
             objectName="stuckMinutes", minimum=0.5, maximum=24 * 60, decimals=1, suffix=" min"
         )
         self.stuck_minutes.setValue(settings.stuck_minutes)
-        self.loop_messages = QSpinBox(objectName="loopMessages", minimum=2, maximum=10_000, suffix=" messages")
+        self.loop_messages = QSpinBox(
+            objectName="loopMessages", minimum=2, maximum=10_000, suffix=" messages", accessibleName="Messages that seem a loop"
+        )
         self.loop_messages.setValue(settings.loop_messages)
         self.loop_minutes = QDoubleSpinBox(
-            objectName="loopMinutes", minimum=0.5, maximum=24 * 60, decimals=1, suffix=" min"
+            objectName="loopMinutes", minimum=0.5, maximum=24 * 60, decimals=1, suffix=" min", accessibleName="Within minutes"
         )
         self.loop_minutes.setValue(settings.loop_minutes)
         agents = QFormLayout()

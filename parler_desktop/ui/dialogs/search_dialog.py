@@ -7,8 +7,6 @@ rendered as HTML). Enter or a double click opens the room at that message.
 
 from __future__ import annotations
 
-import datetime
-import re
 from collections.abc import Callable
 
 from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
@@ -29,19 +27,10 @@ from PySide6.QtWidgets import (
 )
 
 from parler_desktop.app.room_list.room_list_model import RoomListModel
-from parler_desktop.app.search.search_model import HIT_PLACE, SearchQuery, SearchResultsModel
-from parler_desktop.protocol.readable import readable
-from parler_desktop.store.search import SNIPPET_END, SNIPPET_START, BacklogProgress, SearchHit
+from parler_desktop.app.search.search_model import HIT_PLACE, SearchQuery, SearchResultsModel, hit_heading, snippet_runs
+from parler_desktop.store.search import BacklogProgress, SearchHit
 
-_SPACES = re.compile(r"\s+")
 KINDS = ("", "text", "handoff", "task", "file", "bundle", "dispatch")
-
-
-def snippet_runs(snippet: str) -> list[tuple[str, bool]]:
-    """The snippet as (text, matched) runs, each run's whitespace collapsed to single spaces."""
-    pieces = snippet.replace(SNIPPET_END, SNIPPET_START).split(SNIPPET_START)
-    runs = [(_SPACES.sub(" ", readable(piece)), number % 2 == 1) for number, piece in enumerate(pieces)]
-    return [(text, matched) for text, matched in runs if text]
 
 
 class SearchHitDelegate(QStyledItemDelegate):
@@ -59,13 +48,12 @@ class SearchHitDelegate(QStyledItemDelegate):
             option.palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text)
         )
         line = option.fontMetrics.height()
-        when = datetime.datetime.fromtimestamp(hit.ts / 1000).strftime("%Y-%m-%d %H:%M")
         header = QRect(option.rect.left() + 8, option.rect.top() + 4, option.rect.width() - 16, line)
         painter.drawText(
             header,
             Qt.AlignmentFlag.AlignVCenter,
             option.fontMetrics.elidedText(
-                f"{index.data(HIT_PLACE)}  ·  {hit.sender}  ·  {when}", Qt.TextElideMode.ElideRight, header.width()
+                "  ·  ".join(hit_heading(index.data(HIT_PLACE), hit)), Qt.TextElideMode.ElideRight, header.width()
             ),
         )
         x, right, y = header.left(), header.right(), header.bottom() + 4
@@ -93,17 +81,17 @@ class SearchDialog(QDialog):
         self._model = model
         self._rooms = rooms
         self.query = QLineEdit(
-            objectName="searchQuery", placeholderText="Words to find (all of them, as word beginnings)"
+            objectName="searchQuery", placeholderText="Words to find (all of them, as word beginnings)", accessibleName="Search for"
         )
-        self.room = QComboBox(objectName="searchRoom")
-        self.author = QLineEdit(objectName="searchAuthor", placeholderText="anyone")
-        self.kind = QComboBox(objectName="searchKind")
+        self.room = QComboBox(objectName="searchRoom", accessibleName="Room")
+        self.author = QLineEdit(objectName="searchAuthor", placeholderText="anyone", accessibleName="Author")
+        self.kind = QComboBox(objectName="searchKind", accessibleName="Kind")
         for kind in KINDS:
             self.kind.addItem(kind or "any", kind)
         self.status = QLabel(objectName="searchStatus")
         self.indexing = QLabel(objectName="searchIndexing")
         self.indexing.hide()
-        self.results = QListView(objectName="searchResults")
+        self.results = QListView(objectName="searchResults", accessibleName="Results")
         self.results.setModel(model)
         self.results.setItemDelegate(SearchHitDelegate(self.results))
         self.results.activated.connect(self._open)

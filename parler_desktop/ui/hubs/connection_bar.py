@@ -28,6 +28,9 @@ class ElidedLabel(QLabel):
     def set_full_text(self, text: str) -> None:
         self.full_text = text
         self.setToolTip(plain_tooltip(text, wrap=True) if text else "")
+        # A screen reader reads the whole text, never the tooltip's markup (its fallback description).
+        self.setAccessibleName(" ".join(text.split()))
+        self.setAccessibleDescription(self.accessibleName())
         self._elide()
 
     def minimumSizeHint(self) -> QSize:
@@ -50,14 +53,17 @@ class ConnectionBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("connectionState")
+        self.setAccessibleName("Connection")
         self.label = ElidedLabel("connectionText")
-        self.retry = QPushButton("Retry now", objectName="retryNow")
+        self.retry = QPushButton("Retry now", objectName="retryNow", accessibleDescription="Reconnect now instead of waiting")
         self.retry.clicked.connect(self.retryRequested)
         self.fresh_cache = QPushButton("Start with a fresh cache", objectName="freshCache")
         self.fresh_cache.setToolTip("Move the damaged cache aside (kept, not deleted), reload from the hub, send what was waiting")
         self.fresh_cache.clicked.connect(self.freshCacheRequested)
         self.fresh_cache.hide()
-        self.connect_button = QPushButton("Connect…", objectName="connectButton")
+        self.connect_button = QPushButton(
+            "Connect…", objectName="connectButton", accessibleDescription="Choose this hub's address and identity"
+        )
         self.connect_button.clicked.connect(self.connectRequested)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(8, 2, 8, 2)

@@ -45,7 +45,7 @@ class MemberDelegate(QStyledItemDelegate):
 class RosterPanel(QWidget):
     def __init__(self, model: RosterModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.view = QListView(objectName="rosterView")
+        self.view = QListView(objectName="rosterView", accessibleName="Members")
         self.view.setModel(model)
         self.view.setItemDelegate(MemberDelegate(self.view))
         self.view.setSelectionMode(QListView.SelectionMode.NoSelection)

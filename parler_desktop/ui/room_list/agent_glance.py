@@ -12,18 +12,12 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QLabel, QStyle, QStyleOptionViewItem, QWidget
 
 from parler_desktop.app import roles
-from parler_desktop.app.room_list.agent_activity import AgentState
 from parler_desktop.app.room_list.agent_watch import HubAgentWatches
 from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.ui.appearance.theme import follow_style, theme
 from parler_desktop.ui.room_list.room_list_view import TEXT_LEFT, RoomBadgeDelegate
 
 DOT_SIZE = 6
-STATE_WORDS = {
-    AgentState.WAITING: "an agent is waiting on you",
-    AgentState.FAILED: "a task failed",
-    AgentState.WORKING: "agents are working",
-}
 
 
 def dot_rect(row: QRect, line: int) -> QRect:

@@ -18,6 +18,7 @@ from parler_desktop.app.hubs.hub_list import HubList
 from parler_desktop.app.room_list.hub_rooms_model import HubRoomsModel
 from parler_desktop.app.room_list.room_list_model import RoomSortFilterProxy
 from parler_desktop.ui.appearance.theme import theme
+from parler_desktop.ui.accessibility import name_clear_button
 
 KIND_MARKS = {"channel": "#", "dm": "@", "service": "⚙"}
 TEXT_LEFT = 14  # the row's text starts here; the margin holds the agents' dot (ui/room_list/agent_glance.py)
@@ -126,12 +127,15 @@ class RoomListPanel(QWidget):
         self._hubs_changed()
         self.filter = QLineEdit(placeholderText="Filter rooms (Ctrl+K)", objectName="roomFilter")
         self.filter.setClearButtonEnabled(True)
+        self.filter.setAccessibleName("Filter rooms")
+        self.filter.setAccessibleDescription("Ctrl+K. Enter opens the first room found, Esc clears the filter")
+        name_clear_button(self.filter, "Clear the filter")
         self.filter.textChanged.connect(self._filter_changed)
         self._filtering = False
         self.shown_room: tuple[str, str] | None = None  # (hub, room) open in the timeline
         self.filter.returnPressed.connect(self._choose_first)
         self.filter.installEventFilter(self)  # Esc clears it
-        self.view = QListView(objectName="roomList")
+        self.view = QListView(objectName="roomList", accessibleName="Rooms")
         self.view.setModel(self.proxy)
         self.view.setItemDelegate(RoomBadgeDelegate(self.view))
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # rows elide to any width

@@ -26,7 +26,8 @@ from parler_desktop.ui.timeline.markdown import markdown_document
 from parler_desktop.ui.timeline.message_layout import DATE_HEIGHT, DIVIDER_HEIGHT, PAD, WARNING, LayoutCache, RowLayout, body_width, fit_width, shows_role
 from parler_desktop.ui.timeline.row_painting import paint_card, paint_rule, paint_status
 from parler_desktop.ui.timeline.row_sizes import RowSizes
-from parler_desktop.ui.timeline.row_text import full_date, shown_name
+from parler_desktop.app.timeline.message_reading import shown_name
+from parler_desktop.ui.timeline.row_text import full_date
 
 FADE_LINES = 3  # a folded body fades out over its last lines…
 FADE_END = 0.8  # …leaving its last line faint but whole, so it does not look cut in half

@@ -25,9 +25,10 @@ from PySide6.QtGui import QFont, QFontMetrics, QTextDocument
 from parler_desktop.app.timeline.timeline_entry import RowContext, TimelineEntry
 from parler_desktop.protocol.values import SignatureState
 from parler_desktop.protocol.mentions import mentions_human
-from parler_desktop.ui.timeline.cards import Card, card_for
+from parler_desktop.app.timeline.cards import Card, card_for
+from parler_desktop.app.timeline.message_reading import WARNING, format_time, shown_name, shows_role
 from parler_desktop.ui.timeline.markdown import SafeTextDocument, blank_document, fill_document
-from parler_desktop.ui.timeline.row_text import button_label, fold, format_time, shown_name, shown_text, status_text
+from parler_desktop.ui.timeline.row_text import button_label, fold, shown_text, status_text
 
 PAD = 8
 GAP = 4
@@ -37,7 +38,6 @@ DATE_HEIGHT = 26
 ICON_WIDTH = 18  # the right margin of every body, where a grouped row's signature icon sits
 CACHE_SIZE = 1500
 COLLAPSED_LINES = 20  # a folded body shows about this many lines of body text
-WARNING = "⚠ The signature does not match: this message may have been altered or forged."
 
 
 @dataclass
@@ -88,12 +88,6 @@ def fit_width(document: QTextDocument, width: float) -> None:
         document.setTextWidth(width)
 
 
-def shows_role(entry: TimelineEntry) -> bool:
-    """A role is worth showing only when it says more than the name."""
-    role = (entry.sender_role or "").strip().lower()
-    return bool(role) and role != entry.sender_name.strip().lower()
-
-
 class LayoutCache:
     """Row layouts keyed by what changes them: the row (and, for the human's posts, their send
     status), the width, the row's context and what the reader expanded. Each row's Markdown is
@@ -127,6 +121,11 @@ class LayoutCache:
         else:
             self._documents.move_to_end(entry.key)
         return document
+
+    def plain_text(self, entry: TimelineEntry, font: QFont) -> str:
+        """The body's words as rendered (its painted document's text, no Markdown syntax): what a
+        screen reader reads (``MessageReading.plain_body``)."""
+        return self._document(entry, font).toPlainText() if entry.text.strip() else ""
 
     def _body_at(self, entry: TimelineEntry, font: QFont, width: int) -> QTextDocument:
         body = self._document(entry, font)

@@ -19,10 +19,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QGuiApplication, QKeyEvent, QKeySequence, QMouseEvent, QTextCursor
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, QUrl, Signal
+from PySide6.QtGui import (
+    QContextMenuEvent,
+    QDesktopServices,
+    QGuiApplication,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QTextCursor,
+    QTextDocument,
+)
 from PySide6.QtWidgets import QMenu, QStyleOptionViewItem, QWidget
 
+from parler_desktop.app.timeline.message_reading import spoken
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.client.message_link import is_message_link
@@ -32,11 +42,35 @@ from parler_desktop.ui.timeline.message_layout import RowLayout
 from parler_desktop.ui.timeline.row_list_view import RowListView
 
 
+MENU_TITLE_CHARS = 40  # of a card's title or a link in a menu item
+MENU_LINKS = 5  # a message's first links are in its menu (a list of fifty would hide the rest)
+
+
+def clipped(text: str) -> str:
+    return text if len(text) <= MENU_TITLE_CHARS else text[: MENU_TITLE_CHARS - 1] + "…"
+
+
+def body_links(body: QTextDocument | None) -> list[str]:
+    """The addresses of the links in a row's body, in order, each once."""
+    found: dict[str, None] = {}
+    block = body.begin() if body is not None else None
+    while block is not None and block.isValid():
+        iterator = block.begin()
+        while not iterator.atEnd():
+            fragment = iterator.fragment()
+            if fragment.isValid() and fragment.charFormat().isAnchor() and fragment.charFormat().anchorHref():
+                found[fragment.charFormat().anchorHref()] = None
+            iterator += 1
+        block = block.next()
+    return list(found)
+
+
 class MessageRowsView(RowListView):
     replyRequested = Signal(object)  # TimelineEntry
     linkRefused = Signal(str)  # the address of a link that was not opened
     copyLinkRequested = Signal(object)  # TimelineEntry whose parler:// link goes on the clipboard
     messageLinkOpened = Signal(str)  # a parler://…/room/ROOM/SEQ link in a message was clicked
+    cardActionsChanged = Signal()  # a request was answered (or its answer failed): its actions went (or came back)
 
     def __init__(
         self, model: TimelineModel, parent: QWidget | None = None, open_url: Callable[[QUrl], bool] = QDesktopServices.openUrl
@@ -50,6 +84,7 @@ class MessageRowsView(RowListView):
         self.message_delegate = MessageDelegate(self)
         self.setItemDelegate(self.message_delegate)
         self.message_delegate.toggleRequested.connect(self.toggle_expanded)
+        model.reading.plain_body = lambda entry: self.message_delegate.layouts.plain_text(entry, self.font())
         self.setMouseTracking(True)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._context_menu)
@@ -92,8 +127,17 @@ class MessageRowsView(RowListView):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         index = self.currentIndex()
-        toggles = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
-        if toggles and index.isValid() and self.toggle_link(index) is not None:
+        menu_key = event.key() == Qt.Key.Key_Menu or (
+            event.key() == Qt.Key.Key_F10 and event.modifiers() == Qt.KeyboardModifier.ShiftModifier
+        )
+        if menu_key and index.isValid():
+            self.row_menu(index)
+            return
+        acts = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+        if acts and index.isValid() and self.card_actions(index):
+            self.row_menu(index)  # a request: its actions (and the rest of the row's menu)
+            return
+        if acts and index.isValid() and self.toggle_link(index) is not None:
             self.toggle_expanded(index)
             return
         if event.matches(QKeySequence.StandardKey.Copy):
@@ -196,17 +240,49 @@ class MessageRowsView(RowListView):
         else:
             self._viewport.unsetCursor()
 
+    def event(self, event: QEvent) -> bool:
+        """A context menu the platform makes from the keyboard is the current row's."""
+        if isinstance(event, QContextMenuEvent) and event.reason() == QContextMenuEvent.Reason.Keyboard:
+            if self.currentIndex().isValid():
+                self.row_menu(self.currentIndex())
+            return True
+        return super().event(event)
+
+    def card_actions(self, index: QModelIndex) -> list[str]:
+        """The row's request actions not taken yet (Reply, Hand back, Done), as its cards offer them."""
+        layout = self.row_layout(index) if index.isValid() else None
+        labels = [label for card in (layout.cards if layout is not None else []) for label in card.actions]
+        return list(dict.fromkeys(labels))
+
     def _context_menu(self, point: QPoint) -> QMenu | None:
-        """Reply, Copy (the selection), Copy text, Copy link, Show whole message: a popup
-        answering by signals, no nested event loop."""
+        """The menu of the row under ``point`` (viewport coordinates), where it was asked for."""
         index = self.indexAt(point)
+        return self.row_menu(index, self._viewport.mapToGlobal(point)) if index.isValid() else None
+
+    def row_menu(self, index: QModelIndex, where: QPoint | None = None) -> QMenu | None:
+        """Everything a click on the row can do, for the keyboard too: a request's actions (or a
+        failed post's Retry and Discard), then Reply, Copy (the selection), Copy text, Copy link,
+        Show whole message, the body's links, the original of a reply, each card's file and
+        details: a popup answering by signals, no nested event loop. Opened from the keyboard
+        (``where`` None), it shows at the row's top left corner."""
         entry: TimelineEntry | None = self._model.entry(index.row()) if index.isValid() else None
         if entry is None:
             return None
         menu = QMenu(self)
         menu.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        reply = menu.addAction("Reply", lambda: self.replyRequested.emit(entry))
-        reply.setEnabled(entry.message_id is not None)
+        row = QPersistentModelIndex(index)
+        actions = self.card_actions(index)
+        for label in actions:
+            menu.addAction(label, lambda label=label: self.message_delegate.requestAction.emit(QModelIndex(row), label))
+        if entry.is_failed and entry.outbox is not None:  # the row's Retry and Discard buttons
+            client_id = entry.outbox.client_id
+            menu.addAction("Retry sending", lambda: self.message_delegate.retryRequested.emit(client_id))
+            menu.addAction("Discard", lambda: self.message_delegate.discardRequested.emit(client_id))
+        if actions or entry.is_failed:
+            menu.addSeparator()
+        if "Reply" not in actions:
+            reply = menu.addAction("Reply", lambda: self.replyRequested.emit(entry))
+            reply.setEnabled(entry.message_id is not None)
         selected = self.selected_text() if self._row_of_key(entry.key) == index else ""
         if selected:
             menu.addAction("Copy", lambda: QGuiApplication.clipboard().setText(selected))
@@ -215,7 +291,21 @@ class MessageRowsView(RowListView):
         copy_link.setEnabled(entry.seq is not None)
         if self.toggle_link(index) is not None:
             expanded = self._model.is_expanded(entry.key)
-            row = QPersistentModelIndex(index)
             menu.addAction("Show less" if expanded else "Show whole message", lambda: self.toggle_expanded(QModelIndex(row)))
-        menu.popup(self._viewport.mapToGlobal(point))
+        layout = self.row_layout(index)
+        for href in body_links(layout.body if layout is not None else None)[:MENU_LINKS]:
+            menu.addAction(f"Open link “{clipped(href)}”", lambda href=href: self.open_link(href))  # (refused as a click's is)
+        if entry.reply_to:  # (what a click on "in reply to" does)
+            menu.addAction("Go to the message it replies to", lambda: self.message_delegate.replyClicked.emit(QModelIndex(row)))
+        for number, card in enumerate(layout.cards if layout is not None else []):
+            title = clipped(spoken(card.card.title))
+            if card.card.blob_id:  # (its Save… link)
+                menu.addAction(f"Save “{title}”…", lambda card=card.card: self.message_delegate.saveRequested.emit(card))
+            if card.card.more:  # (what a click on the card does)
+                toggle = f"{'Hide' if card.expanded else 'Show'} the details of “{title}”"
+                menu.addAction(toggle, lambda number=number: self.message_delegate.cardToggled.emit(QModelIndex(row), number))
+        if where is None:
+            visible = self.visualRect(index).intersected(self._viewport.rect())
+            where = self._viewport.mapToGlobal(visible.topLeft() + QPoint(24, 12))
+        menu.popup(where)
         return menu

@@ -107,3 +107,4 @@ class RequestActions(QObject):
     def _relayout(self) -> None:
         self._view.doItemsLayout()
         self._view.viewport().update()
+        self._view.cardActionsChanged.emit()

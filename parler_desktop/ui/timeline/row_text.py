@@ -1,5 +1,6 @@
 """The words and cuts of a timeline row that need no painting: the shown part of a huge text,
-an unsent post's status, where to fold a long body, and the time of a message.
+an unsent post's status, where to fold a long body, and the full date of a message (the name
+and time of its header are ``app/timeline/message_reading.py``'s, which reads them out too).
 """
 
 from __future__ import annotations
@@ -25,12 +26,6 @@ def shown_text(text: str) -> str:
     if len(text) <= MAX_SHOWN_CHARS:
         return readable(text)
     return f"{readable(text[:MAX_SHOWN_CHARS])}\n\n*… {len(text) - MAX_SHOWN_CHARS:,} more characters not shown (Copy text has them all)*"
-
-
-def shown_name(entry: TimelineEntry) -> str:
-    """The sender's name as the row's header shows it (and is measured by): as ``display_text``
-    shows a name, or the start of their id when they have none."""
-    return display_text(entry.sender_name) or entry.sender_id[:8]
 
 
 def status_text(entry: TimelineEntry, online: bool = True) -> str:
@@ -78,14 +73,6 @@ def fold(document: QTextDocument, limit: float) -> tuple[int, int] | None:
     if len(below) < MIN_HIDDEN_LINES:
         return None
     return (math.ceil(cut) if cut > 0 else int(limit)), len(below)
-
-
-def format_time(ts_ms: int) -> str:
-    local = time.localtime(ts_ms / 1000)
-    today = time.localtime()
-    if (local.tm_year, local.tm_yday) == (today.tm_year, today.tm_yday):
-        return time.strftime("%H:%M", local)
-    return time.strftime("%d %b %H:%M", local)
 
 
 def full_date(ts_ms: int) -> str:

@@ -22,16 +22,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QCoreApplication, QEvent, QModelIndex, QPersistentModelIndex, QPoint, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QKeyEvent, QPainter, QPaintEvent, QPalette, QResizeEvent
+from PySide6.QtGui import QAccessible, QDesktopServices, QKeyEvent, QPainter, QPaintEvent, QPalette, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QPushButton, QWidget
 
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline.timeline_model import TimelineModel
+from parler_desktop.ui.accessibility import Announcer
 from parler_desktop.ui.timeline.message_rows_view import MessageRowsView
 from parler_desktop.ui.timeline.width_relayout import WidthRelayout
 
 BOTTOM_SLACK_PX = 4
 LOAD_OLDER_PX = 300
+ANNOUNCED_ROWS = 3  # more new messages at once are announced as their number and the newest
+ANNOUNCE_EVERY_MS = 1000  # a burst is announced once (a screen reader would read behind a busy room)
 
 
 class TimelineView(MessageRowsView):
@@ -49,6 +52,11 @@ class TimelineView(MessageRowsView):
         super().__init__(model, parent, open_url)
         self._width_relayout = WidthRelayout(self, model, self.message_delegate)
         self.setObjectName("timeline")
+        self.setAccessibleName("Messages")
+        self.announcer = Announcer(self)  # new messages in the room, said to a screen reader
+        self._unannounced = 0  # messages from others appended since the last announcement
+        self._announce_timer = QTimer(self, singleShot=True, interval=ANNOUNCE_EVERY_MS)
+        self._announce_timer.timeout.connect(self._announce)
         self.message_delegate.cardToggled.connect(self._toggle_card)
         self.message_delegate.replyClicked.connect(self.go_to_original)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
@@ -64,7 +72,7 @@ class TimelineView(MessageRowsView):
         self._jump_timer.timeout.connect(self._update_jump)
         # The overlays sit on the viewport, not beside it: Qt scrolls a viewport that a sibling
         # overlaps by painting all of it again instead of moving its pixels.
-        self._pill = QPushButton(self._viewport, objectName="newMessagesPill")
+        self._pill = QPushButton(self._viewport, objectName="newMessagesPill", accessibleDescription="Go to the newest message")
         self._pill.setCursor(Qt.CursorShape.PointingHandCursor)
         self._pill.clicked.connect(self.scroll_to_newest)
         self._pill.hide()
@@ -171,6 +179,10 @@ class TimelineView(MessageRowsView):
                 self._bar.setUpdatesEnabled(True)  # (this asks for the bar's repaint)
 
     def _appended(self, count: int) -> None:
+        if count and QAccessible.isActive():  # (a screen reader is listening: one call into Qt to know)
+            self._unannounced += count
+            if not self._announce_timer.isActive():
+                self._announce_timer.start()
         if self.at_bottom:
             self._paint_now()  # rows inserted above the human's unsent posts (done, if at the end)
         if self.at_bottom or not count:
@@ -179,6 +191,27 @@ class TimelineView(MessageRowsView):
         self._pill.setText(f"{self.unseen} new message{'s' if self.unseen != 1 else ''} ↓")
         self._pill.show()
         self._place_overlays()
+
+    def _announce(self) -> None:
+        """Say the messages from others that came since the last announcement, politely: each of
+        up to ANNOUNCED_ROWS of them as its row reads, more as their number and the newest."""
+        count, self._unannounced = self._unannounced, 0
+        model = self._model
+        if not count or model.loading:
+            return
+        said: list[str] = []
+        if not model.has_newer:  # (else they are past the loaded window: counted only)
+            for row in reversed(range(model.rowCount())):
+                entry = model.entry(row)
+                if entry is not None and entry.seq is not None and not entry.mine:
+                    said.append(model.data(model.index(row), Qt.ItemDataRole.AccessibleTextRole))
+                if len(said) == min(count, ANNOUNCED_ROWS):
+                    break
+        if count > len(said):
+            newest = f". Newest: {said[0]}" if said else ""
+            self.announcer.say(f"{count} new message{'s' if count != 1 else ''} in {model.room}{newest}")
+        else:
+            self.announcer.say(". ".join(reversed(said)))
 
     def _prepare_row(self, entry: TimelineEntry) -> None:
         self.message_delegate.prepare_row(self._option(), entry)
@@ -211,6 +244,7 @@ class TimelineView(MessageRowsView):
         self._read_more_while_short()
 
     def _room_reset(self) -> None:
+        self._unannounced = 0  # (another room's)
         self.unseen = 0
         self._pill.hide()
         self._anchor_from_bottom = None
