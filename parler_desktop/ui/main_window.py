@@ -341,6 +341,7 @@ class MainWindow(QMainWindow):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.panels.resized(self.width())
+        self.toggle_roster.setChecked(self.panels.members_shown)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
