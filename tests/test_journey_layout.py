@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QPushButton
 from support.desktop_fixtures import click_room, join_room, open_room, post_as
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
@@ -71,3 +72,87 @@ def test_opening_a_search_result_puts_the_search_away_and_shows_the_message(qtbo
     assert dialog.query.text() == "billing"
     QTest.keyClick(dialog.query, Qt.Key.Key_Escape)  # …and Esc closes it
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=2000)
+
+
+def varied(n: int) -> str:
+    """Messages of different heights: one line, a few paragraphs, a table, a code block."""
+    return [
+        f"short {n}",
+        f"step {n}: done\n\nlog line one\n\nlog line two",
+        f"| step | state |\n|---|---|\n| build {n} | green |\n| test | red |",
+        f"```\nrun {n}\nline\nline\nline\n```",
+    ][n % 4]
+
+
+@pytest.mark.parametrize(
+    ("read", "unread_count", "height"),
+    [(0, 6, 420), (30, 12, 560), (40, 70, 800), (10, 1, 900)],
+)
+def test_a_room_opens_with_the_new_messages_line_whole_above_the_first_unread(qtbot, qloop, desktop, peer, read, unread_count, height):
+    from support.desktop_fixtures import activate, unread
+
+    from parler_desktop.ui.timeline.message_layout import DATE_HEIGHT, DIVIDER_HEIGHT
+
+    window = desktop.window
+    window.resize(1100, height)
+    room = join_room(qtbot, qloop, desktop, peer, "logs")
+    other = join_room(qtbot, qloop, desktop, peer, "other")
+    activate(qtbot, desktop)
+    if read:
+        click_room(qtbot, desktop, room)
+        last = [post_as(qtbot, qloop, peer, room, varied(n))["seq"] for n in range(read)][-1]
+        qtbot.waitUntil(lambda: window.rooms.summary(room).cursor == last, timeout=10_000)  # read at the bottom
+    click_room(qtbot, desktop, other)
+    seqs = [post_as(qtbot, qloop, peer, room, varied(read + n))["seq"] for n in range(unread_count)]
+    qtbot.waitUntil(lambda: unread(desktop, room) == unread_count, timeout=10_000)
+    click_room(qtbot, desktop, room)
+    view, model = window.timeline, window.timeline_model
+    qtbot.waitUntil(lambda: view.seen_seq >= seqs[0], timeout=5000)
+    qtbot.waitUntil(lambda: window.rooms.summary(room).cursor == view.seen_seq, timeout=10_000)  # settled: read what it showed
+
+    row = model.first_unread_row()
+    assert row is not None and model.entry(row).seq == seqs[0]
+    top = view.visualRect(model.index(row)).top()  # the row: its date, the line, then the message
+    under_it = top + DATE_HEIGHT + DIVIDER_HEIGHT + view.fontMetrics().height()
+    assert 0 <= top and under_it <= view.viewport().height(), (top, view.viewport().height())
+
+
+def test_the_new_messages_line_stays_on_screen_as_more_arrive_and_the_composer_grows(qtbot, qloop, desktop, peer):
+    """Opened with its unread messages all on screen, the view follows the bottom: what arrives
+    next, or a composer grown by a few lines, carried the line off the top before it was read."""
+    from support.desktop_fixtures import activate, unread
+
+    window = desktop.window
+    window.resize(1100, 600)
+    room = join_room(qtbot, qloop, desktop, peer, "logs")
+    other = join_room(qtbot, qloop, desktop, peer, "other")
+    activate(qtbot, desktop)
+    click_room(qtbot, desktop, room)
+    last = [post_as(qtbot, qloop, peer, room, varied(n))["seq"] for n in range(20)][-1]
+    qtbot.waitUntil(lambda: window.rooms.summary(room).cursor == last, timeout=10_000)
+    click_room(qtbot, desktop, other)
+    first = post_as(qtbot, qloop, peer, room, "the first news")["seq"]
+    post_as(qtbot, qloop, peer, room, "the second news")
+    qtbot.waitUntil(lambda: unread(desktop, room) == 2, timeout=10_000)
+    click_room(qtbot, desktop, room)
+    view, model = window.timeline, window.timeline_model
+    qtbot.waitUntil(lambda: view.seen_seq > first, timeout=5000)
+
+    def line_on_screen() -> bool:
+        row = model.first_unread_row()
+        return row is not None and model.entry(row).seq == first and 0 <= view.visualRect(model.index(row)).top()
+
+    assert line_on_screen()
+    for n in range(12):  # the agents go on
+        post_as(qtbot, qloop, peer, room, varied(n))
+    qtbot.waitUntil(lambda: model.entry(model.rowCount() - 1).text == varied(11), timeout=10_000)
+    qtbot.keyClicks(window.composer.edit, "a first line")
+    for _ in range(4):
+        QTest.keyClick(window.composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+        qtbot.keyClicks(window.composer.edit, "and more")
+    qtbot.waitUntil(lambda: view.seen_seq >= first, timeout=5000)
+    assert line_on_screen()
+    pill = view.findChild(QPushButton, "newMessagesPill")
+    assert pill.isVisible()  # what did not fit waits below, counted
+    QTest.keyClick(view, Qt.Key.Key_End)  # the reader scrolls on: the view follows the bottom again
+    qtbot.waitUntil(lambda: view.at_bottom and unread(desktop, room) == 0, timeout=10_000)

@@ -6,6 +6,10 @@ the top; one with none opens at the bottom. ``seenChanged`` tells the newest seq
 screen right now (a row cut off by the bottom edge is not seen yet), which is all the read
 tracker may mark read.
 
+Opened at its first unread, the view keeps the "New messages" line on screen until the reader
+scrolls: following the bottom (messages arriving, the composer growing) stops with the line at
+the top, and what does not fit raises the pill.
+
 Not at the bottom, new messages raise an "N new messages" pill instead of moving the text under
 the reader, and a new width keeps the row at the top of the view where it was. Scrolling near
 the top asks the model for older history and keeps the reader's place when it arrives (a page
@@ -39,6 +43,7 @@ class TimelineView(MessageRowsView):
     statusMessage = Signal(str)  # a sentence for the status bar
     # Set here, not in __init__: Qt lays the rows out while the base classes are being built.
     _place_held: tuple[QPersistentModelIndex, int] | None = None  # see _hold_place
+    _divider_held = False  # opened at the first unread: the divider stays on screen (see _follow_to)
 
     def __init__(
         self,
@@ -53,6 +58,7 @@ class TimelineView(MessageRowsView):
         self.message_delegate.replyClicked.connect(self.go_to_original)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self._bar.setSingleStep(24)
+        self._bar.actionTriggered.connect(self._reader_scrolled)  # the wheel, the bar dragged or clicked
         self.at_bottom = True
         self.unseen = 0
         self.placeholder = ""  # said in the middle when there are no rows
@@ -81,6 +87,7 @@ class TimelineView(MessageRowsView):
 
     # -- following the bottom ---------------------------------------------------------------
     def scroll_to_newest(self) -> None:
+        self._divider_held = False
         if self._model.has_newer:
             self._model.load_latest()  # the window opened further up: read the newest page in
             return
@@ -109,7 +116,19 @@ class TimelineView(MessageRowsView):
             bar.setValue(maximum - self._anchor_from_bottom)
             self._anchor_from_bottom = None
         elif self.at_bottom:
-            bar.setValue(maximum)
+            bar.setValue(self._follow_to(maximum))
+
+    def _follow_to(self, maximum: int) -> int:
+        """How far following the bottom may scroll: to ``maximum``, or while the divider is held
+        only as far as puts it at the top (then the reader is no longer at the bottom)."""
+        row = self._model.first_unread_row() if self._divider_held else None
+        if row is None:
+            return maximum
+        return min(maximum, self._bar.value() + max(0, self.visualRect(self._model.index(row)).top()))
+
+    def _reader_scrolled(self, *_action: object) -> None:
+        """The reader moved the view: from here it follows the bottom as they leave it."""
+        self._divider_held = False
 
     def _scrolled(self, value: int) -> None:
         bar = self._bar
@@ -211,6 +230,7 @@ class TimelineView(MessageRowsView):
         self._read_more_while_short()
 
     def _room_reset(self) -> None:
+        self._divider_held = False
         self.unseen = 0
         self._pill.hide()
         self._anchor_from_bottom = None
@@ -228,6 +248,7 @@ class TimelineView(MessageRowsView):
         row = self._model.first_unread_row()
         if row is not None and self._model.landing == "unread":
             self._show_at_top(row)
+            self._divider_held = True
         else:
             self.scroll_to_newest()
         self._update_jump()
@@ -302,6 +323,7 @@ class TimelineView(MessageRowsView):
         """Home / End / Page Up / Page Down scroll the conversation, as in any chat app (they
         would otherwise move the current row, starting from the first one)."""
         bar = self._bar
+        self._divider_held = False
         if key == Qt.Key.Key_End:
             self.scroll_to_newest()
         elif key == Qt.Key.Key_Home:
