@@ -156,3 +156,85 @@ def test_the_new_messages_line_stays_on_screen_as_more_arrive_and_the_composer_g
     assert pill.isVisible()  # what did not fit waits below, counted
     QTest.keyClick(view, Qt.Key.Key_End)  # the reader scrolls on: the view follows the bottom again
     qtbot.waitUntil(lambda: view.at_bottom and unread(desktop, room) == 0, timeout=10_000)
+
+
+def test_the_room_list_holds_its_order_under_the_pointer_and_with_the_focus(qtbot, qloop, desktop, peer):
+    from support.desktop_fixtures import listed_rooms
+
+    window = desktop.window
+    rooms = [join_room(qtbot, qloop, desktop, peer, name) for name in ("alpha", "beta", "gamma")]
+    for room in rooms:  # gamma newest
+        post_as(qtbot, qloop, peer, room, f"hello {room}")
+    qtbot.waitUntil(lambda: listed_rooms(desktop) == ["gamma", "beta", "alpha"], timeout=10_000)
+    view = window.room_panel.view
+    QTest.mouseMove(view.viewport(), view.viewport().rect().center())  # the pointer goes over the list…
+    post_as(qtbot, qloop, peer, "alpha", "alpha is busy")
+    qtbot.waitUntil(lambda: window.rooms.summary("alpha").unread == 2, timeout=10_000)
+    assert listed_rooms(desktop) == ["gamma", "beta", "alpha"]  # …and the row under it stays put
+    QTest.mouseMove(window.timeline.viewport(), window.timeline.viewport().rect().center())  # it leaves
+    qtbot.waitUntil(lambda: listed_rooms(desktop) == ["alpha", "gamma", "beta"], timeout=5000)
+
+    view.setFocus()  # the list has the keyboard
+    post_as(qtbot, qloop, peer, "beta", "beta is busy")
+    qtbot.waitUntil(lambda: window.rooms.summary("beta").unread == 2, timeout=10_000)
+    assert listed_rooms(desktop) == ["alpha", "gamma", "beta"]
+    window.composer.edit.setFocus()
+    qtbot.waitUntil(lambda: listed_rooms(desktop) == ["beta", "alpha", "gamma"], timeout=5000)
+
+
+def hub_rooms_listed(desktop, url: str) -> list[str]:
+    """The rooms of the hub ``url`` the sidebar lists, top to bottom."""
+    from parler_desktop.app import roles
+
+    proxy = desktop.window.room_panel.proxy
+    rows = (proxy.index(row, 0) for row in range(proxy.rowCount()))
+    return [i.data(roles.ROOM_NAME) for i in rows if not i.data(roles.HUB_HEADER) and i.data(roles.HUB_URL) == url]
+
+
+@pytest.mark.parametrize("several", [False, True], ids=["one hub", "second of two hubs"])
+def test_a_hub_s_rooms_sort_by_name_from_its_menu_and_stay_so(qtbot, qloop, tmp_path, hub, hub_factory, peer, several):
+    """Sort rooms → A–Z on the hub's heading (on a room, in a window of one hub: no heading),
+    kept in the settings: the next launch lists them so."""
+    from support.desktop_fixtures import click_action, listed_rooms, row_menu, start_desktop, stop_desktop
+
+    from parler_desktop.ui.desktop import DesktopApp
+
+    desktop = start_desktop(qtbot, qloop, tmp_path / "home", hub.url, beside=hub_factory().url if several else None)
+    try:
+        window = desktop.window
+        for name in ("delta", "alpha", "charlie"):
+            post_as(qtbot, qloop, peer, join_room(qtbot, qloop, desktop, peer, name), f"hello {name}")
+        qtbot.waitUntil(lambda: listed_rooms(desktop) == ["charlie", "alpha", "delta"], timeout=10_000)
+        menu = row_menu(qtbot, desktop, None if several else "alpha", hub.url)
+        sort = next(a.menu() for a in menu.actions() if a.text() == "Sort rooms")
+        assert [a.text() for a in sort.actions() if a.isChecked()] == ["By activity"]
+        menu.hide()
+        click_action(qtbot, sort, "A–Z")
+        qtbot.waitUntil(lambda: listed_rooms(desktop) == ["alpha", "charlie", "delta"], timeout=5000)
+        busy = post_as(qtbot, qloop, peer, "delta", "delta is busy")["seq"]
+        qtbot.waitUntil(lambda: window.rooms.summary("delta").max_seq == busy, timeout=10_000)
+        assert listed_rooms(desktop) == ["alpha", "charlie", "delta"]
+        qtbot.waitUntil(lambda: "room_order" in desktop.home.settings_file.read_text(encoding="utf-8"), timeout=5000)
+    finally:
+        stop_desktop(qtbot, qloop, desktop)
+    again = DesktopApp(desktop.home)
+    relaunched = qloop.create_task(again.run())
+    try:
+        qtbot.waitUntil(lambda: again.hubs.entry(hub.url) is not None, timeout=10_000)
+        entry = again.hubs.entry(hub.url)
+        qtbot.waitUntil(lambda: len(entry.rooms.room_names()) == 3, timeout=20_000)
+        assert hub_rooms_listed(again, hub.url) == ["alpha", "charlie", "delta"]
+    finally:
+        again.quit()
+        qtbot.waitUntil(relaunched.done, timeout=20_000)
+
+
+def test_a_room_s_preview_is_one_line_of_plain_text(qtbot, qloop, desktop, peer):
+    from support.desktop_fixtures import room_row
+
+    from parler_desktop.app import roles
+
+    room = join_room(qtbot, qloop, desktop, peer, "builds")
+    post_as(qtbot, qloop, peer, room, "## Status\n\n| step | state |\n|---|---|\n| **build** | green |\n| test | `red` |")
+    qtbot.waitUntil(lambda: "green" in (room_row(desktop, room).data(roles.ROOM_PREVIEW) or ""), timeout=10_000)
+    assert room_row(desktop, room).data(roles.ROOM_PREVIEW) == "alice: Status step · state build · green test · red"
