@@ -5,7 +5,7 @@ view, a room list that holds still under the pointer, and the panels' widths kep
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QPushButton
 from support.desktop_fixtures import click_room, join_room, open_room, post_as
@@ -238,3 +238,52 @@ def test_a_room_s_preview_is_one_line_of_plain_text(qtbot, qloop, desktop, peer)
     post_as(qtbot, qloop, peer, room, "## Status\n\n| step | state |\n|---|---|\n| **build** | green |\n| test | `red` |")
     qtbot.waitUntil(lambda: "green" in (room_row(desktop, room).data(roles.ROOM_PREVIEW) or ""), timeout=10_000)
     assert room_row(desktop, room).data(roles.ROOM_PREVIEW) == "alice: Status step · state build · green test · red"
+
+
+def test_a_wide_window_gives_the_side_panels_width_and_the_next_launch_keeps_it(qtbot, qloop, tmp_path, hub, peer):
+    """At 1920 px the room list and the members grow with the window (previews were cut short
+    beside a timeline that took it all); widths dragged are kept with the window's size."""
+    import json
+
+    from support.desktop_fixtures import start_desktop, stop_desktop
+
+    from parler_desktop.ui.desktop import DesktopApp
+    from parler_desktop.ui.window_place import window_state_path
+
+    desktop = start_desktop(qtbot, qloop, tmp_path / "home", hub.url)
+    try:
+        window = desktop.window
+        join_room(qtbot, qloop, desktop, peer, "team")
+        window.resize(1250, 800)
+        qtbot.waitUntil(lambda: window.roster_panel.isVisible(), timeout=5000)
+        rooms_before, members_before = window.room_panel.width(), window.roster_panel.width()
+        window.resize(1920, 1000)
+        qtbot.waitUntil(lambda: window.room_panel.width() >= rooms_before + 80, timeout=5000)
+        assert window.roster_panel.width() >= members_before + 80
+        handle = window.splitter.handle(1)  # the human drags the room list wider
+        start = handle.rect().center()
+        QTest.mousePress(handle, Qt.MouseButton.LeftButton, pos=start)
+        QTest.mouseMove(handle, start + QPoint(120, 0))
+        QTest.mouseRelease(handle, Qt.MouseButton.LeftButton, pos=start + QPoint(120, 0))
+        qtbot.waitUntil(lambda: window.splitter.sizes()[0] >= rooms_before + 200, timeout=5000)
+        dragged = window.splitter.sizes()
+    finally:
+        stop_desktop(qtbot, qloop, desktop)
+    saved = json.loads(window_state_path(desktop.home).read_text(encoding="utf-8"))
+    assert saved["size"] == [1920, 1000]
+    rooms, members = saved["panels"]
+    assert abs(rooms - dragged[0]) <= 2 and abs(members - dragged[2]) <= 2
+
+    again = DesktopApp(desktop.home)
+    relaunched = qloop.create_task(again.run())
+    try:
+        window = again.window
+        qtbot.waitUntil(lambda: window.isVisible() and again.bridge.is_live, timeout=15_000)
+        assert window.width() == min(1920, window.screen().availableGeometry().width() - 40)  # as much as the screen holds
+        assert window.panels.widths() == (rooms, members)
+        window.resize(1920, 1000)  # (the test's screen is 800 px wide)
+        qtbot.waitUntil(lambda: abs(window.splitter.sizes()[0] - rooms) <= 2, timeout=5000)
+        assert abs(window.splitter.sizes()[2] - members) <= 2
+    finally:
+        again.quit()
+        qtbot.waitUntil(relaunched.done, timeout=20_000)

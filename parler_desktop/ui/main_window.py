@@ -84,8 +84,6 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.room_panel)
         self.splitter.addWidget(_column(self.room_title, self.timeline, self.composer, stretch=self.timeline))
         self.splitter.addWidget(self.roster_panel)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([260, 760, 230])
         self.splitter.setCollapsible(1, False)
         self.panels = PanelLayout(self, self.splitter, self.roster_panel)
         self.room_composer = RoomComposer(bridge, self.composer, self.timeline, self)

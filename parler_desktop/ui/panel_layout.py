@@ -1,6 +1,10 @@
 """How the window's three panels share its width: a default size that fits the screen, and a
 narrow window (below NARROW_PX) that hides the members and narrows the room list so the
-timeline keeps at least MIN_TIMELINE_PX; widening gives the panels their sizes back.
+timeline keeps at least MIN_TIMELINE_PX; widening gives the panels their widths back.
+
+A wider window gives the side panels a share of the extra width (stretch 1 : 3 : 1), so a room
+list at 1920 px shows more of each preview. The side panels' widths (``widths``) are kept with
+the window's state and given back at the next launch (``restore_widths``).
 
 Show members (Ctrl+Shift+M) always shows them: in a narrow window the room list and the
 timeline give up width for them (the timeline keeps MIN_NARROW_TIMELINE_PX), and they stay
@@ -14,12 +18,15 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QSplitter, QWidget
 
 DEFAULT_SIZE = QSize(1250, 800)
+DEFAULT_WIDTHS = (260, 230)  # the room list's and the members' at the default size
 NARROW_PX = 1000
 MIN_TIMELINE_PX = 480
 MIN_NARROW_TIMELINE_PX = 300  # with the members asked for in a narrow window
 MIN_ROOMS_PX = 150
+MIN_MEMBERS_PX = 150
 NARROW_MEMBERS_PX = 190
 SPLITTER_SLACK_PX = 24  # the handles and the window's margins
+STRETCH = (1, 3, 1)  # how a wider window's extra width is shared: rooms, timeline, members
 
 
 class PanelLayout:
@@ -27,9 +34,13 @@ class PanelLayout:
         self._window = window
         self._splitter = splitter
         self._members = members
+        for index, stretch in enumerate(STRETCH):
+            splitter.setStretchFactor(index, stretch)
         self.members_wanted = True  # the human's choice for a wide window
         self._members_narrow = False  # shown in a narrow window because the human asked for them there
-        self._wide_sizes: list[int] | None = None  # the splitter's sizes before the window got narrow
+        self._narrow = False
+        self._wide_widths = DEFAULT_WIDTHS  # the side panels' last widths in a wide window
+        self._set_widths(*DEFAULT_WIDTHS, DEFAULT_SIZE.width())
 
     @property
     def members_shown(self) -> bool:
@@ -38,41 +49,75 @@ class PanelLayout:
 
     def fit_screen(self) -> None:
         """A default size that fits the screen's free area (1280×800, 1366×768, at 1× or 2×)."""
+        self.resize_within(DEFAULT_SIZE)
+
+    def resize_within(self, size: QSize) -> None:
+        """Make the window ``size``, or as much of it as the screen's free area holds."""
         screen = self._window.screen() or QGuiApplication.primaryScreen()
         free = screen.availableGeometry() if screen is not None else QRect(0, 0, 1280, 800)
-        self._window.resize(min(DEFAULT_SIZE.width(), free.width() - 40), min(DEFAULT_SIZE.height(), free.height() - 60))
+        self._window.resize(min(size.width(), free.width() - 40), min(size.height(), free.height() - 60))
+
+    def widths(self) -> tuple[int, int]:
+        """The room list's and the members' widths in a wide window (kept while it is narrow)."""
+        self._note_widths()
+        return self._wide_widths
+
+    def _note_widths(self) -> None:
+        """Keep the side panels' widths on screen, if the window shows them as a wide one."""
+        if self._narrow or not self._window.isVisible():
+            return
+        rooms, _timeline, members = self._splitter.sizes()
+        self._wide_widths = (rooms, members if members > 0 else self._wide_widths[1])
+
+    def restore_widths(self, rooms: int, members: int) -> None:
+        """Give the side panels these widths (now, or once the window is wide)."""
+        self._wide_widths = (max(MIN_ROOMS_PX, rooms), max(MIN_MEMBERS_PX, members))
+        if not self._narrow:
+            self._set_widths(*self._wide_widths, self._window.width())
 
     def toggle_members(self) -> bool:
         """Show the members if they are not on screen, else hide them; returns whether shown."""
         shown = not self.members_shown
-        if self._wide_sizes is None:
-            self.members_wanted = shown
-            self._members.setVisible(shown)
-        else:
+        self._members.setVisible(shown)
+        if self._narrow:
             self._members_narrow = shown
-            self._members.setVisible(shown)
             self._share_narrow(self._window.width())
+        else:
+            self.members_wanted = shown
+            if shown:
+                self._set_widths(*self._wide_widths, self._window.width())
         return shown
 
     def resized(self, width: int) -> None:
+        """The window is ``width`` wide now (its splitter already shares that width out)."""
         narrow = width < NARROW_PX
-        if narrow and self._wide_sizes is None:
-            self._wide_sizes = self._splitter.sizes()  # given back when the window is wide again
-            self._members_narrow = False
         if narrow:
+            if not self._narrow:
+                self._narrow, self._members_narrow = True, False
             self._members.setVisible(self._members_narrow)
             self._share_narrow(width)
-        elif self._wide_sizes is not None:
+        elif self._narrow:
+            self._narrow = False
             self._members.setVisible(self.members_wanted)
-            self._splitter.setSizes(self._wide_sizes)
-            self._wide_sizes = None
+            self._set_widths(*self._wide_widths, width)
+        else:
+            self._note_widths()
+
+    def _set_widths(self, rooms: int, members: int, width: int) -> None:
+        """The splitter's sizes for these side panels in a window ``width`` wide (they give way
+        to keep the timeline MIN_TIMELINE_PX)."""
+        total = width - 2 * self._splitter.handleWidth()  # (the splitter spans the window)
+        spare = total - MIN_TIMELINE_PX
+        if rooms + members > spare > 0:
+            rooms, members = rooms * spare // (rooms + members), members * spare // (rooms + members)
+        self._splitter.setSizes([rooms, max(MIN_TIMELINE_PX, total - rooms - members), members])
 
     def _share_narrow(self, width: int) -> None:
-        wide = self._wide_sizes or self._splitter.sizes()
+        rooms_wide = self._wide_widths[0]
         if self._members_narrow:
             members = NARROW_MEMBERS_PX
-            rooms = max(MIN_ROOMS_PX, min(wide[0], width - members - MIN_NARROW_TIMELINE_PX - SPLITTER_SLACK_PX))
+            rooms = max(MIN_ROOMS_PX, min(rooms_wide, width - members - MIN_NARROW_TIMELINE_PX - SPLITTER_SLACK_PX))
         else:
             members = 0
-            rooms = max(MIN_ROOMS_PX, min(wide[0], width - MIN_TIMELINE_PX - SPLITTER_SLACK_PX))
+            rooms = max(MIN_ROOMS_PX, min(rooms_wide, width - MIN_TIMELINE_PX - SPLITTER_SLACK_PX))
         self._splitter.setSizes([rooms, width - rooms - members, members])
