@@ -109,7 +109,8 @@ class HubRoomsModel(QAbstractListModel):
 
     def sort_keys(self) -> list[tuple]:
         """Each row's key for the sidebar's order: the hubs in order, each heading before its
-        rooms, the rooms in their model's order (newest activity first, then by label)."""
+        rooms, the rooms in their model's order (newest activity first, then by label; while
+        held, where they were, a room new since after them)."""
         if self._keys is None:
             self._keys = []
             held, last = self._held, len(self._held or ())
@@ -128,13 +129,11 @@ class HubRoomsModel(QAbstractListModel):
         if hold == (self._held is not None):
             return
         if hold:
-            keys = self.sort_keys()
-            ranked = sorted(range(len(keys)), key=keys.__getitem__)
             self._held = {}
-            for row in ranked:
-                where = self._locate(row)
-                if where is not None and where[1] >= 0:
-                    self._held[(where[0].url, where[0].rooms.room_names()[where[1]])] = len(self._held)
+            for entry in self._hubs.entries:
+                keys, names = entry.rooms.sort_keys(), entry.rooms.room_names()
+                for place, row in enumerate(sorted(range(len(keys)), key=keys.__getitem__)):
+                    self._held[(entry.url, names[row])] = place
             self._keys = None
         else:
             self._held = None
