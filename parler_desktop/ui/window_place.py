@@ -1,6 +1,7 @@
 """Keeping where the human is in the window (``window_state.py``): the hub and room shown, the
-hubs folded, the window's size and its side panels' widths, written a moment after they change (a burst of room switches is one write, off the
-UI thread) and once more as the app shuts down, so the next launch reopens there."""
+hubs folded, the window's size (unmaximized) and its side panels' widths, written a moment after
+they change (a burst of room switches is one write, off the UI thread) and once more as the app
+shuts down, so the next launch reopens there."""
 
 from __future__ import annotations
 
@@ -60,8 +61,9 @@ class WindowPlace(QObject):
             hub = self._window.shown_hub.url
         held = [entry.url for entry in self._window.hubs.entries]
         folded = tuple(url for url in held if url in panel.model.collapsed)
-        size = self._window.size()
-        return WindowState(hub, room, folded, (size.width(), size.height()), self._window.panels.widths())
+        window = self._window
+        size = (window.normalGeometry() if window.isMaximized() else window.geometry()).size()
+        return WindowState(hub, room, folded, (size.width(), size.height()), window.panels.widths())
 
     async def save(self) -> None:
         """Write the place if it changed; a failure (a full disk) is logged: it costs only the
