@@ -26,13 +26,14 @@ class WindowState:
     room: str | None = None  # the room of ``hub`` open last
     folded: tuple[str, ...] = ()  # hubs whose rooms the sidebar hides under their heading
     size: tuple[int, int] | None = None  # the window's width and height (None: fit to the screen)
-    panels: tuple[int, int] | None = None  # the room list's and the members' widths in a wide window
+    # the room list's and the members' widths in a wide window, and that window's width
+    panels: tuple[int, int, int] | None = None
 
 
-def _pixels(value: object) -> tuple[int, int] | None:
-    """Two positive whole numbers of pixels (a width and a height, or two widths), else None."""
-    if isinstance(value, list) and len(value) == 2 and all(type(n) is int and 0 < n <= 100_000 for n in value):
-        return value[0], value[1]
+def _pixels(value: object, count: int) -> tuple[int, ...] | None:
+    """``count`` positive whole numbers of pixels (a width and a height, widths), else None."""
+    if isinstance(value, list) and len(value) == count and all(type(n) is int and 0 < n <= 100_000 for n in value):
+        return tuple(value)
     return None
 
 
@@ -54,8 +55,8 @@ def load_window_state(path: Path) -> WindowState:
         hub=hub if isinstance(hub, str) else None,
         room=room if isinstance(room, str) and isinstance(hub, str) else None,
         folded=tuple(folded),
-        size=_pixels(data.get("size")),
-        panels=_pixels(data.get("panels")),
+        size=_pixels(data.get("size"), 2),  # type: ignore[arg-type]
+        panels=_pixels(data.get("panels"), 3),  # type: ignore[arg-type]
     )
 
 

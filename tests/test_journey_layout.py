@@ -260,6 +260,10 @@ def test_a_wide_window_gives_the_side_panels_width_and_the_next_launch_keeps_it(
         window.resize(1920, 1000)
         qtbot.waitUntil(lambda: window.room_panel.width() >= rooms_before + 80, timeout=5000)
         assert window.roster_panel.width() >= members_before + 80
+        window.resize(800, 600)  # from a narrow window straight to a wide one (maximized): the same
+        qtbot.waitUntil(lambda: not window.roster_panel.isVisible(), timeout=5000)
+        window.resize(1920, 1000)
+        qtbot.waitUntil(lambda: window.roster_panel.isVisible() and window.room_panel.width() >= rooms_before + 80, timeout=5000)
         handle = window.splitter.handle(1)  # the human drags the room list wider
         start = handle.rect().center()
         QTest.mousePress(handle, Qt.MouseButton.LeftButton, pos=start)
@@ -271,8 +275,8 @@ def test_a_wide_window_gives_the_side_panels_width_and_the_next_launch_keeps_it(
         stop_desktop(qtbot, qloop, desktop)
     saved = json.loads(window_state_path(desktop.home).read_text(encoding="utf-8"))
     assert saved["size"] == [1920, 1000]
-    rooms, members = saved["panels"]
-    assert abs(rooms - dragged[0]) <= 2 and abs(members - dragged[2]) <= 2
+    rooms, members, at = saved["panels"]
+    assert abs(rooms - dragged[0]) <= 2 and abs(members - dragged[2]) <= 2 and at == 1920
 
     again = DesktopApp(desktop.home)
     relaunched = qloop.create_task(again.run())
@@ -280,7 +284,7 @@ def test_a_wide_window_gives_the_side_panels_width_and_the_next_launch_keeps_it(
         window = again.window
         qtbot.waitUntil(lambda: window.isVisible() and again.bridge.is_live, timeout=15_000)
         assert window.width() == min(1920, window.screen().availableGeometry().width() - 40)  # as much as the screen holds
-        assert window.panels.widths() == (rooms, members)
+        assert window.panels.widths() == (rooms, members, 1920)
         window.resize(1920, 1000)  # (the test's screen is 800 px wide)
         qtbot.waitUntil(lambda: abs(window.splitter.sizes()[0] - rooms) <= 2, timeout=5000)
         assert abs(window.splitter.sizes()[2] - members) <= 2

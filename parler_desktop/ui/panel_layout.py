@@ -3,8 +3,9 @@ narrow window (below NARROW_PX) that hides the members and narrows the room list
 timeline keeps at least MIN_TIMELINE_PX; widening gives the panels their widths back.
 
 A wider window gives the side panels a share of the extra width (stretch 1 : 3 : 1), so a room
-list at 1920 px shows more of each preview. The side panels' widths (``widths``) are kept with
-the window's state and given back at the next launch (``restore_widths``).
+list at 1920 px shows more of each preview; widths given back at another window width (after a
+narrow spell, at the next launch) are shared out the same way from the width they were taken at.
+The side panels' widths (``widths``) are kept with the window's state (``restore_widths``).
 
 Show members (Ctrl+Shift+M) always shows them: in a narrow window the room list and the
 timeline give up width for them (the timeline keeps MIN_NARROW_TIMELINE_PX), and they stay
@@ -39,7 +40,8 @@ class PanelLayout:
         self.members_wanted = True  # the human's choice for a wide window
         self._members_narrow = False  # shown in a narrow window because the human asked for them there
         self._narrow = False
-        self._wide_widths = DEFAULT_WIDTHS  # the side panels' last widths in a wide window
+        self._wide_widths = DEFAULT_WIDTHS  # the side panels' last widths in a wide window…
+        self._wide_at = DEFAULT_SIZE.width()  # …that was this wide
         self._set_widths(*DEFAULT_WIDTHS, DEFAULT_SIZE.width())
 
     @property
@@ -57,10 +59,11 @@ class PanelLayout:
         free = screen.availableGeometry() if screen is not None else QRect(0, 0, 1280, 800)
         self._window.resize(min(size.width(), free.width() - 40), min(size.height(), free.height() - 60))
 
-    def widths(self) -> tuple[int, int]:
-        """The room list's and the members' widths in a wide window (kept while it is narrow)."""
+    def widths(self) -> tuple[int, int, int]:
+        """The room list's and the members' widths in a wide window (kept while it is narrow),
+        and that window's width."""
         self._note_widths()
-        return self._wide_widths
+        return (*self._wide_widths, self._wide_at)
 
     def _note_widths(self) -> None:
         """Keep the side panels' widths on screen, if the window shows them as a wide one."""
@@ -68,10 +71,12 @@ class PanelLayout:
             return
         rooms, _timeline, members = self._splitter.sizes()
         self._wide_widths = (rooms, members if members > 0 else self._wide_widths[1])
+        self._wide_at = self._window.width()
 
-    def restore_widths(self, rooms: int, members: int) -> None:
-        """Give the side panels these widths (now, or once the window is wide)."""
-        self._wide_widths = (max(MIN_ROOMS_PX, rooms), max(MIN_MEMBERS_PX, members))
+    def restore_widths(self, rooms: int, members: int, at: int) -> None:
+        """Give the side panels these widths, taken in a window ``at`` wide (now, or once the
+        window is wide)."""
+        self._wide_widths, self._wide_at = (max(MIN_ROOMS_PX, rooms), max(MIN_MEMBERS_PX, members)), at
         if not self._narrow:
             self._set_widths(*self._wide_widths, self._window.width())
 
@@ -104,8 +109,12 @@ class PanelLayout:
             self._note_widths()
 
     def _set_widths(self, rooms: int, members: int, width: int) -> None:
-        """The splitter's sizes for these side panels in a window ``width`` wide (they give way
-        to keep the timeline MIN_TIMELINE_PX)."""
+        """The splitter's sizes for these side panels (as they were in a window ``_wide_at``
+        wide) in a window ``width`` wide: a share of the difference, and they give way to keep
+        the timeline MIN_TIMELINE_PX."""
+        share = (width - self._wide_at) // sum(STRETCH)
+        rooms = max(MIN_ROOMS_PX, rooms + share * STRETCH[0])
+        members = max(MIN_MEMBERS_PX, members + share * STRETCH[2])
         total = width - 2 * self._splitter.handleWidth()  # (the splitter spans the window)
         spare = total - MIN_TIMELINE_PX
         if rooms + members > spare > 0:
