@@ -122,9 +122,11 @@ class TimelineView(MessageRowsView):
         """How far following the bottom may scroll: to ``maximum``, or while the divider is held
         only as far as puts it at the top (then the reader is no longer at the bottom)."""
         row = self._model.first_unread_row() if self._divider_held else None
-        if row is None:
+        top = self.visualRect(self._model.index(row)).top() if row is not None else -1
+        if top < 0:  # none, or the reader took it off the top already (the arrow keys, a click)
+            self._divider_held = False
             return maximum
-        return min(maximum, self._bar.value() + max(0, self.visualRect(self._model.index(row)).top()))
+        return min(maximum, self._bar.value() + top)
 
     def _reader_scrolled(self, *_action: object) -> None:
         """The reader moved the view: from here it follows the bottom as they leave it."""
@@ -316,6 +318,7 @@ class TimelineView(MessageRowsView):
             self._model.open_room(self._model.room)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        self._divider_held = False  # the reader moves in the timeline
         if not self._scroll_by_key(event.key()):
             super().keyPressEvent(event)
 
@@ -323,7 +326,6 @@ class TimelineView(MessageRowsView):
         """Home / End / Page Up / Page Down scroll the conversation, as in any chat app (they
         would otherwise move the current row, starting from the first one)."""
         bar = self._bar
-        self._divider_held = False
         if key == Qt.Key.Key_End:
             self.scroll_to_newest()
         elif key == Qt.Key.Key_Home:
