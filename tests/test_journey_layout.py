@@ -4,12 +4,32 @@ view, a room list that holds still under the pointer, and the panels' widths kep
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QPushButton
-from support.desktop_fixtures import click_room, join_room, open_room, post_as
-from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.desktop_fixtures import (
+    activate,
+    click_action,
+    click_room,
+    join_room,
+    listed_rooms,
+    open_room,
+    post_as,
+    room_row,
+    row_menu,
+    start_desktop,
+    stop_desktop,
+    unread,
+)
+from support.qt_loop import qloop  # noqa: F401 - fixture
+
+from parler_desktop.app import roles
+from parler_desktop.ui.desktop import DesktopApp
+from parler_desktop.ui.timeline.message_layout import DATE_HEIGHT, DIVIDER_HEIGHT
+from parler_desktop.ui.window_place import window_state_path
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -89,10 +109,6 @@ def varied(n: int) -> str:
     [(0, 6, 420), (30, 12, 560), (40, 70, 800), (10, 1, 900)],
 )
 def test_a_room_opens_with_the_new_messages_line_whole_above_the_first_unread(qtbot, qloop, desktop, peer, read, unread_count, height):
-    from support.desktop_fixtures import activate, unread
-
-    from parler_desktop.ui.timeline.message_layout import DATE_HEIGHT, DIVIDER_HEIGHT
-
     window = desktop.window
     window.resize(1100, height)
     room = join_room(qtbot, qloop, desktop, peer, "logs")
@@ -120,8 +136,6 @@ def test_a_room_opens_with_the_new_messages_line_whole_above_the_first_unread(qt
 def test_the_new_messages_line_stays_on_screen_as_more_arrive_and_the_composer_grows(qtbot, qloop, desktop, peer):
     """Opened with its unread messages all on screen, the view follows the bottom: what arrives
     next, or a composer grown by a few lines, carried the line off the top before it was read."""
-    from support.desktop_fixtures import activate, unread
-
     window = desktop.window
     window.resize(1100, 600)
     room = join_room(qtbot, qloop, desktop, peer, "logs")
@@ -159,8 +173,6 @@ def test_the_new_messages_line_stays_on_screen_as_more_arrive_and_the_composer_g
 
 
 def test_the_room_list_holds_its_order_under_the_pointer_and_with_the_focus(qtbot, qloop, desktop, peer):
-    from support.desktop_fixtures import listed_rooms
-
     window = desktop.window
     rooms = [join_room(qtbot, qloop, desktop, peer, name) for name in ("alpha", "beta", "gamma")]
     for room in rooms:  # gamma newest
@@ -184,8 +196,6 @@ def test_the_room_list_holds_its_order_under_the_pointer_and_with_the_focus(qtbo
 
 def hub_rooms_listed(desktop, url: str) -> list[str]:
     """The rooms of the hub ``url`` the sidebar lists, top to bottom."""
-    from parler_desktop.app import roles
-
     proxy = desktop.window.room_panel.proxy
     rows = (proxy.index(row, 0) for row in range(proxy.rowCount()))
     return [i.data(roles.ROOM_NAME) for i in rows if not i.data(roles.HUB_HEADER) and i.data(roles.HUB_URL) == url]
@@ -195,10 +205,6 @@ def hub_rooms_listed(desktop, url: str) -> list[str]:
 def test_a_hub_s_rooms_sort_by_name_from_its_menu_and_stay_so(qtbot, qloop, tmp_path, hub, hub_factory, peer, several):
     """Sort rooms → A–Z on the hub's heading (on a room, in a window of one hub: no heading),
     kept in the settings: the next launch lists them so."""
-    from support.desktop_fixtures import click_action, listed_rooms, row_menu, start_desktop, stop_desktop
-
-    from parler_desktop.ui.desktop import DesktopApp
-
     desktop = start_desktop(qtbot, qloop, tmp_path / "home", hub.url, beside=hub_factory().url if several else None)
     try:
         window = desktop.window
@@ -230,10 +236,6 @@ def test_a_hub_s_rooms_sort_by_name_from_its_menu_and_stay_so(qtbot, qloop, tmp_
 
 
 def test_a_room_s_preview_is_one_line_of_plain_text(qtbot, qloop, desktop, peer):
-    from support.desktop_fixtures import room_row
-
-    from parler_desktop.app import roles
-
     room = join_room(qtbot, qloop, desktop, peer, "builds")
     post_as(qtbot, qloop, peer, room, "## Status\n\n| step | state |\n|---|---|\n| **build** | green |\n| test | `red` |")
     qtbot.waitUntil(lambda: "green" in (room_row(desktop, room).data(roles.ROOM_PREVIEW) or ""), timeout=10_000)
@@ -243,13 +245,6 @@ def test_a_room_s_preview_is_one_line_of_plain_text(qtbot, qloop, desktop, peer)
 def test_a_wide_window_gives_the_side_panels_width_and_the_next_launch_keeps_it(qtbot, qloop, tmp_path, hub, peer):
     """At 1920 px the room list and the members grow with the window (previews were cut short
     beside a timeline that took it all); widths dragged are kept with the window's size."""
-    import json
-
-    from support.desktop_fixtures import start_desktop, stop_desktop
-
-    from parler_desktop.ui.desktop import DesktopApp
-    from parler_desktop.ui.window_place import window_state_path
-
     desktop = start_desktop(qtbot, qloop, tmp_path / "home", hub.url)
     try:
         window = desktop.window
