@@ -1,6 +1,7 @@
 """Journeys: how the window lays itself out for the human (issue 46): the members panel in a narrow
 window, the search window giving way to the message it opened, the "New messages" line in
-view, a room list that holds still under the pointer, and the panels' widths kept."""
+view, a room list that holds still under the pointer and sorts A–Z when asked, one-line
+plain-text previews, and side panels that take width and keep it."""
 
 from __future__ import annotations
 
@@ -194,13 +195,6 @@ def test_the_room_list_holds_its_order_under_the_pointer_and_with_the_focus(qtbo
     qtbot.waitUntil(lambda: listed_rooms(desktop) == ["beta", "alpha", "gamma"], timeout=5000)
 
 
-def hub_rooms_listed(desktop, url: str) -> list[str]:
-    """The rooms of the hub ``url`` the sidebar lists, top to bottom."""
-    proxy = desktop.window.room_panel.proxy
-    rows = (proxy.index(row, 0) for row in range(proxy.rowCount()))
-    return [i.data(roles.ROOM_NAME) for i in rows if not i.data(roles.HUB_HEADER) and i.data(roles.HUB_URL) == url]
-
-
 @pytest.mark.parametrize("several", [False, True], ids=["one hub", "second of two hubs"])
 def test_a_hub_s_rooms_sort_by_name_from_its_menu_and_stay_so(qtbot, qloop, tmp_path, hub, hub_factory, peer, several):
     """Sort rooms → A–Z on the hub's heading (on a room, in a window of one hub: no heading),
@@ -229,7 +223,7 @@ def test_a_hub_s_rooms_sort_by_name_from_its_menu_and_stay_so(qtbot, qloop, tmp_
         qtbot.waitUntil(lambda: again.hubs.entry(hub.url) is not None, timeout=10_000)
         entry = again.hubs.entry(hub.url)
         qtbot.waitUntil(lambda: len(entry.rooms.room_names()) == 3, timeout=20_000)
-        assert hub_rooms_listed(again, hub.url) == ["alpha", "charlie", "delta"]
+        assert listed_rooms(again, hub.url) == ["alpha", "charlie", "delta"]
     finally:
         again.quit()
         qtbot.waitUntil(relaunched.done, timeout=20_000)
