@@ -2,8 +2,9 @@
 
 Holds who the human appears as (display name, role), which hubs the window holds (``""`` = the
 embedded hub; the first is the one commands use by default), where each hub's join secret lives,
-which CA file to trust for a ``wss://`` hub, how each hub's rooms are sorted, and which key file is the human's identity on a hub
-that does not use the home's. A file from before the list (one ``hub_url``)
+which CA file to trust for a ``wss://`` hub, how each hub's rooms are sorted and which key file
+is the human's identity on a hub that does not use the home's. A file from before the list (one
+``hub_url``)
 reads as a list of that one hub; saving writes ``hub_url`` too, so an older version still finds
 its hub. A corrupt or
 unreadable file never stops the app: loading reports the problem as a message and falls back to
@@ -86,13 +87,13 @@ class Settings:
         return dataclasses.replace(self, room_order={**orders, url: ROOMS_BY_NAME} if by_name else orders)
 
     def without_hub(self, url: str) -> Settings:
-        """These settings without ``url`` (its CA file and name); the last hub is never removed. Its
+        """These settings without ``url`` (its CA file, name and room order); the last hub is never removed. Its
         key file stays chosen: adding it again, or a command given its address, uses it."""
         rest = tuple(hub for hub in self.hubs if hub != url)
         if not rest:
             return self
         ca_files = {hub: path for hub, path in self.hub_ca_files.items() if hub != url}
-        return dataclasses.replace(self, hubs=rest, hub_ca_files=ca_files).with_hub_name(url, "")
+        return dataclasses.replace(self, hubs=rest, hub_ca_files=ca_files).with_hub_name(url, "").with_room_order(url, False)
 
 
 @dataclass(frozen=True)
