@@ -181,15 +181,15 @@ def test_the_room_list_holds_its_order_under_the_pointer_and_with_the_focus(qtbo
     qtbot.waitUntil(lambda: listed_rooms(desktop) == ["gamma", "beta", "alpha"], timeout=10_000)
     view = window.room_panel.view
     QTest.mouseMove(view.viewport(), view.viewport().rect().center())  # the pointer goes over the list…
-    post_as(qtbot, qloop, peer, "alpha", "alpha is busy")
-    qtbot.waitUntil(lambda: window.rooms.summary("alpha").unread == 2, timeout=10_000)
+    busy = post_as(qtbot, qloop, peer, "alpha", "alpha is busy")["seq"]
+    qtbot.waitUntil(lambda: window.rooms.summary("alpha").max_seq == busy, timeout=10_000)
     assert listed_rooms(desktop) == ["gamma", "beta", "alpha"]  # …and the row under it stays put
     QTest.mouseMove(window.timeline.viewport(), window.timeline.viewport().rect().center())  # it leaves
     qtbot.waitUntil(lambda: listed_rooms(desktop) == ["alpha", "gamma", "beta"], timeout=5000)
 
     view.setFocus()  # the list has the keyboard
-    post_as(qtbot, qloop, peer, "beta", "beta is busy")
-    qtbot.waitUntil(lambda: window.rooms.summary("beta").unread == 2, timeout=10_000)
+    busy = post_as(qtbot, qloop, peer, "beta", "beta is busy")["seq"]
+    qtbot.waitUntil(lambda: window.rooms.summary("beta").max_seq == busy, timeout=10_000)
     assert listed_rooms(desktop) == ["alpha", "gamma", "beta"]
     window.composer.edit.setFocus()
     qtbot.waitUntil(lambda: listed_rooms(desktop) == ["beta", "alpha", "gamma"], timeout=5000)
