@@ -2,8 +2,9 @@
 
 Holds who the human appears as (display name, role), which hubs the window holds (``""`` = the
 embedded hub; the first is the one commands use by default), where each hub's join secret lives,
-which CA file to trust for a ``wss://`` hub, which key file is the human's identity on a hub
-that does not use the home's, and the window's colour scheme. A file from before the list (one ``hub_url``)
+which CA file to trust for a ``wss://`` hub, how each hub's rooms are sorted, which key file is
+the human's identity on a hub that does not use the home's, and the window's colour scheme. A file
+from before the list (one ``hub_url``)
 reads as a list of that one hub; saving writes ``hub_url`` too, so an older version still finds
 its hub. A corrupt or
 unreadable file never stops the app: loading reports the problem as a message and falls back to
@@ -28,6 +29,7 @@ from parler_desktop.protocol.trim import trim
 
 JOIN_SECRET_ENV = "PARLER_JOIN_SECRET"
 DEFAULT_ROLE = "supervisor"
+ROOMS_BY_NAME = "name"  # a hub's ``room_order``: its rooms A–Z
 
 
 def default_display_name() -> str:
@@ -55,6 +57,7 @@ class Settings:
     # hub URL -> the key file of the identity used there (absent: the home's; NO_KEY_FILE: none usable)
     hub_key_files: dict[str, str] = dataclasses.field(default_factory=dict)
     hub_names: dict[str, str] = dataclasses.field(default_factory=dict)  # hub URL -> the name the human gave it
+    room_order: dict[str, str] = dataclasses.field(default_factory=dict)  # hub URL -> ROOMS_BY_NAME (absent: by activity)
     start_at_login: bool = False  # XDG autostart entry (Linux), kept in step by autostart.py
     appearance: str = "system"  # View → Appearance: "system" (follow the desktop), "light" or "dark"
 
@@ -79,14 +82,19 @@ class Settings:
         names = {hub: given for hub, given in self.hub_names.items() if hub != url}
         return dataclasses.replace(self, hub_names={**names, url: name.strip()} if name.strip() else names)
 
+    def with_room_order(self, url: str, by_name: bool) -> Settings:
+        """These settings listing ``url``'s rooms A–Z (``by_name``) or newest activity first."""
+        orders = {hub: order for hub, order in self.room_order.items() if hub != url}
+        return dataclasses.replace(self, room_order={**orders, url: ROOMS_BY_NAME} if by_name else orders)
+
     def without_hub(self, url: str) -> Settings:
-        """These settings without ``url`` (its CA file and name); the last hub is never removed. Its
+        """These settings without ``url`` (its CA file, name and room order); the last hub is never removed. Its
         key file stays chosen: adding it again, or a command given its address, uses it."""
         rest = tuple(hub for hub in self.hubs if hub != url)
         if not rest:
             return self
         ca_files = {hub: path for hub, path in self.hub_ca_files.items() if hub != url}
-        return dataclasses.replace(self, hubs=rest, hub_ca_files=ca_files).with_hub_name(url, "")
+        return dataclasses.replace(self, hubs=rest, hub_ca_files=ca_files).with_hub_name(url, "").with_room_order(url, False)
 
 
 @dataclass(frozen=True)
@@ -115,6 +123,7 @@ _FIELD_TYPES = {
     "join_secret_file": (str,),
     "hub_ca_files": (dict,),
     "hub_names": (dict,),
+    "room_order": (dict,),
     "start_at_login": (bool,),
     "appearance": (str,),
 }

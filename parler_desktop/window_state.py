@@ -1,4 +1,5 @@
-"""Where the human left the window: the hub and room shown last, and the hubs folded in the sidebar.
+"""Where the human left the window: the hub and room shown last, the hubs folded in the sidebar,
+the window's size and how wide its side panels were.
 
 A chat client reopens where it was closed (Slack, Telegram and nheko all do); with several hubs
 the first hub's newest room is rarely the one the human was reading. The state is small and
@@ -24,6 +25,16 @@ class WindowState:
     hub: str | None = None  # the hub shown last, as the settings name it ("" = the embedded hub)
     room: str | None = None  # the room of ``hub`` open last
     folded: tuple[str, ...] = ()  # hubs whose rooms the sidebar hides under their heading
+    size: tuple[int, int] | None = None  # the window's width and height (None: fit to the screen)
+    # the room list's and the members' widths in a wide window, and that window's width
+    panels: tuple[int, int, int] | None = None
+
+
+def _pixels(value: object, count: int) -> tuple[int, ...] | None:
+    """``count`` positive whole numbers of pixels (a width and a height, widths), else None."""
+    if isinstance(value, list) and len(value) == count and all(type(n) is int and 0 < n <= 100_000 for n in value):
+        return tuple(value)
+    return None
 
 
 def load_window_state(path: Path) -> WindowState:
@@ -44,6 +55,8 @@ def load_window_state(path: Path) -> WindowState:
         hub=hub if isinstance(hub, str) else None,
         room=room if isinstance(room, str) and isinstance(hub, str) else None,
         folded=tuple(folded),
+        size=_pixels(data.get("size"), 2),  # type: ignore[arg-type]
+        panels=_pixels(data.get("panels"), 3),  # type: ignore[arg-type]
     )
 
 
@@ -51,4 +64,7 @@ def save_window_state(path: Path, state: WindowState) -> None:
     """Write atomically; raises ``OSError`` (e.g. a full disk) for the caller to log."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     payload = {"hub": state.hub, "room": state.room, "folded": list(state.folded)}
+    for name, pixels in (("size", state.size), ("panels", state.panels)):
+        if pixels is not None:
+            payload[name] = list(pixels)
     write_atomically(path, (json.dumps(payload, ensure_ascii=False) + "\n").encode("utf-8"))

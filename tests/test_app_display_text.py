@@ -13,7 +13,7 @@ from parler_desktop.app.display_text import NAME_CHARS, NOTICE_CHARS, display_te
 from parler_desktop.app.file_names import FALLBACK_NAME, MAX_NAME_BYTES, bare_file_name, save_folder
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.protocol.parts import FileRef
-from parler_desktop.ui.timeline.cards import card_for
+from parler_desktop.app.timeline.cards import card_for
 
 pytestmark = pytest.mark.timeout(60)
 

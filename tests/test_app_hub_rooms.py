@@ -91,3 +91,33 @@ def test_each_hub_lists_its_rooms_newest_first_under_its_heading_as_rows_change(
     # A hub removed takes its heading and rooms; the others keep their order.
     hubs.remove(hubs.entries[0])
     qtbot.waitUntil(lambda: shown(proxy) == ["#0", "gamma", "delta"], timeout=5000)
+
+
+def test_a_held_order_keeps_every_room_in_place_and_letting_go_sorts_them(qtbot, qloop, sessions, qtmodeltester):
+    """While held (the pointer over the list), newer activity moves nothing and a room new
+    meanwhile goes at the end of its hub; let go, the rows take their order again."""
+    first, second = sessions
+    for session, rooms in ((first, ("alpha", "beta")), (second, ("gamma", "delta"))):
+        store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, [RoomInfo(r, "channel", 2, 0) for r in rooms])
+    add_messages(qtbot, qloop, first, [message(1, "alpha"), message(2, "beta")])
+    add_messages(qtbot, qloop, second, [message(3, "gamma"), message(4, "delta")])
+    hubs = HubList()
+    model = HubRoomsModel(hubs)
+    proxy = RoomSortFilterProxy()
+    proxy.setSourceModel(model)
+    proxy.set_show_headings(True)
+    qtmodeltester.check(proxy)
+    for url, session in (("ws://first", first), ("ws://second", second)):
+        hubs.add(url).bridge.attach(session)
+    qtbot.waitUntil(lambda: shown(proxy) == ["#0", "beta", "alpha", "#1", "delta", "gamma"], timeout=5000)
+
+    model.hold_order(True)
+    add_messages(qtbot, qloop, first, [message(5, "alpha")])
+    store_call(qtbot, qloop, second.store, LocalStore.replace_rooms, [RoomInfo(r, "channel", 2, 0) for r in ("gamma", "delta", "omega")])
+    add_messages(qtbot, qloop, second, [message(6, "omega"), message(7, "gamma")])
+    qtbot.waitUntil(lambda: hubs.entries[1].rooms.summary("omega") is not None and hubs.entries[0].rooms.summary("alpha").max_seq == 5, timeout=5000)
+    qtbot.waitUntil(lambda: hubs.entries[1].rooms.summary("gamma").max_seq == 7, timeout=5000)
+    assert shown(proxy) == ["#0", "beta", "alpha", "#1", "delta", "gamma", "omega"]
+
+    model.hold_order(False)
+    assert shown(proxy) == ["#0", "alpha", "beta", "#1", "gamma", "omega", "delta"]

@@ -11,6 +11,7 @@ from parler_desktop.paths import Home
 from parler_desktop.settings import (
     JOIN_SECRET_ENV,
     NO_KEY_FILE,
+    ROOMS_BY_NAME,
     LoadedSettings,
     Settings,
     default_display_name,
@@ -151,3 +152,15 @@ def test_hub_names_are_kept_trimmed_forgotten_with_their_hub_and_a_bad_map_is_ig
     path.write_text(json.dumps({"display_name": "Ada", "hub_names": {"ws://team:7070/ws": 7}}))
     loaded = load_settings(path)
     assert loaded.settings.hub_names == {} and "hub_names" in loaded.problem
+
+
+def test_a_hub_s_room_order_is_kept_forgotten_with_its_hub_and_a_bad_map_is_ignored(tmp_path):
+    path = tmp_path / "settings.json"
+    settings = Settings(display_name="Ada", hubs=("", "ws://team:7070/ws")).with_room_order("ws://team:7070/ws", True)
+    save_settings(path, settings)
+    assert load_settings(path).settings.room_order == {"ws://team:7070/ws": ROOMS_BY_NAME}
+    assert settings.with_room_order("ws://team:7070/ws", False).room_order == {}  # by activity: the default
+    assert settings.without_hub("ws://team:7070/ws").room_order == {}
+    path.write_text(json.dumps({"display_name": "Ada", "room_order": ["ws://team:7070/ws"]}))
+    loaded = load_settings(path)
+    assert loaded.settings.room_order == {} and "room_order" in loaded.problem

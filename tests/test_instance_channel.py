@@ -103,8 +103,11 @@ def test_a_later_demo_launch_starts_the_demo_in_the_running_window(qtbot, deskto
 
     assert desktop.links.instances.listen()
     with lock_home(desktop.home):
-        code, err = finished(qtbot, later_launch(home_of(desktop), "demo"))
+        launch = later_launch(home_of(desktop), "demo")
+        code, err = finished(qtbot, launch)
         assert code == 0, err
+        said = launch.stdout.read()  # issue 46: it printed nothing, as if nothing had been done
+        assert said.startswith("parler-desktop: the window already open for this home starts the demo") and PLANNING in said
         qtbot.waitUntil(lambda: PLANNING in desktop.window.rooms.room_names(), timeout=15_000)
 
 

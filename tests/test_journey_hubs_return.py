@@ -45,7 +45,8 @@ def test_the_window_reopens_on_the_hub_and_room_left_open_with_folds_kept(qtbot,
     qtbot.waitUntil(lambda: (shared.url, "team", 0) not in rows(window), timeout=5000)
     quit_with_ctrl_q(qtbot, qloop, app)
     saved = json.loads(window_state_path(app.home).read_text(encoding="utf-8"))
-    assert saved == {"hub": killable.url, "room": "team", "folded": [shared.url]}
+    assert {key: saved[key] for key in ("hub", "room", "folded")} == {"hub": killable.url, "room": "team", "folded": [shared.url]}
+    assert saved["size"] == [window.width(), window.height()] and len(saved["panels"]) == 3  # and how it was laid out
 
     again = DesktopApp(app.home)
     relaunched = qloop.create_task(again.run())

@@ -103,8 +103,11 @@ def test_an_agent_that_dials_in_shows_among_the_arrivals(qtbot, qloop, desktop, 
         invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "channel", "room": room}, "invited"))
         run_coroutine(qtbot, qloop, agent.ok({"op": "redeem", "code": invited["code"]}, "joined"))
         qtbot.waitUntil(lambda: any(line.startswith("codex") for line in listed(dialog)), timeout=10_000)
-        # No card, so from the roster; the override is shown as such; alice is not new
-        assert listed(dialog) == [f"codex\ufffd ({agent.id[:8]}…) — idle — in {room}"]
+        # No card, so from the roster; the override is shown as such; alice is not new, and listed after
+        assert listed(dialog) == [
+            f"codex\ufffd ({agent.id[:8]}…) — idle — in {room}",
+            f"alice ({peer.id[:8]}…) — idle — in {room} — online before this opened",
+        ]
     finally:
         run_coroutine(qtbot, qloop, agent.close())
 
@@ -123,8 +126,8 @@ def test_an_agent_in_none_of_the_windows_rooms_shows_once_it_publishes_a_card(qt
     agent = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="claude"))
     try:
         run_coroutine(qtbot, qloop, register_card(agent, name))
-        qtbot.waitUntil(lambda: listed(dialog) != ["No one yet."], timeout=10_000)
-        assert listed(dialog) == [f"claude\ufffd <b>code</b> second line ({agent.id[:8]}…) — idle"]
+        qtbot.waitUntil(lambda: any(line.startswith("claude") for line in listed(dialog)), timeout=10_000)
+        assert listed(dialog)[0] == f"claude\ufffd <b>code</b> second line ({agent.id[:8]}…) — idle"
         rooms = run_coroutine(qtbot, qloop, agent.ok({"op": "rooms"}, "rooms"))["rooms"]
         assert rooms == []  # it is in none of the window's rooms
     finally:
@@ -188,3 +191,12 @@ def test_closing_the_dialog_ends_a_running_parler(qtbot, desktop, monkeypatch, t
     pid = dialog.process.processId()
     QTest.mouseClick(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Close), Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not Path(f"/proc/{pid}").exists(), timeout=5000)  # killed and reaped
+
+
+def test_agents_already_online_in_the_windows_rooms_are_listed_too(qtbot, qloop, desktop, hub, peer, monkeypatch):
+    """Issue 46: the list said "No one yet." while alice was online in the window's room."""
+    monkeypatch.setattr("parler_desktop.ui.dialogs.connect_agents_dialog.POLL_MS", 300)
+    room = join_room(qtbot, qloop, desktop, peer, "team")
+    dialog = open_dialog(qtbot, desktop)
+    qtbot.waitUntil(lambda: listed(dialog) != ["No one yet."], timeout=10_000)
+    assert listed(dialog) == [f"alice ({peer.id[:8]}…) — idle — in {room} — online before this opened"]

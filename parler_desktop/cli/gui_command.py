@@ -119,11 +119,27 @@ def _hand_over(home: Home, link: str | None, demo: bool, refusal: Exception) -> 
     from parler_desktop.app.hubs.instance_channel import channel_name, hand_over
 
     if hand_over(channel_name(home), link, demo):
+        print(_handed_over(link, demo), flush=True)
         return 0
     print(refusal, file=sys.stderr)  # the sentence names the program itself
     if not sys.stderr.isatty() and _display_available() and system_libs.check() is None:  # from a launcher
         _show_refusal(str(refusal))
     return EXIT_ALREADY_RUNNING
+
+
+def _handed_over(link: str | None, demo: bool) -> str:
+    """What a launch beside the open window did: it exits at once, and saying nothing read as
+    nothing done."""
+    if link:
+        return "parler-desktop: the window already open for this home opens the link."
+    if demo:
+        from parler_desktop.demo.script import BUILD, PLANNING, REVIEW
+
+        return (
+            f"parler-desktop: the window already open for this home starts the demo on the hub it shows "
+            f"(rooms {PLANNING}, {BUILD} and {REVIEW}; one demo at a time)."
+        )
+    return "parler-desktop: the window already open for this home is brought to the front."
 
 
 def _display_available() -> bool:

@@ -1,8 +1,8 @@
 """Markdown reduced to the words a reader sees, for one-line previews (the room list).
 
 The timeline renders Markdown; a preview line is plain text, so syntax has to go: links keep
-their text, images become "[image]", and emphasis, heading, quote and list markers, code fences
-and backticks are dropped. Code (fenced or inline) and backslash-escaped characters are kept as
+their text, images become "[image]", a table's cells are set apart by " · " (its pipes and
+divider go), and emphasis, heading, quote and list markers, code fences and backticks are dropped. Code (fenced or inline) and backslash-escaped characters are kept as
 written. Regex-based and approximate by design: a preview is a glimpse, not a renderer.
 """
 
@@ -19,6 +19,8 @@ _TABLE_DIVIDER = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$")
 _QUOTE = re.compile(r"^ {0,3}(?:>\s?)+")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:\s+|$)(.*?)(?:\s+#+)?\s*$")
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
+_CELL_EDGE = re.compile(r"^\s*\||(?<!\\)\|\s*$")
+_CELL_BORDER = re.compile(r"(?<!\\)\|")
 
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
@@ -51,7 +53,9 @@ def plain_text(markdown: str, scan_chars: int = SCAN_CHARS) -> str:
     # holds them (garbled or hostile) must not be read as pointing at kept text.
     scanned = markdown[:scan_chars].replace(_KEPT_OPEN, "\ufffd").replace(_KEPT_CLOSE, "\ufffd")
     fences = "`" in scanned or "~" in scanned
-    for line in scanned.splitlines():
+    scanned_lines = scanned.splitlines()
+    table_rows = _table_rows(scanned_lines) if "|" in scanned else set()
+    for number, line in enumerate(scanned_lines):
         opening = _FENCE.match(line) if fences else None
         if fence is not None:
             if opening is not None and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
@@ -62,7 +66,7 @@ def plain_text(markdown: str, scan_chars: int = SCAN_CHARS) -> str:
         if opening is not None:
             fence = opening.group(1)
             continue
-        lines.append(_block_text(line))
+        lines.append(_table_row(line) if number in table_rows else _block_text(line))
     text = "\n".join(lines)
     # Each pattern runs only where its syntax's characters occur: most messages are plain
     # sentences, and this runs on the store's thread for every message stored (its search words).
@@ -86,6 +90,30 @@ def plain_text(markdown: str, scan_chars: int = SCAN_CHARS) -> str:
     if kept:
         text = _KEPT.sub(lambda m: kept[int(m.group(1))], text)
     return _WHITESPACE.sub(" ", text).strip()
+
+
+def _table_rows(lines: list[str]) -> set[int]:
+    """The numbers of the lines that are a table's rows: the header above a divider, the rows
+    below it up to the first line that holds no cell border, and any line that starts with one."""
+    rows: set[int] = set()
+    for number, line in enumerate(lines):
+        if line.lstrip().startswith("|"):
+            rows.add(number)
+        elif "|" in line and "-" in line and _TABLE_DIVIDER.match(line):
+            rows.add(number - 1)
+            below = number + 1
+            while below < len(lines) and "|" in lines[below]:
+                rows.add(below)
+                below += 1
+    return rows
+
+
+def _table_row(line: str) -> str:
+    """A table row's cells set apart by " · " (a divider row: nothing)."""
+    if _TABLE_DIVIDER.match(line):
+        return ""
+    cells = (cell.strip() for cell in _CELL_BORDER.split(_CELL_EDGE.sub("", line.strip())))
+    return " · ".join(cell for cell in cells if cell)
 
 
 def _block_text(line: str) -> str:

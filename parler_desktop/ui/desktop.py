@@ -34,6 +34,7 @@ from parler_desktop.ui.error_report import ErrorReport, open_folder
 from parler_desktop.ui.hubs.hub_choices import HubChoices
 from parler_desktop.ui.hubs.hub_connector import HubConnector
 from parler_desktop.ui.hubs.hub_rename import HubRename
+from parler_desktop.ui.room_list.room_order import RoomOrder
 from parler_desktop.ui.idle_collector import IdleCollector
 from parler_desktop.ui.hubs.invite_links import InviteLinks
 from parler_desktop.ui.timeline.link_opening import LinkOpening
@@ -92,6 +93,8 @@ class DesktopApp:
         self.saved_scheme = SavedScheme(self.window.appearance, self.home, self.bridge.tasks, self.tell)
         self.hub_rename = HubRename(self.window, self.home, self.bridge.tasks, self.tell)
         self.attention.room_menu.renameRequested.connect(self.hub_rename.ask)
+        self.room_order = RoomOrder(self.home, self.bridge.tasks, self.tell)
+        self.attention.room_menu.sortRequested.connect(self.room_order.choose)
         self.attention.room_menu.freshCacheRequested.connect(
             lambda entry: self.bridge.tasks.spawn("fresh cache", self.start_fresh_cache(entry))
         )
@@ -201,6 +204,7 @@ class DesktopApp:
             self.hubs.add(url)
         for entry in self.hubs.entries:
             entry.rename(settings.hub_names.get(entry.url, ""))
+        self.room_order.restore(self.hubs, settings)
         wanted = self.hub_override if self.hub_override is not None else place.hub
         shown = self.hubs.entry(wanted) if wanted is not None else None
         self.window.show_first(shown or first)

@@ -89,8 +89,6 @@ class MainWindow(QMainWindow):
         self.request_bar = RequestBar(self.timeline)  # the current message's request actions, as buttons
         self.splitter.addWidget(_column(self.room_title, self.timeline, self.request_bar, self.composer, stretch=self.timeline))
         self.splitter.addWidget(self.roster_panel)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([260, 760, 230])
         self.splitter.setCollapsible(1, False)
         for number, name in enumerate(("Rooms", "Conversation", "Members")):  # what a screen reader calls each panel
             self.splitter.widget(number).setAccessibleName(name)
@@ -368,6 +366,7 @@ class MainWindow(QMainWindow):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.panels.resized(self.width())
+        self.toggle_roster.setChecked(self.panels.members_shown)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

@@ -1,6 +1,7 @@
-"""Keeping where the human is in the window (``window_state.py``): the hub and room shown and the
-hubs folded, written a moment after they change (a burst of room switches is one write, off the
-UI thread) and once more as the app shuts down, so the next launch reopens there."""
+"""Keeping where the human is in the window (``window_state.py``): the hub and room shown, the
+hubs folded, the window's size (unmaximized) and its side panels' widths, written a moment after
+they change (a burst of room switches is one write, off the UI thread) and once more as the app
+shuts down, so the next launch reopens there."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import asyncio
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, QSize, QTimer
 
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.disk_errors import os_error_text
@@ -35,10 +36,16 @@ class WindowPlace(QObject):
         self._timer.timeout.connect(lambda: self._tasks.spawn("save window state", self.save()))
         window.room_panel.roomChosen.connect(self._timer.start)
         window.room_panel.foldsChanged.connect(self._timer.start)
+        window.splitter.splitterMoved.connect(self._timer.start)
 
     def restore(self, state: WindowState) -> None:
-        """Fold the hubs folded last time, and reopen the room left open if its hub is shown."""
+        """Fold the hubs folded last time, give the window its size and panels back (as much as
+        the screen holds), and reopen the room left open if its hub is shown."""
         self._saved = state
+        if state.size is not None:
+            self._window.panels.resize_within(QSize(*state.size))
+        if state.panels is not None:
+            self._window.panels.restore_widths(*state.panels)
         for url in state.folded:
             if self._window.hubs.entry(url) is not None:
                 self._window.room_panel.set_collapsed(url, True)
@@ -53,7 +60,10 @@ class WindowPlace(QObject):
         if hub is None and self._window.shown_hub is not None:
             hub = self._window.shown_hub.url
         held = [entry.url for entry in self._window.hubs.entries]
-        return WindowState(hub=hub, room=room, folded=tuple(url for url in held if url in panel.model.collapsed))
+        folded = tuple(url for url in held if url in panel.model.collapsed)
+        window = self._window
+        size = (window.normalGeometry() if window.isMaximized() else window.geometry()).size()
+        return WindowState(hub, room, folded, (size.width(), size.height()), window.panels.widths())
 
     async def save(self) -> None:
         """Write the place if it changed; a failure (a full disk) is logged: it costs only the

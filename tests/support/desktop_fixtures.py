@@ -126,11 +126,12 @@ def hub_cursor(qtbot, qloop, desktop: Any, hub_url: str, room: str) -> int:
     return run_coroutine(qtbot, qloop, ask())
 
 
-def listed_rooms(desktop: Any) -> list[str]:
-    """The rooms the sidebar lists now (the filter applied) of the hub shown, top to bottom."""
+def listed_rooms(desktop: Any, hub: str | None = None) -> list[str]:
+    """The rooms the sidebar lists now (the filter applied) of ``hub`` (default: the hub
+    shown), top to bottom."""
     from parler_desktop.app import roles
 
-    proxy, hub = desktop.window.room_panel.proxy, desktop.window.shown_hub.url
+    proxy, hub = desktop.window.room_panel.proxy, desktop.window.shown_hub.url if hub is None else hub
     rows = (proxy.index(row, 0) for row in range(proxy.rowCount()))
     return [i.data(roles.ROOM_NAME) for i in rows if not i.data(roles.HUB_HEADER) and i.data(roles.HUB_URL) == hub]
 

@@ -3,7 +3,9 @@
 A healthy connection that blips (a reconnect that succeeds within a second) must not flash, so
 a non-terminal degraded state is held back for ``DEBOUNCE_SECS`` after the connection was live;
 terminal states (offline, credentials rejected, stopped) show at once. The reconnect countdown
-is recomputed on every tick from the event's wall-clock ``retry_at``. Both clocks are injectable
+is recomputed on every tick from the event's wall-clock ``retry_at`` ("Retrying in N s", with no
+attempt count: the client keeps counting until a connection has stayed healthy, so a count
+shown seconds after a reconnect read as a fault). Both clocks are injectable
 so the logic is tested without waiting.
 """
 
@@ -92,7 +94,7 @@ def describe(event: StateChanged, now: float, name: str) -> StatusView:
         return StatusView(Tone.BUSY, f"Catching up with {hub_place(hub)}…", brief="Catching up…")
     if state in (ConnectionState.BACKING_OFF, ConnectionState.OFFLINE):
         wait = max(0, math.ceil((event.retry_at or now) - now))
-        when = f"Trying again in {wait} s (attempt {event.attempt})." if event.retry_at is not None else ""
+        when = f"Retrying in {wait} s." if event.retry_at is not None else ""  # (no attempt count: it read as a fault)
         lead = "Offline. " if state is ConnectionState.OFFLINE else ""
         if event.cause is Cause.DISK_FULL:  # under a hub's heading: what to do, not the file's long path
             brief = f"{lead}The disk is full: free some space."

@@ -6,6 +6,10 @@ so a hub's reload never resets the others or the selection. Headings are shown o
 window holds more than one hub (one hub needs no grouping: the connection bar names it).
 Each row's sort key (``sort_keys``, for the sidebar's proxy) is made again only after rows change,
 before the change is passed on (``room_list_model.py`` says why).
+
+``hold_order`` keeps the rooms where they are on screen while the human points at the list or
+moves in it with the keyboard (a row that jumps to the top under the pointer takes the click
+meant for another); rooms new meanwhile go at the end of their hub. Letting go sorts them again.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ class HubRoomsModel(QAbstractListModel):
         self.agents: HubAgentWatches | None = None  # each room's agents, read out with the room (set by the window)
         self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
         self._row_count: int | None = None  # (None: rows changed since)
+        self._held: dict[tuple[str, str], int] | None = None  # (hub, room) -> its place while held
         for entry in hubs.entries:
             self._follow(entry)
         hubs.added.connect(self._added)
@@ -115,13 +120,37 @@ class HubRoomsModel(QAbstractListModel):
 
     def sort_keys(self) -> list[tuple]:
         """Each row's key for the sidebar's order: the hubs in order, each heading before its
-        rooms, the rooms in their model's order (newest activity first, then by label)."""
+        rooms, the rooms in their model's order (newest activity first, then by label; while
+        held, where they were, a room new since after them)."""
         if self._keys is None:
             self._keys = []
+            held, last = self._held, len(self._held or ())
             for order, entry in enumerate(self._hubs.entries):
                 self._keys.append((order, 0))
-                self._keys.extend((order, 1, *key) for key in entry.rooms.sort_keys())
+                keys = entry.rooms.sort_keys()
+                if held is None:
+                    self._keys.extend((order, 1, *key) for key in keys)
+                else:
+                    names = entry.rooms.room_names()
+                    self._keys.extend((order, 1, held.get((entry.url, name), last), *key) for name, key in zip(names, keys))
         return self._keys
+
+    def hold_order(self, hold: bool) -> None:
+        """Keep each room where it is now (True) until released (False: sorted again)."""
+        if hold == (self._held is not None):
+            return
+        if hold:
+            self._held = {}
+            for entry in self._hubs.entries:
+                keys, names = entry.rooms.sort_keys(), entry.rooms.room_names()
+                for place, row in enumerate(sorted(range(len(keys)), key=keys.__getitem__)):
+                    self._held[(entry.url, names[row])] = place
+            self._keys = None
+        else:
+            self._held = None
+            self._keys = None
+            if self.rowCount():  # the proxy sorts the rows it is told changed
+                self.dataChanged.emit(self.index(0), self.index(self.rowCount() - 1))
 
     def _rows_changed(self) -> None:
         self._keys = self._row_count = None

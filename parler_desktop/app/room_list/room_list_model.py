@@ -3,7 +3,8 @@
 Rows come from ``LocalStore.room_summaries`` (unread = others' stored seq above the cursor, mention
 count, last activity), with what the pulls brought that is not stored yet counted in
 (``pulled_ahead.py``). Events only schedule a reload; reloads are coalesced so a burst of
-thousands of messages costs a handful of store queries. The proxy orders by recency and filters.
+thousands of messages costs a handful of store queries. The proxy orders by recency (or A–Z, as
+the human chose for the hub: ``set_by_name``) and filters.
 
 The proxy sorts with a Python ``lessThan``, called O(n log n) times per sort: reading each side's
 roles through ``data`` there held the window for 20-80 ms per reload of 500 rows (bench_hubs'
@@ -66,7 +67,8 @@ class RoomListModel(QAbstractListModel):
         self._partners: dict[str, str] = {}  # DM room -> the other member's display name
         self._rosters_asked: set[str] = set()  # DMs whose roster was requested from the hub
         self._total_unread = 0
-        self._keys: list[tuple[int, str]] | None = None  # each row's sort key (None: rows changed since)
+        self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
+        self.by_name = False  # rooms A–Z instead of newest activity first
         self._reload_running = False
         self._reload_again = False
         self._timer = QTimer(self, singleShot=True, interval=RELOAD_DELAY_MS)
@@ -117,11 +119,23 @@ class RoomListModel(QAbstractListModel):
             return f"{sender}: {preview}" if sender else preview
         return None
 
-    def sort_keys(self) -> list[tuple[int, str]]:
-        """Each row's key for the proxy's order: newest activity first, then by label."""
+    def sort_keys(self) -> list[tuple]:
+        """Each row's key for the proxy's order: newest activity first, then by label (or by
+        label alone, ``by_name``)."""
         if self._keys is None:
-            self._keys = [(-int(room.last_ts or 0), self._label(room)) for room in self._rooms]
+            if self.by_name:
+                self._keys = [(self._label(room).casefold(), room.name) for room in self._rooms]
+            else:
+                self._keys = [(-int(room.last_ts or 0), self._label(room)) for room in self._rooms]
         return self._keys
+
+    def set_by_name(self, by_name: bool) -> None:
+        """Order the rooms A–Z (else by activity); the proxy sorts again on the rows' change."""
+        if by_name != self.by_name:
+            self.by_name = by_name
+            self._keys = None
+            if self._rooms:
+                self.dataChanged.emit(self.index(0), self.index(len(self._rooms) - 1))
 
     # -- state ------------------------------------------------------------------------------
     @property

@@ -81,7 +81,9 @@ class ArrivalTracker:
     is an arrival. In a room joined since, every online member other than the window itself counts.
 
     An arrival's status follows whichever source spoke last; its rooms are those of the window's
-    rooms it has been seen online in.
+    rooms it has been seen online in. The members online in a baseline roster are listed too,
+    after the arrivals (``present``: online before the dialog opened, while they stay online): a
+    list that said "No one yet." beside agents at work read as if none could be reached.
     """
 
     def __init__(self, own_id: str, rooms_at_open: Sequence[str]) -> None:
@@ -90,6 +92,7 @@ class ArrivalTracker:
         self._baseline: dict[str, set[str]] = {}
         self.directory_baseline: dict[str, int] | None = None  # id -> lastSeen in the first answer
         self.arrivals: dict[str, Arrival] = {}  # id -> arrival, in arrival order
+        self.present: dict[str, Arrival] = {}  # id -> online in a room's baseline roster (and still)
 
     def observe_directory(self, entries: Sequence[Any]) -> bool:
         """A ``discover`` answer (DirectoryEntry values); True when the arrivals changed."""
@@ -117,7 +120,7 @@ class ArrivalTracker:
         online = {entry.id for entry in others if (entry.status or "offline") != "offline"}
         if room not in self._baseline:
             self._baseline[room] = set(online) if room in self._rooms_at_open else set()
-        changed = False
+        changed = self._observe_present(room, others, online)
         for entry in others:
             status = one_line(entry.status or "offline")
             known = self.arrivals.get(entry.id)
@@ -134,15 +137,47 @@ class ArrivalTracker:
                 changed = True
         return changed
 
+    def _observe_present(self, room: str, others: Sequence[Any], online: set[str]) -> bool:
+        """Follow the members of ``room``'s baseline that are online: listed while they stay so."""
+        changed = False
+        for entry in others:
+            if entry.id in self.arrivals or entry.id not in self._baseline[room]:
+                continue
+            known = self.present.get(entry.id)
+            if entry.id in online:
+                status = one_line(entry.status)
+                if known is None:
+                    self.present[entry.id] = known = Arrival(one_line(entry.name), status)
+                    changed = True
+                elif known.status != status:
+                    known.status = status
+                    changed = True
+                if room not in known.rooms:
+                    known.rooms.add(room)
+                    changed = True
+            elif known is not None and room in known.rooms:
+                known.rooms.discard(room)
+                if not known.rooms:
+                    del self.present[entry.id]
+                changed = True
+        return changed
+
     def lines(self) -> list[str]:
-        """One plain-text line per arrival: name, id prefix, status and rooms."""
-        shown = []
-        for agent_id, arrival in self.arrivals.items():
-            line = f"{arrival.name or '(no name)'} ({one_line(agent_id)[:8]}…) — {arrival.status}"
-            if arrival.rooms:
-                line += f" — in {', '.join(sorted(one_line(room) for room in arrival.rooms))}"
-            shown.append(line)
+        """One plain-text line per agent: name, id prefix, status and rooms; the arrivals first,
+        then those online before the dialog opened."""
+        shown = [_line(agent_id, arrival) for agent_id, arrival in self.arrivals.items()]
+        shown += [
+            f"{_line(agent_id, present)} — online before this opened"
+            for agent_id, present in self.present.items() if agent_id not in self.arrivals
+        ]
         return shown
+
+
+def _line(agent_id: str, arrival: Arrival) -> str:
+    line = f"{arrival.name or '(no name)'} ({one_line(agent_id)[:8]}…) — {arrival.status}"
+    if arrival.rooms:
+        line += f" — in {', '.join(sorted(one_line(room) for room in arrival.rooms))}"
+    return line
 
 
 class ConnectAgentsDialog(QDialog):
@@ -189,9 +224,9 @@ class ConnectAgentsDialog(QDialog):
         self.output.setMaximumBlockCount(5000)
 
         arrivals_label = QLabel(
-            f"Agents that dialed in to this hub since this opened (the hub's directory and the rosters of up to "
-            f"{MAX_POLLED_ROOMS} of your rooms are asked every {POLL_MS // 1000} s; an agent without a directory "
-            "card shows once it is online in one of your rooms):"
+            f"Agents that dialed in to this hub since this opened, then those already online in your rooms (the "
+            f"hub's directory and the rosters of up to {MAX_POLLED_ROOMS} of your rooms are asked every "
+            f"{POLL_MS // 1000} s; an agent without a directory card shows once it is online in one of your rooms):"
         )
         arrivals_label.setWordWrap(True)
         self.arrivals = QListWidget(accessibleName="Agents that dialed in")
@@ -298,7 +333,7 @@ class ConnectAgentsDialog(QDialog):
     def _show_arrivals(self) -> None:
         """Plain-text items (a QListWidgetItem never reads its text as markup)."""
         self.arrivals.clear()
-        self.arrivals.addItems(self.tracker.lines())
+        self.arrivals.addItems(self.tracker.lines() or ["No one yet."])
 
     def _stop(self) -> None:
         """Closed: no more polls, and a still-running parler is ended."""

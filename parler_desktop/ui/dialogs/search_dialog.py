@@ -2,7 +2,8 @@
 
 Filters narrow by room, author and part kind; each result shows where and who, and the words
 around the match with the matched words in bold (drawn as plain text: message text is never
-rendered as HTML). Enter or a double click opens the room at that message.
+rendered as HTML). Enter or a double click opens the room at that message and puts the search
+away (the next Ctrl+F shows it again with the same query).
 """
 
 from __future__ import annotations
@@ -162,8 +163,11 @@ class SearchDialog(QDialog):
             self.results.setCurrentIndex(self._model.index(0))
 
     def _open(self, index: QModelIndex) -> None:
+        """Put the search away (Ctrl+F brings it back as it was) and open the message: left on
+        top, the window covered the message it opened and took the keys Esc would close it with."""
         hit = self._model.hit(index.row())
         if hit is not None:
+            self.hide()
             self.openRequested.emit(hit.room, hit.seq, self._model.hub_of(index.row()))
 
     def keyPressEvent(self, event: QKeyEvent) -> None:

@@ -108,6 +108,9 @@ class RoomBadgeDelegate(QStyledItemDelegate):
 class RoomListPanel(QWidget):
     """Filter box + room list; emits ``roomChosen(hub, name)`` when the human moves the selection.
 
+    The rooms hold their order while the pointer is over the list or the list has the keyboard
+    focus (``HubRoomsModel.hold_order``), and sort again once both have left.
+
     Typing in the filter never opens a room by itself (Qt moves the current row when the shown
     room is filtered out); Enter or a click does, and Enter clears the filter. A hub's heading
     is never chosen: a click (or Enter) on it folds or unfolds its rooms.
@@ -142,12 +145,21 @@ class RoomListPanel(QWidget):
         self.view.selectionModel().currentChanged.connect(self._current_changed)
         self.view.clicked.connect(self._fold_if_heading)
         self.view.activated.connect(self._fold_if_heading)
+        self._pointed_at = False
+        self.view.installEventFilter(self)  # its focus…
+        self.view.viewport().installEventFilter(self)  # …and the pointer over it hold the order
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter)
         layout.addWidget(self.view)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind in (QEvent.Type.Enter, QEvent.Type.Leave) and watched is self.view.viewport():
+            self._pointed_at = kind == QEvent.Type.Enter
+            self.model.hold_order(self._pointed_at or self.view.hasFocus())
+        elif kind in (QEvent.Type.FocusIn, QEvent.Type.FocusOut) and watched is self.view:
+            self.model.hold_order(self._pointed_at or kind == QEvent.Type.FocusIn)
         escape = isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape
         if watched is self.filter and escape and self.filter.text():
             self.filter.clear()

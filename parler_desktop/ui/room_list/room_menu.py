@@ -1,7 +1,8 @@
 """The room list's context menus: for a room, how much of it may notify, mark it read, copy its
 name, export it (each on the room's own hub: a level is set for that hub's room, not for every
 room of the name); for a hub's heading, Retry now (and, with a damaged cache, Start with a fresh
-cache), fold or unfold its rooms, rename it (in this window) and remove it from the window.
+cache), fold or unfold its rooms, rename it (in this window) and remove it from the window. Both
+offer Sort rooms: by activity / A–Z, for the hub (a window of one hub shows no heading).
 
 Leaving a room is not offered: nobody leaves a room in Parler (docs/protocol.md §7.1, §12: a
 membership ends only when the room is deleted), and deleting it would remove it for everyone.
@@ -26,6 +27,7 @@ class RoomMenu(QObject):
     removeRequested = Signal(object)  # HubEntry: Remove this hub… on its heading
     freshCacheRequested = Signal(object)  # HubEntry: Start with a fresh cache, on a damaged hub's heading
     renameRequested = Signal(object)  # HubEntry: Rename… on its heading
+    sortRequested = Signal(object, bool)  # HubEntry, A–Z (else by activity): Sort rooms
 
     def __init__(self, panel: RoomListPanel, hubs: HubList, preferences: AttentionPreferences) -> None:
         super().__init__(panel)
@@ -56,6 +58,7 @@ class RoomMenu(QObject):
         folded = entry.url in self._panel.model.collapsed
         menu.addAction("Show its rooms" if folded else "Fold its rooms", lambda: self._panel.set_collapsed(entry.url, not folded))
         menu.addAction("Rename…", lambda: self.renameRequested.emit(entry))
+        self._add_sort(menu, entry)
         menu.addSeparator()
         remove = menu.addAction("Remove this hub…", lambda: self.removeRequested.emit(entry))
         remove.setEnabled(len(self._hubs.entries) > 1)
@@ -82,9 +85,21 @@ class RoomMenu(QObject):
         mark.setEnabled(summary is not None and summary.unread > 0)
         menu.addAction("Copy room name", lambda: QGuiApplication.clipboard().setText(room))
         menu.addAction("Export…", lambda: self.export(room, entry))
+        menu.addSeparator()
+        self._add_sort(menu, entry)
         menu.aboutToHide.connect(menu.deleteLater)
         self.menu = menu
         return menu
+
+    def _add_sort(self, menu: QMenu, entry: HubEntry) -> None:
+        sort = menu.addMenu("Sort rooms")
+        group = QActionGroup(sort)
+        for label, by_name in (("By activity", False), ("A–Z", True)):
+            action = sort.addAction(label)
+            action.setCheckable(True)
+            action.setChecked(entry.rooms.by_name == by_name)
+            group.addAction(action)
+            action.triggered.connect(lambda _checked=False, chosen=by_name: self.sortRequested.emit(entry, chosen))
 
     def export(self, room: str, entry: HubEntry | None = None) -> ExportDialog:
         entry = self._entry(entry)

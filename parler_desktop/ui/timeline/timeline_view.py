@@ -6,6 +6,10 @@ the top; one with none opens at the bottom. ``seenChanged`` tells the newest seq
 screen right now (a row cut off by the bottom edge is not seen yet), which is all the read
 tracker may mark read.
 
+Opened at its first unread, the view keeps the "New messages" line on screen until the reader
+scrolls: following the bottom (messages arriving, the composer growing) stops with the line at
+the top, and what does not fit raises the pill.
+
 Not at the bottom, new messages raise an "N new messages" pill instead of moving the text under
 the reader, and a new width keeps the row at the top of the view where it was. Scrolling near
 the top asks the model for older history and keeps the reader's place when it arrives (a page
@@ -42,6 +46,7 @@ class TimelineView(MessageRowsView):
     statusMessage = Signal(str)  # a sentence for the status bar
     # Set here, not in __init__: Qt lays the rows out while the base classes are being built.
     _place_held: tuple[QPersistentModelIndex, int] | None = None  # see _hold_place
+    _divider_held = False  # opened at the first unread: the divider stays on screen (see _follow_to)
 
     def __init__(
         self,
@@ -61,6 +66,7 @@ class TimelineView(MessageRowsView):
         self.message_delegate.replyClicked.connect(self.go_to_original)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self._bar.setSingleStep(24)
+        self._bar.actionTriggered.connect(self._reader_scrolled)  # the wheel, the bar dragged or clicked
         self.at_bottom = True
         self.unseen = 0
         self.placeholder = ""  # said in the middle when there are no rows
@@ -89,6 +95,7 @@ class TimelineView(MessageRowsView):
 
     # -- following the bottom ---------------------------------------------------------------
     def scroll_to_newest(self) -> None:
+        self._divider_held = False
         if self._model.has_newer:
             self._model.load_latest()  # the window opened further up: read the newest page in
             return
@@ -117,7 +124,21 @@ class TimelineView(MessageRowsView):
             bar.setValue(maximum - self._anchor_from_bottom)
             self._anchor_from_bottom = None
         elif self.at_bottom:
-            bar.setValue(maximum)
+            bar.setValue(self._follow_to(maximum))
+
+    def _follow_to(self, maximum: int) -> int:
+        """How far following the bottom may scroll: to ``maximum``, or while the divider is held
+        only as far as puts it at the top (then the reader is no longer at the bottom)."""
+        row = self._model.first_unread_row() if self._divider_held else None
+        top = self.visualRect(self._model.index(row)).top() if row is not None else -1
+        if top < 0:  # none, or the reader took it off the top already (the arrow keys, a click)
+            self._divider_held = False
+            return maximum
+        return min(maximum, self._bar.value() + top)
+
+    def _reader_scrolled(self, *_action: object) -> None:
+        """The reader moved the view: from here it follows the bottom as they leave it."""
+        self._divider_held = False
 
     def _scrolled(self, value: int) -> None:
         bar = self._bar
@@ -245,6 +266,7 @@ class TimelineView(MessageRowsView):
 
     def _room_reset(self) -> None:
         self._unannounced = 0  # (another room's)
+        self._divider_held = False
         self.unseen = 0
         self._pill.hide()
         self._anchor_from_bottom = None
@@ -262,6 +284,7 @@ class TimelineView(MessageRowsView):
         row = self._model.first_unread_row()
         if row is not None and self._model.landing == "unread":
             self._show_at_top(row)
+            self._divider_held = True
         else:
             self.scroll_to_newest()
         self._update_jump()
@@ -330,6 +353,7 @@ class TimelineView(MessageRowsView):
             self._model.open_room(self._model.room)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        self._divider_held = False  # the reader moves in the timeline
         if not self._scroll_by_key(event.key()):
             super().keyPressEvent(event)
 
