@@ -26,6 +26,7 @@ from parler_desktop.ui.timeline.cards import Card
 from parler_desktop.ui.composer.composer import Composer
 from parler_desktop.ui.hubs.connection_bar import ConnectionBar, ElidedLabel
 from parler_desktop.ui.demo_offer import DemoOffer
+from parler_desktop.ui.dispatch.dispatch import RoleDispatch
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE, ComposerFocus, EmptyComposerScrolls, TypingToComposer, set_tab_order
 from parler_desktop.ui.panel_layout import PanelLayout
 from parler_desktop.ui.hubs.room_actions import RoomActions
@@ -71,6 +72,7 @@ class MainWindow(QMainWindow):
         self.roster = RosterModel(bridge, self)
         self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
         self.room_actions = RoomActions(bridge, self)
+        self.dispatch = RoleDispatch(bridge, self.timeline_model, self)
 
         self.room_panel = RoomListPanel(hubs)
         self.timeline = TimelineView(self.timeline_model)
@@ -83,7 +85,7 @@ class MainWindow(QMainWindow):
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.room_panel)
-        self.splitter.addWidget(_column(self.room_title, self.timeline, self.composer, stretch=self.timeline))
+        self.splitter.addWidget(_column(self.room_title, self.dispatch.panel, self.timeline, self.composer, stretch=self.timeline))
         self.splitter.addWidget(self.roster_panel)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([260, 760, 230])
@@ -136,6 +138,7 @@ class MainWindow(QMainWindow):
         for needs_room in self.room_actions_needing_a_room:
             needs_room.setEnabled(False)  # until a room is open
         hub_menu.addAction("Join with a &code…", self.room_actions.join_with_code)
+        hub_menu.addAction(self.dispatch.action)
         self.connect_agents_action = hub_menu.addAction("Connect your a&gents…", self.connectAgentsRequested.emit)
         hub_menu.addSeparator()
         hub_menu.addAction("C&onnect…", self.connectRequested.emit)
@@ -189,6 +192,7 @@ class MainWindow(QMainWindow):
         delegate.saveRequested.connect(self._save_blob)
         self.room_actions.roomReady.connect(self.opener.open_when_listed)
         self.demo_offer.clicked.connect(self.demoRequested)
+        self.dispatch.statusMessage.connect(lambda text: self.statusBar().showMessage(text, 10_000))
 
     # -- hubs -------------------------------------------------------------------------------
     @property
