@@ -56,6 +56,7 @@ class FileUpload:
     sent: int = 0
     attempts: int = 0
     streaming: bool = False  # bytes are on their way: cancel by ending the message, not the task
+    posting: bool = False  # the bytes are stored and the post is being written: too late to cancel
     cancelled: bool = False
 
     @property
@@ -84,11 +85,15 @@ class FileUpload:
                 self._check_cancelled()
                 raise
         self._check_cancelled()
+        self.posting = True
         part = FileRef(blob=self.sha256, name=self.name, size=self.size, media_type=self.media_type).to_part()
         return await session.post(self.room, "", extra_parts=[part], client_id=self.client_id)
 
     def cancel(self) -> bool:
-        """Stop sending; True when the caller must cancel the task itself (no bytes on their way)."""
+        """Stop sending; True when the caller must cancel the task itself (no bytes on their way).
+        Once the post is being written it goes out: nothing happens."""
+        if self.posting:
+            return False
         self.cancelled = True
         return not self.streaming
 

@@ -36,6 +36,7 @@ from parler_desktop.ui.room_list.room_list_view import RoomListPanel
 from parler_desktop.ui.room_list.room_opener import RoomOpener
 from parler_desktop.ui.members.roster_panel import RosterPanel
 from parler_desktop.ui.timeline.timeline_view import TimelineView
+from parler_desktop.ui.uploads.uploads import FileUploads
 
 APP_TITLE = "Parler"
 
@@ -77,6 +78,7 @@ class MainWindow(QMainWindow):
         self.room_panel = RoomListPanel(hubs)
         self.timeline = TimelineView(self.timeline_model)
         self.composer = Composer()
+        self.uploads = FileUploads(bridge, self.timeline_model, self.composer, self)
         self.roster_panel = RosterPanel(self.roster)
         self.connection_bar = ConnectionBar()
         self.demo_offer = DemoOffer(self.timeline)
@@ -85,7 +87,7 @@ class MainWindow(QMainWindow):
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.room_panel)
-        self.splitter.addWidget(_column(self.room_title, self.dispatch.panel, self.timeline, self.composer, stretch=self.timeline))
+        self.splitter.addWidget(_column(self.room_title, self.dispatch.panel, self.timeline, self.uploads.strip, self.composer, stretch=self.timeline))
         self.splitter.addWidget(self.roster_panel)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([260, 760, 230])
@@ -193,6 +195,7 @@ class MainWindow(QMainWindow):
         self.room_actions.roomReady.connect(self.opener.open_when_listed)
         self.demo_offer.clicked.connect(self.demoRequested)
         self.dispatch.statusMessage.connect(lambda text: self.statusBar().showMessage(text, 10_000))
+        self.uploads.statusMessage.connect(lambda text: self.statusBar().showMessage(text, 10_000))
 
     # -- hubs -------------------------------------------------------------------------------
     @property

@@ -109,6 +109,7 @@ class Composer(QWidget):
 
     submitted = Signal(str, list, object, list)
     draftChanged = Signal()
+    attachRequested = Signal()  # the Attach… button: ui/uploads/ asks which files and sends them
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -137,11 +138,14 @@ class Composer(QWidget):
         handoff.clicked.connect(self.hand_off)
         send = QPushButton("Send", objectName="sendButton")
         send.clicked.connect(lambda: self.send())
-        self.focus_order = (cancel_reply, self.edit, send, handoff)  # as laid out: the reply above, the buttons right
+        self.attach = QPushButton("Attach…", objectName="attachButton", toolTip="Send files (or drop or paste them here)")
+        self.attach.clicked.connect(self.attachRequested)
+        self.focus_order = (cancel_reply, self.edit, send, handoff, self.attach)  # as laid out: the reply above, the buttons right
         set_tab_order(list(self.focus_order))
         buttons = QVBoxLayout()
         buttons.addWidget(send)
         buttons.addWidget(handoff)
+        buttons.addWidget(self.attach)
         row = QHBoxLayout()
         row.addWidget(self.edit, 1)
         row.addLayout(buttons)
