@@ -28,6 +28,7 @@ from parler_desktop.ui.hubs.connection_bar import ConnectionBar, ElidedLabel
 from parler_desktop.ui.demo_offer import DemoOffer
 from parler_desktop.ui.dispatch.dispatch import RoleDispatch
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE, ComposerFocus, EmptyComposerScrolls, TypingToComposer, set_tab_order
+from parler_desktop.ui.memory.room_memory import RoomMemory
 from parler_desktop.ui.panel_layout import PanelLayout
 from parler_desktop.ui.hubs.room_actions import RoomActions
 from parler_desktop.ui.composer.room_composer import RoomComposer
@@ -74,6 +75,7 @@ class MainWindow(QMainWindow):
         self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
         self.room_actions = RoomActions(bridge, self)
         self.dispatch = RoleDispatch(bridge, self.timeline_model, self)
+        self.memory = RoomMemory(bridge, self.timeline_model, self)
 
         self.room_panel = RoomListPanel(hubs)
         self.timeline = TimelineView(self.timeline_model)
@@ -141,6 +143,7 @@ class MainWindow(QMainWindow):
             needs_room.setEnabled(False)  # until a room is open
         hub_menu.addAction("Join with a &code…", self.room_actions.join_with_code)
         hub_menu.addAction(self.dispatch.action)
+        hub_menu.addAction(self.memory.action)
         self.connect_agents_action = hub_menu.addAction("Connect your a&gents…", self.connectAgentsRequested.emit)
         hub_menu.addSeparator()
         hub_menu.addAction("C&onnect…", self.connectRequested.emit)
