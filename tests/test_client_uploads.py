@@ -108,3 +108,31 @@ async def test_a_cancelled_upload_ends_its_message_and_the_line_stays_up(hub, ra
     assert log.states().count(ConnectionState.LIVE) == 1  # no reconnect
     await session.refresh_rooms()  # the line still answers
     assert file_parts(await hub_history(peer)) == []
+
+
+async def test_an_upload_on_a_line_that_stalls_is_dropped_and_sent_again_once_it_flows(hub, raw_agent, session_factory, tmp_path):
+    import asyncio
+
+    from support.client_harness import wait_for
+
+    proxy = await FaultProxy("127.0.0.1", hub.port).start()
+    try:
+        peer = await raw_agent(hub.url, name="alice")
+        session, log = await session_factory(proxy.url)  # FAST: nothing sent for 5 s counts as stalled
+        await joined(session, log, peer)
+        data = random_file(tmp_path / "big.bin", 12 * MIB)
+        upload = FileUpload(tmp_path / "big.bin", "team")
+
+        def progress(u: FileUpload) -> None:
+            if u.attempts == 1 and u.sent >= 4 * MIB:
+                proxy.stall()  # the socket stays open and carries nothing
+
+        running = asyncio.get_running_loop().create_task(upload.run(session, progress))
+        await wait_for(lambda: upload.attempts == 2, "the stalled upload dropped", timeout=20)
+        proxy.resume()
+        item = await running
+        await log.wait_until(lambda: log.outbox(item.client_id)[-1].item.status is OutboxStatus.SENT, "posted")
+        [part] = file_parts(await hub_history(peer))
+        assert await fetched(peer, part["blob"]) == data
+    finally:
+        await proxy.close()

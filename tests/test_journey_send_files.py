@@ -108,3 +108,18 @@ def test_a_file_above_the_hubs_limit_gets_one_sentence_and_nothing_is_posted(qtb
     QTest.mouseClick(line.button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not strip.isVisible(), timeout=5000)
     assert peer.deliveries.empty()
+
+
+def test_cancel_takes_the_upload_away_and_nothing_is_posted(qtbot, qloop, desktop, peer, room, tmp_path) -> None:
+    window = desktop.window
+    path, _ = a_file(tmp_path, "draft.bin", 20 * MIB)
+    window.uploads.send_files([str(path)])
+    strip = window.uploads.strip
+    qtbot.waitUntil(lambda: bool(strip.lines), timeout=5000)
+    assert strip.lines[0].label.text().startswith("draft.bin to files: ")
+    QTest.mouseClick(strip.lines[0].button, Qt.MouseButton.LeftButton)  # Cancel, at once
+    qtbot.waitUntil(lambda: not strip.isVisible(), timeout=5000)
+    later, later_data = a_file(tmp_path, "later.bin", 1000)
+    window.uploads.send_files([str(later)])  # the line is still there for the next one
+    part = received_file(qtbot, qloop, peer)
+    assert part["name"] == "later.bin" and fetched(qtbot, qloop, peer, part["blob"]) == later_data

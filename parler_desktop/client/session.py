@@ -31,6 +31,7 @@ from parler_desktop.client.other_posts import OtherPosts
 from parler_desktop.client.roster import RosterWatcher
 from parler_desktop.client.sync import RoomSync
 from parler_desktop.client.tuning import SessionTuning
+from parler_desktop.client.uploads import send_blob
 from parler_desktop.identity import Identity, verify_signature
 from parler_desktop.paths import Home
 from parler_desktop.protocol.frames import (
@@ -63,7 +64,7 @@ from parler_desktop.settings import load_settings, read_join_secret
 from parler_desktop.store import LocalStore, StoreError, StoreWorker, open_for_session
 
 log = logging.getLogger(__name__)
-SLOWEST_UPLOAD_BYTES_PER_SEC = 32 * 1024  # an upload may take this long before the line counts as dead
+SLOWEST_UPLOAD_BYTES_PER_SEC = 32 * 1024  # a slow line may take this long (a stalled one is dropped sooner)
 
 Listener = Callable[[SessionEvent], None]
 
@@ -344,7 +345,8 @@ class HubSession:
         conn = await self._lifecycle.connection()
         await self._pacer.acquire()
         frame = PutBlob(target=RoomTarget(room), sha256=sha256, size=size, media_type=media_type)
-        return await conn.put_blob(frame, chunks, timeout=self.tuning.reply_timeout_secs + size / SLOWEST_UPLOAD_BYTES_PER_SEC)
+        reply_secs = self.tuning.reply_timeout_secs
+        return await send_blob(conn, frame, chunks, stall_secs=reply_secs, timeout=reply_secs + size / SLOWEST_UPLOAD_BYTES_PER_SEC)
 
     async def remember(self, fact: Fact) -> None:
         """Write a fact to shared memory (§7.15); a keyed one replaces this identity's fact with that key."""

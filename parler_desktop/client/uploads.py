@@ -4,7 +4,8 @@ its bytes streamed to the hub as one binary message, a chunk at a time, never he
 its upload and is never made twice.
 
 A line that drops mid-upload loses the upload (the hub keeps nothing of it): it is sent again from
-its first byte on the next connection, up to ``MAX_ATTEMPTS`` times. Cancel ends the message
+its first byte on the next connection, up to ``MAX_ATTEMPTS`` times; a line that stalls is
+dropped first (``send_blob``'s watchdog). Cancel ends the message
 early, so the hub refuses the short upload and the line stays up (a half-sent message cannot be
 taken back otherwise). The hub's limits end the upload with a sentence (``refusal_sentence``).
 """
@@ -15,14 +16,15 @@ import asyncio
 import hashlib
 import mimetypes
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from parler_desktop.client.errors import ConnectionLost, HubRefused
 from parler_desktop.client.events import OutboxItem
 from parler_desktop.protocol import errors
+from parler_desktop.protocol.frames import BlobStored, PutBlob
 from parler_desktop.protocol.part_text import human_size
 from parler_desktop.protocol.parts import FileRef
 
@@ -55,7 +57,8 @@ class FileUpload:
     size: int = 0
     sent: int = 0
     attempts: int = 0
-    streaming: bool = False  # bytes are on their way: cancel by ending the message, not the task
+    sending: bool = False  # an attempt is under way: cancel by ending its message, never the task
+    # (a request cut off on the line would leave its reply, and the hub waiting for the bytes)
     posting: bool = False  # the bytes are stored and the post is being written: too late to cancel
     cancelled: bool = False
 
@@ -75,8 +78,10 @@ class FileUpload:
         while True:
             self._check_cancelled()
             self.attempts += 1
+            handle = await asyncio.to_thread(self.path.open, "rb")  # before the request: a failure sends nothing
+            self.sending = True
             try:
-                await session.put_blob(self.room, self.sha256, self.size, self.media_type, self._chunks(on_progress))
+                await session.put_blob(self.room, self.sha256, self.size, self.media_type, self._chunks(handle, on_progress))
                 break
             except ConnectionLost:
                 if self.attempts >= MAX_ATTEMPTS:
@@ -84,6 +89,9 @@ class FileUpload:
             except HubRefused:
                 self._check_cancelled()
                 raise
+            finally:
+                self.sending = False
+                handle.close()
         self._check_cancelled()
         self.posting = True
         part = FileRef(blob=self.sha256, name=self.name, size=self.size, media_type=self.media_type).to_part()
@@ -95,32 +103,52 @@ class FileUpload:
         if self.posting:
             return False
         self.cancelled = True
-        return not self.streaming
+        return not self.sending
 
     def _check_cancelled(self) -> None:
         if self.cancelled:
             raise UploadCancelled(self.name)
 
-    async def _chunks(self, on_progress: Callable[["FileUpload"], None]) -> AsyncIterator[bytes]:
+    async def _chunks(self, handle: BinaryIO, on_progress: Callable[["FileUpload"], None]) -> AsyncIterator[bytes]:
         """The file's bytes, read on a worker thread as the line takes them; cut short on cancel
         (or when the file shrank), which the hub refuses."""
-        self.sent, self.streaming = 0, True
+        self.sent = 0
         on_progress(self)
-        try:
-            handle = await asyncio.to_thread(self.path.open, "rb")
+        yield b""  # at least one fragment, so even an upload cancelled now ends its message
+        while self.sent < self.size and not self.cancelled:
+            chunk = await asyncio.to_thread(handle.read, min(CHUNK_BYTES, self.size - self.sent))
+            if not chunk:
+                return
+            self.sent += len(chunk)
+            yield chunk
+            on_progress(self)
+
+
+async def send_blob(conn: Any, frame: PutBlob, chunks: AsyncIterable[bytes], *, stall_secs: float, timeout: float) -> BlobStored:
+    """``conn.put_blob`` with a watchdog: a line that takes no chunk for ``stall_secs`` (a stalled
+    line: the socket looks open, the send waits on it) is dropped, so the upload is tried again on
+    the next connection instead of holding this one until ``timeout``."""
+    moved = asyncio.Event()
+
+    async def watched() -> AsyncIterator[bytes]:
+        async for chunk in chunks:
+            moved.set()
+            yield chunk
+
+    async def watchdog() -> None:
+        while True:
             try:
-                yield b""  # at least one fragment, so even an upload cancelled now ends its message
-                while self.sent < self.size and not self.cancelled:
-                    chunk = await asyncio.to_thread(handle.read, min(CHUNK_BYTES, self.size - self.sent))
-                    if not chunk:
-                        return
-                    self.sent += len(chunk)
-                    yield chunk
-                    on_progress(self)
-            finally:
-                handle.close()
-        finally:
-            self.streaming = False
+                await asyncio.wait_for(moved.wait(), stall_secs)
+            except TimeoutError:
+                conn.abort(f"the upload stalled: nothing sent for {stall_secs:g} s")
+                return
+            moved.clear()
+
+    dog = asyncio.get_running_loop().create_task(watchdog())
+    try:
+        return await conn.put_blob(frame, watched(), timeout=timeout)
+    finally:
+        dog.cancel()
 
 
 def refusal_sentence(upload: FileUpload, error: HubRefused) -> str:

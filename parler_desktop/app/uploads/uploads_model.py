@@ -36,7 +36,7 @@ class UploadRow:
     @property
     def fraction(self) -> float:
         upload = self.upload
-        return upload.sent / upload.size if upload.size else (1.0 if upload.streaming else 0.0)
+        return upload.sent / upload.size if upload.size else (1.0 if upload.sending else 0.0)
 
 
 class UploadsModel(QAbstractListModel):
@@ -61,10 +61,11 @@ class UploadsModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if row.problem:
                 return row.problem
+            where = f"{display_text(upload.name)} to {display_text(upload.room)}"
             if not upload.sha256:
-                return f"{display_text(upload.name)}: reading…"
+                return f"{where}: reading…"
             again = f" (try {upload.attempts})" if upload.attempts > 1 else ""
-            return f"{display_text(upload.name)}: {human_size(upload.sent)} of {human_size(upload.size)}{again}"
+            return f"{where}: {human_size(upload.sent)} of {human_size(upload.size)}{again}"
         if role == self.FRACTION:
             return row.fraction
         if role == self.PROBLEM:
@@ -87,14 +88,15 @@ class UploadsModel(QAbstractListModel):
             self._tasks[upload.client_id] = self._bridge.tasks.spawn("send file", self._run(session, upload))
 
     def cancel(self, row: int) -> None:
-        """Stop the upload on ``row`` (its row goes); a failed row is dismissed."""
+        """Stop the upload on ``row`` and take its row away at once (its message is ended in the
+        background); a failed row is dismissed. Once its post is being written, it goes out."""
         upload = self._rows[row].upload
         task = self._tasks.get(upload.client_id)
-        if task is not None and upload.cancel():
+        if upload.posting and task is not None:
+            return
+        if upload.cancel() and task is not None:
             task.cancel()
-            self._remove(upload)
-        elif task is None:
-            self._remove(upload)
+        self._remove(upload)
 
     async def _run(self, session: Any, upload: FileUpload) -> None:
         try:
