@@ -123,3 +123,44 @@ def test_cancel_takes_the_upload_away_and_nothing_is_posted(qtbot, qloop, deskto
     window.uploads.send_files([str(later)])  # the line is still there for the next one
     part = received_file(qtbot, qloop, peer)
     assert part["name"] == "later.bin" and fetched(qtbot, qloop, peer, part["blob"]) == later_data
+
+
+@pytest.mark.timeout(120)
+def test_an_upload_cut_by_a_killed_hub_is_sent_again_and_posted_once(qtbot, qloop, desktop_home, hub_process_factory, tmp_path) -> None:
+    from support.desktop_fixtures import start_desktop, stop_desktop
+    from support.raw_agent import RawAgent
+
+    hub = hub_process_factory()
+    app = start_desktop(qtbot, qloop, desktop_home, hub.url)
+    try:
+        peer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice"))
+        join_room(qtbot, qloop, app, peer, "files")
+        open_room(qtbot, app, "files")
+        run_coroutine(qtbot, qloop, peer.close())
+        path, data = a_file(tmp_path, "video.bin", 20 * MIB)
+        uploads = app.window.uploads.model
+        killed: list = []  # the upload, once its hub was killed under it
+
+        def kill_a_third_of_the_way(*_changed: object) -> None:
+            upload = uploads.upload(0) if uploads.rowCount() else None
+            if not killed and upload is not None and upload.sent >= 6 * MIB:
+                killed.append(upload)
+                hub.kill()  # kill -9 mid-upload
+
+        uploads.dataChanged.connect(kill_a_third_of_the_way)
+        app.window.uploads.send_files([str(path)])
+        qtbot.waitUntil(lambda: bool(killed), timeout=20_000)
+        hub.start()  # the same port and database
+        qtbot.waitUntil(lambda: uploads.rowCount() == 0, timeout=60_000)  # posted
+        assert killed[0].attempts == 2
+
+        checker = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="checker"))
+        invited = run_coroutine(qtbot, qloop, app.bridge.session.invite("channel", "files"))
+        run_coroutine(qtbot, qloop, checker.ok({"op": "redeem", "code": invited.code}, "joined"))
+        history = run_coroutine(qtbot, qloop, checker.ok({"op": "pull", "room": "files", "since": 0, "limit": 100}, "pulled"))
+        files = [p for m in history["messages"] for p in m["parts"] if p["kind"] == "com.parler.file"]
+        assert len(files) == 1  # once
+        assert fetched(qtbot, qloop, checker, files[0]["blob"]) == data
+        run_coroutine(qtbot, qloop, checker.close())
+    finally:
+        stop_desktop(qtbot, qloop, app)
