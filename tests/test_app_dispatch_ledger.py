@@ -50,3 +50,20 @@ def test_receipts_read_before_their_dispatch_and_after_a_final_one() -> None:
     assert ledger.add([task(2, "ann", "accepted")]) == set()
     ledger.add([dispatch(1), task(3, "ann", "failed"), task(4, "bob", "done"), message(5, "x", [{"kind": "com.parler.task", "status": "done"}], reply_to="m1")])
     assert ledger.work[0].state == "failed" and [s.state for s in ledger.work[0].steps] == ["queued", "claimed", "failed"]
+
+
+def test_the_persons_dispatch_shows_from_the_outbox_until_its_stored_message_takes_its_place() -> None:
+    from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
+
+    parts = ({"kind": "text", "text": "fix it"}, {"kind": "com.parler.dispatch", "role": "review"})
+    item = OutboxItem(client_id="c1", room=ROOM, parts=parts, created_at=1.0)
+    ledger = DispatchLedger()
+    assert ledger.posted(item)
+    assert [(w.message_id, w.state, w.role, w.text) for w in ledger.work] == [("c1", "sending", "review", "fix it")]
+    ledger.posted(OutboxItem(client_id="c1", room=ROOM, parts=parts, created_at=1.0, status=OutboxStatus.FAILED))
+    assert ledger.work[0].state == "unsent"
+    ledger.posted(OutboxItem(client_id="c1", room=ROOM, parts=parts, created_at=1.0, status=OutboxStatus.SENT, message_id="m1", seq=1))
+    assert [(w.message_id, w.state) for w in ledger.work] == [("c1", "queued")]  # sent: shown until stored
+    ledger.add([dispatch(1)])
+    assert [(w.message_id, w.state) for w in ledger.work] == [("m1", "queued")]  # once
+    assert not ledger.posted(OutboxItem(client_id="c9", room=ROOM, parts=({"kind": "text", "text": "hi"},), created_at=2.0))

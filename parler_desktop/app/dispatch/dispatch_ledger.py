@@ -7,7 +7,9 @@ queued work; a worker that claims it posts ``com.parler.task`` receipts for it (
 ``replyTo`` naming the dispatch, as ``parler supervise`` does): ``accepted`` = claimed by that
 worker, ``working``, then ``done``/``failed``/``cancelled``. A lease ran out when another worker
 accepts the same work, or when its holder is no longer ``working`` and posted nothing for longer
-than a lease lasts by default: the work is then back in the queue. Plain values, no Qt.
+than a lease lasts by default: the work is then back in the queue. Before the hub has it, the
+human's dispatch is in the outbox: ``sending``, or ``unsent`` when the hub refused it. Plain
+values, no Qt.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 from parler_desktop.protocol.parts import Dispatch, TaskStatus
 from parler_desktop.protocol.values import StoredMessage
+from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
 
 DEFAULT_LEASE_MS = 300_000  # the hub's and `parler supervise`'s default lease (§7.15)
 FINAL = ("done", "failed", "cancelled")
@@ -38,7 +41,7 @@ class DispatchedWork:
     role: str
     text: str
     posted_ts: int
-    state: str = "queued"
+    state: str = "queued"  # or sending/unsent (in the outbox), claimed, working, awaiting, a final one, expired
     holder_id: str = ""
     holder: str = ""
     last_ts: int = 0  # the newest step's time
@@ -49,8 +52,12 @@ class DispatchedWork:
         return self.state in FINAL
 
 
-def _text_of(message: StoredMessage) -> str:
-    return " ".join(p["text"] for p in message.parts if p.get("kind") == "text" and isinstance(p.get("text"), str))
+def _text_of(parts: Iterable[dict]) -> str:
+    return " ".join(p["text"] for p in parts if p.get("kind") == "text" and isinstance(p.get("text"), str))
+
+
+def _dispatch_in(parts: Iterable[dict]) -> Dispatch | None:
+    return next((d for d in map(Dispatch.from_part, parts) if d is not None), None)
 
 
 class DispatchLedger:
@@ -61,10 +68,26 @@ class DispatchLedger:
         self._work: dict[str, DispatchedWork] = {}
         self._early: dict[str, list[StoredMessage]] = {}  # receipts whose dispatch is not read yet
         self._seen: set[str] = set()
+        self._outbox: dict[str, tuple[DispatchedWork, str | None]] = {}  # client id -> (work, message id once sent)
 
     @property
     def work(self) -> list[DispatchedWork]:
-        return list(self._work.values())
+        """Stored work oldest first, then the human's dispatches the hub has not answered for."""
+        return [*self._work.values(), *(work for work, _ in self._outbox.values())]
+
+    def posted(self, item: OutboxItem) -> bool:
+        """Follow the human's dispatch ``item`` in the outbox; True when the list changed. A sent
+        one stays until its stored message is read (``add``), so its row never blinks out."""
+        dispatch = _dispatch_in(item.parts)
+        if dispatch is None:
+            return False
+        if item.status is OutboxStatus.DISCARDED or item.message_id in self._work:
+            return self._outbox.pop(item.client_id, None) is not None
+        state = {OutboxStatus.PENDING: "sending", OutboxStatus.FAILED: "unsent"}.get(item.status, "queued")
+        ts = int(item.created_at * 1000)
+        work = DispatchedWork(item.client_id, dispatch.role, _text_of(item.parts), ts, state=state, last_ts=ts)
+        self._outbox[item.client_id] = (work, item.message_id)
+        return True
 
     def add(self, messages: Iterable[StoredMessage]) -> set[str]:
         """Read ``messages`` (any order, repeats ignored); the ids of the work they changed."""
@@ -73,13 +96,16 @@ class DispatchLedger:
             if message.id in self._seen:
                 continue
             self._seen.add(message.id)
-            dispatch = next((d for d in map(Dispatch.from_part, message.parts) if d is not None), None)
+            dispatch = _dispatch_in(message.parts)
             if dispatch is not None:
                 self._work[message.id] = DispatchedWork(
-                    message.id, dispatch.role, _text_of(message), message.ts, last_ts=message.ts,
+                    message.id, dispatch.role, _text_of(message.parts), message.ts, last_ts=message.ts,
                     steps=(Step(message.ts, "queued", message.sender.name),),
                 )
                 changed.add(message.id)
+                for client_id, (_, sent_as) in list(self._outbox.items()):
+                    if sent_as == message.id:
+                        del self._outbox[client_id]
                 for early in self._early.pop(message.id, []):
                     self._receipt(early, message.id, changed)
                 continue

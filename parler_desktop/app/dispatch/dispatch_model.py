@@ -19,11 +19,14 @@ from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.store import LocalStore
+from parler_desktop.store.outbox_item import OutboxStatus
 
 HISTORY = 1000
 LAPSE_CHECK_MS = 15_000
 SERVICE_PREFIX = "svc."
 STATE_WORDS = {
+    "sending": "waiting to be sent",
+    "unsent": "not sent (the hub refused it: see the room)",
     "queued": "queued",
     "claimed": "claimed by {who}",
     "working": "{who} is working on it",
@@ -58,6 +61,7 @@ class DispatchModel(QAbstractListModel):
         self._working: set[str] | None = None  # who is working, once the room's roster is known
         self._lapse_timer = QTimer(self, interval=LAPSE_CHECK_MS, timeout=self._lapse)
         bridge.messagesStored.connect(self._stored)
+        bridge.outboxChanged.connect(self._outbox_changed)
         bridge.rosterChanged.connect(self._roster_changed)
         bridge.sessionChanged.connect(lambda: self.set_room(None))
 
@@ -100,8 +104,15 @@ class DispatchModel(QAbstractListModel):
 
     async def _load(self, room: str) -> None:
         history = await self._bridge.store.call(LocalStore.messages_before, room, 2**63 - 1, HISTORY)
+        unsent = await self._bridge.store.call(LocalStore.outbox_items, (OutboxStatus.PENDING, OutboxStatus.FAILED), room)
         if room == self.room:
             self._add(history)
+            for item in unsent:
+                self._outbox_changed(item)
+
+    def _outbox_changed(self, item: Any) -> None:
+        if item.room == self.room and self._ledger.posted(item):
+            self._show()
 
     def _stored(self, room: str, messages: Sequence[Any], _live: bool) -> None:
         if room == self.room:
