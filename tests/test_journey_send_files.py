@@ -164,3 +164,19 @@ def test_an_upload_cut_by_a_killed_hub_is_sent_again_and_posted_once(qtbot, qloo
         run_coroutine(qtbot, qloop, checker.close())
     finally:
         stop_desktop(qtbot, qloop, app)
+
+
+def test_a_picture_pasted_into_the_composer_is_sent_as_a_png(qtbot, qloop, desktop, peer, room) -> None:
+    from PySide6.QtGui import QColor, QImage
+
+    edit = desktop.window.composer.edit
+    picture = QImage(40, 30, QImage.Format.Format_RGB32)
+    picture.fill(QColor(10, 120, 200))
+    QGuiApplication.clipboard().setImage(picture)
+    edit.setFocus()
+    QTest.keyClick(edit, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    part = received_file(qtbot, qloop, peer)
+    assert part["name"].startswith("pasted-") and part["name"].endswith(".png") and part["mediaType"] == "image/png"
+    received = QImage.fromData(fetched(qtbot, qloop, peer, part["blob"]), "PNG")
+    assert received.size() == picture.size() and received.pixelColor(5, 5) == picture.pixelColor(5, 5)
+    assert edit.toPlainText() == ""
