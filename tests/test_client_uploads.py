@@ -136,3 +136,26 @@ async def test_an_upload_on_a_line_that_stalls_is_dropped_and_sent_again_once_it
         assert await fetched(peer, part["blob"]) == data
     finally:
         await proxy.close()
+
+
+@pytest.mark.parametrize(
+    ("limits", "sentence"),
+    [
+        ({"max_blob_storage_bytes": MIB}, "The hub's file storage is full, so second.bin was not sent; try again later."),
+        ({"blobs_per_agent": {"count": 1, "window_secs": 3600}}, "The hub takes only so many files an hour, so second.bin was not sent; try again later."),
+    ],
+    ids=["storage_full", "rate_limited"],
+)
+async def test_the_hubs_other_limits_each_give_one_sentence_before_the_bytes_are_sent(hub_factory, raw_agent, session_factory, tmp_path, limits, sentence):
+    hub = hub_factory(limits=limits)
+    peer = await raw_agent(hub.url, name="alice")
+    session, log = await session_factory(hub.url)
+    await joined(session, log, peer)
+    random_file(tmp_path / "first.bin", 600 * 1024)
+    await FileUpload(tmp_path / "first.bin", "team").run(session, lambda u: None)
+    random_file(tmp_path / "second.bin", 600 * 1024)
+    upload = FileUpload(tmp_path / "second.bin", "team")
+    with pytest.raises(HubRefused) as refused:
+        await upload.run(session, lambda u: None)
+    assert refusal_sentence(upload, refused.value) == sentence
+    assert upload.sent == 0 and upload.attempts == 1
