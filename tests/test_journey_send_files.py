@@ -180,3 +180,6 @@ def test_a_picture_pasted_into_the_composer_is_sent_as_a_png(qtbot, qloop, deskt
     received = QImage.fromData(fetched(qtbot, qloop, peer, part["blob"]), "PNG")
     assert received.size() == picture.size() and received.pixelColor(5, 5) == picture.pixelColor(5, 5)
     assert edit.toPlainText() == ""
+    uploads = desktop.window.uploads
+    qtbot.waitUntil(lambda: uploads.model.rowCount() == 0, timeout=5000)
+    assert list(uploads.paste_dir.iterdir()) == []  # the picture's file went with its row

@@ -6,11 +6,12 @@ the strip above the composer shows them until each is posted."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import tempfile
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QModelIndex, QObject, Signal
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog, QWidget
 
@@ -36,8 +37,9 @@ class FileUploads(QObject):
         self.strip = UploadStrip(self.model)
         self.intake = FileIntake(composer.edit, self.send_files, self.send_image)
         composer.attachRequested.connect(self.choose_files)
+        self.model.rowsAboutToBeRemoved.connect(self._forget_pasted)
         self.dialog: QFileDialog | None = None
-        self._paste_dir: Path | None = None
+        self.paste_dir: Path | None = None  # where pasted pictures are written, made at the first
 
     def choose_files(self) -> QFileDialog | None:
         """Ask which files to send to the room shown (no nested event loop)."""
@@ -59,10 +61,18 @@ class FileUploads(QObject):
         self._bridge.tasks.spawn("paste picture", self._send_image(image, self._timeline.room))
 
     async def _send_image(self, image: QImage, room: str | None) -> None:
-        if self._paste_dir is None:
-            self._paste_dir = Path(tempfile.mkdtemp(prefix="parler-pasted-"))
-        path = self._paste_dir / time.strftime("pasted-%Y%m%d-%H%M%S.png")
+        if self.paste_dir is None:
+            self.paste_dir = Path(tempfile.mkdtemp(prefix="parler-pasted-"))
+        path = self.paste_dir / time.strftime("pasted-%Y%m%d-%H%M%S.png")
         if await asyncio.to_thread(image.save, str(path), "PNG"):
             self.model.send([str(path)], room)
         else:
             self.statusMessage.emit("The pasted picture could not be written to a file, so it was not sent.")
+
+    def _forget_pasted(self, _parent: QModelIndex, first: int, last: int) -> None:
+        """A pasted picture's file is ours: gone with its row (sent, cancelled or dismissed)."""
+        for row in range(first, last + 1):
+            path = self.model.upload(row).path
+            if self.paste_dir is not None and path.parent == self.paste_dir:
+                with contextlib.suppress(OSError):
+                    path.unlink()
