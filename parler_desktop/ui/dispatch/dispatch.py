@@ -69,11 +69,11 @@ class RoleDispatch(QObject):
         room = self._timeline.room
         if not is_service_room(room):
             return None
-        self.dialog = DispatchDialog(room.removeprefix(SERVICE_PREFIX), self._window)
-        session = self._bridge.session
-        self.dialog.accepted.connect(lambda: self._dispatch(session, room, self.dialog))
-        self.dialog.open()
-        return self.dialog
+        dialog = self.dialog = DispatchDialog(room.removeprefix(SERVICE_PREFIX), self._window)
+        session = self._bridge.session  # the hub shown now, as a post takes the session of its Enter
+        dialog.accepted.connect(lambda: self._dispatch(session, room, dialog))
+        dialog.open()
+        return dialog
 
     def _dispatch(self, session: object, room: str, dialog: DispatchDialog) -> None:
         role, text = dialog.role.text().strip(), dialog.task.toPlainText().strip()

@@ -34,6 +34,7 @@ class MemoryPanel(QDialog):
         self.model = model
         self.search = QLineEdit(objectName="memorySearch", placeholderText="Search: words, or a fact's key")
         self.search.setClearButtonEnabled(True)
+        self.search.setAccessibleName("Search the room's memory")
         self.facts = QListView(objectName="memoryFacts")
         self.facts.setAccessibleName("Facts")
         self.facts.setModel(model)
