@@ -67,3 +67,12 @@ def test_the_persons_dispatch_shows_from_the_outbox_until_its_stored_message_tak
     ledger.add([dispatch(1)])
     assert [(w.message_id, w.state) for w in ledger.work] == [("m1", "queued")]  # once
     assert not ledger.posted(OutboxItem(client_id="c9", room=ROOM, parts=({"kind": "text", "text": "hi"},), created_at=2.0))
+
+
+def test_a_workers_name_from_the_wire_is_shown_as_plain_bounded_text() -> None:
+    from parler_desktop.app.dispatch.dispatch_model import state_line
+
+    ledger = DispatchLedger()
+    ledger.add([dispatch(1), task(2, "rtl-\u202egpj.exe" + "x" * 300, "accepted")])
+    shown = state_line(ledger.work[0])
+    assert shown.startswith("claimed by rtl-\ufffdgpj.exe") and shown.endswith("…") and len(shown) < 150
