@@ -161,8 +161,8 @@ def open_by_keys(qtbot, window, room: str) -> None:
 
 
 def test_tab_and_shift_tab_leave_the_composer_in_layout_order(qtbot, qloop, desktop, peer):
-    """Issue 46 item 2: Tab moves on (Send, Hand off…, the members), Shift+Tab back to the
-    timeline; Ctrl+Tab is how a tab character is typed."""
+    """Issue 46 item 2: Tab moves on (Send, Hand off…, Attach…, the members), Shift+Tab back to
+    the timeline; Ctrl+Tab is how a tab character is typed."""
     window = desktop.window
     window.resize(1400, 900)  # wide enough for the members panel
     join_room(qtbot, qloop, desktop, peer, "team")
@@ -172,11 +172,11 @@ def test_tab_and_shift_tab_leave_the_composer_in_layout_order(qtbot, qloop, desk
     assert focused(window) is edit
     type_text(window, "a")
     order = []
-    for _ in range(3):
+    for _ in range(4):
         press(window, Qt.Key.Key_Tab)
         order.append(focused(window).objectName())
-    assert order == ["sendButton", "handoffButton", "rosterView"]
-    for _ in range(3):
+    assert order == ["sendButton", "handoffButton", "attachButton", "rosterView"]
+    for _ in range(4):
         press(window, Qt.Key.Key_Tab, SHIFT)
     assert focused(window) is edit and edit.toPlainText() == "a"  # no tab typed on the way
     press(window, Qt.Key.Key_Tab, CTRL)

@@ -24,6 +24,8 @@ operations; it reports everything as the events of ``events.py``. Its parts, one
 - read_markers.py, roster.py — the hub cursor (ack-only pulls), roster polling
 - commit.py, tasks.py — store writes whose events survive cancellation; task ownership
 - feed.py, headless.py — what the ``listen``/``send``/``join`` commands share
+- uploads.py — a file the human sends: hashed, streamed as a blob (again after a dropped line),
+  then posted once through the outbox
 """
 
 from parler_desktop.client.address import normalize_hub_url, parse_invite

@@ -16,7 +16,7 @@ import logging
 import random
 import ssl
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterable, Callable, Sequence
 from typing import Protocol
 
 from websockets.asyncio.client import ClientConnection, connect
@@ -266,11 +266,11 @@ class HubConnection:
         async with self._lock:
             return await self._exchange_all([encode(frame) for frame in frames], timeout)
 
-    async def _exchange(self, data: str | bytes, timeout: float) -> Reply:
+    async def _exchange(self, data: str | bytes | AsyncIterable[bytes], timeout: float) -> Reply:
         """One frame out (text, or a blob's bytes as a binary frame) and its one reply."""
         return (await self._exchange_all([data], timeout))[0]
 
-    async def _exchange_all(self, frames: Sequence[str | bytes], timeout: float) -> list[Reply]:
+    async def _exchange_all(self, frames: Sequence[str | bytes | AsyncIterable[bytes]], timeout: float) -> list[Reply]:
         if self.is_closed:
             raise ConnectionLost(self.close_reason)
         self._replies_due += len(frames)
@@ -382,9 +382,10 @@ class HubConnection:
             raise BadReply(f"blob {blob_id[:12]}… arrived damaged (size or SHA-256 mismatch)")
         return body
 
-    async def put_blob(self, frame: PutBlob, data: bytes, *, timeout: float) -> BlobStored:
-        """Upload a blob: ``put_blob`` → ``blob_ready``, then the bytes as one binary frame →
-        ``blob_stored`` (§7.13). Raises HubRefused for an error reply."""
+    async def put_blob(self, frame: PutBlob, data: bytes | AsyncIterable[bytes], *, timeout: float) -> BlobStored:
+        """Upload a blob: ``put_blob`` → ``blob_ready``, then the bytes as one binary message →
+        ``blob_stored`` (§7.13); ``data`` given in chunks goes out as that message's fragments,
+        never held whole. Raises HubRefused for an error reply."""
         async with self._lock:
             expect(await self._exchange(encode(frame), timeout), BlobReady, "put_blob")
             stored = expect(await self._exchange(data, timeout), BlobStored, "put_blob")

@@ -13,7 +13,7 @@ import asyncio
 import functools
 import logging
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterable, Callable, Iterable, Sequence
 from typing import Any
 
 from parler_desktop.client.address import normalize_hub_url, parse_invite
@@ -31,9 +31,11 @@ from parler_desktop.client.other_posts import OtherPosts
 from parler_desktop.client.roster import RosterWatcher
 from parler_desktop.client.sync import RoomSync
 from parler_desktop.client.tuning import SessionTuning
+from parler_desktop.client.uploads import send_blob
 from parler_desktop.identity import Identity, verify_signature
 from parler_desktop.paths import Home
 from parler_desktop.protocol.frames import (
+    BlobStored,
     DirectoryList,
     Discover,
     Invite,
@@ -45,16 +47,24 @@ from parler_desktop.protocol.frames import (
     JoinResolved,
     Presence,
     PresenceOk,
+    PutBlob,
+    Recall,
+    Recalled,
     Redeem,
+    Remember,
+    Remembered,
     ResolveJoin,
 )
 from parler_desktop.protocol.canonical import verify_message
 from parler_desktop.protocol.mentions import mentions_human
-from parler_desktop.protocol.values import DirectoryEntry, JoinRequest, Part, RoomInfo, StoredMessage
+from parler_desktop.protocol.values import (
+    DirectoryEntry, Fact, JoinRequest, Part, RecallHit, RoomInfo, RoomTarget, StoredMessage,
+)
 from parler_desktop.settings import load_settings, read_join_secret
 from parler_desktop.store import LocalStore, StoreError, StoreWorker, open_for_session
 
 log = logging.getLogger(__name__)
+SLOWEST_UPLOAD_BYTES_PER_SEC = 32 * 1024  # a slow line may take this long (a stalled one is dropped sooner)
 
 Listener = Callable[[SessionEvent], None]
 
@@ -326,6 +336,28 @@ class HubSession:
         conn = await self._lifecycle.connection()
         await self._pacer.acquire()
         return await conn.get_blob(blob_id, timeout=self.tuning.reply_timeout_secs)
+
+    async def put_blob(
+        self, room: str, sha256: str, size: int, media_type: str | None, chunks: AsyncIterable[bytes]
+    ) -> BlobStored:
+        """Upload ``size`` bytes, read from ``chunks`` as they are sent, to ``room`` on the current
+        connection (§7.13); raises ConnectionLost when the line drops (the caller tries again with
+        fresh chunks: the hub keeps nothing of a cut upload), HubRefused for the hub's limits."""
+        conn = await self._lifecycle.connection()
+        await self._pacer.acquire()
+        frame = PutBlob(target=RoomTarget(room), sha256=sha256, size=size, media_type=media_type)
+        reply_secs = self.tuning.reply_timeout_secs
+        return await send_blob(conn, frame, chunks, stall_secs=reply_secs, timeout=reply_secs + size / SLOWEST_UPLOAD_BYTES_PER_SEC)
+
+    async def remember(self, fact: Fact) -> None:
+        """Write a fact to shared memory (§7.15); a keyed one replaces this identity's fact with that key."""
+        await self._lifecycle.call(Remember(fact=fact), Remembered)
+
+    async def recall(self, query: str, room: str | None = None, *, key: str | None = None, limit: int | None = None) -> tuple[RecallHit, ...]:
+        """Facts matching ``query`` (or, with ``key``, those with that key, newest first) (§7.15)."""
+        reply = await self._lifecycle.call(Recall(query=query, room=room, key=key, limit=limit), Recalled)
+        assert isinstance(reply, Recalled)
+        return reply.hits
 
     # ---- glue --------------------------------------------------------------------------------
 

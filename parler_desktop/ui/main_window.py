@@ -28,7 +28,9 @@ from parler_desktop.ui.appearance.appearance_menu import AppearanceMenu
 from parler_desktop.ui.composer.composer import Composer
 from parler_desktop.ui.hubs.connection_bar import ConnectionBar, ElidedLabel
 from parler_desktop.ui.demo_offer import DemoOffer
+from parler_desktop.ui.dispatch.dispatch import RoleDispatch
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE, ComposerFocus, EmptyComposerScrolls, TypingToComposer, set_tab_order
+from parler_desktop.ui.memory.room_memory import RoomMemory
 from parler_desktop.ui.panel_layout import PanelLayout
 from parler_desktop.ui.hubs.room_actions import RoomActions
 from parler_desktop.ui.composer.room_composer import RoomComposer
@@ -38,6 +40,7 @@ from parler_desktop.ui.room_list.room_opener import RoomOpener
 from parler_desktop.ui.members.roster_panel import RosterPanel
 from parler_desktop.ui.timeline.request_bar import RequestBar
 from parler_desktop.ui.timeline.timeline_view import TimelineView
+from parler_desktop.ui.uploads.uploads import FileUploads
 
 APP_TITLE = "Parler"
 
@@ -74,10 +77,13 @@ class MainWindow(QMainWindow):
         self.roster = RosterModel(bridge, self)
         self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
         self.room_actions = RoomActions(bridge, self)
+        self.dispatch = RoleDispatch(bridge, self.timeline_model, self)
+        self.memory = RoomMemory(bridge, self.timeline_model, self)
 
         self.room_panel = RoomListPanel(hubs)
         self.timeline = TimelineView(self.timeline_model)
         self.composer = Composer()
+        self.uploads = FileUploads(bridge, self.timeline_model, self.composer, self)
         self.roster_panel = RosterPanel(self.roster)
         self.connection_bar = ConnectionBar()
         self.demo_offer = DemoOffer(self.timeline)
@@ -87,7 +93,7 @@ class MainWindow(QMainWindow):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.room_panel)
         self.request_bar = RequestBar(self.timeline)  # the current message's request actions, as buttons
-        self.splitter.addWidget(_column(self.room_title, self.timeline, self.request_bar, self.composer, stretch=self.timeline))
+        self.splitter.addWidget(_column(self.room_title, self.dispatch.panel, self.timeline, self.request_bar, self.uploads.strip, self.composer, stretch=self.timeline))
         self.splitter.addWidget(self.roster_panel)
         self.splitter.setCollapsible(1, False)
         for number, name in enumerate(("Rooms", "Conversation", "Members")):  # what a screen reader calls each panel
@@ -143,6 +149,8 @@ class MainWindow(QMainWindow):
         for needs_room in self.room_actions_needing_a_room:
             needs_room.setEnabled(False)  # until a room is open
         hub_menu.addAction("Join with a &code…", self.room_actions.join_with_code)
+        hub_menu.addAction(self.dispatch.action)
+        hub_menu.addAction(self.memory.action)
         self.connect_agents_action = hub_menu.addAction("Connect your a&gents…", self.connectAgentsRequested.emit)
         hub_menu.addSeparator()
         hub_menu.addAction("C&onnect…", self.connectRequested.emit)
@@ -198,6 +206,8 @@ class MainWindow(QMainWindow):
         delegate.saveRequested.connect(self._save_blob)
         self.room_actions.roomReady.connect(self.opener.open_when_listed)
         self.demo_offer.clicked.connect(self.demoRequested)
+        self.dispatch.statusMessage.connect(lambda text: self.statusBar().showMessage(text, 10_000))
+        self.uploads.statusMessage.connect(lambda text: self.statusBar().showMessage(text, 10_000))
 
     # -- hubs -------------------------------------------------------------------------------
     @property

@@ -110,6 +110,7 @@ class Composer(QWidget):
 
     submitted = Signal(str, list, object, list)
     draftChanged = Signal()
+    attachRequested = Signal()  # the Attach… button: ui/uploads/ asks which files and sends them
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -140,11 +141,13 @@ class Composer(QWidget):
         handoff.clicked.connect(self.hand_off)
         send = QPushButton("Send", objectName="sendButton", accessibleDescription="Post the message (Enter)")
         send.clicked.connect(lambda: self.send())
-        self.focus_order = (cancel_reply, self.edit, send, handoff)  # as laid out: the reply above, the buttons right
-        set_tab_order(list(self.focus_order))
+        self.attach = QPushButton("Attach…", objectName="attachButton", toolTip="Send files (or drop or paste them here)")
+        self.attach.clicked.connect(self.attachRequested)
+        self.focus_order = (cancel_reply, self.edit, send, handoff, self.attach)  # as laid out: the reply above, the buttons right
         buttons = QVBoxLayout()
         buttons.addWidget(send)
         buttons.addWidget(handoff)
+        buttons.addWidget(self.attach)
         row = QHBoxLayout()
         row.addWidget(self.edit, 1)
         row.addLayout(buttons)
@@ -153,6 +156,7 @@ class Composer(QWidget):
         layout.addWidget(self._problem)
         layout.addWidget(self._reply_bar)
         layout.addLayout(row)
+        set_tab_order(list(self.focus_order))  # (once all are in this widget: Qt orders only widgets of one window)
 
     def set_names(self, names: Sequence[str]) -> None:
         self.edit.names.setStringList(sorted(set(names), key=str.lower))

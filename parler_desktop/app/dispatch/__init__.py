@@ -1,0 +1,1 @@
+"""Work dispatched to a role in a service room, and what became of it."""

@@ -1,0 +1,1 @@
+"""Files the human sends: their uploads, progress and refusals."""

@@ -1,0 +1,1 @@
+"""Dispatch to role…: the dialog, the dispatched-work panel and their hookup."""

@@ -1,0 +1,1 @@
+"""Room memory…: the panel of a room's facts, and its hookup."""

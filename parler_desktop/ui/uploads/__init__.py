@@ -1,0 +1,1 @@
+"""Sending files: the attach dialog, drops and pastes on the composer, the uploads strip."""
