@@ -58,7 +58,7 @@ QT_FORBIDDEN = {**{layer: QT for layer in BELOW_THE_QT_SEAM}, "app": ("PySide6.Q
 # composition root and may import every layer, so it has no case here.
 ALLOWED = {
     "protocol": {"protocol"},
-    "identity.py": {"protocol", "atomic_file", "disk_errors"},
+    "identity.py": {"protocol", "atomic_file", "disk_errors", "platform"},
     "paths.py": set(),
     "assets.py": set(),
     "logs.py": set(),
@@ -68,13 +68,16 @@ ALLOWED = {
     "atomic_file.py": set(),
     "disk_errors.py": set(),
     "instance_lock.py": {"paths", "file_lock"},
-    "settings.py": {"paths", "atomic_file", "disk_errors", "protocol"},
+    "settings.py": {"paths", "atomic_file", "disk_errors", "protocol", "platform"},
     "window_state.py": {"atomic_file"},
     "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file", "disk_errors"},
     "store": {"store", "protocol", "disk_errors", "file_lock"},
-    "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors"},
+    "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors", "platform"},
     "demo": {"demo", "client", "protocol", "identity"},
-    "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file", "disk_errors", "assets"},
+    "app": {
+        "app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file", "disk_errors", "assets",
+        "platform",
+    },
     "ui": {
         "ui", "app", "demo", "platform", "client", "protocol", "identity", "store", "paths", "settings", "window_state", "hub",
         "disk_errors",
