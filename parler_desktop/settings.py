@@ -56,7 +56,7 @@ class Settings:
     # hub URL -> the key file of the identity used there (absent: the home's; NO_KEY_FILE: none usable)
     hub_key_files: dict[str, str] = dataclasses.field(default_factory=dict)
     hub_names: dict[str, str] = dataclasses.field(default_factory=dict)  # hub URL -> the name the human gave it
-    start_at_login: bool = False  # XDG autostart entry (Linux), kept in step by autostart.py
+    start_at_login: bool = False  # the OS's login start (platform/autostart), kept in step by the window
     appearance: str = "system"  # View → Appearance: "system" (follow the desktop), "light" or "dark"
 
     @property
