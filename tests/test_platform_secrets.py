@@ -11,7 +11,9 @@ import os
 import stat
 
 import pytest
-from support.file_keyring import file_keyring  # noqa: F401 - the fixture
+from support.cli_runner import run_cli
+from support.file_keyring import FileKeyring, file_keyring, subprocess_environment  # noqa: F401 - the fixture
+from test_cli_send_join import team, texts
 
 from parler_desktop.app.hubs.local_hub import save_join_secret
 from parler_desktop.client.hub_identity import load_hub_identity
@@ -106,3 +108,21 @@ def test_a_join_secret_the_store_refuses_is_written_to_its_private_file(home, fi
     assert path.read_text() == "s3cret" and read_join_secret(home, Settings()) == "s3cret"
     if os.name == "posix":
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+@pytest.mark.timeout(90)
+async def test_join_and_send_keep_the_homes_seed_in_the_store_across_processes(hub, raw_agent, tmp_path):
+    peer, link = await team(raw_agent, hub)
+    folder = tmp_path / "home"
+    home = Home.resolve(folder)
+    env = subprocess_environment(tmp_path / "keyring.json")
+    joined = await run_cli(folder, "join", link, **env)
+    assert joined.status == 0, joined.stderr
+    document = json.loads(home.key_file.read_text(encoding="utf-8"))
+    assert document == {"id": document["id"], "seed_in": "credential store"}
+    sent = await run_cli(folder, "send", "--hub", hub.url, "--room", "team", "from the keychain", **env)
+    assert sent.status == 0, sent.stderr
+    assert "from the keychain" in await texts(peer)
+    seed = FileKeyring(tmp_path / "keyring.json").get_password(SERVICE, seed_name(document["id"]))
+    assert seed is not None and Identity.from_seed(seed).agent_id == document["id"]
+    assert seed not in joined.stdout + joined.stderr + sent.stdout + sent.stderr

@@ -1,13 +1,16 @@
 """A credential store in a JSON file: a real keyring backend, for tests of where secrets live.
 
 ``file_keyring`` makes it keyring's backend for one test (the suite's is ``null``: conftest.py),
-so ``platform.secrets.credential_store()`` finds it as it finds the Keychain. ``refuse`` makes it
+so ``platform.secrets.credential_store()`` finds it as it finds the Keychain; a command in a
+subprocess gets it with ``PYTHON_KEYRING_BACKEND=support.file_keyring.FileKeyring`` and the file
+in ``KEYRING_TEST_FILE`` (``subprocess_environment``). ``refuse`` makes it
 refuse writes (a locked keychain); ``garble`` makes it keep something other than it was given.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,9 +24,9 @@ from keyring.errors import KeyringLocked, PasswordDeleteError
 class FileKeyring(KeyringBackend):
     priority = 1  # type: ignore[assignment]  # a usable store (keyring's own attribute)
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | None = None) -> None:
         super().__init__()
-        self.path = path
+        self.path = path or Path(os.environ["KEYRING_TEST_FILE"])
         self.refuse = False
         self.garble = False
 
@@ -45,6 +48,12 @@ class FileKeyring(KeyringBackend):
         if entries.pop(f"{service}/{username}", None) is None:
             raise PasswordDeleteError(username)
         self.path.write_text(json.dumps(entries), encoding="utf-8")
+
+
+def subprocess_environment(path: Path) -> dict[str, str]:
+    """What a command needs to keep its secrets in ``path`` (keyring loads the class by name)."""
+    tests = str(Path(__file__).resolve().parent.parent)
+    return {"PYTHON_KEYRING_BACKEND": f"{__name__}.FileKeyring", "KEYRING_TEST_FILE": str(path), "PYTHONPATH": tests}
 
 
 @pytest.fixture
