@@ -37,7 +37,7 @@ class WorkspaceWake:
             self._block = Block(self._woke, None, ObjCInstance)
             self._center = workspace.notificationCenter
             self._observer = self._center.addObserverForName(at(DID_WAKE), object=None, queue=queue, usingBlock=self._block)
-        except (ImportError, OSError, ValueError, NameError, AttributeError) as error:
+        except Exception as error:  # no rubicon, no AppKit, or the Objective-C runtime refused: the clock still tells
             log.info("no NSWorkspace wake notifications (%s)", error)
             self._center = self._observer = self._block = None
             return False
