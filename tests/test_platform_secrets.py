@@ -9,9 +9,12 @@ import json
 import logging
 import os
 import stat
+import subprocess
+import sys
 
 import pytest
 from support.cli_runner import run_cli
+from support.private_bus import bus_address, needs_dbus  # noqa: F401 - fixture
 from support.file_keyring import FileKeyring, file_keyring, subprocess_environment  # noqa: F401 - the fixture
 from test_cli_send_join import team, texts
 
@@ -40,6 +43,27 @@ def test_without_a_credential_store_the_seed_stays_in_its_file(home):
     assert credential_store() is None  # the suite's keyring is the null one (conftest.py)
     identity = load_hub_identity(home, Settings(), HUB)
     assert key_document(home) == {"id": identity.agent_id, "seed": identity.seed}
+
+
+@needs_dbus
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the Secret Service is Linux's store")
+def test_a_session_bus_without_a_secret_service_leaves_the_seed_in_its_file(tmp_path, bus_address):
+    """keyring's own choice, in a fresh process, on a desktop bus where no keyring daemon runs."""
+    program = (
+        "import sys; from parler_desktop.paths import Home; from parler_desktop.settings import Settings;"
+        "from parler_desktop.client.hub_identity import load_hub_identity;"
+        "from parler_desktop.platform.secrets import credential_store;"
+        "assert credential_store() is None;"
+        f"print(load_hub_identity(Home.resolve(sys.argv[1]), Settings(), {HUB!r}).agent_id)"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "PYTHON_KEYRING_BACKEND"}
+    done = subprocess.run(
+        [sys.executable, "-c", program, str(tmp_path / "home")],
+        capture_output=True, text=True, timeout=60, env={**env, "DBUS_SESSION_BUS_ADDRESS": bus_address},
+    )
+    assert done.returncode == 0, done.stderr
+    document = key_document(Home.resolve(tmp_path / "home"))
+    assert document["id"] == done.stdout.strip() and "seed" in document
 
 
 def test_the_homes_seed_moves_to_the_store_and_the_file_keeps_only_its_id(home, file_keyring, caplog):
