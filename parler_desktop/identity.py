@@ -3,6 +3,12 @@
 The agent id is the public key (``U…``, 56 characters); the seed (``SU…``, 58 characters) is the
 private half and never leaves this machine. The key file keeps both as JSON, created 0600 from its
 first byte and never silently replaced: losing the seed means losing the identity.
+
+Given the OS credential store (``platform/secrets``; the caller passes it for the home's own key
+files), the seed moves there: written, read back and compared, and only then is the file rewritten
+as ``{"id": …, "seed_in": "credential store"}`` (``file_secrets.move_out_of_file``), so the seed is
+always in the file, the store or both. A file holding anything besides id and seed (a reference
+tool's ``config.json``) stays as it is.
 """
 
 from __future__ import annotations
@@ -19,8 +25,10 @@ from pathlib import Path
 from nacl.exceptions import CryptoError
 from nacl.signing import SigningKey, VerifyKey
 
-from parler_desktop.atomic_file import write_private_temp
+from parler_desktop.atomic_file import write_atomically, write_private_temp
 from parler_desktop.disk_errors import is_disk_full
+from parler_desktop.platform.secrets import SecretStore, SecretStoreError, credential_store
+from parler_desktop.platform.secrets.file_secrets import move_out_of_file
 
 USER_KEY_PREFIX = 0xA0  # 20 << 3, renders as a leading "U"
 SEED_PREFIX = 0x90  # 18 << 3, renders as a leading "S"
@@ -169,6 +177,7 @@ def verify_signature(agent_id: str, data: bytes, sig_b64: str) -> bool:
 
 
 REMEDY_CORRUPT = "restore it from a backup, or move it away to create a new identity"
+SEED_IN_STORE = "credential store"  # a key file's "seed_in" once its seed moved to the OS store
 
 
 class KeyFileError(Exception):
@@ -181,31 +190,37 @@ class KeyFileError(Exception):
         super().__init__(f"Key file {self.path} {problem}; {remedy}.")
 
 
-def load_or_create_identity(path: os.PathLike[str] | str) -> Identity:
-    """The identity kept in ``path``, creating a new one there if the file does not exist."""
+def load_or_create_identity(path: os.PathLike[str] | str, store: SecretStore | None = None) -> Identity:
+    """The identity kept in ``path``, creating a new one there if the file does not exist; its
+    seed moved into ``store`` when one is given (see the module docstring)."""
     path = Path(path)
     try:
-        return _read_key_file(path)
+        return _read_key_file(path, store)
     except FileNotFoundError:
         pass
     identity = Identity.generate()
     try:
         _write_new_key_file(path, identity)
     except FileExistsError:
-        try:  # another process created it first: use theirs
-            return _read_key_file(path)
-        except FileNotFoundError:
-            raise KeyFileError(path, "is a dangling link or vanished while being created") from None
-    return identity
+        pass  # another process created it first: use theirs
+    try:
+        return _read_key_file(path, store)
+    except FileNotFoundError:
+        raise KeyFileError(path, "is a dangling link or vanished while being created") from None
 
 
-def load_identity(path: os.PathLike[str] | str) -> Identity:
+def load_identity(path: os.PathLike[str] | str, store: SecretStore | None = None) -> Identity:
     """The identity kept in ``path``, which must exist: a key file chosen for a hub is never
     made again in its place (a new key would post there as somebody else)."""
     try:
-        return _read_key_file(Path(path))
+        return _read_key_file(Path(path), store)
     except FileNotFoundError:
         raise KeyFileError(path, "does not exist", "restore it from a backup, or choose another identity") from None
+
+
+def seed_name(agent_id: str) -> str:
+    """The credential store's name for an identity's seed."""
+    return f"identity {agent_id}"
 
 
 def save_identity(path: os.PathLike[str] | str, identity: Identity) -> None:
@@ -219,8 +234,9 @@ def save_identity(path: os.PathLike[str] | str, identity: Identity) -> None:
         ) from None
 
 
-def _read_key_file(path: Path) -> Identity:
-    """Load and check a key file; ``FileNotFoundError`` if it does not exist."""
+def _read_key_file(path: Path, store: SecretStore | None) -> Identity:
+    """Load and check a key file, moving its seed into ``store`` if given; ``FileNotFoundError``
+    if it does not exist."""
     try:
         # O_NONBLOCK: a FIFO planted at the path must not hang the app; no effect on files.
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -252,6 +268,9 @@ def _read_key_file(path: Path) -> Identity:
     if not isinstance(document, dict):
         raise KeyFileError(path, "does not hold a JSON object")
     seed, agent_id = document.get("seed"), document.get("id")
+    in_store = document.get("seed_in") == SEED_IN_STORE and isinstance(agent_id, str) and seed is None
+    if in_store:
+        seed = _seed_from_store(path, agent_id, store if store is not None else credential_store())
     if not isinstance(seed, str) or not isinstance(agent_id, str):
         raise KeyFileError(path, 'lacks an "id" or a "seed" string')
     try:
@@ -260,7 +279,23 @@ def _read_key_file(path: Path) -> Identity:
         raise KeyFileError(path, f"holds an unusable seed ({error})") from None
     if identity.agent_id != agent_id:
         raise KeyFileError(path, "holds an id that does not match its seed")
+    if store is not None and not in_store and set(document) == {"id", "seed"}:
+        stub = json.dumps({"id": agent_id, "seed_in": SEED_IN_STORE}) + "\n"
+        move_out_of_file(path, store, seed_name(agent_id), seed, lambda: write_atomically(path, stub.encode("utf-8")))
     return identity
+
+
+def _seed_from_store(path: Path, agent_id: str, store: SecretStore | None) -> str:
+    remedy = "unlock the system's keychain or credential manager, or restore the key file from a backup"
+    if store is None:
+        raise KeyFileError(path, "keeps its seed in the system's credential store, which is not available", remedy)
+    try:
+        seed = store.get(seed_name(agent_id))
+    except SecretStoreError as error:
+        raise KeyFileError(path, f"keeps its seed in the system's credential store, which cannot be read ({error})", remedy) from None
+    if seed is None:
+        raise KeyFileError(path, "keeps its seed in the system's credential store, which does not hold it", remedy)
+    return seed
 
 
 def _write_new_key_file(path: Path, identity: Identity) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from parler_desktop.atomic_file import write_atomically
 from parler_desktop.paths import Home
+from parler_desktop.platform.secrets.file_secrets import read_moving_to_store, store_for
 from parler_desktop.protocol.trim import trim
 
 JOIN_SECRET_ENV = "PARLER_JOIN_SECRET"
@@ -58,7 +59,7 @@ class Settings:
     hub_key_files: dict[str, str] = dataclasses.field(default_factory=dict)
     hub_names: dict[str, str] = dataclasses.field(default_factory=dict)  # hub URL -> the name the human gave it
     room_order: dict[str, str] = dataclasses.field(default_factory=dict)  # hub URL -> ROOMS_BY_NAME (absent: by activity)
-    start_at_login: bool = False  # XDG autostart entry (Linux), kept in step by autostart.py
+    start_at_login: bool = False  # the OS's login start (platform/autostart), kept in step by the window
     appearance: str = "system"  # View → Appearance: "system" (follow the desktop), "light" or "dark"
 
     @property
@@ -206,6 +207,9 @@ def read_join_secret(home: Home, settings: Settings, hub_url: str | None = None)
     home holding one hub presents the first hub's file to any hub a command names, as before
     homes held several; with several, only the first hub gets it.
 
+    Where the OS has a credential store (``platform/secrets``), the home's own secret files (in its
+    config folder) are moved into it as they are read (``file_secrets.read_moving_to_store``).
+
     The file's surrounding whitespace is trimmed, as the hub trims the secret file it reads (the
     hub then compares bytes): one file can serve both, whatever line ending an editor added.
     Raises ``OSError`` when a configured secret file cannot be read.
@@ -217,12 +221,12 @@ def read_join_secret(home: Home, settings: Settings, hub_url: str | None = None)
     own = join_secret_path(home, settings, hub_url)
     if own != first:
         try:
-            return trim(own.read_text(encoding="utf-8")) or None
+            return trim(read_moving_to_store(own, store_for(home, own))) or None
         except FileNotFoundError:
             if len(settings.hubs) > 1:
                 return None
     try:
-        secret = first.read_text(encoding="utf-8")
+        secret = read_moving_to_store(first, store_for(home, first))
     except FileNotFoundError:
         if settings.join_secret_file.strip():
             raise  # the file the human named is missing

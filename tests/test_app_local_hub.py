@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from support.os_needs import posix_file_modes
 
 from parler_desktop.app.hubs.local_hub import PORT_FILE, remembered_port, save_join_secret, start_local_hub
 from parler_desktop.paths import Home
@@ -62,6 +63,7 @@ def test_without_a_record_the_preferred_port_is_7070(home: Home):
     assert remembered_port(home.embedded_hub_dir) == 7070
 
 
+@posix_file_modes
 def test_join_secret_file_is_private(home: Home):
     home.join_secret_file.write_text("old")
     home.join_secret_file.chmod(0o644)

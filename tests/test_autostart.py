@@ -11,7 +11,7 @@ import sys
 import pytest
 from support.cli_runner import run_cli
 
-from parler_desktop.autostart import MARKER, entry_text, sync_autostart
+from parler_desktop.platform.autostart.xdg import MARKER, entry_text, sync_autostart
 from parler_desktop.paths import Home
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="XDG autostart is Linux's")

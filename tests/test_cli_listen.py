@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import json
 import os
-import pty
 import signal
 import sqlite3
 import subprocess
@@ -25,6 +24,7 @@ from support.client_harness import EventLog
 from support.cli_runner import command, environment, run_cli, started_cli
 from support.peer_ops import hub_seqs, say
 from support.raw_agent import RawAgent
+from support.os_needs import posix_signals, posix_terminal
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -67,9 +67,12 @@ async def test_listen_once_json_prints_each_message_and_leaves_the_cursor(hub, t
     await peer.close()
 
 
+@posix_terminal
 async def test_listen_on_a_terminal_prints_readable_lines_without_control_characters(hub, tmp_path):
     peer, link = await team_with_messages(hub.url, [HOSTILE])
     home = await joined_home(tmp_path, link)
+    import pty  # POSIX only (it needs termios)
+
     master, slave = pty.openpty()
     process = await asyncio.to_thread(
         subprocess.Popen,
@@ -122,6 +125,7 @@ async def test_listen_gives_up_after_max_retries(tmp_path, refused_port):
     assert "giving up after 1 retries" in result.stderr
 
 
+@posix_signals
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 async def test_listen_exits_0_on_a_signal(hub, tmp_path, signum):
     async with started_cli(tmp_path / "home", "listen", "--hub", hub.url) as process:
@@ -131,6 +135,7 @@ async def test_listen_exits_0_on_a_signal(hub, tmp_path, signum):
         assert await asyncio.wait_for(process.wait(), 30) == 0
 
 
+@posix_signals
 async def test_listen_survives_two_hub_kills_and_prints_every_message_once(hub_process_factory, tmp_path):
     hub = await asyncio.to_thread(hub_process_factory)
     peer_identity = Identity.generate()
@@ -163,6 +168,7 @@ async def test_listen_survives_two_hub_kills_and_prints_every_message_once(hub_p
         await peer.close()
 
 
+@posix_signals
 async def test_listen_prints_a_push_before_it_is_stored_and_never_again(hub, tmp_path):
     """A push is printed as it is read: here while another connection holds the store's write
     lock (the write waits for it), and once only when the write lands; a new ``listen`` then

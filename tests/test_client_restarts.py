@@ -18,6 +18,7 @@ from support.client_harness import EventLog, session_factory  # noqa: F401  (fix
 from support.fault_proxy import FaultProxy
 from support.peer_ops import hub_history, hub_seqs, invite_code, say
 from support.raw_agent import RawAgent
+from support.os_needs import posix_signals
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -90,6 +91,7 @@ async def join_home(home, url: str, code: str) -> None:
         await session.stop()
 
 
+@posix_signals
 async def test_a_post_in_flight_when_the_client_is_killed_reaches_the_hub_exactly_once(hub, raw_agent, tmp_path):
     peer = await raw_agent(hub.url, name="bot")
     home = tmp_path / "home"
@@ -129,6 +131,7 @@ async def test_a_post_in_flight_when_the_client_is_killed_reaches_the_hub_exactl
         await proxy.close()
 
 
+@posix_signals
 async def test_a_post_never_sent_before_the_kill_is_sent_by_the_next_session(hub, raw_agent, tmp_path):
     peer = await raw_agent(hub.url, name="bot")
     home = tmp_path / "home"

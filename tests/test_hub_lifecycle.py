@@ -12,6 +12,7 @@ from websockets.asyncio.client import connect
 
 from parler_desktop.hub import EmbeddedHub, Hub, HubConfig, event_loop
 from support.raw_agent import RawAgent, make_room
+from support.os_needs import posix_file_modes
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="uvloop has no Windows build")
@@ -110,6 +111,7 @@ async def test_running_hub_restarts_on_the_same_port_and_database(hub, raw_agent
     assert [m["seq"] for m in (await again.ok({"op": "pull", "room": room, "since": 0}))["messages"]] == [sent["seq"]]
 
 
+@posix_file_modes
 def test_hub_files_are_private(hub_factory):
     """The database holds every message and the blob folder every file: owner-only."""
     import stat

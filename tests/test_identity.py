@@ -26,6 +26,7 @@ from parler_desktop.identity import (
     verify_signature,
 )
 from support.unprivileged import as_unprivileged_user
+from support.os_needs import posix_file_modes, posix_special_files
 
 ALICE_SEED = "SUAMLK2ZNL35WSMW37E7UD4VZ7ELPKW7DHC3BWBSD2GCZ7IUQQXZIORRBU"
 ALICE_RAW_SEED = bytes.fromhex("c5ab596af7db4996dfc9fa0f95cfc8b7aadf19c5b0d8321e8c2cfd14842f943a")
@@ -270,6 +271,7 @@ def assert_one_line_message(error: KeyFileError, path: Path, *absent: str) -> st
     return message
 
 
+@posix_file_modes
 def test_new_key_file_is_private_and_reloads_identical(tmp_path: Path):
     path = tmp_path / "home" / "config" / "identity.json"
     old_umask = os.umask(0)  # even a permissive umask must not widen the file
@@ -349,6 +351,7 @@ def test_corrupt_key_file_is_refused_with_a_one_line_message(
     assert path.read_bytes() == content  # never silently replaced
 
 
+@posix_file_modes
 @pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o660, 0o620])
 def test_key_file_readable_by_others_is_refused(tmp_path: Path, mode: int):
     path = tmp_path / "identity.json"
@@ -362,6 +365,7 @@ def test_key_file_readable_by_others_is_refused(tmp_path: Path, mode: int):
     assert load_or_create_identity(path).agent_id == ALICE_ID
 
 
+@posix_file_modes
 def test_unreadable_key_file_is_refused():
     def check(folder: Path) -> None:
         path = folder / "identity.json"
@@ -391,6 +395,7 @@ def test_key_file_under_a_file_instead_of_a_folder_is_reported(tmp_path: Path):
     assert_one_line_message(caught.value, path)
 
 
+@posix_file_modes
 def test_key_file_that_cannot_be_created_is_reported():
     def check(home: Path) -> None:
         folder = home / "config"
@@ -407,6 +412,7 @@ def test_key_file_that_cannot_be_created_is_reported():
     as_unprivileged_user(check)  # root writes into any folder
 
 
+@posix_special_files
 @pytest.mark.timeout(10)
 def test_fifo_in_place_of_the_key_file_is_refused_without_hanging(tmp_path: Path):
     path = tmp_path / "identity.json"
@@ -416,6 +422,7 @@ def test_fifo_in_place_of_the_key_file_is_refused_without_hanging(tmp_path: Path
     assert_one_line_message(caught.value, path)
 
 
+@posix_special_files
 def test_dangling_link_is_refused_not_followed(tmp_path: Path):
     path = tmp_path / "identity.json"
     path.symlink_to(tmp_path / "missing.json")

@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from support.os_needs import posix_file_modes
 
 from parler_desktop.app.hubs.local_hub import start_local_hub
 from parler_desktop.hub import Hub, HubConfig, HubDatabaseError
@@ -110,6 +111,7 @@ def test_a_hub_that_fails_to_bind_releases_its_database(tmp_path: Path):
     asyncio.run(start_and_stop())
 
 
+@posix_file_modes
 def test_a_lock_in_a_new_folder_makes_it_owner_only(tmp_path):
     """The lock may be the first thing created beside a hub database: its folder is private."""
     import stat

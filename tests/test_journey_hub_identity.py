@@ -21,6 +21,7 @@ from support.desktop_fixtures import click_row, room_row
 from support.peer_ops import hub_history, invite_code
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
+from support.os_needs import HAS_FILE_MODES
 from test_journey_hubs import heading_state
 
 from parler_desktop.identity import Identity, load_or_create_identity
@@ -127,7 +128,7 @@ def test_a_hub_added_with_an_identity_of_its_own_keeps_it_for_the_window_scripts
     qtbot.waitUntil(lambda: app.hubs.entry(second.url) is not None and app.hubs.entry(second.url).bridge.is_live, timeout=15_000)
     key_file = home.hub_key_file(second.url)
     assert key_file.parent.parent == home.key_file.parent  # beside the home's own key
-    assert stat.S_IMODE(os.stat(key_file).st_mode) == 0o600
+    assert not HAS_FILE_MODES or stat.S_IMODE(os.stat(key_file).st_mode) == 0o600
     own_id = load_or_create_identity(key_file).agent_id
     assert own_id != home_id and app.hubs.entry(second.url).bridge.agent_id == own_id
     assert load_settings(home.settings_file).settings.hub_key_files == {second.url: str(key_file)}
@@ -181,11 +182,12 @@ def test_a_key_file_is_checked_before_it_is_taken_and_one_an_agent_tool_made_is_
     document = {"hub_url": second.url, "id": tool.agent_id, "seed": tool.seed, "name": "boss-bot"}
     mistyped_seed = tool.seed[:-1] + ("A" if tool.seed[-1] != "A" else "B")
     bad = {
-        "is accessible by other users (mode 644)": write_key_file(tmp_path / "shared.json", json.dumps(document), 0o644),
         "is not valid JSON": write_key_file(tmp_path / "notes.json", "seed: SU…"),
         "holds an unusable seed": write_key_file(tmp_path / "typo.json", json.dumps({**document, "seed": mistyped_seed})),
         "does not exist": str(tmp_path / "nowhere.json"),
     }
+    if HAS_FILE_MODES:
+        bad["is accessible by other users (mode 644)"] = write_key_file(tmp_path / "shared.json", json.dumps(document), 0o644)
     dialog = hub_dialog(qtbot, app, "Add a hub…")
     problem = dialog.problem
     for words, path in bad.items():

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
 from support.cli_runner import command, environment
 from support.desktop_fixtures import click_room
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.os_needs import posix_signals
 
 from parler_desktop.instance_lock import lock_home
 from parler_desktop.paths import Home
@@ -49,6 +50,7 @@ def home_on_port(tmp_path: Path) -> tuple[Home, int]:
     return home, port
 
 
+@posix_signals
 @pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_ends_the_app_and_frees_the_lock_and_the_port(tmp_path: Path, stop_signal: int):
     home, port = home_on_port(tmp_path)

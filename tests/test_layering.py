@@ -49,7 +49,7 @@ QT = ("PySide6", "qasync")
 BELOW_THE_QT_SEAM = (
     "protocol", "hub", "client", "demo", "store", "identity.py", "paths.py", "file_lock.py", "instance_lock.py",
     "atomic_file.py", "disk_errors.py", "settings.py", "__init__.py", "__main__.py", "assets.py", "logs.py", "system_libs.py",
-    "autostart.py", "window_state.py",
+    "window_state.py", "platform",
 )
 # What each layer must not import from Qt; ui/ may import all of it, so it has no case here.
 QT_FORBIDDEN = {**{layer: QT for layer in BELOW_THE_QT_SEAM}, "app": ("PySide6.QtWidgets",)}
@@ -58,25 +58,28 @@ QT_FORBIDDEN = {**{layer: QT for layer in BELOW_THE_QT_SEAM}, "app": ("PySide6.Q
 # composition root and may import every layer, so it has no case here.
 ALLOWED = {
     "protocol": {"protocol"},
-    "identity.py": {"protocol", "atomic_file", "disk_errors"},
+    "identity.py": {"protocol", "atomic_file", "disk_errors", "platform"},
     "paths.py": set(),
     "assets.py": set(),
     "logs.py": set(),
     "system_libs.py": set(),
-    "autostart.py": {"assets", "atomic_file", "instance_lock", "paths"},
+    "platform": {"platform", "assets", "atomic_file", "instance_lock", "paths"},
     "file_lock.py": set(),
     "atomic_file.py": set(),
     "disk_errors.py": set(),
     "instance_lock.py": {"paths", "file_lock"},
-    "settings.py": {"paths", "atomic_file", "disk_errors", "protocol"},
+    "settings.py": {"paths", "atomic_file", "disk_errors", "protocol", "platform"},
     "window_state.py": {"atomic_file"},
     "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file", "disk_errors"},
     "store": {"store", "protocol", "disk_errors", "file_lock"},
-    "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors"},
+    "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors", "platform"},
     "demo": {"demo", "client", "protocol", "identity"},
-    "app": {"app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file", "disk_errors", "assets"},
+    "app": {
+        "app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file", "disk_errors", "assets",
+        "platform",
+    },
     "ui": {
-        "ui", "app", "demo", "autostart", "client", "protocol", "identity", "store", "paths", "settings", "window_state", "hub",
+        "ui", "app", "demo", "platform", "client", "protocol", "identity", "store", "paths", "settings", "window_state", "hub",
         "disk_errors",
     },
     "__init__.py": set(),

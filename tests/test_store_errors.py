@@ -16,6 +16,7 @@ from parler_desktop.store.outbox_item import Draft, OutboxStatus
 from parler_desktop.store import LocalStore, StoreError, StoreProblem, outbox_path
 from support.damaged_store import damage, garble_a_middle_leaf
 from support.store_versions import store_before_outbox_file
+from support.os_needs import posix_file_modes
 
 from test_store import make_message
 from test_store_outbox import make_item
@@ -205,6 +206,7 @@ def read_only(*paths: Path) -> Iterator[None]:
                 path.chmod(0o700 if path.is_dir() else 0o600)
 
 
+@posix_file_modes
 def test_a_read_only_store_is_refused_with_advice(tmp_path: Path):
     folder = tmp_path / "stores"
     path = folder / "store.sqlite3"

@@ -21,6 +21,7 @@ from parler_desktop.ui.dialogs.connect_agents_dialog import INSTALL_HINT, Connec
 from support.desktop_fixtures import join_room
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
+from support.os_needs import linux_proc, posix_shell
 
 REFERENCE_CLI = os.environ.get("PARLER_REFERENCE_CLI", "")
 
@@ -82,6 +83,7 @@ def test_a_join_secret_the_window_presents_is_in_the_command(qtbot, desktop, hub
     assert dialog.command.text().endswith("--join-secret 's3cret word'")
 
 
+@posix_shell
 def test_run_it_streams_the_output_and_says_how_it_ended(qtbot, desktop, hub, monkeypatch, tmp_path):
     fake_parler(monkeypatch, tmp_path, 'echo "wired: $*"\necho "a warning" >&2\nexit 0')
     dialog = open_dialog(qtbot, desktop)
@@ -175,6 +177,7 @@ def test_the_reference_cli_prints_its_snippet_in_the_box(qtbot, desktop, hub, mo
     assert hub.url in dialog.output.toPlainText() and "mcpServers" in dialog.output.toPlainText()
 
 
+@posix_shell
 def test_a_character_split_between_two_reads_is_shown_whole(qtbot, desktop, monkeypatch, tmp_path):
     fake_parler(monkeypatch, tmp_path, r"printf '\342\206'; sleep 0.3; printf '\222 wired\n'")  # "→" in two writes
     dialog = open_dialog(qtbot, desktop)
@@ -183,6 +186,8 @@ def test_a_character_split_between_two_reads_is_shown_whole(qtbot, desktop, monk
     assert dialog.output.toPlainText() == "→ wired\n"
 
 
+@linux_proc
+@posix_shell
 def test_closing_the_dialog_ends_a_running_parler(qtbot, desktop, monkeypatch, tmp_path):
     fake_parler(monkeypatch, tmp_path, "exec sleep 60")
     dialog = open_dialog(qtbot, desktop)

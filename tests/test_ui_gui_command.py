@@ -8,6 +8,7 @@ import signal
 
 import pytest
 from support.cli_runner import started_cli
+from support.os_needs import posix_signals
 
 from parler_desktop.cli import gui_command
 
@@ -91,6 +92,7 @@ def test_qt_options_on_a_command_without_a_window_are_refused(capsys):
     assert exited.value.code == 2 and "Qt's options (-style Fusion) are for the window only" in capsys.readouterr().err
 
 
+@posix_signals
 async def test_the_window_takes_qt_s_own_platform_and_style_options(tmp_path):
     """Issue 46 item 10: ``parler-desktop -platform … -style Fusion`` was refused ("invalid
     choice"); the window now runs with them (-platform wins over QT_QPA_PLATFORM, as in any Qt

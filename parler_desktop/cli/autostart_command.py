@@ -1,4 +1,5 @@
-"""``parler-desktop autostart [on|off]``: start the window at login (Linux, XDG autostart).
+"""``parler-desktop autostart [on|off]``: start the window at login (an XDG autostart entry on
+Linux, a LaunchAgent on macOS, the per-user Run key on Windows: ``platform/autostart``).
 
 Sets the ``start_at_login`` setting and writes or removes the autostart entry at once; the window
 keeps the entry in step with the setting every time it starts (so it follows the app if it moves).
@@ -11,14 +12,14 @@ import argparse
 import dataclasses
 import sys
 
-from parler_desktop.autostart import autostart_file, sync_autostart
+from parler_desktop.platform.autostart import login_start, sync_autostart
 from parler_desktop.cli.help_text import description
 from parler_desktop.paths import Home
 from parler_desktop.settings import load_settings, save_settings
 
 
 def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentParser) -> None:
-    sub = subparsers.add_parser("autostart", help="start the window at login (Linux)", description=description(__doc__))
+    sub = subparsers.add_parser("autostart", help="start the window at login", description=description(__doc__))
     sub.add_argument("state", nargs="?", choices=("on", "off"), help="on or off (default: show the setting)")
     sub.set_defaults(run=run)
 
@@ -38,8 +39,9 @@ def run(args: argparse.Namespace) -> int:
         except OSError as error:
             print(f"parler-desktop autostart: {error}", file=sys.stderr)
             return 1
-    if not sys.platform.startswith("linux"):
-        print("start at login: only on Linux so far (use the system's login items)")
+    implementation = login_start()
+    if implementation is None:
+        print("start at login: not on this system (use the system's login items)")
     else:
-        print(f"start at login: {'on' if settings.start_at_login else 'off'} ({autostart_file(home)})")
+        print(f"start at login: {'on' if settings.start_at_login else 'off'} ({implementation.location(home)})")
     return 0

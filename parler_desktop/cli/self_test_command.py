@@ -33,6 +33,9 @@ def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentPa
 
 def run(args: argparse.Namespace) -> int:
     os.environ["QT_QPA_PLATFORM"] = "offscreen"  # the check needs no display
+    # keyring is loaded as always, but the scratch home's throw-away identity never reaches the
+    # user's Keychain or Credential Manager (platform/secrets).
+    os.environ["PYTHON_KEYRING_BACKEND"] = "keyring.backends.null.Keyring"
     problem = system_libs.check()
     if problem is not None:
         print(problem, file=sys.stderr)

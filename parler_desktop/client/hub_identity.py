@@ -13,6 +13,7 @@ from pathlib import Path
 from parler_desktop.client.address import normalize_hub_url
 from parler_desktop.identity import Identity, load_identity, load_or_create_identity
 from parler_desktop.paths import Home
+from parler_desktop.platform.secrets.file_secrets import store_for
 from parler_desktop.settings import Settings
 
 
@@ -39,7 +40,9 @@ def hub_key_file(home: Home, settings: Settings, hub_url: str) -> Path:
 
 def load_hub_identity(home: Home, settings: Settings, hub_url: str) -> Identity:
     """The identity for ``hub_url`` (blocking: call it off the UI thread). The home's key file is
-    made on first use; a key file chosen for the hub must exist. Raises ``KeyFileError`` or
-    ``ValueError``."""
+    made on first use; a key file chosen for the hub must exist. The home's own key files (in its
+    config folder) keep their seeds in the OS credential store where there is one. Raises
+    ``KeyFileError`` or ``ValueError``."""
     path = hub_key_file(home, settings, hub_url)
-    return load_or_create_identity(path) if path == home.key_file else load_identity(path)
+    store = store_for(home, path)
+    return load_or_create_identity(path, store) if path == home.key_file else load_identity(path, store)

@@ -143,7 +143,8 @@ class HubSession:
         kwargs.setdefault("role", loaded.settings.role)
         if "join_secret" not in kwargs:
             first = normalize_hub_url(loaded.settings.hub_url) if loaded.settings.hub_url else None
-            kwargs["join_secret"] = read_join_secret(home, loaded.settings, None if url == first else url)
+            # off the loop: the OS credential store may take a while (or ask to be unlocked)
+            kwargs["join_secret"] = await asyncio.to_thread(read_join_secret, home, loaded.settings, None if url == first else url)
         kwargs.setdefault("ca_file", loaded.settings.hub_ca_files.get(url))
         store, disk_full = await open_for_session(home.store_path(url, identity.agent_id), on_loop=store_on_loop)
         session = cls(url, identity, store, **kwargs)

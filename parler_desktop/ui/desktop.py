@@ -20,7 +20,7 @@ from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.hubs.local_hub import start_local_hub
 from parler_desktop.app.hubs.network_watch import NetworkWatch
 from parler_desktop.app.hubs.sleep_watch import SleepWatch
-from parler_desktop.autostart import sync_autostart
+from parler_desktop.platform.autostart import sync_autostart
 from parler_desktop.client.address import normalize_hub_url
 from parler_desktop.demo.plan import DEMO_FAILURES, DemoPlan
 from parler_desktop.disk_errors import os_error_text

@@ -190,7 +190,7 @@ class HubProcess:
     def kill(self) -> None:
         """SIGKILL and reap: the crash case."""
         if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
+            self.process.kill()  # SIGKILL (TerminateProcess on Windows)
         self._reap()
 
     def terminate(self, timeout: float = 15.0) -> int:

@@ -6,7 +6,6 @@ Nothing here is the reference code: it runs a binary built from it (docs/interop
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import time
@@ -84,7 +83,7 @@ class ReferenceHub:
     def kill(self) -> None:
         """kill -9 and reap: the crash case."""
         if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
+            self.process.kill()  # SIGKILL
         if self.process is not None:
             self.process.wait(15)
 

@@ -9,7 +9,6 @@ the ``nobody`` user, with the child's traceback raised here if the check failed.
 from __future__ import annotations
 
 import os
-import pwd
 import shutil
 import tempfile
 import traceback
@@ -20,6 +19,8 @@ FALLBACK_UID = 65534  # nobody on most systems
 
 
 def _nobody() -> tuple[int, int]:
+    import pwd  # POSIX only: the callers are skipped elsewhere
+
     try:
         entry = pwd.getpwnam("nobody")
         return entry.pw_uid, entry.pw_gid

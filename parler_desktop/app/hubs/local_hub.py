@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from parler_desktop.atomic_file import write_atomically
 from parler_desktop.hub import EmbeddedHub, HubConfig, HubLimits
 from parler_desktop.paths import Home
+from parler_desktop.platform.secrets.file_secrets import save_to_store_or_file, store_for
 
 PREFERRED_PORT = 7070
 PORT_FILE = "port"
@@ -48,13 +48,11 @@ def start_local_hub(home: Home) -> EmbeddedHub:
 
 
 def save_join_secret(home: Home, secret: str, path: Path | None = None) -> Path:
-    """Write a join secret to ``path`` (default: the home's secret file, the first hub's),
-    private (0600) from its first byte.
-
-    ``write_atomically`` writes a fresh 0600 file and renames it over the old one, so an older
-    file's looser rights do not survive.
+    """Keep a join secret for ``path`` (default: the home's secret file, the first hub's): in the
+    OS credential store where there is one and the file is the home's own, else in that file,
+    private (0600) from its first byte (a fresh file renamed over the old one, so an older file's
+    looser rights do not survive).
     """
     path = path or home.join_secret_file
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    write_atomically(path, secret.encode("utf-8"))
+    save_to_store_or_file(path, secret, store_for(home, path))
     return path

@@ -8,7 +8,6 @@ is another room."""
 from __future__ import annotations
 
 import dataclasses
-import os
 
 from PySide6.QtWidgets import QSystemTrayIcon
 
@@ -17,7 +16,7 @@ from parler_desktop.app.attention.attention_notifier import Alert, AttentionNoti
 from parler_desktop.app.attention.attention_preferences import AttentionPreferences
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.hub_list import HubEntry
-from parler_desktop.app.attention.desktop_notifications import DesktopNotifications
+from parler_desktop.app.attention.platform_notifications import platform_notifications
 from parler_desktop.paths import Home
 from parler_desktop.settings import load_settings
 from parler_desktop.ui.room_list.agent_glance import AgentDotDelegate, RoomHintBar
@@ -28,9 +27,6 @@ from parler_desktop.ui.attention.notifications_menu import NotificationsMenu
 from parler_desktop.ui.timeline.request_actions import RequestActions
 from parler_desktop.ui.room_list.room_menu import RoomMenu
 from parler_desktop.ui.attention.tray import Tray
-
-SESSION_BUS_ENV = "DBUS_SESSION_BUS_ADDRESS"
-
 
 class Attention:
     def __init__(self, home: Home, bridge: SessionBridge, window: MainWindow) -> None:
@@ -46,7 +42,7 @@ class Attention:
         window.hubs.removed.connect(lambda entry: self.notifiers.pop(entry).deleteLater())
         self.agents = HubAgentWatches(window.hubs, self.preferences.current, parent=window)
         self.agents.hintRaised.connect(lambda entry, room, hint: self.notifiers[entry].hint(room, hint))
-        self.desktop = DesktopNotifications(bridge.tasks, parent=window)
+        self.desktop = platform_notifications(bridge.tasks, parent=window)
         self.jump = MessageJump(window, window.room_panel, window.timeline_model)
         self.tray: Tray | None = None
         self.close_to_tray: CloseToTray | None = None
@@ -78,8 +74,7 @@ class Attention:
         """Use the desktop's notification service when there is one (else the tray balloon)."""
         if self.preferences.load_problem:
             self.window.statusBar().showMessage(self.preferences.load_problem, 15_000)
-        if os.environ.get(SESSION_BUS_ENV):
-            await self.desktop.start()
+        await self.desktop.start()  # False (quietly) without one: no session bus, no notification centre
 
     async def stop(self) -> None:
         await self.desktop.stop()

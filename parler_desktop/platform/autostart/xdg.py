@@ -1,36 +1,27 @@
 """Start at login on Linux: an XDG autostart entry that follows the ``start_at_login`` setting.
 
-The entry is the app's own desktop entry with ``Exec`` pointing at the program running now (the
-bundle's executable, or this Python with ``-m parler_desktop``), so it keeps working wherever the
-app was installed; the window re-writes it on every start. The setting belongs to a home, so a
-home other than the default one gets an entry of its own that starts it with ``--home``. Only an
-entry this module wrote (it carries ``X-Parler-Desktop-Autostart=true``) is ever removed.
+The entry is the app's own desktop entry with ``Exec`` the program running now
+(``command.launch_command``), so it keeps working wherever the app was installed; the window
+re-writes it on every start. Only an entry this module wrote (it carries
+``X-Parler-Desktop-Autostart=true``) is ever removed.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import sys
 from pathlib import Path
 
 from parler_desktop.assets import APP_ID, desktop_entry
 from parler_desktop.atomic_file import write_atomically
-from parler_desktop.instance_lock import home_path
 from parler_desktop.paths import Home
+from parler_desktop.platform.autostart.command import home_suffix, launch_command
 
 MARKER = "X-Parler-Desktop-Autostart=true"
 
 
 def autostart_file(home: Home, environ: dict[str, str] | os._Environ[str] = os.environ) -> Path:
     config = environ.get("XDG_CONFIG_HOME") or str(Path(environ.get("HOME", str(Path.home()))) / ".config")
-    name = APP_ID if home.is_platform_default else f"{APP_ID}-{hashlib.sha256(str(home.data_dir).encode()).hexdigest()[:8]}"
-    return Path(config) / "autostart" / f"{name}.desktop"
-
-
-def launch_command(home: Home) -> list[str]:
-    program = [sys.executable] if getattr(sys, "frozen", False) else [sys.executable, "-m", "parler_desktop"]
-    return program if home.is_platform_default else [*program, "--home", str(home_path(home))]
+    return Path(config) / "autostart" / f"{APP_ID}{home_suffix(home)}.desktop"
 
 
 def entry_text(command: list[str]) -> str:
@@ -54,8 +45,6 @@ def entry_text(command: list[str]) -> str:
 
 def sync_autostart(enabled: bool, home: Home, path: Path | None = None) -> bool:
     """Make ``home``'s autostart entry match ``enabled``; True when something changed. Raises OSError."""
-    if not sys.platform.startswith("linux"):
-        return False
     path = path or autostart_file(home)
     existing = path.read_text(encoding="utf-8") if path.is_file() else None
     if existing is not None and MARKER not in existing.splitlines():
@@ -70,3 +59,13 @@ def sync_autostart(enabled: bool, home: Home, path: Path | None = None) -> bool:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, text.encode("utf-8"))
     return True
+
+
+class XdgAutostart:
+    """The Linux ``LoginStart``."""
+
+    def location(self, home: Home) -> str:
+        return str(autostart_file(home))
+
+    def sync(self, enabled: bool, home: Home) -> bool:
+        return sync_autostart(enabled, home)

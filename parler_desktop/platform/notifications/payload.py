@@ -1,0 +1,40 @@
+"""An alert as the macOS and Windows notification services take it: plain text (neither renders
+markup from us), a stable identifier per room of a hub, so the service itself replaces the room's
+earlier notification (a UNNotificationRequest of the same identifier; a toast of the same tag and
+group), the room as the thread that groups them, and the one "Open" button."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+OPEN_ACTION = "open"
+OPEN_LABEL = "Open"
+TITLE_LIMIT = 200  # characters; both services truncate long lines themselves, this bounds the request
+BODY_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class NotificationPayload:
+    identifier: str  # the same for every alert of one room of one hub
+    thread: str
+    title: str
+    body: str
+    actions: tuple[tuple[str, str], ...]  # (action id, label)
+
+
+def room_identifier(hub: str, room: str) -> str:
+    """Stable, opaque and short: the room's name never reaches the service's identifiers."""
+    digest = hashlib.sha256(f"{hub}\0{room}".encode("utf-8")).hexdigest()[:24]
+    return f"parler-room-{digest}"
+
+
+def bounded(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def payload_for(hub: str, room: str, title: str, body: str) -> NotificationPayload:
+    identifier = room_identifier(hub, room)
+    return NotificationPayload(
+        identifier, identifier, bounded(title, TITLE_LIMIT), bounded(body, BODY_LIMIT), ((OPEN_ACTION, OPEN_LABEL),)
+    )
