@@ -54,6 +54,7 @@ class MainWindow(QMainWindow):
     removeHubRequested = Signal()
     shownHubChanged = Signal(object)  # HubEntry: the timeline, composer and members follow it now
     connectAgentsRequested = Signal()
+    agentsRequested = Signal()  # View → Agents
     openLogFolderRequested = Signal()
     demoRequested = Signal()
     closing = Signal()
@@ -116,6 +117,7 @@ class MainWindow(QMainWindow):
         self.toggle_roster = action("Show members", ["Ctrl+Shift+M"], self._toggle_roster)
         self.toggle_roster.setCheckable(True)
         self.toggle_roster.setChecked(True)
+        action("&Agents", ["Ctrl+Shift+A"], self.agentsRequested.emit)
         menu = self.menuBar()
         hub_menu = menu.addMenu("&Hub")
         hub_menu.addAction("New room…", self.room_actions.new_room)

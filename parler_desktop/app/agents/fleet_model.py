@@ -1,0 +1,395 @@
+"""FleetModel: one row per agent of every hub the window holds, for the Agents view; and the cost
+totals of their task receipts (``CostTotals``), which the room header shows too.
+
+Where it comes from, with no polling of its own beyond the hub's budgets (design.md §3):
+- once, when first needed (``load``), each hub's cache: its stored rosters, who spoke last where,
+  every stored task part (taken in a batch per loop turn, so the window never stalls) and the
+  human's newest messages; then the hub's directory (one ``discover``);
+- then what each hub's bridge reports: every stored message (task statuses, receipts, who spoke)
+  and every roster fetched (the members panel's);
+- while the view is open (``set_watching``), the directory again every ``refresh_ms`` (two
+  requests a minute per hub of the 600 the hub allows).
+Rows are rebuilt at most every ``REBUILD_MS`` after a change; the same rows in the same order only
+repaint (the selection stays).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import shiboken6
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QFont
+
+from parler_desktop.app.agents.cost_totals import CostTotals, receipts_in
+from parler_desktop.app.agents.fleet_state import AgentRecord, FleetState, waits_on_human
+from parler_desktop.app.hubs.hub_list import HubEntry, HubList
+from parler_desktop.app.room_list.agent_watch import HubAgentWatches
+from parler_desktop.app.tooltips import plain_tooltip
+from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.protocol.parts import TaskStatus
+from parler_desktop.protocol.readable import readable
+from parler_desktop.store import LocalStore, StoreError
+
+COLUMNS = ("Agent", "Role", "Hub", "Presence", "On", "Last seen", "Rooms", "Flags", "Today")
+FILTERS = ("All", "Working", "Waiting on me", "Stuck", "Offline")
+GROUPS = ("None", "Hub", "Room", "Role")
+AGENT_KEY = Qt.ItemDataRole.UserRole + 1  # (hub, id) of an agent row; None on a group heading
+REBUILD_MS = 150
+REFRESH_MS = 30_000
+TASK_BATCH = 500  # task parts taken in per loop turn while loading
+ASKED_SCAN = 500  # the human's newest messages read for whom they addressed
+DIRECTORY_FAILURES = (BadReply, ConnectionLost, HubRefused, SessionClosed, TimeoutError)
+MARKERS = TaskStatus.MARKERS
+
+Index = QModelIndex | QPersistentModelIndex
+Row = tuple[str, Any]  # ("group", label) or ("agent", (hub, id))
+
+
+def ago(ms: int, now: float) -> str:
+    if not ms:
+        return "never"
+    seconds = max(0, now - ms / 1000)
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{seconds // 60:.0f} min ago"
+    if seconds < 86400:
+        return f"{seconds // 3600:.0f} h ago"
+    return time.strftime("%d %b", time.localtime(ms / 1000))
+
+
+class FleetModel(QAbstractTableModel):
+    loaded = Signal()  # every hub's cache and directory were read once
+    costsChanged = Signal()
+
+    def __init__(self, hubs: HubList, watches: HubAgentWatches, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.hubs = hubs
+        self.watches = watches
+        self.clock: Callable[[], float] = time.time
+        self.state = FleetState()
+        self.costs = CostTotals()
+        self.filter = FILTERS[0]
+        self.group = GROUPS[0]
+        self.search = ""
+        self.refresh_ms = REFRESH_MS
+        self._rows: list[Row] = []
+        self._loading: set[HubEntry] = set()
+        self._sessions: dict[HubEntry, object] = {}  # the session each hub's state was loaded from
+        self._taken: set[tuple[str, int]] = set()  # (hub, seq) of task messages taken in
+        self._rebuild = QTimer(self, singleShot=True, interval=REBUILD_MS)
+        self._rebuild.timeout.connect(self.rebuild)
+        self._refresh = QTimer(self, interval=self.refresh_ms)
+        self._refresh.timeout.connect(self.refresh_directories)
+        watches.changed.connect(self._changed)
+        for entry in hubs.entries:
+            self._added(entry)
+        hubs.added.connect(self._added)
+        hubs.removed.connect(self._removed)
+
+    # -- Qt model -------------------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
+            return COLUMNS[section]
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if index.isValid() and self._rows[index.row()][0] == "group":
+            return Qt.ItemFlag.ItemIsEnabled
+        return super().flags(index)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        kind, value = self._rows[index.row()]
+        if kind == "group":
+            if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:
+                return value
+            if role == Qt.ItemDataRole.FontRole:
+                font = QFont()
+                font.setBold(True)
+                return font
+            return None
+        agent = self.state.agents.get(value)
+        if agent is None:
+            return None
+        if role == AGENT_KEY:
+            return value
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._cell(agent, index.column())
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return plain_tooltip(self.describe(agent), wrap=True)
+        return None
+
+    # -- what a row says ------------------------------------------------------------------
+    def hub_label(self, hub: str) -> str:
+        entry = self.hubs.entry(hub)
+        return entry.label if entry is not None else hub
+
+    def room_label(self, hub: str, room: str) -> str:
+        entry = self.hubs.entry(hub)
+        return readable(entry.rooms.label(room) if entry is not None else room)
+
+    def name_of(self, agent: AgentRecord) -> str:
+        return " ".join(readable(agent.name).split()) or agent.id[:8]
+
+    def on_text(self, agent: AgentRecord) -> str:
+        """What it is on: its newest task status, the note, and the room."""
+        task = agent.task
+        if task is None:
+            return ""
+        note = f" — {' '.join(readable(task.note).split())}" if task.note else ""
+        return f"{MARKERS.get(task.status, '')} {task.status}{note} · in {self.room_label(agent.hub, task.room)}"
+
+    def flag_names(self, agent: AgentRecord) -> list[str]:
+        now_ms = int(self.clock() * 1000)
+        watch = self.watches.watch(agent.hub)
+        after_ms = int((watch.activity.stuck_after if watch is not None else 600) * 1000)
+        found = []
+        if waits_on_human(agent):
+            found.append("waiting on you")
+        if agent.is_stuck(now_ms, after_ms):
+            found.append("stuck")
+        if agent.is_silent(now_ms, after_ms):
+            found.append("silent on your work")
+        if any(
+            hint.kind == "loop" and agent.name in hint.agents for room in agent.rooms for hint in self.watches.hints(agent.hub, room)
+        ):
+            found.append("looping")
+        return found
+
+    def _cell(self, agent: AgentRecord, column: int) -> str:
+        if column == 0:
+            return self.name_of(agent) + (" ✓" if agent.verified else "")
+        if column == 1:
+            return readable(agent.role)
+        if column == 2:
+            return self.hub_label(agent.hub)
+        if column == 3:
+            activity = " ".join(readable(agent.activity).split())
+            return f"{readable(agent.presence)} — {activity}" if activity else readable(agent.presence)
+        if column == 4:
+            return self.on_text(agent)
+        if column == 5:
+            return ago(agent.last_seen_ms, self.clock())
+        if column == 6:
+            return str(len(agent.rooms))
+        if column == 7:
+            return ", ".join(self.flag_names(agent))
+        if column == 8:
+            today = self.costs.totals("agent", agent.hub, agent.id, "today")
+            return f"{today.tasks} · {today.tokens:,} tok" + ("+?" if today.tokens_unknown else "") if today.tasks else ""
+        return ""
+
+    def describe(self, agent: AgentRecord) -> str:
+        """The row in full, for its tooltip."""
+        rooms = ", ".join(sorted(self.room_label(agent.hub, room) for room in agent.rooms)) or "none"
+        lines = [
+            f"{self.name_of(agent)} ({readable(agent.role) or 'no role'}) on {self.hub_label(agent.hub)}",
+            f"{readable(agent.presence)}{' — ' + readable(agent.activity) if agent.activity else ''}",
+            f"On: {self.on_text(agent) or 'nothing reported'}",
+            f"Rooms shared with you: {rooms}",
+            f"Today: {self.costs.totals('agent', agent.hub, agent.id, 'today').summary()}",
+        ]
+        return "\n".join(lines)
+
+    def record(self, key: tuple[str, str]) -> AgentRecord | None:
+        return self.state.agents.get(key)
+
+    # -- filter and group -----------------------------------------------------------------
+    def set_view(self, filter: str | None = None, group: str | None = None, search: str | None = None) -> None:
+        self.filter = filter if filter is not None else self.filter
+        self.group = group if group is not None else self.group
+        self.search = search if search is not None else self.search
+        self.rebuild()
+
+    def _shown(self, agent: AgentRecord) -> bool:
+        if self.search and self.search.lower() not in f"{agent.name} {agent.role} {agent.id}".lower():
+            return False
+        wanted = self.filter
+        if wanted == "Working":
+            return agent.presence == "working" or (agent.task is not None and agent.task.status in ("accepted", "working"))
+        if wanted == "Waiting on me":
+            return "waiting on you" in self.flag_names(agent)
+        if wanted == "Stuck":
+            flags = self.flag_names(agent)
+            return "stuck" in flags or "looping" in flags
+        if wanted == "Offline":
+            return agent.presence == "offline"
+        return True
+
+    def _groups_of(self, agent: AgentRecord) -> list[str]:
+        if self.group == "Hub":
+            return [self.hub_label(agent.hub)]
+        if self.group == "Room":
+            return [f"{self.room_label(agent.hub, room)} · {self.hub_label(agent.hub)}" for room in agent.rooms] or ["No shared room"]
+        if self.group == "Role":
+            return [readable(agent.role) or "No role"]
+        return [""]
+
+    def rebuild(self) -> None:
+        """Rows for the filter and grouping; the same rows only repaint."""
+        self._rebuild.stop()
+        grouped: dict[str, list[tuple[str, str]]] = {}
+        for agent in self.state.agents.values():
+            if self._shown(agent):
+                for group in self._groups_of(agent):
+                    grouped.setdefault(group, []).append((self.name_of(agent).lower(), agent.key))
+        rows: list[Row] = []
+        for group in sorted(grouped, key=str.lower):
+            if group:
+                rows.append(("group", f"{group} ({len(grouped[group])})"))
+            rows.extend(("agent", key) for _, key in sorted(grouped[group]))
+        if rows == self._rows:
+            if rows:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(COLUMNS) - 1))
+            return
+        self.beginResetModel()
+        self._rows = rows
+        self.endResetModel()
+
+    def _changed(self, *_args: object) -> None:
+        if not self._rebuild.isActive():
+            self._rebuild.start()
+
+    # -- feeding --------------------------------------------------------------------------
+    def _added(self, entry: HubEntry) -> None:
+        bridge = entry.bridge
+        bridge.messagesStored.connect(lambda room, messages, _live: self._stored(entry, messages))
+        bridge.rosterChanged.connect(lambda room, entries: self._roster(entry, room, entries))
+        bridge.sessionChanged.connect(lambda: self._session_changed(entry))
+
+    def _removed(self, entry: HubEntry) -> None:
+        self._sessions.pop(entry, None)
+        for key in [key for key in self.state.agents if key[0] == entry.url]:
+            del self.state.agents[key]
+        self._changed()
+
+    def _session_changed(self, entry: HubEntry) -> None:
+        """Another identity or hub: what was known of the old one goes; read again when loaded."""
+        if entry in self._sessions and self._sessions[entry] is not entry.bridge.session:
+            del self._sessions[entry]
+            for key in [key for key in self.state.agents if key[0] == entry.url]:
+                del self.state.agents[key]
+            self.load()
+
+    def _stored(self, entry: HubEntry, messages: Sequence[Any]) -> None:
+        if entry not in self._sessions:
+            return  # not loaded: its cache is read when it is
+        receipts_added = False
+        for message in messages:
+            if (entry.url, message.seq) in self._taken:
+                continue  # a task message the cache's read took in
+            self.state.observe_message(entry.url, message)
+            receipts_added |= self._count(entry.url, message)
+        if receipts_added:
+            self.costsChanged.emit()
+        self._changed()
+
+    def _count(self, hub: str, message: Any) -> bool:
+        tasks = [t for t in (TaskStatus.from_part(p) for p in message.parts if p.get("kind") == TaskStatus.TAG) if t is not None]
+        if not tasks:
+            return False
+        self._taken.add((hub, message.seq))
+        added = False
+        for receipt in receipts_in(hub, message.seq, message.room, message.sender.id, message.ts, tasks):
+            added |= self.costs.add(receipt)
+        return added
+
+    def _roster(self, entry: HubEntry, room: str, entries: Sequence[Any]) -> None:
+        if entry in self._sessions and self.state.observe_roster(entry.url, room, entries):
+            self._changed()
+
+    @property
+    def started(self) -> bool:
+        """Some hub's cache is read or being read."""
+        return bool(self._sessions or self._loading)
+
+    def load(self) -> None:
+        """Read every hub's cache and directory once (again after a hub's session changed)."""
+        for entry in self.hubs.entries:
+            if entry not in self._sessions and entry not in self._loading and entry.bridge.store is not None:
+                self._loading.add(entry)
+                entry.bridge.tasks.spawn("agents", self._load(entry))
+
+    async def _load(self, entry: HubEntry) -> None:
+        bridge, hub = entry.bridge, entry.url
+        session, store = bridge.session, bridge.store
+        try:
+            self.state.set_me(hub, bridge.agent_id, bridge.name)
+            kinds = await store.call(LocalStore.room_kinds)
+            self.state.dm_rooms[hub] = {room for room, kind in kinds.items() if kind == "dm"}
+            self._sessions[entry] = session  # from here on, what is stored is taken in as it comes
+            for room, roster in (await store.call(LocalStore.all_rosters)).items():
+                self.state.observe_roster(hub, room, roster)
+            for sender in await store.call(LocalStore.senders):
+                self.state.observe_sender(hub, *sender)
+            for number, row in enumerate(await store.call(LocalStore.task_parts), 1):  # a batch per loop turn
+                self._take_task_part(hub, *row)
+                if number % TASK_BATCH == 0:
+                    await asyncio.sleep(0)
+            for message in await store.call(LocalStore.messages_from, bridge.agent_id, ASKED_SCAN):
+                self.state.observe_message(hub, message)
+            self.costsChanged.emit()
+            self._changed()
+            await self.refresh_directory(entry)
+        except StoreError:
+            pass  # a damaged cache (the session says so): what arrives from now on still counts
+        finally:
+            self._loading.discard(entry)
+            if not self._loading and shiboken6.isValid(self):
+                self.loaded.emit()
+
+    def _take_task_part(self, hub: str, seq: int, room: str, ts: int, sender: str | None, part_json: str) -> None:
+        if (hub, seq) in self._taken or not sender or sender == self.state.me.get(hub, ("",))[0]:
+            return
+        try:
+            task = TaskStatus.from_part(json.loads(part_json))
+        except ValueError:
+            return
+        if task is None:
+            return
+        record = self.state.agent(hub, sender)
+        record.rooms.add(room)
+        record.spoke_ms[room] = max(record.spoke_ms.get(room, 0), ts)
+        self.state.observe_task(record, room, ts, task)
+        for receipt in receipts_in(hub, seq, room, sender, ts, [task]):
+            self.costs.add(receipt)
+        self._taken.add((hub, seq))
+
+    # -- the directory --------------------------------------------------------------------
+    def set_watching(self, watching: bool) -> None:
+        """The view is open: ask the directories now and every ``refresh_ms``; closed: stop."""
+        if watching:
+            self._refresh.start(self.refresh_ms)
+            self.load()
+            self.refresh_directories()
+        else:
+            self._refresh.stop()
+
+    def refresh_directories(self) -> None:
+        for entry in self.hubs.entries:
+            if entry in self._sessions and entry not in self._loading:
+                entry.bridge.tasks.spawn("agents' directory", self.refresh_directory(entry))
+
+    async def refresh_directory(self, entry: HubEntry) -> None:
+        session = entry.bridge.session
+        if session is None or not entry.bridge.is_live:
+            return
+        try:
+            listed = await session.discover("hub", limit=1000)
+        except DIRECTORY_FAILURES:
+            return  # a hub without a directory: the rosters still serve
+        if shiboken6.isValid(self) and session is entry.bridge.session and self.state.observe_directory(entry.url, listed):
+            self._changed()
