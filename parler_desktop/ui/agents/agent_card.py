@@ -144,12 +144,15 @@ class AgentCard(QDialog):
         for first, last in reversed(task_runs(agent.history)):
             began = time.strftime("%d %b %H:%M", time.localtime(first.ts_ms / 1000))
             where = self.model.room_label(agent.hub, first.room)
+            tokens = "" if last is None else f", {last.tokens:,} tokens" if last.tokens is not None else ", tokens unknown"
             if last is None:
                 state = f"{first.status}, not finished"
+            elif last is first:  # only its final status was stored
+                took = f" in {duration_text(last.elapsed_ms)}" if last.elapsed_ms is not None else ""
+                state = f"{last.status}{took}{tokens}"
             else:
-                took = last.elapsed_ms if last.elapsed_ms is not None else last.ts_ms - first.ts_ms
-                tokens = f", {last.tokens:,} tokens" if last.tokens is not None else ", tokens unknown"
-                state = f"{first.status} → {last.status} in {duration_text(took)}{tokens}"
+                took_ms = last.elapsed_ms if last.elapsed_ms is not None else last.ts_ms - first.ts_ms
+                state = f"{first.status} → {last.status} in {duration_text(took_ms)}{tokens}"
             note = (last or first).note
             lines.append(f"{began} · {where} · {state}{' — ' + one_line(note) if note else ''}")
         return lines

@@ -1,0 +1,156 @@
+"""View → Agents (Ctrl+Shift+A) through the real window (issue 43, items 1-3): every agent the
+window knows, live from the directory, rosters and messages; filters by keyboard; an agent's card
+opened with Enter, and its Message action reaching the agent in a DM made by a ``dm`` send; the
+cost of the agents' work from their task receipts, with and without figures, and its CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt
+
+from parler_desktop.app.agents.fleet_model import AGENT_KEY, COLUMNS
+from parler_desktop.ui.agents.agents_view import AgentsView
+from support.desktop_fixtures import join_room, post_as
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.raw_agent import RawAgent
+
+pytestmark = pytest.mark.timeout(60)
+CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+
+
+def open_agents_view(qtbot, desktop: Any) -> AgentsView:
+    desktop.agents.model.refresh_ms = 300  # the directory asked often, so a presence shows at once
+    desktop.window.activateWindow()
+    qtbot.waitUntil(desktop.window.isActiveWindow, timeout=5000)
+    qtbot.keyClick(desktop.window, Qt.Key.Key_A, CTRL_SHIFT)
+    qtbot.waitUntil(lambda: desktop.agents.view is not None and desktop.agents.view.isVisible(), timeout=5000)
+    return desktop.agents.view
+
+
+def shown(view: AgentsView) -> dict[str, dict[str, str]]:
+    """The agent rows on screen: name -> column -> text."""
+    model = view.list.model()
+    rows = {}
+    for row in range(model.rowCount()):
+        if model.index(row, 0).data(AGENT_KEY) is not None:
+            cells = {column: model.index(row, number).data() for number, column in enumerate(COLUMNS)}
+            rows[cells["Agent"].removesuffix(" ✓")] = cells
+    return rows
+
+
+def post_task(qtbot, qloop, agent: RawAgent, room: str, status: str, task: str = "t1", **figures: Any) -> None:
+    part = {"kind": "com.parler.task", "status": status, "task": task, **figures}
+    frame = {"op": "send", "target": {"kind": "room", "room": room}, "parts": [part]}
+    run_coroutine(qtbot, qloop, agent.ok(frame, "sent"))
+
+
+def test_agents_from_cards_and_rooms_live_filtered_by_keyboard_and_a_dm_from_the_card(qtbot, qloop, desktop, hub, peer):
+    skills = [{"id": "plan", "name": "Planning", "description": "splits work"}]
+    run_coroutine(qtbot, qloop, peer.register("alice", role="planner", description="Plans the sprint", tags=["ops"], skills=skills))
+    bob = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="bob", role="coder"))
+    try:
+        room = join_room(qtbot, qloop, desktop, bob, "build")
+        post_task(qtbot, qloop, bob, room, "working", note="fixing the parser")
+        view = open_agents_view(qtbot, desktop)
+        qtbot.waitUntil(lambda: {"alice", "bob"} <= set(shown(view)), timeout=10_000)
+        assert shown(view)["bob"]["On"] == "⚙ working — fixing the parser · in build"
+        assert shown(view)["bob"]["Rooms"] == "1"
+        assert shown(view)["alice"]["Role"] == "planner"
+
+        run_coroutine(qtbot, qloop, peer.ok({"op": "presence", "status": "working", "activity": "writing the plan"}, "presence_ok"))
+        qtbot.waitUntil(lambda: shown(view)["alice"]["Presence"] == "working — writing the plan", timeout=10_000)
+
+        view.activateWindow()
+        qtbot.waitUntil(view.isActiveWindow, timeout=5000)
+        qtbot.keyClick(view, Qt.Key.Key_S, Qt.KeyboardModifier.AltModifier)  # Show: the filter
+        assert view.filter.hasFocus()
+        qtbot.keyClick(view.filter, Qt.Key.Key_Down)  # Working
+        qtbot.waitUntil(lambda: set(shown(view)) == {"alice", "bob"}, timeout=5000)
+        qtbot.keyClick(view.filter, Qt.Key.Key_Down)  # Waiting on me
+        qtbot.waitUntil(lambda: set(shown(view)) == set(), timeout=5000)
+        post_task(qtbot, qloop, bob, room, "awaiting", note="which parser?")
+        qtbot.waitUntil(lambda: set(shown(view)) == {"bob"}, timeout=10_000)
+        assert "waiting on you" in shown(view)["bob"]["Flags"]
+        qtbot.keyClick(view.filter, Qt.Key.Key_Home)  # All
+        view.search.setFocus()
+        qtbot.keyClicks(view.search, "ali")
+        qtbot.waitUntil(lambda: set(shown(view)) == {"alice"}, timeout=5000)
+
+        qtbot.keyClick(view.search, Qt.Key.Key_Return)  # to the list, on alice
+        assert view.list.hasFocus()
+        qtbot.keyClick(view.list, Qt.Key.Key_Return)  # her card
+        qtbot.waitUntil(lambda: desktop.agents.card is not None and desktop.agents.card.isVisible(), timeout=5000)
+        card = desktop.agents.card
+        directory = card.directory.text()
+        assert "verified" in directory and "Plans the sprint" in directory and "Skill: Planning — splits work" in directory
+        assert "Tags: ops" in directory
+
+        qtbot.mouseClick(card.message_button, Qt.MouseButton.LeftButton)  # no DM yet: a first message makes one
+        assert card.first_message.isVisible()
+        qtbot.keyClicks(card.first_message, "hello alice")
+        qtbot.keyClick(card.first_message, Qt.Key.Key_Return)
+        delivered = run_coroutine(qtbot, qloop, peer.recv_delivery())
+        assert delivered["room"].startswith("dm.") and delivered["parts"][0] == {"kind": "text", "text": "hello alice"}
+        qtbot.waitUntil(lambda: desktop.window.timeline_model.room == delivered["room"], timeout=10_000)
+
+        view.search.clear()
+        qtbot.waitUntil(lambda: "bob" in shown(view), timeout=5000)
+        card = desktop.agents.open_card(next(k for k in desktop.agents.model.state.agents if k[1] == bob.id))
+        qtbot.mouseClick(card.message_button, Qt.MouseButton.LeftButton)  # no card, no DM: said so
+        assert "bob has no directory card" in card.note.text()
+        assert not card.first_message.isVisible()
+        card.close()
+    finally:
+        run_coroutine(qtbot, qloop, bob.close())
+
+
+def test_cost_of_receipts_with_and_without_figures_in_the_view_the_room_header_and_the_csv(qtbot, qloop, desktop, hub, tmp_path: Path):
+    bob = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="bob", role="coder"))
+    try:
+        room = join_room(qtbot, qloop, desktop, bob, "build")
+        post_task(qtbot, qloop, bob, room, "accepted")
+        post_task(qtbot, qloop, bob, room, "done", tokens=1200, elapsedMs=60_000)
+        post_task(qtbot, qloop, bob, room, "failed", "t2", note="no disk")  # no figures: unknown, never zero
+        post_as(qtbot, qloop, bob, room, "the last of it")
+        entry = desktop.hubs.entry(hub.url)
+        qtbot.waitUntil(lambda: desktop.window.rooms is entry.rooms and entry.rooms.summary(room) is not None, timeout=5000)
+        qtbot.waitUntil(lambda: (entry.rooms.summary(room).last_preview or "").startswith("the last"), timeout=10_000)
+        view = open_agents_view(qtbot, desktop)  # the receipts stored so far are read from the cache
+        qtbot.waitUntil(lambda: "bob" in shown(view), timeout=10_000)
+        today = "Today: 2 tasks, 1 failed (50%) · 1,200 tokens (+1 unknown) · 1 min (+1 unknown)"
+        qtbot.waitUntil(lambda: view.costs.text().startswith(today), timeout=5000)
+
+        post_task(qtbot, qloop, bob, room, "done", "t3", tokens=300)  # arrives: added to the totals kept
+        today = "Today: 3 tasks, 1 failed (33%) · 1,500 tokens (+1 unknown) · 1 min (+2 unknown)"
+        qtbot.waitUntil(lambda: view.costs.text().startswith(today), timeout=10_000)
+        assert shown(view)["bob"]["Today"] == "3 · 1,500 tok+?"
+        assert desktop.agents.room_cost_line(hub.url, room).startswith(
+            "Agents' work here today: 3 tasks, 1 failed (33%) · 1,500 tokens (+1 unknown)"
+        )
+
+        target = tmp_path / "costs.csv"
+        view.write_csv(target)
+        assert view.status.text() == f"Saved {target}"
+        rows = list(csv.DictReader(io.StringIO(target.read_text(encoding="utf-8"))))
+        by_scope = {row["scope"]: row for row in rows}
+        assert by_scope["agent"]["name"] == f"bob ({bob.id})"
+        assert by_scope["room"]["name"] == "build"
+        for row in by_scope.values():
+            assert (row["tasks"], row["failed"], row["tokens"], row["tasks without tokens"]) == ("3", "1", "1500", "1")
+            assert (row["elapsed ms"], row["tasks without elapsed"]) == ("60000", "2")
+
+        card = desktop.agents.open_card(next(k for k in desktop.agents.model.state.agents if k[1] == bob.id))
+        history = card.history.toPlainText().splitlines()
+        assert len(history) == 3  # newest first; the task ids pair the steps
+        assert history[0].endswith("build · done, 300 tokens")
+        assert history[1].endswith("build · failed, tokens unknown — no disk")
+        assert history[2].endswith("build · accepted → done in 1 min, 1,200 tokens")
+        qtbot.waitUntil(lambda: "the last of it" in card.recent.toPlainText(), timeout=5000)
+        card.close()
+    finally:
+        run_coroutine(qtbot, qloop, bob.close())
