@@ -46,8 +46,11 @@ ASKED_SCAN = 500  # the human's newest messages read for whom they addressed
 DIRECTORY_FAILURES = (BadReply, ConnectionLost, HubRefused, SessionClosed, TimeoutError)
 MARKERS = TaskStatus.MARKERS
 
+HEADING_FLAGS = Qt.ItemFlag.ItemIsEnabled
+AGENT_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
 Index = QModelIndex | QPersistentModelIndex
-Row = tuple[str, Any]  # ("group", label) or ("agent", (hub, id))
+Row = str | tuple[str, str]  # a group's heading, or an agent's (hub, id)
 
 
 def ago(ms: int, now: float) -> str:
@@ -79,6 +82,9 @@ class FleetModel(QAbstractTableModel):
         self.search = ""
         self.refresh_ms = REFRESH_MS
         self._rows: list[Row] = []
+        self._hub_labels: dict[str, str] = {}
+        self._room_labels: dict[tuple[str, str], str] = {}
+        self._looping: set[tuple[str, str]] = set()  # (hub, name) named in a loop warning
         self._loading: set[HubEntry] = set()
         self._sessions: dict[HubEntry, object] = {}  # the session each hub's state was loaded from
         self._taken: set[tuple[str, int]] = set()  # (hub, seq) of task messages taken in
@@ -105,15 +111,15 @@ class FleetModel(QAbstractTableModel):
         return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
-        if index.isValid() and self._rows[index.row()][0] == "group":
-            return Qt.ItemFlag.ItemIsEnabled
-        return super().flags(index)
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return HEADING_FLAGS if isinstance(self._rows[index.row()], str) else AGENT_FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        kind, value = self._rows[index.row()]
-        if kind == "group":
+        value = self._rows[index.row()]
+        if isinstance(value, str):
             if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:
                 return value
             if role == Qt.ItemDataRole.FontRole:
@@ -134,12 +140,26 @@ class FleetModel(QAbstractTableModel):
 
     # -- what a row says ------------------------------------------------------------------
     def hub_label(self, hub: str) -> str:
-        entry = self.hubs.entry(hub)
-        return entry.label if entry is not None else hub
+        label = self._hub_labels.get(hub)
+        if label is None:
+            entry = self.hubs.entry(hub)
+            label = self._hub_labels[hub] = entry.label if entry is not None else hub
+        return label
 
     def room_label(self, hub: str, room: str) -> str:
-        entry = self.hubs.entry(hub)
-        return readable(entry.rooms.label(room) if entry is not None else room)
+        """The room as the sidebar names it (kept until the hub's room list reloads: asked per
+        row and room, the list's lookup is a walk of its rooms)."""
+        label = self._room_labels.get((hub, room))
+        if label is None:
+            entry = self.hubs.entry(hub)
+            label = self._room_labels[(hub, room)] = readable(entry.rooms.label(room) if entry is not None else room)
+        return label
+
+    def _labels_changed(self, *_changed: object) -> None:
+        """A hub renamed, or its room list reloaded (a DM learns its member's name): the labels
+        are asked again as rows are next drawn or rebuilt."""
+        self._hub_labels.clear()
+        self._room_labels.clear()
 
     def name_of(self, agent: AgentRecord) -> str:
         return " ".join(readable(agent.name).split()) or agent.id[:8]
@@ -163,9 +183,7 @@ class FleetModel(QAbstractTableModel):
             found.append("stuck")
         if agent.is_silent(now_ms, after_ms):
             found.append("silent on your work")
-        if any(
-            hint.kind == "loop" and agent.name in hint.agents for room in agent.rooms for hint in self.watches.hints(agent.hub, room)
-        ):
+        if (agent.hub, agent.name) in self._looping:
             found.append("looping")
         return found
 
@@ -229,28 +247,45 @@ class FleetModel(QAbstractTableModel):
             return agent.presence == "offline"
         return True
 
-    def _groups_of(self, agent: AgentRecord) -> list[str]:
+    def _groups_of(self, agent: AgentRecord) -> list[tuple[str, str]]:
+        """The groups the agent is listed in, as (hub, room) for rooms, else ("", heading)."""
         if self.group == "Hub":
-            return [self.hub_label(agent.hub)]
+            return [("", self.hub_label(agent.hub))]
         if self.group == "Room":
-            return [f"{self.room_label(agent.hub, room)} · {self.hub_label(agent.hub)}" for room in agent.rooms] or ["No shared room"]
+            return [(agent.hub, room) for room in agent.rooms] or [("", "No shared room")]
         if self.group == "Role":
-            return [readable(agent.role) or "No role"]
-        return [""]
+            return [("", readable(agent.role) or "No role")]
+        return [("", "")]
+
+    def _heading(self, group: tuple[str, str]) -> str:
+        hub, name = group
+        return f"{self.room_label(hub, name)} · {self.hub_label(hub)}" if hub else name
 
     def rebuild(self) -> None:
         """Rows for the filter and grouping; the same rows only repaint."""
         self._rebuild.stop()
-        grouped: dict[str, list[tuple[str, str]]] = {}
-        for agent in self.state.agents.values():
-            if self._shown(agent):
-                for group in self._groups_of(agent):
-                    grouped.setdefault(group, []).append((self.name_of(agent).lower(), agent.key))
+        self._looping = {
+            (entry.url, name)
+            for entry in self.hubs.entries
+            for room in entry.rooms.room_names()
+            for hint in self.watches.hints(entry.url, room)
+            if hint.kind == "loop"
+            for name in hint.agents
+        }
+        shown = sorted((self.name_of(agent).lower(), agent.key, agent) for agent in self.state.agents.values() if self._shown(agent))
+        grouped: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        for _name, key, agent in shown:  # in name order: so is every group
+            for group in self._groups_of(agent):
+                members = grouped.get(group)
+                if members is None:
+                    members = grouped[group] = []
+                members.append(key)
+        headings = {group: self._heading(group) for group in grouped}
         rows: list[Row] = []
-        for group in sorted(grouped, key=str.lower):
-            if group:
-                rows.append(("group", f"{group} ({len(grouped[group])})"))
-            rows.extend(("agent", key) for _, key in sorted(grouped[group]))
+        for group in sorted(grouped, key=lambda group: headings[group].lower()):
+            if headings[group]:
+                rows.append(f"{headings[group]} ({len(grouped[group])})")
+            rows.extend(grouped[group])
         if rows == self._rows:
             if rows:
                 self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(COLUMNS) - 1))
@@ -269,6 +304,8 @@ class FleetModel(QAbstractTableModel):
         bridge.messagesStored.connect(lambda room, messages, _live: self._stored(entry, messages))
         bridge.rosterChanged.connect(lambda room, entries: self._roster(entry, room, entries))
         bridge.sessionChanged.connect(lambda: self._session_changed(entry))
+        entry.rooms.reloaded.connect(self._labels_changed)
+        entry.changed.connect(self._labels_changed)
 
     def _removed(self, entry: HubEntry) -> None:
         self._sessions.pop(entry, None)
