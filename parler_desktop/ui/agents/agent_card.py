@@ -97,6 +97,8 @@ class AgentCard(QDialog):
         self.copy_button.clicked.connect(lambda: QGuiApplication.clipboard().setText(key[1]))
         close.clicked.connect(self.close)
         self.refresh()
+        model.modelReset.connect(self.refresh)  # what the rows say, the card says (as often)
+        model.dataChanged.connect(self.refresh)
         if self.entry is not None and self.entry.bridge.store is not None:
             self.entry.bridge.tasks.spawn("agent's messages", self._read_recent(self.entry.bridge.store))
 
@@ -104,7 +106,7 @@ class AgentCard(QDialog):
     def agent(self) -> AgentRecord | None:
         return self.model.record(self.key)
 
-    def refresh(self) -> None:
+    def refresh(self, *_changed: object) -> None:
         agent = self.agent
         if agent is None:
             self.summary.setText("This agent is no longer known to the window.")

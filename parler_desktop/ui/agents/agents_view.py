@@ -142,7 +142,6 @@ class AgentsView(QWidget):
     def open_view(self) -> None:
         """Show (or raise) the view, the search field focused; the model reads what it lacks."""
         self._opened.start()
-        self.model.set_watching(True)
         self.model.rebuild()
         self.show()
         self.raise_()
@@ -157,7 +156,7 @@ class AgentsView(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self.model.set_watching(True)
+        self.model.set_watching(True)  # (reads what it lacks, and the directories now and then)
 
     def hideEvent(self, event: object) -> None:  # noqa: D102
         self.model.set_watching(False)
