@@ -12,9 +12,11 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox
 
 from parler_desktop.app.agents.fleet_model import AGENT_KEY, COLUMNS
 from parler_desktop.ui.agents.agents_view import AgentsView
+from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
 from support.desktop_fixtures import join_room, post_as
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
@@ -109,7 +111,7 @@ def test_agents_from_cards_and_rooms_live_filtered_by_keyboard_and_a_dm_from_the
         run_coroutine(qtbot, qloop, bob.close())
 
 
-def test_cost_of_receipts_with_and_without_figures_in_the_view_the_room_header_and_the_csv(qtbot, qloop, desktop, hub, tmp_path: Path):
+def test_cost_of_receipts_with_and_without_figures_in_the_view_the_room_header_the_csv_and_a_handoff(qtbot, qloop, desktop, hub, tmp_path: Path):
     bob = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="bob", role="coder"))
     try:
         room = join_room(qtbot, qloop, desktop, bob, "build")
@@ -151,6 +153,17 @@ def test_cost_of_receipts_with_and_without_figures_in_the_view_the_room_header_a
         assert history[1].endswith("build · failed, tokens unknown — no disk")
         assert history[2].endswith("build · accepted → done in 1 min, 1,200 tokens")
         qtbot.waitUntil(lambda: "the last of it" in card.recent.toPlainText(), timeout=5000)
+
+        run_coroutine(qtbot, qloop, bob.ok({"op": "subscribe"}, "subscribed"))
+        qtbot.mouseClick(card.handoff_button, Qt.MouseButton.LeftButton)  # the handoff dialog, addressed to it
+        dialog = card.findChild(HandoffDialog)
+        qtbot.waitUntil(dialog.isVisible, timeout=5000)
+        assert dialog.to.currentText() == "bob"
+        qtbot.keyClicks(dialog.next, "review the parser")
+        qtbot.mouseClick(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+        delivered = run_coroutine(qtbot, qloop, bob.recv_delivery())
+        assert delivered["room"] == room and delivered["mentions"] == ["bob"]
+        assert {"kind": "com.parler.handoff", "next": "review the parser", "to": "bob"} in delivered["parts"]
         card.close()
     finally:
         run_coroutine(qtbot, qloop, bob.close())
