@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 from parler_desktop.app.agents.fleet_model import AGENT_KEY, COLUMNS
 from parler_desktop.ui.agents.agents_view import AgentsView
 from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
-from support.desktop_fixtures import join_room, post_as
+from support.desktop_fixtures import join_room, open_room, post_as
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
@@ -99,6 +99,11 @@ def test_agents_from_cards_and_rooms_live_filtered_by_keyboard_and_a_dm_from_the
         delivered = run_coroutine(qtbot, qloop, peer.recv_delivery())
         assert delivered["room"].startswith("dm.") and delivered["parts"][0] == {"kind": "text", "text": "hello alice"}
         qtbot.waitUntil(lambda: desktop.window.timeline_model.room == delivered["room"], timeout=10_000)
+        open_room(qtbot, desktop, room)
+        card = desktop.agents.open_card(next(k for k in desktop.agents.model.state.agents if k[1] == peer.id))
+        qtbot.mouseClick(card.message_button, Qt.MouseButton.LeftButton)  # the DM they share now opens
+        qtbot.waitUntil(lambda: desktop.window.timeline_model.room == delivered["room"], timeout=10_000)
+        assert desktop.window.composer.edit.hasFocus()
 
         view.search.clear()
         qtbot.waitUntil(lambda: "bob" in shown(view), timeout=5000)

@@ -304,6 +304,7 @@ class FleetModel(QAbstractTableModel):
         bridge.messagesStored.connect(lambda room, messages, _live: self._stored(entry, messages))
         bridge.rosterChanged.connect(lambda room, entries: self._roster(entry, room, entries))
         bridge.sessionChanged.connect(lambda: self._session_changed(entry))
+        bridge.roomsChanged.connect(lambda rooms: self._rooms_changed(entry, rooms))
         entry.rooms.reloaded.connect(self._labels_changed)
         entry.changed.connect(self._labels_changed)
 
@@ -314,12 +315,23 @@ class FleetModel(QAbstractTableModel):
         self._changed()
 
     def _session_changed(self, entry: HubEntry) -> None:
-        """Another identity or hub: what was known of the old one goes; read again when loaded."""
-        if entry in self._sessions and self._sessions[entry] is not entry.bridge.session:
-            del self._sessions[entry]
-            for key in [key for key in self.state.agents if key[0] == entry.url]:
-                del self.state.agents[key]
+        """Another identity or hub: what was known of the old session goes, and the new one's
+        cache is read (if the view was ever used; the totals keep what they counted, each
+        receipt once by its hub and seq)."""
+        if entry not in self._sessions or self._sessions[entry] is entry.bridge.session:
+            return
+        del self._sessions[entry]
+        for key in [key for key in self.state.agents if key[0] == entry.url]:
+            del self.state.agents[key]
+        self._taken = {taken for taken in self._taken if taken[0] != entry.url}
+        self._changed()
+        if entry.bridge.store is not None:
             self.load()
+
+    def _rooms_changed(self, entry: HubEntry, rooms: Sequence[Any]) -> None:
+        """The hub's room list: which rooms are DMs (a DM an agent opened with the human)."""
+        if entry in self._sessions:
+            self.state.dm_rooms[entry.url] = {room.name for room in rooms if room.kind == "dm"}
 
     def _stored(self, entry: HubEntry, messages: Sequence[Any]) -> None:
         if entry not in self._sessions:
