@@ -64,3 +64,15 @@ def test_task_runs_pair_steps_by_task_id():
         state.observe_message("", message(seq + 1, "build", BOB, seq * MINUTE, task(status, task_id)))
     runs = [(first.task, first.status, last.status if last else None) for first, last in task_runs(state.agents[("", BOB.id)].history)]
     assert runs == [("a", "accepted", "done"), ("b", "accepted", "failed"), ("c", "done", "done")]
+
+
+def test_each_task_part_is_taken_in_once_however_often_its_message_is_seen():
+    state = fleet()
+    both = message(7, "build", BOB, MINUTE, task("done", "a", tokens=5), task("failed", "b"))
+    state.observe_message("", both)
+    state.observe_message("", both)  # read from the cache, and arrived as stored
+    assert [(step.task, step.status) for step in state.agents[("", BOB.id)].history] == [("a", "done"), ("b", "failed")]
+    state.forget_hub("")
+    assert not state.agents
+    state.observe_message("", both)  # the hub's new session reads it again
+    assert len(state.agents[("", BOB.id)].history) == 2

@@ -14,7 +14,7 @@ from parler_desktop.store.signatures import MESSAGE_COLUMNS, SignatureChecks
 
 TASK_KIND = "com.parler.task"
 _TASK_PARTS = (
-    "SELECT m.seq, m.room, m.ts, json_extract(m.wire, '$.from.id'), p.value "
+    "SELECT m.seq, m.room, m.ts, json_extract(m.wire, '$.from.id'), p.key, p.value "
     "FROM messages m, json_each(m.wire, '$.parts') p "
     "WHERE m.wire LIKE '%' || :kind || '%' AND json_extract(p.value, '$.kind') = :kind ORDER BY m.seq, p.key"
 )
@@ -25,7 +25,7 @@ _SENDERS = (
 )  # (SQLite takes the bare columns from the row holding the max)
 
 SenderRow = tuple[str, str, str | None, str | None, int]  # (room, sender id, name, role, newest ts)
-TaskPartRow = tuple[int, str, int, str, str]  # (seq, room, ts, sender id, the part's JSON)
+TaskPartRow = tuple[int, str, int, str, int, str]  # (seq, room, ts, sender id, the part's index, its JSON)
 
 
 class FleetReads(SignatureChecks):

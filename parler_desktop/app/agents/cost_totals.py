@@ -15,6 +15,7 @@ import io
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 TERMINAL = frozenset({"done", "failed", "cancelled"})
 PERIODS = ("today", "7 days", "all")
@@ -35,7 +36,7 @@ class Receipt:
     agent: str  # the sender's id
     status: str
     ts_ms: int
-    position: int = 0  # of the part among the message's task parts
+    position: int = 0  # of the part among the message's parts
     tokens: int | None = None
     elapsed_ms: int | None = None
 
@@ -163,10 +164,10 @@ def _cell_text(text: str) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
-def receipts_in(hub: str, seq: int, room: str, agent: str, ts_ms: int, statuses: Iterable[object]) -> list[Receipt]:
-    """The terminal receipts among a message's task parts (TaskStatus values)."""
+def receipts_in(hub: str, seq: int, room: str, agent: str, ts_ms: int, statuses: Iterable[tuple[int, Any]]) -> list[Receipt]:
+    """The terminal receipts among a message's task parts: (index among its parts, TaskStatus)."""
     return [
-        Receipt(hub, seq, room, agent, task.status, ts_ms, position, task.tokens, task.elapsed_ms)  # type: ignore[attr-defined]
-        for position, task in enumerate(statuses)
-        if task.status in TERMINAL  # type: ignore[attr-defined]
+        Receipt(hub, seq, room, agent, task.status, ts_ms, position, task.tokens, task.elapsed_ms)
+        for position, task in statuses
+        if task.status in TERMINAL
     ]

@@ -26,7 +26,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtGui import QFont
 
 from parler_desktop.app.agents.cost_totals import CostTotals, receipts_in
-from parler_desktop.app.agents.fleet_state import AgentRecord, FleetState, waits_on_human
+from parler_desktop.app.agents.fleet_state import AgentRecord, FleetState, task_parts, waits_on_human
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.room_list.agent_watch import HubAgentWatches
 from parler_desktop.app.tooltips import plain_tooltip
@@ -87,7 +87,6 @@ class FleetModel(QAbstractTableModel):
         self._looping: set[tuple[str, str]] = set()  # (hub, name) named in a loop warning
         self._loading: set[HubEntry] = set()
         self._sessions: dict[HubEntry, object] = {}  # the session each hub's state was loaded from
-        self._taken: set[tuple[str, int]] = set()  # (hub, seq) of task messages taken in
         self._rebuild = QTimer(self, singleShot=True, interval=REBUILD_MS)
         self._rebuild.timeout.connect(self.rebuild)
         self._refresh = QTimer(self, interval=self.refresh_ms)
@@ -310,8 +309,7 @@ class FleetModel(QAbstractTableModel):
 
     def _removed(self, entry: HubEntry) -> None:
         self._sessions.pop(entry, None)
-        for key in [key for key in self.state.agents if key[0] == entry.url]:
-            del self.state.agents[key]
+        self.state.forget_hub(entry.url)
         self._changed()
 
     def _session_changed(self, entry: HubEntry) -> None:
@@ -321,9 +319,7 @@ class FleetModel(QAbstractTableModel):
         if entry not in self._sessions or self._sessions[entry] is entry.bridge.session:
             return
         del self._sessions[entry]
-        for key in [key for key in self.state.agents if key[0] == entry.url]:
-            del self.state.agents[key]
-        self._taken = {taken for taken in self._taken if taken[0] != entry.url}
+        self.state.forget_hub(entry.url)
         self._changed()
         if entry.bridge.store is not None:
             self.load()
@@ -337,24 +333,14 @@ class FleetModel(QAbstractTableModel):
         if entry not in self._sessions:
             return  # not loaded: its cache is read when it is
         receipts_added = False
-        for message in messages:
-            if (entry.url, message.seq) in self._taken:
-                continue  # a task message the cache's read took in
+        for message in messages:  # (a task part the cache's read took in is taken in once)
             self.state.observe_message(entry.url, message)
-            receipts_added |= self._count(entry.url, message)
+            tasks = task_parts(message)
+            for receipt in receipts_in(entry.url, message.seq, message.room, message.sender.id, message.ts, tasks):
+                receipts_added |= self.costs.add(receipt)
         if receipts_added:
             self.costsChanged.emit()
         self._changed()
-
-    def _count(self, hub: str, message: Any) -> bool:
-        tasks = [t for t in (TaskStatus.from_part(p) for p in message.parts if p.get("kind") == TaskStatus.TAG) if t is not None]
-        if not tasks:
-            return False
-        self._taken.add((hub, message.seq))
-        added = False
-        for receipt in receipts_in(hub, message.seq, message.room, message.sender.id, message.ts, tasks):
-            added |= self.costs.add(receipt)
-        return added
 
     def _roster(self, entry: HubEntry, room: str, entries: Sequence[Any]) -> None:
         if entry in self._sessions and self.state.observe_roster(entry.url, room, entries):
@@ -400,8 +386,8 @@ class FleetModel(QAbstractTableModel):
             if not self._loading and shiboken6.isValid(self):
                 self.loaded.emit()
 
-    def _take_task_part(self, hub: str, seq: int, room: str, ts: int, sender: str | None, part_json: str) -> None:
-        if (hub, seq) in self._taken or not sender or sender == self.state.me.get(hub, ("",))[0]:
+    def _take_task_part(self, hub: str, seq: int, room: str, ts: int, sender: str | None, position: int, part_json: str) -> None:
+        if not sender or sender == self.state.me.get(hub, ("",))[0]:
             return
         try:
             task = TaskStatus.from_part(json.loads(part_json))
@@ -412,10 +398,9 @@ class FleetModel(QAbstractTableModel):
         record = self.state.agent(hub, sender)
         record.rooms.add(room)
         record.spoke_ms[room] = max(record.spoke_ms.get(room, 0), ts)
-        self.state.observe_task(record, room, ts, task)
-        for receipt in receipts_in(hub, seq, room, sender, ts, [task]):
+        self.state.observe_task(record, room, ts, task, seq, position)
+        for receipt in receipts_in(hub, seq, room, sender, ts, [(position, task)]):
             self.costs.add(receipt)
-        self._taken.add((hub, seq))
 
     # -- the directory --------------------------------------------------------------------
     def set_watching(self, watching: bool) -> None:

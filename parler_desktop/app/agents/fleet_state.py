@@ -75,6 +75,16 @@ class AgentRecord:
         )
 
 
+def task_parts(message: StoredMessage) -> list[tuple[int, TaskStatus]]:
+    """The message's well-formed task status parts, with their index among its parts."""
+    found = []
+    for position, part in enumerate(message.parts):
+        task = TaskStatus.from_part(part) if part.get("kind") == TaskStatus.TAG else None
+        if task is not None:
+            found.append((position, task))
+    return found
+
+
 def waits_on_human(agent: AgentRecord) -> bool:
     """The agent waits for the human: today its newest task status asks (``awaiting``)."""
     return agent.task is not None and agent.task.status == "awaiting"
@@ -88,6 +98,13 @@ class FleetState:
         self.agents: dict[tuple[str, str], AgentRecord] = {}
         self.me: dict[str, tuple[str, str]] = {}  # hub -> (the human's id there, name)
         self.dm_rooms: dict[str, set[str]] = {}  # hub -> its DM rooms
+        self._tasks_seen: set[tuple[str, int, int]] = set()  # (hub, seq, part index) taken in
+
+    def forget_hub(self, hub: str) -> None:
+        """The hub went, or its session changed: what was known of it goes."""
+        for key in [key for key in self.agents if key[0] == hub]:
+            del self.agents[key]
+        self._tasks_seen = {seen for seen in self._tasks_seen if seen[0] != hub}
 
     def agent(self, hub: str, agent_id: str) -> AgentRecord:
         record = self.agents.get((hub, agent_id))
@@ -157,13 +174,16 @@ class FleetState:
         record.role = record.role or sender.role or ""
         record.spoke_ms[message.room] = max(record.spoke_ms.get(message.room, 0), message.ts)
         record.last_seen_ms = max(record.last_seen_ms, message.ts)
-        for part in message.parts:
-            task = TaskStatus.from_part(part) if part.get("kind") == TaskStatus.TAG else None
-            if task is not None:
-                self.observe_task(record, message.room, message.ts, task)
+        for position, task in task_parts(message):
+            self.observe_task(record, message.room, message.ts, task, message.seq, position)
         return True
 
-    def observe_task(self, record: AgentRecord, room: str, ts_ms: int, task: TaskStatus) -> None:
+    def observe_task(self, record: AgentRecord, room: str, ts_ms: int, task: TaskStatus, seq: int, position: int) -> None:
+        """One task status part (the ``position``-th part of message ``seq``), taken in once."""
+        seen = (record.hub, seq, position)
+        if seen in self._tasks_seen:
+            return
+        self._tasks_seen.add(seen)
         step = TaskStep(room, task.task or "", task.status, task.note or "", ts_ms, task.tokens, task.elapsed_ms)
         if record.task is None or ts_ms >= record.task.ts_ms:
             record.task = step
