@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDialogButtonBox
+from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QToolTip
 
 from parler_desktop.app.agents.fleet_model import AGENT_KEY, COLUMNS
 from parler_desktop.ui.agents.agents_view import AgentsView
@@ -136,9 +137,10 @@ def test_cost_of_receipts_with_and_without_figures_in_the_view_the_room_header_t
         today = "Today: 3 tasks, 1 failed (33%) · 1,500 tokens (+1 unknown) · 1 min (+2 unknown)"
         qtbot.waitUntil(lambda: view.costs.text().startswith(today), timeout=10_000)
         assert shown(view)["bob"]["Today"] == "3 · 1,500 tok+?"
-        assert desktop.agents.room_cost_line(hub.url, room).startswith(
-            "Agents' work here today: 3 tasks, 1 failed (33%) · 1,500 tokens (+1 unknown)"
-        )
+        open_room(qtbot, desktop, room)
+        title = desktop.window.room_title
+        QApplication.sendEvent(title, QHelpEvent(QEvent.Type.ToolTip, QPoint(4, 4), title.mapToGlobal(QPoint(4, 4))))
+        assert "work here today: 3 tasks, 1 failed (33%) · 1,500 tokens (+1 unknown)" in QToolTip.text()
 
         target = tmp_path / "costs.csv"
         view.write_csv(target)
