@@ -42,6 +42,8 @@ AGENT_KEY = Qt.ItemDataRole.UserRole + 1  # (hub, id) of an agent row; None on a
 REBUILD_MS = 150
 REFRESH_MS = 30_000
 TASK_BATCH = 500  # task parts taken in per loop turn while loading
+TASK_SCAN = 20_000  # stored messages searched for task parts per store call
+SENDER_SCAN = 200  # each room's newest messages read for who spoke there
 ASKED_SCAN = 500  # the human's newest messages read for whom they addressed
 DIRECTORY_FAILURES = (BadReply, ConnectionLost, HubRefused, SessionClosed, TimeoutError)
 MARKERS = TaskStatus.MARKERS
@@ -368,13 +370,17 @@ class FleetModel(QAbstractTableModel):
             self._sessions[entry] = session  # from here on, what is stored is taken in as it comes
             for room, roster in (await store.call(LocalStore.all_rosters)).items():
                 self.state.observe_roster(hub, room, roster)
-            for sender in await store.call(LocalStore.senders):
-                self.state.observe_sender(hub, *sender)
-            for number, row in enumerate(await store.call(LocalStore.task_parts), 1):  # a batch per loop turn
-                self._take_task_part(hub, *row)
-                if number % TASK_BATCH == 0:
-                    await asyncio.sleep(0)
-            for message in await store.call(LocalStore.messages_from, bridge.agent_id, ASKED_SCAN):
+            for room in kinds:
+                for sender in await store.call(LocalStore.senders, room, SENDER_SCAN):
+                    self.state.observe_sender(hub, room, *sender)
+            after: int | None = 0
+            while after is not None:
+                rows, after = await store.call(LocalStore.task_parts, after, TASK_SCAN)
+                for number, row in enumerate(rows, 1):
+                    self._take_task_part(hub, *row)
+                    if number % TASK_BATCH == 0:
+                        await asyncio.sleep(0)  # a batch per loop turn
+            for message in await store.call(LocalStore.messages_from, bridge.agent_id, list(kinds), ASKED_SCAN):
                 self.state.observe_message(hub, message)
             self.costsChanged.emit()
             self._changed()

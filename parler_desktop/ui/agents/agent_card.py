@@ -99,8 +99,8 @@ class AgentCard(QDialog):
         self.refresh()
         model.modelReset.connect(self.refresh)  # what the rows say, the card says (as often)
         model.dataChanged.connect(self.refresh)
-        if self.entry is not None and self.entry.bridge.store is not None:
-            self.entry.bridge.tasks.spawn("agent's messages", self._read_recent(self.entry.bridge.store))
+        if self.entry is not None and self.entry.bridge.store is not None and agent is not None:
+            self.entry.bridge.tasks.spawn("agent's messages", self._read_recent(self.entry.bridge.store, sorted(agent.rooms)))
 
     @property
     def agent(self) -> AgentRecord | None:
@@ -159,9 +159,9 @@ class AgentCard(QDialog):
             lines.append(f"{began} · {where} · {state}{' — ' + one_line(note) if note else ''}")
         return lines
 
-    async def _read_recent(self, store: object) -> None:
+    async def _read_recent(self, store: object, rooms: list[str]) -> None:
         try:
-            messages = await store.call(LocalStore.messages_from, self.key[1], RECENT_MESSAGES)  # type: ignore[attr-defined]
+            messages = await store.call(LocalStore.messages_from, self.key[1], rooms, RECENT_MESSAGES)  # type: ignore[attr-defined]
         except StoreError as error:
             messages, problem = [], f"Could not read its messages: {error}"
         else:
