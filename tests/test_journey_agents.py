@@ -46,6 +46,11 @@ def shown(view: AgentsView) -> dict[str, dict[str, str]]:
     return rows
 
 
+def headings(view: AgentsView) -> list[str]:
+    model = view.list.model()
+    return [model.index(row, 0).data() for row in range(model.rowCount()) if model.index(row, 0).data(AGENT_KEY) is None]
+
+
 def post_task(qtbot, qloop, agent: RawAgent, room: str, status: str, task: str = "t1", **figures: Any) -> None:
     part = {"kind": "com.parler.task", "status": status, "task": task, **figures}
     frame = {"op": "send", "target": {"kind": "room", "room": room}, "parts": [part]}
@@ -137,6 +142,15 @@ def test_cost_of_receipts_with_and_without_figures_in_the_view_the_room_header_t
         today = "Today: 3 tasks, 1 failed (33%) · 1,500 tokens (+1 unknown) · 1 min (+2 unknown)"
         qtbot.waitUntil(lambda: view.costs.text().startswith(today), timeout=10_000)
         assert shown(view)["bob"]["Today"] == "3 · 1,500 tok+?"
+        view.activateWindow()
+        qtbot.waitUntil(view.isActiveWindow, timeout=5000)
+        qtbot.keyClick(view, Qt.Key.Key_G, Qt.KeyboardModifier.AltModifier)  # Group by
+        qtbot.keyClick(view.group, Qt.Key.Key_Down)  # hub: its heading says what today cost there
+        qtbot.waitUntil(lambda: headings(view) == [f"{entry.label} — 1 agent · today: {today.removeprefix('Today: ')}"], timeout=5000)
+        assert view.list.columnSpan(0, 0) == len(COLUMNS)
+        qtbot.keyClick(view.group, Qt.Key.Key_Down)  # room
+        qtbot.waitUntil(lambda: headings(view) == [f"build · {entry.label} — 1 agent · today: {today.removeprefix('Today: ')}"], timeout=5000)
+
         open_room(qtbot, desktop, room)
         title = desktop.window.room_title
         QApplication.sendEvent(title, QHelpEvent(QEvent.Type.ToolTip, QPoint(4, 4), title.mapToGlobal(QPoint(4, 4))))

@@ -53,6 +53,7 @@ AGENT_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 Index = QModelIndex | QPersistentModelIndex
 Row = str | tuple[str, str]  # a group's heading, or an agent's (hub, id)
+Group = tuple[str, str, str]  # ("hub", hub, "") or ("room", hub, room) (the scopes of the costs), or ("", "", heading)
 
 
 def ago(ms: int, now: float) -> str:
@@ -84,6 +85,7 @@ class FleetModel(QAbstractTableModel):
         self.search = ""
         self.refresh_ms = REFRESH_MS
         self._rows: list[Row] = []
+        self.heading_rows: list[int] = []  # the rows that are a group's heading (the view spans them)
         self._hub_labels: dict[str, str] = {}
         self._room_labels: dict[tuple[str, str], str] = {}
         self._looping: set[tuple[str, str]] = set()  # (hub, name) named in a loop warning
@@ -220,6 +222,7 @@ class FleetModel(QAbstractTableModel):
             f"On: {self.on_text(agent) or 'nothing reported'}",
             f"Rooms shared with you: {rooms}",
             f"Today: {self.costs.totals('agent', agent.hub, agent.id, 'today').summary()}",
+            f"Last 7 days: {self.costs.totals('agent', agent.hub, agent.id, '7 days').summary()}",
         ]
         return "\n".join(lines)
 
@@ -248,19 +251,28 @@ class FleetModel(QAbstractTableModel):
             return agent.presence == "offline"
         return True
 
-    def _groups_of(self, agent: AgentRecord) -> list[tuple[str, str]]:
-        """The groups the agent is listed in, as (hub, room) for rooms, else ("", heading)."""
+    def _groups_of(self, agent: AgentRecord) -> list[Group]:
         if self.group == "Hub":
-            return [("", self.hub_label(agent.hub))]
+            return [("hub", agent.hub, "")]
         if self.group == "Room":
-            return [(agent.hub, room) for room in agent.rooms] or [("", "No shared room")]
+            return [("room", agent.hub, room) for room in agent.rooms] or [("", "", "No shared room")]
         if self.group == "Role":
-            return [("", readable(agent.role) or "No role")]
-        return [("", "")]
+            return [("", "", readable(agent.role) or "No role")]
+        return [("", "", "")]
 
-    def _heading(self, group: tuple[str, str]) -> str:
-        hub, name = group
-        return f"{self.room_label(hub, name)} · {self.hub_label(hub)}" if hub else name
+    def _heading(self, group: Group, count: int) -> str:
+        """A group's heading: what it is, how many agents, and for a hub or room what today's
+        finished tasks cost there."""
+        scope, hub, name = group
+        if scope == "hub":
+            title = self.hub_label(hub)
+        elif scope == "room":
+            title = f"{self.room_label(hub, name)} · {self.hub_label(hub)}"
+        else:
+            title = name
+        heading = f"{title} — {count} agent{'s' if count != 1 else ''}"
+        today = self.costs.totals(scope, hub, name, "today") if scope else None
+        return f"{heading} · today: {today.summary()}" if today is not None and today.tasks else heading
 
     def rebuild(self) -> None:
         """Rows for the filter and grouping; the same rows only repaint."""
@@ -274,18 +286,20 @@ class FleetModel(QAbstractTableModel):
             for name in hint.agents
         }
         shown = sorted((self.name_of(agent).lower(), agent.key, agent) for agent in self.state.agents.values() if self._shown(agent))
-        grouped: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        grouped: dict[Group, list[tuple[str, str]]] = {}
         for _name, key, agent in shown:  # in name order: so is every group
             for group in self._groups_of(agent):
                 members = grouped.get(group)
                 if members is None:
                     members = grouped[group] = []
                 members.append(key)
-        headings = {group: self._heading(group) for group in grouped}
+        headings = {group: self._heading(group, len(members)) if group[0] or group[2] else "" for group, members in grouped.items()}
         rows: list[Row] = []
+        self.heading_rows = []
         for group in sorted(grouped, key=lambda group: headings[group].lower()):
             if headings[group]:
-                rows.append(f"{headings[group]} ({len(grouped[group])})")
+                self.heading_rows.append(len(rows))
+                rows.append(headings[group])
             rows.extend(grouped[group])
         if rows == self._rows:
             if rows:
