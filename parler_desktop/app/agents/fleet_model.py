@@ -40,14 +40,16 @@ FILTERS = ("All", "Working", "Waiting on me", "Stuck", "Offline")
 GROUPS = ("None", "Hub", "Room", "Role")
 AGENT_KEY = Qt.ItemDataRole.UserRole + 1  # (hub, id) of an agent row; None on a group heading
 REBUILD_MS = 150
+MAX_NAMES_KEPT = 10_000  # names made readable kept (a hostile hub renaming agents cannot grow it past)
 REFRESH_MS = 30_000
-TASK_BATCH = 500  # task parts taken in per loop turn while loading
+TASK_BATCH = 100  # task parts taken in per loop turn while loading
 TASK_SCAN = 20_000  # stored messages searched for task parts per store call
 SENDER_SCAN = 200  # each room's newest messages read for who spoke there
 ASKED_SCAN = 500  # the human's newest messages read for whom they addressed
 DIRECTORY_FAILURES = (BadReply, ConnectionLost, HubRefused, SessionClosed, TimeoutError)
 MARKERS = TaskStatus.MARKERS
 
+ANSWERED = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.FontRole, AGENT_KEY})
 HEADING_FLAGS = Qt.ItemFlag.ItemIsEnabled
 AGENT_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
@@ -86,6 +88,9 @@ class FleetModel(QAbstractTableModel):
         self.refresh_ms = REFRESH_MS
         self._rows: list[Row] = []
         self.heading_rows: list[int] = []  # the rows that are a group's heading (the view spans them)
+        self._names: dict[str, str] = {}  # a name as sent -> as shown
+        self._bold = QFont()
+        self._bold.setBold(True)
         self._hub_labels: dict[str, str] = {}
         self._room_labels: dict[tuple[str, str], str] = {}
         self._looping: set[tuple[str, str]] = set()  # (hub, name) named in a loop warning
@@ -119,17 +124,13 @@ class FleetModel(QAbstractTableModel):
         return HEADING_FLAGS if isinstance(self._rows[index.row()], str) else AGENT_FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
+        if role not in ANSWERED or not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None  # (Qt asks ~7 roles a cell as it paints: the others cost nothing more)
         value = self._rows[index.row()]
         if isinstance(value, str):
             if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:
                 return value
-            if role == Qt.ItemDataRole.FontRole:
-                font = QFont()
-                font.setBold(True)
-                return font
-            return None
+            return self._bold if role == Qt.ItemDataRole.FontRole else None
         agent = self.state.agents.get(value)
         if agent is None:
             return None
@@ -158,14 +159,28 @@ class FleetModel(QAbstractTableModel):
             label = self._room_labels[(hub, room)] = readable(entry.rooms.label(room) if entry is not None else room)
         return label
 
-    def _labels_changed(self, *_changed: object) -> None:
-        """A hub renamed, or its room list reloaded (a DM learns its member's name): the labels
-        are asked again as rows are next drawn or rebuilt."""
-        self._hub_labels.clear()
-        self._room_labels.clear()
+    def _hub_changed(self, entry: HubEntry) -> None:
+        """A hub renamed (or its state or unread count changed: then the label stays)."""
+        if self._hub_labels.get(entry.url, entry.label) != entry.label:
+            self._hub_labels.clear()
+            self._changed()
+
+    def _rooms_reloaded(self, entry: HubEntry) -> None:
+        """The hub's room list reloaded: a DM may have learned its member's name, a service room
+        its kind (other rooms are called by their names, which never change)."""
+        dms = self.state.dm_rooms.get(entry.url, set())
+        renamed = [key for key in self._room_labels if key[0] == entry.url and (key[1] in dms or key[1].startswith("svc."))]
+        for key in renamed:
+            del self._room_labels[key]
 
     def name_of(self, agent: AgentRecord) -> str:
-        return " ".join(readable(agent.name).split()) or agent.id[:8]
+        """The agent's name on one line (each name made readable once: rows are sorted by it)."""
+        shown = self._names.get(agent.name)
+        if shown is None:
+            if len(self._names) >= MAX_NAMES_KEPT:
+                self._names.clear()
+            shown = self._names[agent.name] = " ".join(readable(agent.name).split())
+        return shown or agent.id[:8]
 
     def on_text(self, agent: AgentRecord) -> str:
         """What it is on: its newest task status, the note, and the room."""
@@ -320,8 +335,8 @@ class FleetModel(QAbstractTableModel):
         bridge.rosterChanged.connect(lambda room, entries: self._roster(entry, room, entries))
         bridge.sessionChanged.connect(lambda: self._session_changed(entry))
         bridge.roomsChanged.connect(lambda rooms: self._rooms_changed(entry, rooms))
-        entry.rooms.reloaded.connect(self._labels_changed)
-        entry.changed.connect(self._labels_changed)
+        entry.rooms.reloaded.connect(lambda: self._rooms_reloaded(entry))
+        entry.changed.connect(lambda: self._hub_changed(entry))
 
     def _removed(self, entry: HubEntry) -> None:
         self._sessions.pop(entry, None)
@@ -368,11 +383,20 @@ class FleetModel(QAbstractTableModel):
         return bool(self._sessions or self._loading)
 
     def load(self) -> None:
-        """Read every hub's cache and directory once (again after a hub's session changed)."""
-        for entry in self.hubs.entries:
-            if entry not in self._sessions and entry not in self._loading and entry.bridge.store is not None:
-                self._loading.add(entry)
-                entry.bridge.tasks.spawn("agents", self._load(entry))
+        """Read every hub's cache and directory once (again after a hub's session changed), a hub
+        after another: each cache is read on its store's thread, and five at once took the
+        interpreter from the window's thread for longer than one does."""
+        due = [e for e in self.hubs.entries if e not in self._sessions and e not in self._loading and e.bridge.store is not None]
+        if due:
+            self._loading.update(due)
+            due[0].bridge.tasks.spawn("agents", self._load_each(due))
+
+    async def _load_each(self, entries: list[HubEntry]) -> None:
+        for entry in entries:
+            if entry in self.hubs.entries and entry.bridge.store is not None:
+                await self._load(entry)
+            else:
+                self._loading.discard(entry)
 
     async def _load(self, entry: HubEntry) -> None:
         bridge, hub = entry.bridge, entry.url
