@@ -156,7 +156,7 @@ async def main() -> None:
         view.open_view()
         await wait_for(lambda: painted, 10)
         loaded = asyncio.Event()
-        model.loaded.connect(loaded.set)
+        model.feed.loaded.connect(loaded.set)
         await asyncio.wait_for(loaded.wait(), 30)
         load_s = time.perf_counter() - started
         await asyncio.sleep(0.3)  # the rebuild after the load

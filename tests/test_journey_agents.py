@@ -27,7 +27,7 @@ CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModi
 
 
 def open_agents_view(qtbot, desktop: Any) -> AgentsView:
-    desktop.agents.model.refresh_ms = 300  # the directory asked often, so a presence shows at once
+    desktop.agents.model.feed.refresh_ms = 300  # the directory asked often, so a presence shows at once
     desktop.window.activateWindow()
     qtbot.waitUntil(desktop.window.isActiveWindow, timeout=5000)
     qtbot.keyClick(desktop.window, Qt.Key.Key_A, CTRL_SHIFT)

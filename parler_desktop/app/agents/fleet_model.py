@@ -1,39 +1,27 @@
-"""FleetModel: one row per agent of every hub the window holds, for the Agents view; and the cost
-totals of their task receipts (``CostTotals``), which the room header shows too.
+"""FleetModel: one row per agent of every hub the window holds, for the Agents view, filtered and
+grouped, over what ``FleetFeed`` keeps (the agents and the cost of their work).
 
-Where it comes from, with no polling of its own beyond the hub's budgets (design.md §3):
-- once, when first needed (``load``), each hub's cache: its stored rosters, who spoke last where,
-  every stored task part (taken in a batch per loop turn, so the window never stalls) and the
-  human's newest messages; then the hub's directory (one ``discover``);
-- then what each hub's bridge reports: every stored message (task statuses, receipts, who spoke)
-  and every roster fetched (the members panel's);
-- while the view is open (``set_watching``), the directory again every ``refresh_ms`` (two
-  requests a minute per hub of the 600 the hub allows).
 Rows are rebuilt at most every ``REBUILD_MS`` after a change; the same rows in the same order only
-repaint (the selection stays).
+repaint (the selection stays). A row is a group's heading or an agent's key: the table draws a
+cell at a time, asking for what it shows.
 """
 
 from __future__ import annotations
 
-import asyncio
-import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-import shiboken6
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QFont
 
-from parler_desktop.app.agents.cost_totals import CostTotals, receipts_in
-from parler_desktop.app.agents.fleet_state import AgentRecord, FleetState, task_parts, waits_on_human
+from parler_desktop.app.agents.fleet_feed import FleetFeed
+from parler_desktop.app.agents.fleet_state import AgentRecord, waits_on_human
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.room_list.agent_watch import HubAgentWatches
 from parler_desktop.app.tooltips import plain_tooltip
-from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.protocol.parts import TaskStatus
 from parler_desktop.protocol.readable import readable
-from parler_desktop.store import LocalStore, StoreError
 
 COLUMNS = ("Agent", "Role", "Hub", "Presence", "On", "Last seen", "Rooms", "Flags", "Today")
 FILTERS = ("All", "Working", "Waiting on me", "Stuck", "Offline")
@@ -41,12 +29,6 @@ GROUPS = ("None", "Hub", "Room", "Role")
 AGENT_KEY = Qt.ItemDataRole.UserRole + 1  # (hub, id) of an agent row; None on a group heading
 REBUILD_MS = 150
 MAX_NAMES_KEPT = 10_000  # names made readable kept (a hostile hub renaming agents cannot grow it past)
-REFRESH_MS = 30_000
-TASK_BATCH = 100  # task parts taken in per loop turn while loading
-TASK_SCAN = 20_000  # stored messages searched for task parts per store call
-SENDER_SCAN = 200  # each room's newest messages read for who spoke there
-ASKED_SCAN = 500  # the human's newest messages read for whom they addressed
-DIRECTORY_FAILURES = (BadReply, ConnectionLost, HubRefused, SessionClosed, TimeoutError)
 MARKERS = TaskStatus.MARKERS
 
 ANSWERED = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.FontRole, AGENT_KEY})
@@ -72,20 +54,16 @@ def ago(ms: int, now: float) -> str:
 
 
 class FleetModel(QAbstractTableModel):
-    loaded = Signal()  # every hub's cache and directory were read once
-    costsChanged = Signal()
-
     def __init__(self, hubs: HubList, watches: HubAgentWatches, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.hubs = hubs
         self.watches = watches
         self.clock: Callable[[], float] = time.time
-        self.state = FleetState()
-        self.costs = CostTotals()
+        self.feed = FleetFeed(hubs, self)
+        self.state, self.costs = self.feed.state, self.feed.costs
         self.filter = FILTERS[0]
         self.group = GROUPS[0]
         self.search = ""
-        self.refresh_ms = REFRESH_MS
         self._rows: list[Row] = []
         self.heading_rows: list[int] = []  # the rows that are a group's heading (the view spans them)
         self._names: dict[str, str] = {}  # a name as sent -> as shown
@@ -94,17 +72,13 @@ class FleetModel(QAbstractTableModel):
         self._hub_labels: dict[str, str] = {}
         self._room_labels: dict[tuple[str, str], str] = {}
         self._looping: set[tuple[str, str]] = set()  # (hub, name) named in a loop warning
-        self._loading: set[HubEntry] = set()
-        self._sessions: dict[HubEntry, object] = {}  # the session each hub's state was loaded from
         self._rebuild = QTimer(self, singleShot=True, interval=REBUILD_MS)
         self._rebuild.timeout.connect(self.rebuild)
-        self._refresh = QTimer(self, interval=self.refresh_ms)
-        self._refresh.timeout.connect(self.refresh_directories)
+        self.feed.changed.connect(self._changed)
         watches.changed.connect(self._changed)
         for entry in hubs.entries:
             self._added(entry)
         hubs.added.connect(self._added)
-        hubs.removed.connect(self._removed)
 
     # -- Qt model -------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:
@@ -328,146 +302,6 @@ class FleetModel(QAbstractTableModel):
         if not self._rebuild.isActive():
             self._rebuild.start()
 
-    # -- feeding --------------------------------------------------------------------------
     def _added(self, entry: HubEntry) -> None:
-        bridge = entry.bridge
-        bridge.messagesStored.connect(lambda room, messages, _live: self._stored(entry, messages))
-        bridge.rosterChanged.connect(lambda room, entries: self._roster(entry, room, entries))
-        bridge.sessionChanged.connect(lambda: self._session_changed(entry))
-        bridge.roomsChanged.connect(lambda rooms: self._rooms_changed(entry, rooms))
         entry.rooms.reloaded.connect(lambda: self._rooms_reloaded(entry))
         entry.changed.connect(lambda: self._hub_changed(entry))
-
-    def _removed(self, entry: HubEntry) -> None:
-        self._sessions.pop(entry, None)
-        self.state.forget_hub(entry.url)
-        self._changed()
-
-    def _session_changed(self, entry: HubEntry) -> None:
-        """Another identity or hub: what was known of the old session goes, and the new one's
-        cache is read (if the view was ever used; the totals keep what they counted, each
-        receipt once by its hub and seq)."""
-        if entry not in self._sessions or self._sessions[entry] is entry.bridge.session:
-            return
-        del self._sessions[entry]
-        self.state.forget_hub(entry.url)
-        self._changed()
-        if entry.bridge.store is not None:
-            self.load()
-
-    def _rooms_changed(self, entry: HubEntry, rooms: Sequence[Any]) -> None:
-        """The hub's room list: which rooms are DMs (a DM an agent opened with the human)."""
-        if entry in self._sessions:
-            self.state.dm_rooms[entry.url] = {room.name for room in rooms if room.kind == "dm"}
-
-    def _stored(self, entry: HubEntry, messages: Sequence[Any]) -> None:
-        if entry not in self._sessions:
-            return  # not loaded: its cache is read when it is
-        receipts_added = False
-        for message in messages:  # (a task part the cache's read took in is taken in once)
-            self.state.observe_message(entry.url, message)
-            tasks = task_parts(message)
-            for receipt in receipts_in(entry.url, message.seq, message.room, message.sender.id, message.ts, tasks):
-                receipts_added |= self.costs.add(receipt)
-        if receipts_added:
-            self.costsChanged.emit()
-        self._changed()
-
-    def _roster(self, entry: HubEntry, room: str, entries: Sequence[Any]) -> None:
-        if entry in self._sessions and self.state.observe_roster(entry.url, room, entries):
-            self._changed()
-
-    @property
-    def started(self) -> bool:
-        """Some hub's cache is read or being read."""
-        return bool(self._sessions or self._loading)
-
-    def load(self) -> None:
-        """Read every hub's cache and directory once (again after a hub's session changed), a hub
-        after another: each cache is read on its store's thread, and five at once took the
-        interpreter from the window's thread for longer than one does."""
-        due = [e for e in self.hubs.entries if e not in self._sessions and e not in self._loading and e.bridge.store is not None]
-        if due:
-            self._loading.update(due)
-            due[0].bridge.tasks.spawn("agents", self._load_each(due))
-
-    async def _load_each(self, entries: list[HubEntry]) -> None:
-        for entry in entries:
-            if entry in self.hubs.entries and entry.bridge.store is not None:
-                await self._load(entry)
-            else:
-                self._loading.discard(entry)
-
-    async def _load(self, entry: HubEntry) -> None:
-        bridge, hub = entry.bridge, entry.url
-        session, store = bridge.session, bridge.store
-        try:
-            self.state.set_me(hub, bridge.agent_id, bridge.name)
-            kinds = await store.call(LocalStore.room_kinds)
-            self.state.dm_rooms[hub] = {room for room, kind in kinds.items() if kind == "dm"}
-            self._sessions[entry] = session  # from here on, what is stored is taken in as it comes
-            for room, roster in (await store.call(LocalStore.all_rosters)).items():
-                self.state.observe_roster(hub, room, roster)
-            for room in kinds:
-                for sender in await store.call(LocalStore.senders, room, SENDER_SCAN):
-                    self.state.observe_sender(hub, room, *sender)
-            after: int | None = 0
-            while after is not None:
-                rows, after = await store.call(LocalStore.task_parts, after, TASK_SCAN)
-                for number, row in enumerate(rows, 1):
-                    self._take_task_part(hub, *row)
-                    if number % TASK_BATCH == 0:
-                        await asyncio.sleep(0)  # a batch per loop turn
-            for message in await store.call(LocalStore.messages_from, bridge.agent_id, list(kinds), ASKED_SCAN):
-                self.state.observe_message(hub, message)
-            self.costsChanged.emit()
-            self._changed()
-            await self.refresh_directory(entry)
-        except StoreError:
-            pass  # a damaged cache (the session says so): what arrives from now on still counts
-        finally:
-            self._loading.discard(entry)
-            if not self._loading and shiboken6.isValid(self):
-                self.loaded.emit()
-
-    def _take_task_part(self, hub: str, seq: int, room: str, ts: int, sender: str | None, position: int, part_json: str) -> None:
-        if not sender or sender == self.state.me.get(hub, ("",))[0]:
-            return
-        try:
-            task = TaskStatus.from_part(json.loads(part_json))
-        except ValueError:
-            return
-        if task is None:
-            return
-        record = self.state.agent(hub, sender)
-        record.rooms.add(room)
-        record.spoke_ms[room] = max(record.spoke_ms.get(room, 0), ts)
-        self.state.observe_task(record, room, ts, task, seq, position)
-        for receipt in receipts_in(hub, seq, room, sender, ts, [(position, task)]):
-            self.costs.add(receipt)
-
-    # -- the directory --------------------------------------------------------------------
-    def set_watching(self, watching: bool) -> None:
-        """The view is open: ask the directories now and every ``refresh_ms``; closed: stop."""
-        if watching:
-            self._refresh.start(self.refresh_ms)
-            self.load()
-            self.refresh_directories()
-        else:
-            self._refresh.stop()
-
-    def refresh_directories(self) -> None:
-        for entry in self.hubs.entries:
-            if entry in self._sessions and entry not in self._loading:
-                entry.bridge.tasks.spawn("agents' directory", self.refresh_directory(entry))
-
-    async def refresh_directory(self, entry: HubEntry) -> None:
-        session = entry.bridge.session
-        if session is None or not entry.bridge.is_live:
-            return
-        try:
-            listed = await session.discover("hub", limit=1000)
-        except DIRECTORY_FAILURES:
-            return  # a hub without a directory: the rosters still serve
-        if shiboken6.isValid(self) and session is entry.bridge.session and self.state.observe_directory(entry.url, listed):
-            self._changed()

@@ -60,8 +60,8 @@ class AgentsHookup(QObject):
 
     def room_cost_line(self, hub: str, room: str) -> str:
         """What the agents' finished tasks in ``room`` cost, today and over 7 days."""
-        if not self.model.started:
-            self.model.load()
+        if not self.model.feed.started:
+            self.model.feed.load()
             return "Agents' work here: reading the task receipts…"
         costs = self.model.costs
         return (

@@ -142,8 +142,8 @@ class AgentsView(QWidget):
         self.export_button.clicked.connect(self.export_csv)
         model.modelAboutToBeReset.connect(self._remember_selection)
         model.modelReset.connect(self._restore_selection)
-        model.costsChanged.connect(self.show_costs)
-        model.loaded.connect(self.show_costs)
+        model.feed.costsChanged.connect(self.show_costs)
+        model.feed.loaded.connect(self.show_costs)
         QShortcut(QKeySequence(Qt.Key.Key_Escape), self, self.close)
         self.show_costs()
 
@@ -164,10 +164,10 @@ class AgentsView(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self.model.set_watching(True)  # (reads what it lacks, and the directories now and then)
+        self.model.feed.set_watching(True)  # (reads what it lacks, and the directories now and then)
 
     def hideEvent(self, event: object) -> None:  # noqa: D102
-        self.model.set_watching(False)
+        self.model.feed.set_watching(False)
         super().hideEvent(event)  # type: ignore[arg-type]
 
     def _to_list(self) -> None:
