@@ -188,3 +188,14 @@ def test_cost_of_receipts_with_and_without_figures_in_the_view_the_room_header_t
         card.close()
     finally:
         run_coroutine(qtbot, qloop, bob.close())
+
+
+def test_names_and_cards_from_the_hub_are_shown_as_the_characters_they_are(qtbot, qloop, desktop, hub, peer):
+    run_coroutine(qtbot, qloop, peer.register("<b>eve</b>\u202e\nsecond", description="<img src=x> reads files"))
+    view = open_agents_view(qtbot, desktop)
+    qtbot.waitUntil(lambda: "<b>eve</b>\ufffd second" in shown(view), timeout=10_000)
+    card = desktop.agents.open_card(next(k for k in desktop.agents.model.state.agents if k[1] == peer.id))
+    assert card.summary.textFormat() == Qt.TextFormat.PlainText and card.directory.textFormat() == Qt.TextFormat.PlainText
+    assert card.summary.text().startswith("<b>eve</b>\ufffd second · ")
+    assert "<img src=x> reads files" in card.directory.text()
+    card.close()
