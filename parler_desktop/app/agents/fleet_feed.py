@@ -59,6 +59,11 @@ class FleetFeed(QObject):
         hubs.removed.connect(self._removed)
 
     @property
+    def watching(self) -> bool:
+        """The view is open (``set_watching``)."""
+        return self._refresh.isActive()
+
+    @property
     def started(self) -> bool:
         """Some hub's cache is read or being read."""
         return bool(self._sessions or self._loading)

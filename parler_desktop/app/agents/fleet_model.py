@@ -299,7 +299,8 @@ class FleetModel(QAbstractTableModel):
         self.endResetModel()
 
     def _changed(self, *_args: object) -> None:
-        if not self._rebuild.isActive():
+        """Rebuild soon while the view is open (it rebuilds as it opens)."""
+        if self.feed.watching and not self._rebuild.isActive():
             self._rebuild.start()
 
     def _added(self, entry: HubEntry) -> None:
