@@ -175,6 +175,7 @@ async def main() -> None:
 
         list_painted = PaintClock()
         view.list.viewport().installEventFilter(list_painted)
+        view.list.select_key(None)  # a row selected: each switch finds it again
         meter.start()
         for filter, group in (("Working", "None"), ("All", "Room"), ("Stuck", "Role"), ("All", "Hub")):
             started = time.perf_counter()

@@ -66,6 +66,7 @@ class FleetModel(QAbstractTableModel):
         self.search = ""
         self._rows: list[Row] = []
         self.heading_rows: list[int] = []  # the rows that are a group's heading (the view spans them)
+        self._row_of: dict[tuple[str, str] | None, int] | None = None  # an agent's first row, made when asked
         self._names: dict[str, str] = {}  # a name as sent -> as shown
         self._bold = QFont()
         self._bold.setBold(True)
@@ -215,6 +216,16 @@ class FleetModel(QAbstractTableModel):
         ]
         return "\n".join(lines)
 
+    def row_of(self, key: tuple[str, str] | None) -> int | None:
+        """The agent's first row (``None``: the first agent row), if it is shown."""
+        if self._row_of is None:
+            self._row_of = {}
+            for row, value in enumerate(self._rows):
+                if not isinstance(value, str):
+                    self._row_of.setdefault(value, row)
+                    self._row_of.setdefault(None, row)
+        return self._row_of.get(key)
+
     def record(self, key: tuple[str, str]) -> AgentRecord | None:
         return self.state.agents.get(key)
 
@@ -296,6 +307,7 @@ class FleetModel(QAbstractTableModel):
             return
         self.beginResetModel()
         self._rows = rows
+        self._row_of = None
         self.endResetModel()
 
     def _changed(self, *_args: object) -> None:

@@ -34,7 +34,7 @@ def plain_label(text: str = "", name: str = "") -> QLabel:
 
 
 class AgentList(QTableView):
-    """The rows; Enter on an agent opens its card (``QAbstractItemView`` passes Enter on)."""
+    """The rows; Enter or a double-click on an agent opens its card."""
 
     cardRequested = Signal(object)  # (hub, id)
 
@@ -78,13 +78,12 @@ class AgentList(QTableView):
             self.cardRequested.emit(key)
 
     def select_key(self, key: tuple[str, str] | None) -> bool:
-        model = self.model()
-        for row in range(model.rowCount()):
-            index = model.index(row, 0)
-            if index.data(AGENT_KEY) is not None and (key is None or index.data(AGENT_KEY) == key):
-                self.setCurrentIndex(index)
-                return True
-        return False
+        """Make the agent's (first) row current (``None``: the first agent's)."""
+        row = self.fleet.row_of(key)
+        if row is None:
+            return False
+        self.setCurrentIndex(self.fleet.index(row, 0))
+        return True
 
 
 class AgentsView(QWidget):
