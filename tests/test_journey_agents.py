@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QHelpEvent
-from PySide6.QtWidgets import QApplication, QDialogButtonBox, QToolTip
+from PySide6.QtWidgets import QApplication, QDialogButtonBox, QFileDialog, QToolTip
 
 from parler_desktop.app.agents.fleet_model import AGENT_KEY, COLUMNS
 from parler_desktop.ui.agents.agents_view import AgentsView
@@ -157,8 +157,12 @@ def test_cost_of_receipts_with_and_without_figures_in_the_view_the_room_header_t
         assert "work here today: 3 tasks, 1 failed (33%) · 1,500 tokens (+1 unknown)" in QToolTip.text()
 
         target = tmp_path / "costs.csv"
-        view.write_csv(target)
-        assert view.status.text() == f"Saved {target}"
+        qtbot.mouseClick(view.export_button, Qt.MouseButton.LeftButton)  # Export costs as CSV…: where to save
+        qtbot.waitUntil(lambda: view.findChild(QFileDialog, "saveAs") is not None, timeout=5000)
+        chooser = view.findChild(QFileDialog, "saveAs")
+        chooser.selectFile(str(target))
+        chooser.accept()
+        qtbot.waitUntil(lambda: view.status.text() == f"Saved {target}", timeout=5000)
         rows = list(csv.DictReader(io.StringIO(target.read_text(encoding="utf-8"))))
         by_scope = {row["scope"]: row for row in rows}
         assert by_scope["agent"]["name"] == f"bob ({bob.id})"
