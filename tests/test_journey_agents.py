@@ -97,6 +97,8 @@ def test_agents_from_cards_and_rooms_live_filtered_by_keyboard_and_a_dm_from_the
         directory = card.directory.text()
         assert "verified" in directory and "Plans the sprint" in directory and "Skill: Planning — splits work" in directory
         assert "Tags: ops" in directory
+        qtbot.mouseClick(card.copy_button, Qt.MouseButton.LeftButton)
+        assert QApplication.clipboard().text() == peer.id
 
         qtbot.mouseClick(card.message_button, Qt.MouseButton.LeftButton)  # no DM yet: a first message makes one
         assert card.first_message.isVisible()
