@@ -200,6 +200,9 @@ def test_names_and_cards_from_the_hub_are_shown_as_the_characters_they_are(qtbot
     run_coroutine(qtbot, qloop, peer.register("<b>eve</b>\u202e\nsecond", description="<img src=x> reads files"))
     view = open_agents_view(qtbot, desktop)
     qtbot.waitUntil(lambda: "<b>eve</b>\ufffd second" in shown(view), timeout=10_000)
+    run_coroutine(qtbot, qloop, peer.ok({"op": "presence", "status": "working", "activity": "x" * 4000}, "presence_ok"))
+    qtbot.waitUntil(lambda: shown(view)["<b>eve</b>\ufffd second"]["Presence"].startswith("working — xxx"), timeout=10_000)
+    assert shown(view)["<b>eve</b>\ufffd second"]["Presence"] == "working — " + "x" * 119 + "…"  # a cell's worth, not 4,000
     card = desktop.agents.open_card(next(k for k in desktop.agents.model.state.agents if k[1] == peer.id))
     assert card.summary.textFormat() == Qt.TextFormat.PlainText and card.directory.textFormat() == Qt.TextFormat.PlainText
     assert card.summary.text().startswith("<b>eve</b>\ufffd second · ")

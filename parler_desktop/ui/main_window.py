@@ -117,7 +117,7 @@ class MainWindow(QMainWindow):
         self.toggle_roster = action("Show members", ["Ctrl+Shift+M"], self._toggle_roster)
         self.toggle_roster.setCheckable(True)
         self.toggle_roster.setChecked(True)
-        action("&Agents", ["Ctrl+Shift+A"], self.agentsRequested.emit)
+        action("A&gents", ["Ctrl+Shift+A"], self.agentsRequested.emit)  # (&Appearance is View's A)
         menu = self.menuBar()
         hub_menu = menu.addMenu("&Hub")
         hub_menu.addAction("New room…", self.room_actions.new_room)

@@ -28,6 +28,8 @@ FILTERS = ("All", "Working", "Waiting on me", "Stuck", "Offline")
 GROUPS = ("None", "Hub", "Room", "Role")
 AGENT_KEY = Qt.ItemDataRole.UserRole + 1  # (hub, id) of an agent row; None on a group heading
 REBUILD_MS = 150
+NAME_CHARS = 120  # of a name, role or activity shown in a cell
+NOTE_CHARS = 400  # of a task's note
 MAX_NAMES_KEPT = 10_000  # names made readable kept (a hostile hub renaming agents cannot grow it past)
 MARKERS = TaskStatus.MARKERS
 
@@ -38,6 +40,14 @@ AGENT_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 Index = QModelIndex | QPersistentModelIndex
 Row = str | tuple[str, str]  # a group's heading, or an agent's (hub, id)
 Group = tuple[str, str, str]  # ("hub", hub, "") or ("room", hub, room) (the scopes of the costs), or ("", "", heading)
+
+
+def one_line(text: str, limit: int = NAME_CHARS) -> str:
+    """Wire text for a cell or a label: readable (controls and bidi marks shown as U+FFFD), on one
+    line, at most ``limit`` characters (a megabyte of name stays a cell's worth of layout)."""
+    cut = len(text) > limit
+    line = " ".join(readable(text[: limit - 1] if cut else text).split())
+    return line + "…" if cut else line
 
 
 def ago(ms: int, now: float) -> str:
@@ -131,7 +141,7 @@ class FleetModel(QAbstractTableModel):
         label = self._room_labels.get((hub, room))
         if label is None:
             entry = self.hubs.entry(hub)
-            label = self._room_labels[(hub, room)] = readable(entry.rooms.label(room) if entry is not None else room)
+            label = self._room_labels[(hub, room)] = one_line(entry.rooms.label(room) if entry is not None else room)
         return label
 
     def _hub_changed(self, entry: HubEntry) -> None:
@@ -154,7 +164,7 @@ class FleetModel(QAbstractTableModel):
         if shown is None:
             if len(self._names) >= MAX_NAMES_KEPT:
                 self._names.clear()
-            shown = self._names[agent.name] = " ".join(readable(agent.name).split())
+            shown = self._names[agent.name] = one_line(agent.name)
         return shown or agent.id[:8]
 
     def on_text(self, agent: AgentRecord) -> str:
@@ -162,7 +172,7 @@ class FleetModel(QAbstractTableModel):
         task = agent.task
         if task is None:
             return ""
-        note = f" — {' '.join(readable(task.note).split())}" if task.note else ""
+        note = f" — {one_line(task.note, NOTE_CHARS)}" if task.note else ""
         return f"{MARKERS.get(task.status, '')} {task.status}{note} · in {self.room_label(agent.hub, task.room)}"
 
     def flag_names(self, agent: AgentRecord) -> list[str]:
@@ -184,12 +194,12 @@ class FleetModel(QAbstractTableModel):
         if column == 0:
             return self.name_of(agent) + (" ✓" if agent.verified else "")
         if column == 1:
-            return readable(agent.role)
+            return one_line(agent.role)
         if column == 2:
             return self.hub_label(agent.hub)
         if column == 3:
-            activity = " ".join(readable(agent.activity).split())
-            return f"{readable(agent.presence)} — {activity}" if activity else readable(agent.presence)
+            activity, presence = one_line(agent.activity), one_line(agent.presence)
+            return f"{presence} — {activity}" if activity else presence
         if column == 4:
             return self.on_text(agent)
         if column == 5:
@@ -207,8 +217,8 @@ class FleetModel(QAbstractTableModel):
         """The row in full, for its tooltip."""
         rooms = ", ".join(sorted(self.room_label(agent.hub, room) for room in agent.rooms)) or "none"
         lines = [
-            f"{self.name_of(agent)} ({readable(agent.role) or 'no role'}) on {self.hub_label(agent.hub)}",
-            f"{readable(agent.presence)}{' — ' + readable(agent.activity) if agent.activity else ''}",
+            f"{self.name_of(agent)} ({one_line(agent.role) or 'no role'}) on {self.hub_label(agent.hub)}",
+            f"{one_line(agent.presence)}{' — ' + one_line(agent.activity, NOTE_CHARS) if agent.activity else ''}",
             f"On: {self.on_text(agent) or 'nothing reported'}",
             f"Rooms shared with you: {rooms}",
             f"Today: {self.costs.totals('agent', agent.hub, agent.id, 'today').summary()}",
@@ -257,7 +267,7 @@ class FleetModel(QAbstractTableModel):
         if self.group == "Room":
             return [("room", agent.hub, room) for room in agent.rooms] or [("", "", "No shared room")]
         if self.group == "Role":
-            return [("", "", readable(agent.role) or "No role")]
+            return [("", "", one_line(agent.role) or "No role")]
         return [("", "", "")]
 
     def _heading(self, group: Group, count: int) -> str:

@@ -20,7 +20,7 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QDialog, QHBoxLayout, QLineEdit, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from parler_desktop.app.agents.cost_totals import duration_text
-from parler_desktop.app.agents.fleet_model import FleetModel
+from parler_desktop.app.agents.fleet_model import NOTE_CHARS, FleetModel, one_line
 from parler_desktop.app.agents.fleet_state import AgentRecord, task_runs
 from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
@@ -32,12 +32,9 @@ from parler_desktop.ui.agents.agents_view import plain_label
 from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
 
 RECENT_MESSAGES = 30
+DESCRIPTION_CHARS = 2000  # of a card's description (its lines kept)
 SEND_FAILURES = (BadReply, ConnectionLost, HubRefused, SessionClosed, TimeoutError, ValueError, StoreError)
 OpenRoom = Callable[[HubEntry, str], Awaitable[None]]
-
-
-def one_line(text: str) -> str:
-    return " ".join(readable(text).split())
 
 
 class AgentCard(QDialog):
@@ -114,7 +111,7 @@ class AgentCard(QDialog):
         model = self.model
         self.summary.setText(
             f"{model.name_of(agent)} · {one_line(agent.role) or 'no role'} · on {model.hub_label(agent.hub)}\n"
-            f"id {agent.id}\n{one_line(agent.presence)}{' — ' + one_line(agent.activity) if agent.activity else ''}\n"
+            f"id {one_line(agent.id)}\n{one_line(agent.presence)}{' — ' + one_line(agent.activity) if agent.activity else ''}\n"
             f"On: {model.on_text(agent) or 'nothing reported'}\n"
             f"Today: {model.costs.totals('agent', agent.hub, agent.id, 'today').summary()}\n"
             f"All stored: {model.costs.totals('agent', agent.hub, agent.id).summary()}"
@@ -133,11 +130,11 @@ class AgentCard(QDialog):
             return "No directory card: it is known from the rooms you share."
         lines = [f"Directory card ({'verified' if agent.verified else 'not verified'})"]
         if card.description:
-            lines.append(readable(card.description))
+            lines.append(readable(card.description[:DESCRIPTION_CHARS]))
         if card.tags:
             lines.append("Tags: " + ", ".join(one_line(tag) for tag in card.tags))
         for skill in card.skills or ():
-            about = f" — {one_line(skill.description)}" if skill.description else ""
+            about = f" — {one_line(skill.description, NOTE_CHARS)}" if skill.description else ""
             lines.append(f"Skill: {one_line(skill.name or skill.id)}{about}")
         return "\n".join(lines)
 
@@ -156,7 +153,7 @@ class AgentCard(QDialog):
                 took_ms = last.elapsed_ms if last.elapsed_ms is not None else last.ts_ms - first.ts_ms
                 state = f"{first.status} → {last.status} in {duration_text(took_ms)}{tokens}"
             note = (last or first).note
-            lines.append(f"{began} · {where} · {state}{' — ' + one_line(note) if note else ''}")
+            lines.append(f"{began} · {where} · {state}{' — ' + one_line(note, NOTE_CHARS) if note else ''}")
         return lines
 
     async def _read_recent(self, store: object, rooms: list[str]) -> None:
@@ -170,7 +167,7 @@ class AgentCard(QDialog):
             return
         lines = [
             f"{time.strftime('%d %b %H:%M', time.localtime(m.ts / 1000))} · {self.model.room_label(self.key[0], m.room)}: "
-            f"{one_line(m.text or '  '.join(part_headline(p) for p in m.parts if p.get('kind') not in ('text', SIG_KIND)))}"
+            f"{one_line(m.text or '  '.join(part_headline(p) for p in m.parts if p.get('kind') not in ('text', SIG_KIND)), NOTE_CHARS)}"
             for m in reversed(messages)
         ]
         self.recent.setPlaceholderText(problem or "No messages from it are stored.")
