@@ -36,11 +36,10 @@ def test_receipts_without_figures_count_as_tasks_of_unknown_cost():
     assert unknown.totals("hub", "").summary() == "1 task, 1 failed (100%) · tokens unknown · time unknown"
 
 
-def test_only_terminal_receipts_count_each_once_per_agent_room_hub_and_day():
+def test_only_terminal_receipts_count_per_agent_room_hub_and_day_and_a_hub_can_be_forgotten():
     costs = CostTotals(today=lambda: TODAY)
     assert not costs.add(receipt(1, "working", tokens=5))
     assert costs.add(receipt(2, tokens=10, room="r1"))
-    assert not costs.add(receipt(2, tokens=10, room="r1"))  # the same message again (hub, seq)
     costs.add(receipt(3, "cancelled", tokens=20, agent="a2", room="r2", day=TODAY - datetime.timedelta(days=3)))
     costs.add(receipt(4, tokens=40, day=TODAY - datetime.timedelta(days=8)))
     costs.add(receipt(4, tokens=80, hub="wss://other"))  # another hub's seq 4
@@ -50,7 +49,10 @@ def test_only_terminal_receipts_count_each_once_per_agent_room_hub_and_day():
     assert costs.totals("agent", "", "a2", "all").tasks == 1
     assert costs.totals("room", "", "r1", "all").tokens == 10
     assert costs.totals("hub", "wss://other").tokens == 80
-    assert len(costs) == 4
+    assert costs.counted == 4
+    costs.forget_hub("")  # its cache is about to be counted again
+    assert costs.counted == 1 and costs.totals("hub", "").tasks == 0 and costs.totals("agent", "", "a1").tasks == 0
+    assert costs.totals("hub", "wss://other").tokens == 80
 
 
 def test_the_csv_has_a_row_per_scope_name_and_day_and_defuses_formulas():

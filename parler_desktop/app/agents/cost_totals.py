@@ -1,8 +1,9 @@
 """What the agents' work cost: tokens and elapsed time from terminal task receipts (protocol.md
 §8.3), per agent, room, hub and day, with task counts and failures.
 
-Kept incrementally: each receipt is added once (by its hub and seq) to the cells it belongs to,
-so a new receipt costs a few dictionary updates, never a rescan. A receipt without ``tokens`` or
+Kept incrementally: each receipt is added to the cells it belongs to, so a new receipt costs a
+few dictionary updates, never a rescan (the caller adds each once: the store announces a stored
+message once; ``forget_hub`` before a hub's cache is counted again). A receipt without ``tokens`` or
 ``elapsedMs`` is a task of unknown cost: counted as a task, its figure counted as unknown, never
 as zero. Plain Python (no Qt): the window feeds it and asks; the CSV export reads every cell.
 """
@@ -31,7 +32,7 @@ class Receipt:
     """One terminal task status, as stored: ``tokens`` / ``elapsed_ms`` None when not given."""
 
     hub: str
-    seq: int
+    seq: int  # (with ``position``: which message part it is, for the reader)
     room: str
     agent: str  # the sender's id
     status: str
@@ -109,18 +110,14 @@ class CostTotals:
 
     def __init__(self, today: Callable[[], datetime.date] = datetime.date.today) -> None:
         self.today = today
-        self._seen: set[tuple[str, int, int]] = set()
+        self.counted = 0  # receipts taken in
         self._cells: dict[tuple[str, str, str], dict[datetime.date, Totals]] = defaultdict(dict)
 
-    def __len__(self) -> int:
-        return len(self._seen)
-
     def add(self, receipt: Receipt) -> bool:
-        """Take in one receipt (a terminal one, not seen before); True when it counted."""
-        key = (receipt.hub, receipt.seq, receipt.position)
-        if receipt.status not in TERMINAL or key in self._seen:
+        """Take in one receipt; True when it counted (a terminal one)."""
+        if receipt.status not in TERMINAL:
             return False
-        self._seen.add(key)
+        self.counted += 1
         day = local_day(receipt.ts_ms)
         for key in (("agent", receipt.hub, receipt.agent), ("room", receipt.hub, receipt.room), ("hub", receipt.hub, "")):
             days = self._cells[key]
@@ -129,6 +126,12 @@ class CostTotals:
                 cell = days[day] = Totals()
             cell.take(receipt)
         return True
+
+    def forget_hub(self, hub: str) -> None:
+        """Drop what the hub's receipts added (its cache is about to be counted again)."""
+        self.counted -= sum(cell.tasks for cell in self._cells.get(("hub", hub, ""), {}).values())
+        for key in [key for key in self._cells if key[1] == hub]:
+            del self._cells[key]
 
     def totals(self, scope: str, hub: str, name: str = "", period: str = "all") -> Totals:
         """The sum for one agent (its id), room or hub (name "") over ``period`` (``PERIODS``)."""

@@ -9,8 +9,9 @@ the hub's budgets (design.md §3):
   every roster fetched (the members panel's) and the room list (which rooms are DMs);
 - while the view is open (``set_watching``), the directories again every ``refresh_ms`` (two
   requests a minute per hub of the 600 the hub allows).
-A hub whose session changes (another identity) is forgotten and read again; a receipt is counted
-once by its hub, seq and part however often it is seen.
+Each message is taken in once: the store announces a stored message once, and one stored while
+its hub's cache is being read is passed over by that read. A hub whose session changes (another
+identity) is forgotten, its agents and its costs, and read again.
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class FleetFeed(QObject):
         self.refresh_ms = REFRESH_MS
         self._loading: set[HubEntry] = set()
         self._sessions: dict[HubEntry, object] = {}  # the session each hub's state was read from
+        self._arrived: dict[HubEntry, set[int]] = {}  # seqs stored while the hub's cache is read
         self._refresh = QTimer(self, interval=self.refresh_ms)
         self._refresh.timeout.connect(self.refresh_directories)
         for entry in hubs.entries:
@@ -79,6 +81,8 @@ class FleetFeed(QObject):
     def _removed(self, entry: HubEntry) -> None:
         self._sessions.pop(entry, None)
         self.state.forget_hub(entry.url)
+        self.costs.forget_hub(entry.url)
+        self.costsChanged.emit()
         self.changed.emit()
 
     def _session_changed(self, entry: HubEntry) -> None:
@@ -88,6 +92,8 @@ class FleetFeed(QObject):
             return
         del self._sessions[entry]
         self.state.forget_hub(entry.url)
+        self.costs.forget_hub(entry.url)
+        self.costsChanged.emit()
         self.changed.emit()
         self.load()
 
@@ -100,7 +106,10 @@ class FleetFeed(QObject):
         if entry not in self._sessions:
             return  # not read yet: its cache holds them when it is
         counted = False
+        arrived = self._arrived.get(entry)
         for message in messages:
+            if arrived is not None:
+                arrived.add(message.seq)  # taken in now: the cache's read passes it over
             self.state.observe_message(entry.url, message)
             tasks = task_parts(message)
             for receipt in receipts_in(entry.url, message.seq, message.room, message.sender.id, message.ts, tasks):
@@ -146,6 +155,7 @@ class FleetFeed(QObject):
             return shiboken6.isValid(self) and bridge.session is session and self._sessions.get(entry) is session
 
         self._sessions[entry] = session  # from here on, what is stored is taken in as it comes
+        arrived = self._arrived[entry] = set()
         self.state.set_me(hub, bridge.agent_id, bridge.name)
         try:
             kinds = await store.call(LocalStore.room_kinds)
@@ -168,12 +178,16 @@ class FleetFeed(QObject):
                         await asyncio.sleep(0)  # a batch per loop turn
                     if not current():
                         return False
-                    self._take_task_part(hub, *row)
+                    if row[0] not in arrived:
+                        self._take_task_part(hub, *row)
             for message in await store.call(LocalStore.messages_from, bridge.agent_id, list(kinds), ASKED_SCAN):
                 if current():
-                    self.state.observe_message(hub, message)
+                    self.state.observe_message(hub, message)  # (the human's: twice changes nothing)
         except StoreError:
             pass  # a damaged cache (the session says so): what arrives from now on still counts
+        finally:
+            if self._arrived.get(entry) is arrived:
+                del self._arrived[entry]
         if not current():
             return False
         self.costsChanged.emit()
@@ -193,7 +207,7 @@ class FleetFeed(QObject):
         record = self.state.agent(hub, sender)
         record.rooms.add(room)
         record.spoke_ms[room] = max(record.spoke_ms.get(room, 0), ts)
-        self.state.observe_task(record, room, ts, task, seq, position)
+        self.state.observe_task(record, room, ts, task)
         for receipt in receipts_in(hub, seq, room, sender, ts, [(position, task)]):
             self.costs.add(receipt)
 

@@ -98,13 +98,11 @@ class FleetState:
         self.agents: dict[tuple[str, str], AgentRecord] = {}
         self.me: dict[str, tuple[str, str]] = {}  # hub -> (the human's id there, name)
         self.dm_rooms: dict[str, set[str]] = {}  # hub -> its DM rooms
-        self._tasks_seen: set[tuple[str, int, int]] = set()  # (hub, seq, part index) taken in
 
     def forget_hub(self, hub: str) -> None:
         """The hub went, or its session changed: what was known of it goes."""
         for key in [key for key in self.agents if key[0] == hub]:
             del self.agents[key]
-        self._tasks_seen = {seen for seen in self._tasks_seen if seen[0] != hub}
 
     def agent(self, hub: str, agent_id: str) -> AgentRecord:
         record = self.agents.get((hub, agent_id))
@@ -161,8 +159,8 @@ class FleetState:
         record.last_seen_ms = max(record.last_seen_ms, ts_ms)
 
     def observe_message(self, hub: str, message: StoredMessage) -> bool:
-        """A stored message: the human's addresses agents; an agent's says it spoke (and its
-        task statuses what it is on)."""
+        """A stored message (the caller takes each in once): the human's addresses agents; an
+        agent's says it spoke, and its task statuses what it is on."""
         sender = message.sender
         if self._is_me(hub, sender.id):
             return self._asked(hub, message)
@@ -174,16 +172,12 @@ class FleetState:
         record.role = record.role or sender.role or ""
         record.spoke_ms[message.room] = max(record.spoke_ms.get(message.room, 0), message.ts)
         record.last_seen_ms = max(record.last_seen_ms, message.ts)
-        for position, task in task_parts(message):
-            self.observe_task(record, message.room, message.ts, task, message.seq, position)
+        for _position, task in task_parts(message):
+            self.observe_task(record, message.room, message.ts, task)
         return True
 
-    def observe_task(self, record: AgentRecord, room: str, ts_ms: int, task: TaskStatus, seq: int, position: int) -> None:
-        """One task status part (the ``position``-th part of message ``seq``), taken in once."""
-        seen = (record.hub, seq, position)
-        if seen in self._tasks_seen:
-            return
-        self._tasks_seen.add(seen)
+    def observe_task(self, record: AgentRecord, room: str, ts_ms: int, task: TaskStatus) -> None:
+        """One task status part (the caller takes each in once)."""
         step = TaskStep(room, task.task or "", task.status, task.note or "", ts_ms, task.tokens, task.elapsed_ms)
         if record.task is None or ts_ms >= record.task.ts_ms:
             record.task = step
