@@ -38,8 +38,9 @@ HEADING_FLAGS = Qt.ItemFlag.ItemIsEnabled
 AGENT_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 Index = QModelIndex | QPersistentModelIndex
-Row = str | tuple[str, str]  # a group's heading, or an agent's (hub, id)
-Group = tuple[str, str, str]  # ("hub", hub, "") or ("room", hub, room) (the scopes of the costs), or ("", "", heading)
+Group = tuple[str, str, str]  # ("hub", hub, "") or ("room", hub, room) (the scopes of the costs), or ("", "", title)
+Row = Group | tuple[str, str]  # a group's heading, or an agent's (hub, id)
+NO_GROUP: Group = ("", "", "")  # the rows when they are not grouped: no heading
 
 
 def one_line(text: str, limit: int = NAME_CHARS) -> str:
@@ -76,6 +77,7 @@ class FleetModel(QAbstractTableModel):
         self.search = ""
         self._rows: list[Row] = []
         self.heading_rows: list[int] = []  # the rows that are a group's heading (the view spans them)
+        self._sizes: dict[Group, int] = {}  # agents in each group shown
         self._row_of: dict[tuple[str, str] | None, int] | None = None  # an agent's first row, made when asked
         self._names: dict[str, str] = {}  # a name as sent -> as shown
         self._bold = QFont()
@@ -106,15 +108,15 @@ class FleetModel(QAbstractTableModel):
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return HEADING_FLAGS if isinstance(self._rows[index.row()], str) else AGENT_FLAGS
+        return HEADING_FLAGS if len(self._rows[index.row()]) == 3 else AGENT_FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role not in ANSWERED or not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None  # (Qt asks ~7 roles a cell as it paints: the others cost nothing more)
         value = self._rows[index.row()]
-        if isinstance(value, str):
+        if len(value) == 3:  # a group's heading, written as it is drawn
             if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:
-                return value
+                return self._heading(value)  # type: ignore[arg-type]
             return self._bold if role == Qt.ItemDataRole.FontRole else None
         agent = self.state.agents.get(value)
         if agent is None:
@@ -231,7 +233,7 @@ class FleetModel(QAbstractTableModel):
         if self._row_of is None:
             self._row_of = {}
             for row, value in enumerate(self._rows):
-                if not isinstance(value, str):
+                if len(value) == 2:
                     self._row_of.setdefault(value, row)
                     self._row_of.setdefault(None, row)
         return self._row_of.get(key)
@@ -268,19 +270,22 @@ class FleetModel(QAbstractTableModel):
             return [("room", agent.hub, room) for room in agent.rooms] or [("", "", "No shared room")]
         if self.group == "Role":
             return [("", "", one_line(agent.role) or "No role")]
-        return [("", "", "")]
+        return [NO_GROUP]
 
-    def _heading(self, group: Group, count: int) -> str:
+    def _title(self, group: Group) -> str:
+        scope, hub, name = group
+        if scope == "hub":
+            return self.hub_label(hub)
+        if scope == "room":
+            return f"{self.room_label(hub, name)} · {self.hub_label(hub)}"
+        return name
+
+    def _heading(self, group: Group) -> str:
         """A group's heading: what it is, how many agents, and for a hub or room what today's
         finished tasks cost there."""
         scope, hub, name = group
-        if scope == "hub":
-            title = self.hub_label(hub)
-        elif scope == "room":
-            title = f"{self.room_label(hub, name)} · {self.hub_label(hub)}"
-        else:
-            title = name
-        heading = f"{title} — {count} agent{'s' if count != 1 else ''}"
+        count = self._sizes.get(group, 0)
+        heading = f"{self._title(group)} — {count} agent{'s' if count != 1 else ''}"
         today = self.costs.totals(scope, hub, name, "today") if scope else None
         return f"{heading} · today: {today.summary()}" if today is not None and today.tasks else heading
 
@@ -303,14 +308,15 @@ class FleetModel(QAbstractTableModel):
                 if members is None:
                     members = grouped[group] = []
                 members.append(key)
-        headings = {group: self._heading(group, len(members)) if group[0] or group[2] else "" for group, members in grouped.items()}
+        titles = {group: self._title(group).lower() for group in grouped}
         rows: list[Row] = []
         self.heading_rows = []
-        for group in sorted(grouped, key=lambda group: headings[group].lower()):
-            if headings[group]:
+        for group in sorted(grouped, key=titles.__getitem__):
+            if group != NO_GROUP:
                 self.heading_rows.append(len(rows))
-                rows.append(headings[group])
+                rows.append(group)
             rows.extend(grouped[group])
+        self._sizes = {group: len(members) for group, members in grouped.items()}
         if rows == self._rows:
             if rows:
                 self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(COLUMNS) - 1))
