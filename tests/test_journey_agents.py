@@ -156,6 +156,7 @@ def test_cost_of_receipts_with_and_without_figures_in_the_view_the_room_header_t
         open_room(qtbot, desktop, room)
         title = desktop.window.room_title
         QApplication.sendEvent(title, QHelpEvent(QEvent.Type.ToolTip, QPoint(4, 4), title.mapToGlobal(QPoint(4, 4))))
+        assert "build  ·  channel  ·  2 members" in QToolTip.text()  # the room's title, then its cost
         assert "work here today: 3 tasks, 1 failed (33%) · 1,500 tokens (+1 unknown)" in QToolTip.text()
 
         target = tmp_path / "costs.csv"

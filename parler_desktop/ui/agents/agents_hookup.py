@@ -1,6 +1,6 @@
 """What joins the Agents view to the window: View → Agents opens it (made on first use), a row's
 card opens a room in the window (a DM just made once its hub lists it), and the room header's
-tooltip gets a line with what the agents' work in the shown room cost."""
+tooltip (the room's full title) gets the lines of what the agents' work in the room cost."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ class AgentsHookup(QObject):
         room, shown = self.window.timeline_model.room, self.window.shown_hub
         if watched is self.window.room_title and event.type() == QEvent.Type.ToolTip and room and shown is not None:
             assert isinstance(event, QHelpEvent)
-            text = f"{room}\n{self.room_cost_line(shown.url, room)}"
+            text = f"{self.window.rooms.description(room)}\n{self.room_cost_line(shown.url, room)}"
             QToolTip.showText(event.globalPos(), plain_tooltip(text), self.window.room_title)
             return True
         return super().eventFilter(watched, event)
