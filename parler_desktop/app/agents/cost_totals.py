@@ -83,14 +83,14 @@ class Totals:
         tokens = _known(f"{self.tokens:,} tokens", "tokens unknown", self.tokens_unknown, self.tasks)
         elapsed = _known(duration_text(self.elapsed_ms), "time unknown", self.elapsed_unknown, self.tasks)
         plural = "s" if self.tasks != 1 else ""
-        return f"{self.tasks} task{plural}, {self.failed} failed ({rate:.0%}) · {tokens} · {elapsed}"
+        return f"{self.tasks:,} task{plural}, {self.failed:,} failed ({rate:.0%}) · {tokens} · {elapsed}"
 
 
 def _known(figure: str, none_known: str, unknown: int, tasks: int) -> str:
     """A sum, saying how many tasks it lacks (a receipt without the figure is not a zero)."""
     if unknown == tasks:
         return none_known
-    return f"{figure} (+{unknown} unknown)" if unknown else figure
+    return f"{figure} (+{unknown:,} unknown)" if unknown else figure
 
 
 def duration_text(ms: int) -> str:

@@ -212,7 +212,7 @@ class FleetModel(QAbstractTableModel):
             return ", ".join(self.flag_names(agent))
         if column == 8:
             today = self.costs.totals("agent", agent.hub, agent.id, "today")
-            return f"{today.tasks} · {today.tokens:,} tok" + ("+?" if today.tokens_unknown else "") if today.tasks else ""
+            return f"{today.tasks:,} · {today.tokens:,} tok" + ("+?" if today.tokens_unknown else "") if today.tasks else ""
         return ""
 
     def describe(self, agent: AgentRecord) -> str:
@@ -223,6 +223,7 @@ class FleetModel(QAbstractTableModel):
             f"{one_line(agent.presence)}{' — ' + one_line(agent.activity, NOTE_CHARS) if agent.activity else ''}",
             f"On: {self.on_text(agent) or 'nothing reported'}",
             f"Rooms shared with you: {rooms}",
+            "Directory card: " + ("none" if agent.card is None else "verified" if agent.verified else "not verified"),
             f"Today: {self.costs.totals('agent', agent.hub, agent.id, 'today').summary()}",
             f"Last 7 days: {self.costs.totals('agent', agent.hub, agent.id, '7 days').summary()}",
         ]

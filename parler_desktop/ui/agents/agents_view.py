@@ -55,7 +55,7 @@ class AgentList(QTableView):
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.horizontalHeader().setHighlightSections(False)
-        for column, width in enumerate((150, 80, 110, 140, 260, 80, 50, 150, 90)):
+        for column, width in enumerate((150, 80, 110, 140, 220, 80, 55, 120, 110)):
             self.setColumnWidth(column, width)
         model.modelReset.connect(self._span_headings)
         self.doubleClicked.connect(self._open)
