@@ -32,7 +32,8 @@ from parler_desktop.protocol.parts import TaskStatus
 from parler_desktop.store import LocalStore, StoreError
 
 REFRESH_MS = 30_000
-TASK_BATCH = 100  # task parts taken in per loop turn while loading
+TASK_BATCH = 100  # task parts taken in per loop turn while loading (~30 µs each)
+ROSTER_BATCH = 10  # stored rosters taken in per loop turn (~0.1 ms each, of 20 members)
 TASK_SCAN = 20_000  # stored messages searched for task parts per store call
 SENDER_SCAN = 200  # each room's newest messages read for who spoke there
 ASKED_SCAN = 500  # the human's newest messages read for whom they addressed
@@ -162,7 +163,12 @@ class FleetFeed(QObject):
             if not current():
                 return False
             self.state.dm_rooms[hub] = {room for room, kind in kinds.items() if kind == "dm"}
-            for room, roster in (await store.call(LocalStore.all_rosters)).items():
+            rosters = await store.call(LocalStore.all_rosters)
+            for number, (room, roster) in enumerate(rosters.items(), 1):
+                if number % ROSTER_BATCH == 0:
+                    await asyncio.sleep(0)  # a batch per loop turn
+                    if not current():
+                        return False
                 self.state.observe_roster(hub, room, roster)
             for room in kinds:
                 senders = await store.call(LocalStore.senders, room, SENDER_SCAN)
@@ -173,11 +179,13 @@ class FleetFeed(QObject):
             after: int | None = 0
             while after is not None:
                 rows, after = await store.call(LocalStore.task_parts, after, TASK_SCAN)
+                if not current():
+                    return False
                 for number, row in enumerate(rows, 1):
                     if number % TASK_BATCH == 0:
                         await asyncio.sleep(0)  # a batch per loop turn
-                    if not current():
-                        return False
+                        if not current():
+                            return False
                     if row[0] not in arrived:
                         self._take_task_part(hub, *row)
             for message in await store.call(LocalStore.messages_from, bridge.agent_id, list(kinds), ASKED_SCAN):
