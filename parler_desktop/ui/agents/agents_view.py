@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QElapsedTimer, QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QPushButton, QTableView, QVBoxLayout, QWidget,
@@ -88,7 +88,6 @@ class AgentList(QTableView):
 
 class AgentsView(QWidget):
     cardRequested = Signal(object)  # (hub, id)
-    firstPainted = Signal(float)  # ms from ``open_view`` to the first paint (bench/bench_agents.py)
 
     def __init__(self, model: FleetModel, parent: QWidget | None = None) -> None:
         super().__init__(parent, Qt.WindowType.Window)
@@ -96,7 +95,6 @@ class AgentsView(QWidget):
         self.setWindowTitle("Agents")
         self.resize(1100, 560)
         self.model = model
-        self._opened = QElapsedTimer()
         self._selected: tuple[str, str] | None = None
 
         self.search = QLineEdit(placeholderText="Find an agent by name, role or id")
@@ -148,18 +146,11 @@ class AgentsView(QWidget):
 
     def open_view(self) -> None:
         """Show (or raise) the view, the search field focused; the model reads what it lacks."""
-        self._opened.start()
         self.model.rebuild()
         self.show()
         self.raise_()
         self.activateWindow()
         self.search.setFocus()
-
-    def paintEvent(self, event: object) -> None:  # noqa: D102
-        super().paintEvent(event)  # type: ignore[arg-type]
-        if self._opened.isValid():
-            self.firstPainted.emit(self._opened.nsecsElapsed() / 1e6)
-            self._opened.invalidate()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
