@@ -111,9 +111,10 @@ class FleetModel(QAbstractTableModel):
         return HEADING_FLAGS if len(self._rows[index.row()]) == 3 else AGENT_FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role not in ANSWERED or not index.isValid() or not 0 <= index.row() < len(self._rows):
+        row = index.row()  # (-1 for an invalid index)
+        if role not in ANSWERED or not 0 <= row < len(self._rows):
             return None  # (Qt asks ~7 roles a cell as it paints: the others cost nothing more)
-        value = self._rows[index.row()]
+        value = self._rows[row]
         if len(value) == 3:  # a group's heading, written as it is drawn
             if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:
                 return self._heading(value)  # type: ignore[arg-type]
