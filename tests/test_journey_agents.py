@@ -209,3 +209,19 @@ def test_names_and_cards_from_the_hub_are_shown_as_the_characters_they_are(qtbot
     assert card.summary.text().startswith("<b>eve</b>\ufffd second · ")
     assert "<img src=x> reads files" in card.directory.text()
     card.close()
+
+
+def test_a_hub_added_while_the_view_is_open_brings_its_agents(qtbot, qloop, desktop, hub, peer, hub_factory):
+    run_coroutine(qtbot, qloop, peer.register("alice"))
+    view = open_agents_view(qtbot, desktop)
+    qtbot.waitUntil(lambda: "alice" in shown(view), timeout=10_000)
+    other = hub_factory()
+    carol = run_coroutine(qtbot, qloop, RawAgent.connect(other.url, name="carol", role="reviewer"))
+    try:
+        run_coroutine(qtbot, qloop, carol.register("carol", role="reviewer"))
+        entry = desktop.hubs.add(other.url)
+        assert run_coroutine(qtbot, qloop, desktop.connectors[entry].connect())
+        qtbot.waitUntil(lambda: "carol" in shown(view), timeout=10_000)
+        assert shown(view)["carol"]["Hub"] == entry.label and shown(view)["alice"]["Hub"] != entry.label
+    finally:
+        run_coroutine(qtbot, qloop, carol.close())

@@ -87,16 +87,19 @@ class FleetFeed(QObject):
         self.changed.emit()
 
     def _session_changed(self, entry: HubEntry) -> None:
-        """Another identity or hub: what was known of the old session goes, and the new one's
-        cache is read (the totals keep what they counted, each receipt once)."""
-        if entry not in self._sessions or self._sessions[entry] is entry.bridge.session:
+        """Another identity or hub, or a first session: what was known of the old one goes, and
+        the new one's cache is read if the others' were (the view was used)."""
+        known = self._sessions.get(entry)
+        if known is not None and known is entry.bridge.session:
             return
-        del self._sessions[entry]
-        self.state.forget_hub(entry.url)
-        self.costs.forget_hub(entry.url)
-        self.costsChanged.emit()
-        self.changed.emit()
-        self.load()
+        if known is not None:
+            del self._sessions[entry]
+            self.state.forget_hub(entry.url)
+            self.costs.forget_hub(entry.url)
+            self.costsChanged.emit()
+            self.changed.emit()
+        if self.started or self.watching:
+            self.load()
 
     def _rooms_changed(self, entry: HubEntry, rooms: Sequence[Any]) -> None:
         """The hub's room list: which rooms are DMs (a DM an agent opened with the human)."""
