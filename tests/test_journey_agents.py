@@ -215,6 +215,8 @@ def test_a_hub_added_while_the_view_is_open_brings_its_agents(qtbot, qloop, desk
     run_coroutine(qtbot, qloop, peer.register("alice"))
     view = open_agents_view(qtbot, desktop)
     qtbot.waitUntil(lambda: "alice" in shown(view), timeout=10_000)
+    desktop.agents.model.feed.refresh_ms = 60_000  # the new hub's directory is asked as it comes live, not by the clock
+    desktop.agents.model.feed.set_watching(True)
     other = hub_factory()
     carol = run_coroutine(qtbot, qloop, RawAgent.connect(other.url, name="carol", role="reviewer"))
     try:

@@ -8,7 +8,7 @@ the hub's budgets (design.md §3):
 - then what each hub's bridge reports: every stored message (task statuses, receipts, who spoke),
   every roster fetched (the members panel's) and the room list (which rooms are DMs);
 - while the view is open (``set_watching``), the directories again every ``refresh_ms`` (two
-  requests a minute per hub of the 600 the hub allows).
+  requests a minute per hub of the 600 the hub allows), and a hub's as it comes live.
 Each message is taken in once: the store announces a stored message once, and one stored while
 its hub's cache is being read is passed over by that read. A hub whose session changes (another
 identity) is forgotten, its agents and its costs, and read again.
@@ -54,6 +54,7 @@ class FleetFeed(QObject):
         self._loading: set[HubEntry] = set()
         self._sessions: dict[HubEntry, object] = {}  # the session each hub's state was read from
         self._arrived: dict[HubEntry, set[int]] = {}  # seqs stored while the hub's cache is read
+        self._live: dict[HubEntry, bool] = {}  # each hub live as last heard
         self._refresh = QTimer(self, interval=self.refresh_ms)
         self._refresh.timeout.connect(self.refresh_directories)
         for entry in hubs.entries:
@@ -78,9 +79,11 @@ class FleetFeed(QObject):
         bridge.rosterChanged.connect(lambda room, entries: self._roster(entry, room, entries))
         bridge.sessionChanged.connect(lambda: self._session_changed(entry))
         bridge.roomsChanged.connect(lambda rooms: self._rooms_changed(entry, rooms))
+        bridge.stateChanged.connect(lambda _state: self._state_changed(entry))
 
     def _removed(self, entry: HubEntry) -> None:
         self._sessions.pop(entry, None)
+        self._live.pop(entry, None)
         self.state.forget_hub(entry.url)
         self.costs.forget_hub(entry.url)
         self.costsChanged.emit()
@@ -100,6 +103,13 @@ class FleetFeed(QObject):
             self.changed.emit()
         if self.started or self.watching:
             self.load()
+
+    def _state_changed(self, entry: HubEntry) -> None:
+        """A hub just live (connected, or back) while the view is open: its directory now."""
+        live = entry.bridge.is_live
+        if live and not self._live.get(entry) and self.watching and entry in self._sessions and entry not in self._loading:
+            entry.bridge.tasks.spawn("agents' directory", self.refresh_directory(entry))
+        self._live[entry] = live
 
     def _rooms_changed(self, entry: HubEntry, rooms: Sequence[Any]) -> None:
         """The hub's room list: which rooms are DMs (a DM an agent opened with the human)."""
