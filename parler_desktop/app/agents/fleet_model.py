@@ -28,6 +28,7 @@ FILTERS = ("All", "Working", "Waiting on me", "Stuck", "Offline")
 GROUPS = ("None", "Hub", "Room", "Role")
 AGENT_KEY = Qt.ItemDataRole.UserRole + 1  # (hub, id) of an agent row; None on a group heading
 REBUILD_MS = 150
+DEFAULT_STUCK_MS = 600_000  # before the agent watches are asked
 NAME_CHARS = 120  # of a name, role or activity shown in a cell
 NOTE_CHARS = 400  # of a task's note
 MAX_NAMES_KEPT = 10_000  # names made readable kept (a hostile hub renaming agents cannot grow it past)
@@ -85,6 +86,7 @@ class FleetModel(QAbstractTableModel):
         self._hub_labels: dict[str, str] = {}
         self._room_labels: dict[tuple[str, str], str] = {}
         self._looping: set[tuple[str, str]] = set()  # (hub, name) named in a loop warning
+        self._stuck_after_ms: dict[str, int] = {}  # hub -> how long "working" without a word is stuck
         self._rebuild = QTimer(self, singleShot=True, interval=REBUILD_MS)
         self._rebuild.timeout.connect(self.rebuild)
         self.feed.changed.connect(self._changed)
@@ -180,8 +182,7 @@ class FleetModel(QAbstractTableModel):
 
     def flag_names(self, agent: AgentRecord) -> list[str]:
         now_ms = int(self.clock() * 1000)
-        watch = self.watches.watch(agent.hub)
-        after_ms = int((watch.activity.stuck_after if watch is not None else 600) * 1000)
+        after_ms = self._stuck_after_ms.get(agent.hub, DEFAULT_STUCK_MS)
         found = []
         if waits_on_human(agent):
             found.append("waiting on you")
@@ -294,6 +295,11 @@ class FleetModel(QAbstractTableModel):
     def rebuild(self) -> None:
         """Rows for the filter and grouping; the same rows only repaint."""
         self._rebuild.stop()
+        self._stuck_after_ms = {  # the room list's setting, as its agent watches hold it
+            entry.url: int(watch.activity.stuck_after * 1000)
+            for entry in self.hubs.entries
+            if (watch := self.watches.watch(entry.url)) is not None
+        }
         self._looping = {
             (entry.url, name)
             for entry in self.hubs.entries
