@@ -187,6 +187,9 @@ def test_cost_of_receipts_with_and_without_figures_in_the_view_the_room_header_t
         assert history[0].endswith("build · done, 300 tokens")
         assert history[1].endswith("build · failed, tokens unknown — no disk")
         assert history[2].endswith("build · accepted → done in 1 min, 1,200 tokens")
+        revision = card.history.document().revision()
+        desktop.agents.model.rebuild()  # the rows repaint (as every stored message makes them)
+        assert card.history.document().revision() == revision  # the history the human scrolls stays put
         qtbot.waitUntil(lambda: "the last of it" in card.recent.toPlainText(), timeout=5000)
 
         run_coroutine(qtbot, qloop, bob.ok({"op": "subscribe"}, "subscribed"))

@@ -117,7 +117,9 @@ class AgentCard(QDialog):
             f"All stored: {model.costs.totals('agent', agent.hub, agent.id).summary()}"
         )
         self.directory.setText(self._directory_text(agent))
-        self.history.setPlainText("\n".join(self._history_lines(agent)))
+        history = "\n".join(self._history_lines(agent))
+        if history != self.history.toPlainText():  # (the rows repaint often: a reader's scroll stays)
+            self.history.setPlainText(history)
         room = self.handoff_room()
         self.handoff_button.setEnabled(room is not None)
         self.handoff_button.setToolTip(
