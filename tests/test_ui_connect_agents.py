@@ -15,8 +15,6 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDialogButtonBox
 
 from parler_desktop.identity import Identity
-from parler_desktop.protocol.canonical import canonical_card_bytes
-from parler_desktop.protocol.values import AgentCard
 from parler_desktop.ui.dialogs.connect_agents_dialog import INSTALL_HINT, ConnectAgentsDialog
 from support.desktop_fixtures import join_room
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
@@ -42,9 +40,7 @@ def listed(dialog: ConnectAgentsDialog) -> list[str]:
 
 async def register_card(agent: RawAgent, name: str) -> dict:
     """Publish a signed private card, as the reference MCP server does as it connects."""
-    card = {"id": agent.id, "name": name, "kind": "agent", "protocolVersion": "0.2"}
-    sig = agent.identity.sign(canonical_card_bytes(AgentCard.from_wire(card)))
-    return await agent.ok({"op": "register", "card": card, "sig": sig}, "registered")
+    return await agent.register(name)
 
 
 def put_on_path(monkeypatch, folder: Path, program: Path) -> None:

@@ -33,3 +33,8 @@ def display_text(text: str, limit: int = NAME_CHARS) -> str:
     cut = len(text) > limit
     line = _LINE_BREAKS.sub(" ", _ALSO_UNREADABLE.sub("\ufffd", readable(text[: limit - 1] if cut else text)))
     return line + "…" if cut else line
+
+
+def one_line(text: str, limit: int = NAME_CHARS) -> str:
+    """As ``display_text``, with every run of white space made one space: a list's cell or label."""
+    return display_text(" ".join(text.split()), limit)

@@ -13,6 +13,7 @@ import asyncio
 import functools
 import logging
 import random
+import uuid
 from collections.abc import AsyncIterable, Callable, Iterable, Sequence
 from typing import Any
 
@@ -54,11 +55,14 @@ from parler_desktop.protocol.frames import (
     Remember,
     Remembered,
     ResolveJoin,
+    Send,
+    Sent,
 )
+from parler_desktop.protocol import canonical
 from parler_desktop.protocol.canonical import verify_message
 from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.protocol.values import (
-    DirectoryEntry, Fact, JoinRequest, Part, RecallHit, RoomInfo, RoomTarget, StoredMessage,
+    DirectoryEntry, DmTarget, Fact, JoinRequest, Part, RecallHit, RoomInfo, RoomTarget, StoredMessage, normalize_parts,
 )
 from parler_desktop.settings import load_settings, read_join_secret
 from parler_desktop.store import LocalStore, StoreError, StoreWorker, open_for_session
@@ -330,6 +334,18 @@ class HubSession:
     async def resolve_join(self, room: str, agent: str, approve: bool) -> JoinResolved:
         reply = await self._lifecycle.call(ResolveJoin(room=room, agent=agent, approve=approve), JoinResolved)
         assert isinstance(reply, JoinResolved)
+        return reply
+
+    async def message_agent(self, agent: str, text: str) -> Sent:
+        """Send ``text`` to ``agent`` by a ``dm`` target (protocol.md §7.4): the hub uses the DM the
+        two share, else makes one when the agent has a directory card, else refuses (HubRefused).
+        Sent at once, not through the outbox (which posts to rooms it knows); one clientId, so the
+        retry after a lost line is not a second message."""
+        target = DmTarget(agent)
+        parts = canonical.sign_parts(self.agent_id, target, normalize_parts([{"kind": "text", "text": text}]), None, self.identity.sign)
+        reply = await self._lifecycle.call(Send(target=target, parts=parts, client_id=str(uuid.uuid4())), Sent)
+        assert isinstance(reply, Sent)
+        self._sync.request_full()  # the DM may be new: list it
         return reply
 
     async def fetch_blob(self, blob_id: str) -> bytes:

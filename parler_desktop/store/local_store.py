@@ -28,7 +28,8 @@ from parler_desktop.store.outbox_item import OutboxStatus
 from parler_desktop.store.room_counts import RoomCounts, RoomSummary
 from parler_desktop.store.salvage import salvage_written
 from parler_desktop.store.search import SearchTables
-from parler_desktop.store.signatures import MESSAGE_COLUMNS, SignatureChecks
+from parler_desktop.store.fleet_reads import FleetReads
+from parler_desktop.store.signatures import MESSAGE_COLUMNS
 
 _MESSAGE_WIRE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE room = ?"
 
@@ -43,7 +44,7 @@ class FreshStart:
     outbox_recovery: OutboxRecovery | None = None
 
 
-class LocalStore(OutboxTables, DraftTables, SignatureChecks, SearchTables, RoomCounts):
+class LocalStore(OutboxTables, DraftTables, FleetReads, SearchTables, RoomCounts):
     """The store of one (hub, identity); see the module docstring."""
 
     @classmethod

@@ -27,6 +27,7 @@ from parler_desktop.disk_errors import os_error_text
 from parler_desktop.hub import EmbeddedHub
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, load_settings, read_join_secret, save_settings
+from parler_desktop.ui.agents.agents_hookup import AgentsHookup
 from parler_desktop.ui.appearance.saved_scheme import SavedScheme
 from parler_desktop.ui.attention.attention import Attention
 from parler_desktop.ui.dialogs.connect_agents_dialog import ConnectAgentsDialog
@@ -79,6 +80,7 @@ class DesktopApp:
         self.collector.setParent(self.window)
         self.attention = Attention(self.home, self.bridge, self.window)
         self.search = Search(self.window, self.attention.jump)
+        self.agents = AgentsHookup(self.window, self.attention.agents)
         self.hub_choices = HubChoices(self)
         self.message_links = LinkOpening(self.bridge, self.window, self.attention.jump, self.hub_choices.add_for_link)
         self.local_hub: EmbeddedHub | None = None

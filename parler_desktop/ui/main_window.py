@@ -62,6 +62,7 @@ class MainWindow(QMainWindow):
     removeHubRequested = Signal()
     shownHubChanged = Signal(object)  # HubEntry: the timeline, composer and members follow it now
     connectAgentsRequested = Signal()
+    agentsRequested = Signal()  # View → Agents
     openLogFolderRequested = Signal()
     demoRequested = Signal()
     closing = Signal()
@@ -137,6 +138,7 @@ class MainWindow(QMainWindow):
         self.toggle_roster = action("Show &members", ["Ctrl+Shift+M"], self._toggle_roster)
         self.toggle_roster.setCheckable(True)
         self.toggle_roster.setChecked(True)
+        action("A&gents", ["Ctrl+Shift+A"], self.agentsRequested.emit)  # (&Appearance is View's A)
         menu = self.menuBar()  # every menu and item has a mnemonic of its own (test_journey_keyboard.py)
         hub_menu = menu.addMenu("&Hub")
         hub_menu.addAction("&New room…", self.room_actions.new_room)

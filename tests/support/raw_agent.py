@@ -13,6 +13,8 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 
 from parler_desktop.identity import Identity
+from parler_desktop.protocol.canonical import canonical_card_bytes
+from parler_desktop.protocol.values import AgentCard
 
 REPLY_TIMEOUT = 10.0
 
@@ -120,6 +122,13 @@ class RawAgent:
         if expected_type is not None:
             assert reply["type"] == expected_type, (frame, reply)
         return reply
+
+    async def register(self, name: str | None = None, **card: Any) -> dict[str, Any]:
+        """Publish a signed private directory card (§7.14), as the reference MCP server does as it
+        connects; ``card`` adds fields (role, description, tags, skills)."""
+        wire = {"id": self.id, "name": self.name if name is None else name, "kind": "agent", "protocolVersion": "0.2", **card}
+        sig = self.identity.sign(canonical_card_bytes(AgentCard.from_wire(wire)))
+        return await self.ok({"op": "register", "card": wire, "sig": sig}, "registered")
 
     async def recv_delivery(self, timeout: float = REPLY_TIMEOUT) -> dict[str, Any]:
         frame = await asyncio.wait_for(self.deliveries.get(), timeout)

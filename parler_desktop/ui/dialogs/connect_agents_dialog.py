@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from parler_desktop.app.display_text import display_text
+from parler_desktop.app.display_text import one_line
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 
@@ -46,7 +46,6 @@ INSTALL_HINT = (
 POLL_MS = 5000  # how often the directory and the rosters are asked while the dialog is open
 MAX_POLLED_ROOMS = 6  # with POLL_MS and the directory, ~84 of the hub's 600 ops a minute per agent
 ROSTER_FAILURES = (BadReply, ConnectionLost, HubRefused, SessionClosed, TimeoutError)
-MAX_NAME_CHARS = 80
 
 
 def connect_arguments(hub_url: str, join_secret: str | None) -> list[str]:
@@ -56,10 +55,6 @@ def connect_arguments(hub_url: str, join_secret: str | None) -> list[str]:
         arguments += ["--join-secret", join_secret]
     return arguments
 
-
-def one_line(text: str, limit: int = MAX_NAME_CHARS) -> str:
-    """Wire text for one line of the list: as ``display_text`` shows it, white space runs made one."""
-    return display_text(" ".join(text.split()), limit)
 
 
 @dataclass

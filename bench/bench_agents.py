@@ -1,0 +1,216 @@
+"""Benchmark the Agents view (issue 43): 5 hubs x 100 rooms x 200 agents, 10,000 task receipts.
+
+Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_agents.py
+
+Each hub is a cache filled as the session fills it (rooms, a roster of 20 of the hub's agents per
+room, 20 messages a room and 2,000 task receipts a hub) behind a store-backed session that
+answers ``discover`` with the hub's 200 cards; gc runs as the app runs it (frozen, then the idle
+collector). Measured on the Qt thread (the 2 ms StallMeter of bench_ui.py), "painted" being the
+time from the action to the whole window painted (the action, then a synchronous repaint):
+- the view's first open: painted, then the read of every hub's cache and directory behind it,
+  and the longest event-loop gap while both run;
+- a second open (every hub read: 1,005 rows); filter and grouping switches, each painted (by
+  room: one row per agent and room, 11,400 rows);
+- 1,000 more receipts arriving as stored messages, a batch of 20 at a time: each added to the
+  kept totals (no rescan), the longest gap meanwhile;
+against baselines in the same run: the longest gap of the idle loop over a second, and a bare
+QTableView of a 1,000-row, 9-column static model in a window of the same size, painted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import QApplication, QTableView, QWidget
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_ui import StallMeter, idle_baseline  # noqa: E402
+from support.stored_session import StoreBackedSession  # noqa: E402
+
+from parler_desktop.app.agents.fleet_model import COLUMNS, FleetModel  # noqa: E402
+from parler_desktop.app.attention.attention_settings import AttentionSettings  # noqa: E402
+from parler_desktop.app.hubs.hub_list import HubList  # noqa: E402
+from parler_desktop.app.room_list.agent_watch import HubAgentWatches  # noqa: E402
+from parler_desktop.client.events import ConnectionState, MessagesStored, StateChanged  # noqa: E402
+from parler_desktop.protocol.values import (  # noqa: E402
+    AgentCard, DirectoryEntry, EndpointRef, RoomInfo, RosterEntry, StoredMessage,
+)
+from parler_desktop.store import LocalStore, StoreWorker  # noqa: E402
+from parler_desktop.ui.agents.agents_view import AgentsView  # noqa: E402
+from parler_desktop.ui.event_loop import AppEventLoop  # noqa: E402
+from parler_desktop.ui.idle_collector import IdleCollector  # noqa: E402
+from parler_desktop.ui.qt_environment import prepare_qt_environment  # noqa: E402
+
+HUBS, ROOMS, AGENTS, RECEIPTS = 5, 100, 200, 10_000
+PER_ROOM_ROSTER, PER_ROOM_TEXTS, LIVE_RECEIPTS, LIVE_BATCH = 20, 20, 1_000, 20
+NOW_MS = int(time.time() * 1000)
+
+
+def agent_ref(hub: int, n: int) -> EndpointRef:
+    return EndpointRef(id=f"H{hub}A{n:03d}", name=f"agent-{hub}-{n:03d}", role=("coder", "reviewer", "planner")[n % 3])
+
+
+class DirectorySession(StoreBackedSession):
+    """The store-backed session of bench_ui and the tests, with a hub directory of ``cards``."""
+
+    def __init__(self, store: StoreWorker, hub: int) -> None:
+        super().__init__(store)
+        self.hub_url = f"ws://hub{hub}.invalid/ws"
+        self.cards = tuple(
+            DirectoryEntry(
+                card=AgentCard(id=agent_ref(hub, n).id, name=agent_ref(hub, n).name, kind="agent", role=agent_ref(hub, n).role),
+                visibility="private", status=("idle", "working", "waiting", "offline")[n % 4], hub="h", verified=n % 2 == 0,
+                first_seen=NOW_MS - 86_400_000, last_seen=NOW_MS - n * 1000, activity=f"step {n}",
+            )
+            for n in range(AGENTS)
+        )
+
+    async def discover(self, scope: str = "hub", **_filters: object) -> tuple[DirectoryEntry, ...]:
+        return self.cards
+
+
+def task_message(hub: int, seq: int, room: str, n: int, status: str) -> StoredMessage:
+    part: dict = {"kind": "com.parler.task", "status": status, "task": f"t{seq}"}
+    if seq % 3:
+        part.update(tokens=100 + n, elapsedMs=1000 * n)  # a third without figures
+    return StoredMessage(seq=seq, id=f"m{seq}", room=room, sender=agent_ref(hub, n), parts=(part,), ts=NOW_MS - seq * 10)
+
+
+def fill(store: LocalStore, hub: int) -> int:
+    """The hub's cache; returns its highest seq."""
+    rooms = [f"room-{r:03d}" for r in range(ROOMS)]
+    store.replace_rooms([RoomInfo(name=room, kind="channel", members=PER_ROOM_ROSTER + 1, unread=0) for room in rooms])
+    messages, seq = [], 0
+    for r, room in enumerate(rooms):
+        members = [(r * 7 + k) % AGENTS for k in range(PER_ROOM_ROSTER)]
+        store.replace_roster(
+            room, [RosterEntry(id=agent_ref(hub, n).id, name=agent_ref(hub, n).name, status="idle", last_seen=NOW_MS, role=agent_ref(hub, n).role) for n in members]
+        )
+        for k in range(PER_ROOM_TEXTS):
+            seq += 1
+            n = members[k % len(members)]
+            messages.append(StoredMessage(seq=seq, id=f"m{seq}", room=room, sender=agent_ref(hub, n), parts=({"kind": "text", "text": f"note {seq}"},), ts=NOW_MS - seq))
+    for k in range(RECEIPTS // HUBS):
+        seq += 1
+        r = k % ROOMS
+        messages.append(task_message(hub, seq, rooms[r], (r * 7 + k) % AGENTS, ("done", "failed", "cancelled")[k % 3 if k % 10 == 0 else 0]))
+    store.insert_messages(messages, index_now=False)
+    return seq
+
+
+def painted_ms(view: QWidget, show: Callable[[], None]) -> float:
+    """ms from ``show`` to the whole window painted (a synchronous repaint after it: the show,
+    the layout and every child's paint, not just the moment painting starts)."""
+    started = time.perf_counter()
+    show()
+    view.repaint()
+    return (time.perf_counter() - started) * 1000
+
+
+def baseline_paint() -> float:
+    """ms from show to a bare table of 1,000 static rows painted."""
+    model = QStandardItemModel(HUBS * AGENTS, len(COLUMNS))
+    for row in range(HUBS * AGENTS):
+        for column in range(len(COLUMNS)):
+            model.setItem(row, column, QStandardItem(f"cell {row}.{column}"))
+    view = QTableView()
+    view.setModel(model)
+    view.resize(1100, 560)
+    took = painted_ms(view, view.show)
+    view.close()
+    return took
+
+
+async def main() -> None:
+    meter = StallMeter()
+    with tempfile.TemporaryDirectory() as directory:
+        hubs, sessions, last_seqs = HubList(), [], []
+        for hub in range(HUBS):
+            worker = StoreWorker(Path(directory) / f"hub{hub}.sqlite3")
+            await worker.open()
+            last_seqs.append(await worker.call(fill, hub))
+            session = DirectorySession(worker, hub)
+            entry = hubs.add(session.hub_url)
+            entry.bridge.attach(session)
+            session.emit(StateChanged(ConnectionState.LIVE, session.hub_url, session.agent_id))
+            sessions.append(session)
+        watches = HubAgentWatches(hubs, AttentionSettings)
+        await asyncio.sleep(1.0)  # the agent watches read their pages
+        idle = await idle_baseline(meter)
+        print(f"baseline: nothing to do, longest event-loop gap {idle:5.1f} ms (the machine's own noise)")
+        base = min(baseline_paint() for _ in range(3))
+        print(f"baseline: a bare table of {HUBS * AGENTS:,} rows x {len(COLUMNS)} columns paints in {base:6.1f} ms")
+
+        model = FleetModel(hubs, watches)
+        view = AgentsView(model)
+        collector = IdleCollector(view)  # as the gui command runs the window: gc.freeze, then this
+        gc.freeze()
+        collector.start()
+        meter.start()
+        started = time.perf_counter()
+        painted = [painted_ms(view, view.open_view)]
+        loaded = asyncio.Event()
+        model.feed.loaded.connect(loaded.set)
+        await asyncio.wait_for(loaded.wait(), 30)
+        load_s = time.perf_counter() - started
+        await asyncio.sleep(0.3)  # the rebuild after the load
+        stall = meter.stop()
+        rows = model.rowCount()
+        print(
+            f"first open: painted in {painted[0]:6.1f} ms ({painted[0] / base:.2f}x baseline); every hub's cache and "
+            f"directory read in {load_s * 1000:6.0f} ms ({model.costs.counted:,} receipts, {len(model.state.agents):,} agents, "
+            f"{rows:,} rows); longest event-loop gap {stall:5.1f} ms, {meter.stalls} over 50 ms"
+        )
+        view.hide()
+        await asyncio.sleep(0.1)
+        painted.append(painted_ms(view, view.open_view))
+        print(f"second open (1,005 rows, every hub read): painted in {painted[1]:6.1f} ms ({painted[1] / base:.2f}x baseline)")
+
+        view.list.select_key(None)  # a row selected: each switch finds it again
+        meter.start()
+        for filter, group in (("Working", "None"), ("All", "Room"), ("Stuck", "Role"), ("All", "Hub")):
+            took = painted_ms(view, lambda: model.set_view(filter=filter, group=group))  # noqa: B023
+            print(f"  show {filter:<7} grouped by {group:<4}: painted in {took:6.1f} ms, {model.rowCount():,} rows")
+            await asyncio.sleep(0.05)
+        print(f"filter and grouping switches: longest event-loop gap {meter.stop():5.1f} ms, {meter.stalls} over 50 ms")
+
+        meter.start()
+        counted = model.costs.counted
+        started = time.perf_counter()
+        for k in range(0, LIVE_RECEIPTS, LIVE_BATCH):
+            hub = k // LIVE_BATCH % HUBS
+            batch = []
+            for j in range(LIVE_BATCH):
+                last_seqs[hub] += 1
+                batch.append(task_message(hub, last_seqs[hub], "room-000", (k + j) % AGENTS, "done"))
+            stored = await sessions[hub].store.call(LocalStore.insert_messages, batch, index_now=False)
+            sessions[hub].emit(MessagesStored("room-000", tuple(stored), True))
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0.3)
+        elapsed = time.perf_counter() - started
+        print(
+            f"{LIVE_RECEIPTS:,} receipts arriving in batches of {LIVE_BATCH}: {model.costs.counted - counted:,} added in "
+            f"{elapsed:.2f} s; longest event-loop gap {meter.stop():5.1f} ms, {meter.stalls} over 50 ms"
+        )
+        view.close()
+        for session in sessions:
+            await session.store.close()
+
+
+if __name__ == "__main__":
+    prepare_qt_environment()  # as the app does
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setQuitOnLastWindowClosed(False)  # the benchmark ends when main() returns
+    loop = AppEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        loop.run_until_complete(main())

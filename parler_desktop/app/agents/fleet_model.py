@@ -1,0 +1,336 @@
+"""FleetModel: one row per agent of every hub the window holds, for the Agents view, filtered and
+grouped, over what ``FleetFeed`` keeps (the agents and the cost of their work).
+
+Rows are rebuilt at most every ``REBUILD_MS`` after a change; the same rows in the same order only
+repaint (the selection stays). A row is a group's heading or an agent's key: the table draws a
+cell at a time, asking for what it shows.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtGui import QFont
+
+from parler_desktop.app.agents.fleet_feed import FleetFeed
+from parler_desktop.app.agents.fleet_state import AgentRecord, waits_on_human
+from parler_desktop.app.hubs.hub_list import HubEntry, HubList
+from parler_desktop.app.room_list.agent_watch import HubAgentWatches
+from parler_desktop.app.tooltips import plain_tooltip
+from parler_desktop.protocol.parts import TaskStatus
+from parler_desktop.app.display_text import one_line
+
+COLUMNS = ("Agent", "Role", "Hub", "Presence", "On", "Last seen", "Rooms", "Flags", "Today")
+FILTERS = ("All", "Working", "Waiting on me", "Stuck", "Offline")
+GROUPS = ("None", "Hub", "Room", "Role")
+AGENT_KEY = Qt.ItemDataRole.UserRole + 1  # (hub, id) of an agent row; None on a group heading
+REBUILD_MS = 150
+DEFAULT_STUCK_MS = 600_000  # before the agent watches are asked
+NOTE_CHARS = 400  # of a task's note
+MAX_NAMES_KEPT = 10_000  # names made readable kept (a hostile hub renaming agents cannot grow it past)
+MARKERS = TaskStatus.MARKERS
+
+ANSWERED = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Qt.ItemDataRole.FontRole, AGENT_KEY})
+HEADING_FLAGS = Qt.ItemFlag.ItemIsEnabled
+AGENT_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+Index = QModelIndex | QPersistentModelIndex
+Group = tuple[str, str, str]  # ("hub", hub, "") or ("room", hub, room) (the scopes of the costs), or ("", "", title)
+Row = Group | tuple[str, str]  # a group's heading, or an agent's (hub, id)
+NO_GROUP: Group = ("", "", "")  # the rows when they are not grouped: no heading
+
+
+
+def ago(ms: int, now: float) -> str:
+    if not ms:
+        return "never"
+    seconds = max(0, now - ms / 1000)
+    if seconds < 60:
+        return "just now"
+    if seconds < 3600:
+        return f"{seconds // 60:.0f} min ago"
+    if seconds < 86400:
+        return f"{seconds // 3600:.0f} h ago"
+    return time.strftime("%d %b", time.localtime(ms / 1000))
+
+
+class FleetModel(QAbstractTableModel):
+    def __init__(self, hubs: HubList, watches: HubAgentWatches, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.hubs = hubs
+        self.watches = watches
+        self.clock: Callable[[], float] = time.time
+        self.feed = FleetFeed(hubs, self)
+        self.state, self.costs = self.feed.state, self.feed.costs
+        self.filter = FILTERS[0]
+        self.group = GROUPS[0]
+        self.search = ""
+        self._rows: list[Row] = []
+        self.heading_rows: list[int] = []  # the rows that are a group's heading (the view spans them)
+        self._sizes: dict[Group, int] = {}  # agents in each group shown
+        self._row_of: dict[tuple[str, str] | None, int] | None = None  # an agent's first row, made when asked
+        self._names: dict[str, str] = {}  # a name as sent -> as shown
+        self._bold = QFont()
+        self._bold.setBold(True)
+        self._hub_labels: dict[str, str] = {}
+        self._room_labels: dict[tuple[str, str], str] = {}
+        self._looping: set[tuple[str, str]] = set()  # (hub, name) named in a loop warning
+        self._stuck_after_ms: dict[str, int] = {}  # hub -> how long "working" without a word is stuck
+        self._rebuild = QTimer(self, singleShot=True, interval=REBUILD_MS)
+        self._rebuild.timeout.connect(self.rebuild)
+        self.feed.changed.connect(self._changed)
+        watches.changed.connect(self._changed)
+        for entry in hubs.entries:
+            self._added(entry)
+        hubs.added.connect(self._added)
+
+    # -- Qt model -------------------------------------------------------------------------
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(COLUMNS):
+            return COLUMNS[section]
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return HEADING_FLAGS if len(self._rows[index.row()]) == 3 else AGENT_FLAGS
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        row = index.row()  # (-1 for an invalid index)
+        if role not in ANSWERED or not 0 <= row < len(self._rows):
+            return None  # (Qt asks ~7 roles a cell as it paints: the others cost nothing more)
+        value = self._rows[row]
+        if len(value) == 3:  # a group's heading, written as it is drawn
+            if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:
+                return self._heading(value)  # type: ignore[arg-type]
+            return self._bold if role == Qt.ItemDataRole.FontRole else None
+        agent = self.state.agents.get(value)
+        if agent is None:
+            return None
+        if role == AGENT_KEY:
+            return value
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._cell(agent, index.column())
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return plain_tooltip(self.describe(agent), wrap=True)
+        return None
+
+    # -- what a row says ------------------------------------------------------------------
+    def hub_label(self, hub: str) -> str:
+        label = self._hub_labels.get(hub)
+        if label is None:
+            entry = self.hubs.entry(hub)
+            label = self._hub_labels[hub] = entry.label if entry is not None else hub
+        return label
+
+    def room_label(self, hub: str, room: str) -> str:
+        """The room as the sidebar names it (kept until the hub's room list reloads: asked per
+        row and room, the list's lookup is a walk of its rooms)."""
+        label = self._room_labels.get((hub, room))
+        if label is None:
+            entry = self.hubs.entry(hub)
+            label = self._room_labels[(hub, room)] = one_line(entry.rooms.label(room) if entry is not None else room)
+        return label
+
+    def _hub_changed(self, entry: HubEntry) -> None:
+        """A hub renamed (or its state or unread count changed: then the label stays)."""
+        if self._hub_labels.get(entry.url, entry.label) != entry.label:
+            self._hub_labels.clear()
+            self._changed()
+
+    def _rooms_reloaded(self, entry: HubEntry) -> None:
+        """The hub's room list reloaded: a DM may have learned its member's name, a service room
+        its kind (other rooms are called by their names, which never change)."""
+        dms = self.state.dm_rooms.get(entry.url, set())
+        renamed = [key for key in self._room_labels if key[0] == entry.url and (key[1] in dms or key[1].startswith("svc."))]
+        for key in renamed:
+            del self._room_labels[key]
+
+    def name_of(self, agent: AgentRecord) -> str:
+        """The agent's name on one line (each name made readable once: rows are sorted by it)."""
+        shown = self._names.get(agent.name)
+        if shown is None:
+            if len(self._names) >= MAX_NAMES_KEPT:
+                self._names.clear()
+            shown = self._names[agent.name] = one_line(agent.name)
+        return shown or agent.id[:8]
+
+    def on_text(self, agent: AgentRecord) -> str:
+        """What it is on: its newest task status, the note, and the room."""
+        task = agent.task
+        if task is None:
+            return ""
+        note = f" — {one_line(task.note, NOTE_CHARS)}" if task.note else ""
+        return f"{MARKERS.get(task.status, '')} {task.status}{note} · in {self.room_label(agent.hub, task.room)}"
+
+    def flag_names(self, agent: AgentRecord) -> list[str]:
+        now_ms = int(self.clock() * 1000)
+        after_ms = self._stuck_after_ms.get(agent.hub, DEFAULT_STUCK_MS)
+        found = []
+        if waits_on_human(agent):
+            found.append("waiting on you")
+        if agent.is_stuck(now_ms, after_ms):
+            found.append("stuck")
+        if agent.is_silent(now_ms, after_ms):
+            found.append("silent on your work")
+        if (agent.hub, agent.name) in self._looping:
+            found.append("looping")
+        return found
+
+    def _cell(self, agent: AgentRecord, column: int) -> str:
+        if column == 0:
+            return self.name_of(agent) + (" ✓" if agent.verified else "")
+        if column == 1:
+            return one_line(agent.role)
+        if column == 2:
+            return self.hub_label(agent.hub)
+        if column == 3:
+            activity, presence = one_line(agent.activity), one_line(agent.presence)
+            return f"{presence} — {activity}" if activity else presence
+        if column == 4:
+            return self.on_text(agent)
+        if column == 5:
+            return ago(agent.last_seen_ms, self.clock())
+        if column == 6:
+            return str(len(agent.rooms))
+        if column == 7:
+            return ", ".join(self.flag_names(agent))
+        if column == 8:
+            today = self.costs.totals("agent", agent.hub, agent.id, "today")
+            return f"{today.tasks:,} · {today.tokens:,} tok" + ("+?" if today.tokens_unknown else "") if today.tasks else ""
+        return ""
+
+    def describe(self, agent: AgentRecord) -> str:
+        """The row in full, for its tooltip."""
+        rooms = ", ".join(sorted(self.room_label(agent.hub, room) for room in agent.rooms)) or "none"
+        lines = [
+            f"{self.name_of(agent)} ({one_line(agent.role) or 'no role'}) on {self.hub_label(agent.hub)}",
+            f"{one_line(agent.presence)}{' — ' + one_line(agent.activity, NOTE_CHARS) if agent.activity else ''}",
+            f"On: {self.on_text(agent) or 'nothing reported'}",
+            f"Rooms shared with you: {rooms}",
+            "Directory card: " + ("none" if agent.card is None else "verified" if agent.verified else "not verified"),
+            f"Today: {self.costs.totals('agent', agent.hub, agent.id, 'today').summary()}",
+            f"Last 7 days: {self.costs.totals('agent', agent.hub, agent.id, '7 days').summary()}",
+        ]
+        return "\n".join(lines)
+
+    def row_of(self, key: tuple[str, str] | None) -> int | None:
+        """The agent's first row (``None``: the first agent row), if it is shown."""
+        if self._row_of is None:
+            self._row_of = {}
+            for row, value in enumerate(self._rows):
+                if len(value) == 2:
+                    self._row_of.setdefault(value, row)
+                    self._row_of.setdefault(None, row)
+        return self._row_of.get(key)
+
+    def record(self, key: tuple[str, str]) -> AgentRecord | None:
+        return self.state.agents.get(key)
+
+    # -- filter and group -----------------------------------------------------------------
+    def set_view(self, filter: str | None = None, group: str | None = None, search: str | None = None) -> None:
+        self.filter = filter if filter is not None else self.filter
+        self.group = group if group is not None else self.group
+        self.search = search if search is not None else self.search
+        self.rebuild()
+
+    def _shown(self, agent: AgentRecord) -> bool:
+        if self.search and self.search.lower() not in f"{agent.name} {agent.role} {agent.id}".lower():
+            return False
+        wanted = self.filter
+        if wanted == "Working":
+            return agent.presence == "working" or (agent.task is not None and agent.task.status in ("accepted", "working"))
+        if wanted == "Waiting on me":
+            return "waiting on you" in self.flag_names(agent)
+        if wanted == "Stuck":
+            flags = self.flag_names(agent)
+            return "stuck" in flags or "looping" in flags
+        if wanted == "Offline":
+            return agent.presence == "offline"
+        return True
+
+    def _groups_of(self, agent: AgentRecord) -> list[Group]:
+        if self.group == "Hub":
+            return [("hub", agent.hub, "")]
+        if self.group == "Room":
+            return [("room", agent.hub, room) for room in agent.rooms] or [("", "", "No shared room")]
+        if self.group == "Role":
+            return [("", "", one_line(agent.role) or "No role")]
+        return [NO_GROUP]
+
+    def _title(self, group: Group) -> str:
+        scope, hub, name = group
+        if scope == "hub":
+            return self.hub_label(hub)
+        if scope == "room":
+            return f"{self.room_label(hub, name)} · {self.hub_label(hub)}"
+        return name
+
+    def _heading(self, group: Group) -> str:
+        """A group's heading: what it is, how many agents, and for a hub or room what today's
+        finished tasks cost there."""
+        scope, hub, name = group
+        count = self._sizes.get(group, 0)
+        heading = f"{self._title(group)} — {count} agent{'s' if count != 1 else ''}"
+        today = self.costs.totals(scope, hub, name, "today") if scope else None
+        return f"{heading} · today: {today.summary()}" if today is not None and today.tasks else heading
+
+    def rebuild(self) -> None:
+        """Rows for the filter and grouping; the same rows only repaint."""
+        self._rebuild.stop()
+        self._stuck_after_ms = {  # the room list's setting, as its agent watches hold it
+            entry.url: int(watch.activity.stuck_after * 1000)
+            for entry in self.hubs.entries
+            if (watch := self.watches.watch(entry.url)) is not None
+        }
+        self._looping = {
+            (entry.url, name)
+            for entry in self.hubs.entries
+            for room in entry.rooms.room_names()
+            for hint in self.watches.hints(entry.url, room)
+            if hint.kind == "loop"
+            for name in hint.agents
+        }
+        shown = sorted((self.name_of(agent).lower(), agent.key, agent) for agent in self.state.agents.values() if self._shown(agent))
+        grouped: dict[Group, list[tuple[str, str]]] = {}
+        for _name, key, agent in shown:  # in name order: so is every group
+            for group in self._groups_of(agent):
+                members = grouped.get(group)
+                if members is None:
+                    members = grouped[group] = []
+                members.append(key)
+        titles = {group: self._title(group).lower() for group in grouped}
+        rows: list[Row] = []
+        self.heading_rows = []
+        for group in sorted(grouped, key=titles.__getitem__):
+            if group != NO_GROUP:
+                self.heading_rows.append(len(rows))
+                rows.append(group)
+            rows.extend(grouped[group])
+        self._sizes = {group: len(members) for group, members in grouped.items()}
+        if rows == self._rows:
+            if rows:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(COLUMNS) - 1))
+            return
+        self.beginResetModel()
+        self._rows = rows
+        self._row_of = None
+        self.endResetModel()
+
+    def _changed(self, *_args: object) -> None:
+        """Rebuild soon while the view is open (it rebuilds as it opens)."""
+        if self.feed.watching and not self._rebuild.isActive():
+            self._rebuild.start()
+
+    def _added(self, entry: HubEntry) -> None:
+        entry.rooms.reloaded.connect(lambda: self._rooms_reloaded(entry))
+        entry.changed.connect(lambda: self._hub_changed(entry))

@@ -1,0 +1,227 @@
+"""Every agent the window knows, per hub: from directory cards (``discover``, protocol.md §7.14),
+rosters, and the messages stored (task status parts, when it last spoke, what the human asked of
+it). Plain Python: ``FleetModel`` feeds it from each hub's bridge and shows it.
+
+An agent is one (hub, id). What it is on is its newest task status (§8.3) with the note and room.
+Its flags at a time ``now``:
+- waiting on you: its newest task status is ``awaiting`` (``waits_on_human``: the one place the
+  Needs-you queue will answer from later);
+- stuck: its newest status says it works, and it has posted nothing for ``stuck_after`` seconds
+  (the room list's rule, app/room_list/agent_activity.py, with the same setting);
+- silent on your work: the human addressed it (a mention, a handoff to it, or a message in a DM
+  with it) and it has posted nothing in that room for ``stuck_after`` seconds since;
+- looping: named in a room's loop warning (the room list's agent watch gives those).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from parler_desktop.app.room_list.agent_activity import HUMAN_ROLES
+from parler_desktop.protocol.parts import Handoff, TaskStatus
+from parler_desktop.protocol.values import AgentCard, DirectoryEntry, RosterEntry, StoredMessage
+
+PRESENCES = ("idle", "working", "waiting", "offline")
+WORKING_STATUSES = frozenset({"accepted", "working"})
+TERMINAL = frozenset({"done", "failed", "cancelled"})
+HISTORY_KEEP = 200  # task steps kept per agent for its card
+
+
+@dataclass(frozen=True)
+class TaskStep:
+    room: str
+    task: str  # the task's id (§8.3 ``task``), else "" (steps then pair in order)
+    status: str
+    note: str
+    ts_ms: int
+    tokens: int | None = None
+    elapsed_ms: int | None = None
+
+
+@dataclass
+class AgentRecord:
+    hub: str
+    id: str
+    name: str = ""
+    role: str = ""
+    presence: str = "offline"
+    activity: str = ""
+    card: AgentCard | None = None
+    verified: bool = False
+    last_seen_ms: int = 0  # its presence's time, or its newest message's
+    rooms: set[str] = field(default_factory=set)  # rooms shared with the human
+    task: TaskStep | None = None  # its newest task status
+    spoke_ms: dict[str, int] = field(default_factory=dict)  # room -> its newest message's time
+    asked_ms: dict[str, int] = field(default_factory=dict)  # room -> the human's newest message to it
+    history: list[TaskStep] = field(default_factory=list)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.hub, self.id)
+
+    @property
+    def discoverable(self) -> bool:
+        """It has a directory card: a DM reaches it without an invite (§7.4)."""
+        return self.card is not None
+
+    def is_stuck(self, now_ms: int, stuck_after_ms: int) -> bool:
+        task = self.task
+        return task is not None and task.status in WORKING_STATUSES and now_ms - max(self.spoke_ms.values(), default=0) > stuck_after_ms
+
+    def is_silent(self, now_ms: int, silent_after_ms: int) -> bool:
+        return any(
+            asked > self.spoke_ms.get(room, 0) and now_ms - asked > silent_after_ms for room, asked in self.asked_ms.items()
+        )
+
+
+def task_parts(message: StoredMessage) -> list[tuple[int, TaskStatus]]:
+    """The message's well-formed task status parts, with their index among its parts."""
+    found = []
+    for position, part in enumerate(message.parts):
+        task = TaskStatus.from_part(part) if part.get("kind") == TaskStatus.TAG else None
+        if task is not None:
+            found.append((position, task))
+    return found
+
+
+def waits_on_human(agent: AgentRecord) -> bool:
+    """The agent waits for the human: today its newest task status asks (``awaiting``)."""
+    return agent.task is not None and agent.task.status == "awaiting"
+
+
+class FleetState:
+    """The agents of every hub, keyed by (hub, id); each ``observe_*`` returns whether it changed
+    anything shown."""
+
+    def __init__(self) -> None:
+        self.agents: dict[tuple[str, str], AgentRecord] = {}
+        self.me: dict[str, tuple[str, str]] = {}  # hub -> (the human's id there, name)
+        self.dm_rooms: dict[str, set[str]] = {}  # hub -> its DM rooms
+
+    def forget_hub(self, hub: str) -> None:
+        """The hub went, or its session changed: what was known of it goes."""
+        for key in [key for key in self.agents if key[0] == hub]:
+            del self.agents[key]
+
+    def agent(self, hub: str, agent_id: str) -> AgentRecord:
+        record = self.agents.get((hub, agent_id))
+        if record is None:
+            record = self.agents[(hub, agent_id)] = AgentRecord(hub, agent_id)
+        return record
+
+    def set_me(self, hub: str, agent_id: str, name: str) -> None:
+        self.me[hub] = (agent_id, name)
+        self.agents.pop((hub, agent_id), None)
+
+    def _is_me(self, hub: str, agent_id: str) -> bool:
+        return self.me.get(hub, ("",))[0] == agent_id
+
+    def observe_directory(self, hub: str, entries: Iterable[DirectoryEntry]) -> bool:
+        changed = False
+        for entry in entries:
+            if self._is_me(hub, entry.card.id) or entry.card.kind != "agent":
+                continue
+            record = self.agent(hub, entry.card.id)
+            shown = (record.card, record.verified, record.presence, record.activity, record.last_seen_ms, record.name, record.role)
+            record.card, record.verified = entry.card, entry.verified
+            record.presence, record.activity = entry.status or "offline", entry.activity or ""
+            record.last_seen_ms = max(record.last_seen_ms, entry.last_seen)
+            record.name, record.role = entry.card.name or record.name, entry.card.role or record.role
+            changed |= shown != (record.card, record.verified, record.presence, record.activity, record.last_seen_ms, record.name, record.role)
+        return changed
+
+    def observe_roster(self, hub: str, room: str, entries: Sequence[RosterEntry]) -> bool:
+        changed = False
+        for entry in entries:
+            if self._is_me(hub, entry.id) or (entry.role or "").lower() in HUMAN_ROLES:
+                continue
+            record = self.agent(hub, entry.id)
+            shown = (record.presence, record.activity, record.name, record.role, room in record.rooms)
+            record.rooms.add(room)
+            if entry.last_seen >= record.last_seen_ms:
+                record.presence, record.activity = entry.status or "offline", entry.activity or ""
+                record.last_seen_ms = entry.last_seen
+            record.name = record.name or entry.name
+            record.role = record.role or entry.role or entry.service_role or ""
+            changed |= shown != (record.presence, record.activity, record.name, record.role, True)
+        return changed
+
+    def observe_sender(self, hub: str, room: str, agent_id: str | None, name: str | None, role: str | None, ts_ms: int) -> None:
+        """What the cache says of one sender of a room: its name and role, when it last spoke."""
+        if not isinstance(agent_id, str) or self._is_me(hub, agent_id) or (role or "").lower() in HUMAN_ROLES:
+            return
+        record = self.agent(hub, agent_id)
+        record.rooms.add(room)
+        record.name = record.name or (name if isinstance(name, str) else "")
+        record.role = record.role or (role if isinstance(role, str) else "")
+        record.spoke_ms[room] = max(record.spoke_ms.get(room, 0), ts_ms)
+        record.last_seen_ms = max(record.last_seen_ms, ts_ms)
+
+    def observe_message(self, hub: str, message: StoredMessage) -> bool:
+        """A stored message (the caller takes each in once): the human's addresses agents; an
+        agent's says it spoke, and its task statuses what it is on."""
+        sender = message.sender
+        if self._is_me(hub, sender.id):
+            return self._asked(hub, message)
+        if (sender.role or "").lower() in HUMAN_ROLES:
+            return False
+        record = self.agent(hub, sender.id)
+        record.rooms.add(message.room)
+        record.name = sender.name or record.name
+        record.role = record.role or sender.role or ""
+        record.spoke_ms[message.room] = max(record.spoke_ms.get(message.room, 0), message.ts)
+        record.last_seen_ms = max(record.last_seen_ms, message.ts)
+        for _position, task in task_parts(message):
+            self.observe_task(record, message.room, message.ts, task)
+        return True
+
+    def observe_task(self, record: AgentRecord, room: str, ts_ms: int, task: TaskStatus) -> None:
+        """One task status part (the caller takes each in once)."""
+        step = TaskStep(room, task.task or "", task.status, task.note or "", ts_ms, task.tokens, task.elapsed_ms)
+        if record.task is None or ts_ms >= record.task.ts_ms:
+            record.task = step
+        record.history.append(step)
+        if len(record.history) > HISTORY_KEEP:
+            del record.history[: len(record.history) - HISTORY_KEEP]
+
+    def _asked(self, hub: str, message: StoredMessage) -> bool:
+        """Which agents the human's message addresses: those it mentions or hands off to, and in a
+        DM the other member."""
+        names = {m.lower() for m in message.mentions or ()}
+        for part in message.parts:
+            handoff = Handoff.from_part(part) if part.get("kind") == Handoff.TAG else None
+            if handoff is not None and handoff.to:
+                names.add(handoff.to.strip().lower())
+        in_dm = message.room in self.dm_rooms.get(hub, ())
+        changed = False
+        for record in self.agents.values():
+            if record.hub != hub or message.room not in record.rooms:
+                continue
+            if in_dm or record.name.lower() in names or (record.role and record.role.lower() in names):
+                record.asked_ms[message.room] = max(record.asked_ms.get(message.room, 0), message.ts)
+                changed = True
+        return changed
+
+    def dm_room_with(self, hub: str, agent_id: str) -> str | None:
+        """A DM room of ``hub`` the human shares with the agent, if the window knows one."""
+        record = self.agents.get((hub, agent_id))
+        rooms = self.dm_rooms.get(hub, set())
+        return None if record is None else next((room for room in sorted(record.rooms) if room in rooms), None)
+
+
+def task_runs(history: Sequence[TaskStep]) -> list[tuple[TaskStep, TaskStep | None]]:
+    """The history as tasks: each task's first step and its final one (None: not finished), the
+    steps of one task told by its id (steps without one are a task each until a final step)."""
+    runs: list[tuple[TaskStep, TaskStep | None]] = []
+    open_runs: dict[tuple[str, str], int] = {}
+    for step in history:
+        key = (step.room, step.task)
+        index = open_runs.get(key)
+        if index is None:
+            runs.append((step, None))
+            index = open_runs[key] = len(runs) - 1
+        if step.status in TERMINAL:
+            runs[index] = (runs[index][0], step)
+            del open_runs[key]
+    return runs

@@ -1,0 +1,1 @@
+"""The Agents view and an agent's card."""
