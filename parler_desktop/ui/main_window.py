@@ -10,11 +10,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent
-from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMenu, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.connection_status import ConnectionStatus
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
+from parler_desktop.app.needs_you.hub_needs import HubNeeds
 from parler_desktop.app.timeline.read_tracker import ReadTracker
 from parler_desktop.app.room_list.room_list_model import RoomListModel
 from parler_desktop.app.members.roster_model import RosterModel
@@ -23,6 +24,7 @@ from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, S
 from parler_desktop.ui.timeline.cards import Card
 from parler_desktop.ui.composer.composer import Composer
 from parler_desktop.ui.hubs.connection_bar import ConnectionBar
+from parler_desktop.ui.needs_you.needs_you import NeedsYou
 from parler_desktop.ui.demo_offer import DemoOffer
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE, ComposerFocus, EmptyComposerScrolls, TypingToComposer, set_tab_order
 from parler_desktop.ui.panel_layout import PanelLayout
@@ -69,6 +71,7 @@ class MainWindow(QMainWindow):
         self.roster = RosterModel(bridge, self)
         self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
         self.room_actions = RoomActions(bridge, self)
+        self.needs = HubNeeds(hubs, self)  # what waits on the human, every hub: the one source of its counts
 
         self.room_panel = RoomListPanel(hubs)
         self.timeline = TimelineView(self.timeline_model)
@@ -82,7 +85,9 @@ class MainWindow(QMainWindow):
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.room_panel)
-        self.splitter.addWidget(_column(self.room_title, self.timeline, self.composer, stretch=self.timeline))
+        self.centre = QStackedWidget()  # the room's timeline, or the Needs you queue
+        self.centre.addWidget(_column(self.room_title, self.timeline, self.composer, stretch=self.timeline))
+        self.splitter.addWidget(self.centre)
         self.splitter.addWidget(self.roster_panel)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([260, 760, 230])
@@ -104,9 +109,10 @@ class MainWindow(QMainWindow):
         ])
         self.panels.fit_screen()
         self.opener = RoomOpener(self)
+        self.needs_you = NeedsYou(self, self.needs, self.centre, lambda text: self.statusBar().showMessage(text, 10_000))
         self._add_actions()
         self._wire()
-        self._update_title(0)
+        self._update_title()
         self.composer.setEnabled(False)
 
     def _add_actions(self) -> None:
@@ -123,6 +129,7 @@ class MainWindow(QMainWindow):
         self.toggle_roster = action("Show &members", ["Ctrl+Shift+M"], self._toggle_roster)
         self.toggle_roster.setCheckable(True)
         self.toggle_roster.setChecked(True)
+        action("&Needs you", ["Ctrl+I"], self.needs_you.show_queue)
         menu = self.menuBar()  # every menu and item has a mnemonic of its own (test_journey_keyboard.py)
         hub_menu = menu.addMenu("&Hub")
         hub_menu.addAction("&New room…", self.room_actions.new_room)
@@ -166,6 +173,7 @@ class MainWindow(QMainWindow):
         bridge.notice.connect(self._show_notice)
         self.connection_bar.connectRequested.connect(self.connectRequested)
         self.hubs.totalUnreadChanged.connect(self._update_title)
+        self.needs.countChanged.connect(self._update_title)
         self.hubs.added.connect(self._hub_added)
         self.hubs.removed.connect(lambda _entry: self.remove_hub_action.setEnabled(len(self.hubs.entries) > 1))
         for entry in self.hubs.entries:
@@ -261,6 +269,7 @@ class MainWindow(QMainWindow):
         if entry is not self.shown_hub:
             self.bridge.tasks.spawn("show hub", self._show_hub_then_room(entry, room))
             return
+        self.needs_you.hide_queue()
         if room == self.timeline_model.room:
             return
         self.room_panel.shown_room = (hub, room)
@@ -344,8 +353,11 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(text, 10_000)
 
     # -- window state -----------------------------------------------------------------------
-    def _update_title(self, unread: int) -> None:
-        self.setWindowTitle(f"{APP_TITLE} — {unread} unread" if unread else APP_TITLE)
+    def _update_title(self, *_changed: object) -> None:
+        """``Parler — N need you · M unread``, each part only when it is not zero."""
+        need, unread = self.needs.count(), self.hubs.total_unread
+        parts = ([f"{need} need you"] if need else []) + ([f"{unread} unread"] if unread else [])
+        self.setWindowTitle(f"{APP_TITLE} — {' · '.join(parts)}" if parts else APP_TITLE)
 
     def _toggle_roster(self) -> None:
         self.toggle_roster.setChecked(self.panels.toggle_members())

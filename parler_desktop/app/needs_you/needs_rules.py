@@ -139,12 +139,14 @@ class NeedsLedger:
     _last_post: dict[str, float] = field(default_factory=dict)  # agent id -> wall seconds of its newest message
     _joins: dict[str, NeedItem] = field(default_factory=dict)
     _task_moved_at: dict[str, int] = field(default_factory=dict)  # task -> seq of its newest part not ``awaiting``
+    newest_seq: int = 0  # of the messages taken in
 
     # -- taking messages in ------------------------------------------------------------------
     def observe(self, message: StoredMessage) -> list[str]:
         """Take in one stored message (once or more, in any order: a message arriving while the
         store is read at start is taken in twice); returns the keys of the questions it ended."""
         sender = message.sender
+        self.newest_seq = max(self.newest_seq, message.seq)
         if sender.id == self.me.agent_id:
             self._mine.add(message.id)
             if message.reply_to:

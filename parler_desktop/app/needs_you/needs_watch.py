@@ -91,7 +91,7 @@ class NeedsWatch(QObject):
             self._bridge.tasks.spawn("keep a decision", store.call(LocalStore.save_needs_decision, row))
 
     def newest_seq(self) -> int:
-        return max((item.seq for item in self.ledger.items.values()), default=0)
+        return self.ledger.newest_seq
 
     # -- the session's events -----------------------------------------------------------------
     def _session_changed(self) -> None:

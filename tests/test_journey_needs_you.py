@@ -1,0 +1,119 @@
+"""Needs you (issue 45, design.md §4b) through the real window on a real hub, with raw agents:
+each kind of item appears once, with the count in the title; the human clears the queue with the
+keyboard alone (Ctrl+I, then D, R, B, J); every agent gets its answer exactly once; then the
+title and the sidebar entry say nothing waits."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from support.desktop_fixtures import click_room, join_room, post_as
+from support.peer_ops import hub_history
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+
+from parler_desktop.app.needs_you.needs_rules import NeedKind
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def send_parts(qtbot, qloop, peer, room: str, text: str, *parts: dict) -> dict:
+    return post_as(qtbot, qloop, peer, room, text, parts=[{"kind": "text", "text": text}, *parts])
+
+
+def answers(qtbot, qloop, peer, room: str, request_id: str) -> list[dict]:
+    return [m for m in run_coroutine(qtbot, qloop, hub_history(peer, room)) if m.get("replyTo") == request_id]
+
+
+def need_count(window) -> int:
+    title = window.windowTitle()
+    return int(title.split("— ")[1].split(" need you")[0]) if " need you" in title else 0
+
+
+def ask_as_human(qtbot, qloop, desktop, peer, room: str, text: str) -> str:
+    """The human types a request in the room's composer; returns its message id on the hub."""
+    composer = desktop.window.composer
+    qtbot.keyClicks(composer.edit, text)
+    QTest.keyClick(composer.edit, Qt.Key.Key_Return)
+    found: list[str] = []
+
+    def sent() -> bool:
+        found[:] = [m["id"] for m in run_coroutine(qtbot, qloop, hub_history(peer, room)) if m["parts"][0].get("text") == text]
+        return bool(found)
+
+    qtbot.waitUntil(sent, timeout=10_000)
+    return found[0]
+
+
+def queue_kinds(window) -> list[NeedKind]:
+    model = window.needs_you.model
+    return [model.item(row).item.kind for row in range(model.rowCount())]
+
+
+def test_each_kind_appears_once_and_the_keyboard_clears_the_queue(qtbot, qloop, desktop, peer):
+    window = desktop.window
+    room = join_room(qtbot, qloop, desktop, peer, "builds")
+    click_room(qtbot, desktop, room)
+    build = ask_as_human(qtbot, qloop, desktop, peer, room, "please build the app")
+    deploy = ask_as_human(qtbot, qloop, desktop, peer, room, "please deploy it")
+    handoff = send_parts(qtbot, qloop, peer, room, "over to you", {"kind": "com.parler.handoff", "next": "approve the patch", "to": "Boss"})
+    question = send_parts(qtbot, qloop, peer, room, "hm", {"kind": "com.parler.task", "status": "awaiting", "task": build, "note": "which **region**?"})
+    failed = send_parts(qtbot, qloop, peer, room, "oops", {"kind": "com.parler.task", "status": "failed", "task": deploy, "note": "disk full"})
+    post_as(qtbot, qloop, peer, room, "to anyone", parts=[{"kind": "com.parler.handoff", "next": "someone"}])  # not mine
+    post_as(qtbot, qloop, peer, room, "chatter")
+    qtbot.waitUntil(lambda: need_count(window) == 3, timeout=10_000)
+    assert queue_kinds(window) == [NeedKind.HANDOFF, NeedKind.QUESTION, NeedKind.FAILED]
+    assert window.needs_you.entry.text() == "Needs you · 3"
+
+    QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
+    view = window.needs_you.view
+    qtbot.waitUntil(lambda: window.needs_you.showing and view.list.hasFocus(), timeout=5000)
+    assert view.selected().item.message_id == handoff["id"]  # oldest first, focus on the first
+    assert "approve the patch" in view.detail.toPlainText()
+    QTest.keyClick(view.list, Qt.Key.Key_D)  # done: the card's Done answer
+    assert view.selected().item.message_id == question["id"]  # the next one is selected
+    assert "region" in view.detail.toPlainText() and "**" not in view.detail.toPlainText()  # Markdown rendered
+    QTest.keyClick(view.list, Qt.Key.Key_R)
+    qtbot.waitUntil(view.composer.hasFocus, timeout=2000)
+    qtbot.keyClicks(view.composer, "eu-west-1")
+    QTest.keyClick(view.composer, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: need_count(window) == 1, timeout=10_000)
+    assert queue_kinds(window) == [NeedKind.FAILED]
+    QTest.keyClick(view.list, Qt.Key.Key_D)  # acknowledged
+    qtbot.waitUntil(lambda: "need you" not in window.windowTitle(), timeout=10_000)
+    assert window.needs_you.entry.text() == "Needs you"
+
+    (done,) = answers(qtbot, qloop, peer, room, handoff["id"])
+    assert done["parts"][0]["text"] == "@alice done: approve the patch"
+    (reply,) = answers(qtbot, qloop, peer, room, question["id"])
+    assert reply["parts"][0]["text"] == "eu-west-1"
+    assert answers(qtbot, qloop, peer, room, failed["id"]) == []  # acknowledged here, nothing posted
+
+
+def test_mentions_leave_when_read_and_join_requests_are_approved_from_the_queue(qtbot, qloop, desktop, peer, hub):
+    from support.raw_agent import RawAgent
+
+    window = desktop.window
+    invited = run_coroutine(qtbot, qloop, desktop.bridge.invite("channel", "gated", require_approval=True))
+    qtbot.waitUntil(lambda: "gated" in window.rooms.room_names(), timeout=10_000)
+    joiner = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="carol", role="coder"))
+    try:
+        run_coroutine(qtbot, qloop, joiner.ok({"op": "redeem", "code": invited.code}, "join_pending"))
+        room = join_room(qtbot, qloop, desktop, peer, "chat")
+        post_as(qtbot, qloop, peer, room, "hey @boss, a look?")
+        qtbot.waitUntil(lambda: sorted(k.value for k in queue_kinds(window)) == ["join", "mention"], timeout=20_000)
+        assert need_count(window) == 2
+        QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
+        view = window.needs_you.view
+        qtbot.waitUntil(lambda: view.list.hasFocus(), timeout=5000)
+        while view.selected() is not None and view.selected().item.kind is not NeedKind.JOIN:
+            QTest.keyClick(view.list, Qt.Key.Key_J)
+        QTest.keyClick(view.list, Qt.Key.Key_A)
+        qtbot.waitUntil(lambda: queue_kinds(window) == [NeedKind.MENTION], timeout=10_000)
+        QTest.keyClick(view.list, Qt.Key.Key_K)
+        QTest.keyClick(view.list, Qt.Key.Key_D)  # marks it read
+        qtbot.waitUntil(lambda: "need you" not in window.windowTitle(), timeout=10_000)
+        members = run_coroutine(qtbot, qloop, joiner.ok({"op": "rooms"}, "rooms"))
+        assert "gated" in [r["name"] for r in members["rooms"]]
+    finally:
+        run_coroutine(qtbot, qloop, joiner.close())
