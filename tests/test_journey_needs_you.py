@@ -117,3 +117,37 @@ def test_mentions_leave_when_read_and_join_requests_are_approved_from_the_queue(
         assert "gated" in [r["name"] for r in members["rooms"]]
     finally:
         run_coroutine(qtbot, qloop, joiner.close())
+
+
+def test_counts_and_acknowledgements_are_the_same_after_the_window_restarts(qtbot, qloop, hub, tmp_path):
+    from support.desktop_fixtures import start_desktop, stop_desktop
+    from support.needs_ops import human_request, task_on
+    from support.raw_agent import RawAgent
+
+    home = tmp_path / "home"
+    app = start_desktop(qtbot, qloop, home, hub.url)
+    peer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
+    try:
+        room = join_room(qtbot, qloop, app, peer, "builds")
+        build = human_request(qtbot, qloop, app.bridge, peer, room, "please build")
+        deploy = human_request(qtbot, qloop, app.bridge, peer, room, "please deploy")
+        send_parts(qtbot, qloop, peer, room, "yours", {"kind": "com.parler.handoff", "next": "sign it off", "to": "supervisor"})
+        task_on(qtbot, qloop, peer, room, build, "awaiting", "which region?")
+        task_on(qtbot, qloop, peer, room, deploy, "failed", "disk full")
+        qtbot.waitUntil(lambda: queue_kinds(app.window) == [NeedKind.HANDOFF, NeedKind.QUESTION, NeedKind.FAILED], timeout=10_000)
+        QTest.keyClick(app.window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
+        view = app.window.needs_you.view
+        qtbot.waitUntil(view.list.hasFocus, timeout=5000)
+        QTest.keyClick(view.list, Qt.Key.Key_J)
+        QTest.keyClick(view.list, Qt.Key.Key_J)
+        assert view.selected().item.kind is NeedKind.FAILED
+        QTest.keyClick(view.list, Qt.Key.Key_D)  # acknowledged: kept in the hub's store
+        qtbot.waitUntil(lambda: need_count(app.window) == 2, timeout=5000)
+        stop_desktop(qtbot, qloop, app)
+        app = start_desktop(qtbot, qloop, home, hub.url)
+        qtbot.waitUntil(lambda: all(w.ready for w in app.window.needs._watches.values()), timeout=10_000)
+        qtbot.waitUntil(lambda: queue_kinds(app.window) == [NeedKind.HANDOFF, NeedKind.QUESTION], timeout=10_000)
+        assert need_count(app.window) == 2
+    finally:
+        run_coroutine(qtbot, qloop, peer.close())
+        stop_desktop(qtbot, qloop, app)
