@@ -82,6 +82,8 @@ def test_each_kind_appears_once_and_the_keyboard_clears_the_queue(qtbot, qloop, 
     QTest.keyClick(view.list, Qt.Key.Key_D)  # acknowledged
     qtbot.waitUntil(lambda: "need you" not in window.windowTitle(), timeout=10_000)
     assert window.needs_you.entry.text() == "Needs you"
+    tray = desktop.attention.tray
+    assert tray is None or "need you" not in tray.toolTip()
 
     (done,) = answers(qtbot, qloop, peer, room, handoff["id"])
     assert done["parts"][0]["text"] == "@alice done: approve the patch"

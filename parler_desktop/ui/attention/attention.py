@@ -52,7 +52,7 @@ class Attention:
         self.tray: Tray | None = None
         self.close_to_tray: CloseToTray | None = None
         if QSystemTrayIcon.isSystemTrayAvailable():
-            self.tray = Tray(window, window.hubs, self.preferences)
+            self.tray = Tray(window, window.hubs, self.preferences, window.needs)
             self.close_to_tray = CloseToTray(window, self.tray, self.preferences)
             self.tray.openRequested.connect(self.jump.open)
             self.tray.quitRequested.connect(self.quit)
