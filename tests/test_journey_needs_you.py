@@ -153,3 +153,35 @@ def test_counts_and_acknowledgements_are_the_same_after_the_window_restarts(qtbo
     finally:
         run_coroutine(qtbot, qloop, peer.close())
         stop_desktop(qtbot, qloop, app)
+
+
+def test_an_answer_queued_while_the_hub_is_down_lands_once_after_its_restart(qtbot, qloop, hub_process_factory, tmp_path):
+    import asyncio
+
+    from support.desktop_fixtures import start_desktop, stop_desktop
+    from support.raw_agent import RawAgent
+
+    hub = hub_process_factory()
+    app = start_desktop(qtbot, qloop, tmp_path / "home", hub.url)
+    peer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
+    try:
+        room = join_room(qtbot, qloop, app, peer, "builds")
+        handoff = send_parts(qtbot, qloop, peer, room, "yours", {"kind": "com.parler.handoff", "next": "sign it off", "to": "boss"})
+        qtbot.waitUntil(lambda: need_count(app.window) == 1, timeout=10_000)
+        run_coroutine(qtbot, qloop, peer.close())
+        run_coroutine(qtbot, qloop, asyncio.to_thread(hub.kill))  # kill -9
+        qtbot.waitUntil(lambda: not app.bridge.is_live, timeout=10_000)
+        QTest.keyClick(app.window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
+        view = app.window.needs_you.view
+        qtbot.waitUntil(view.list.hasFocus, timeout=5000)
+        QTest.keyClick(view.list, Qt.Key.Key_D)
+        model = app.window.needs_you.model
+        qtbot.waitUntil(lambda: model.rowCount() == 1 and "answer queued" in model.line(model.item(0)), timeout=5000)
+        run_coroutine(qtbot, qloop, asyncio.to_thread(hub.restart))
+        qtbot.waitUntil(lambda: need_count(app.window) == 0 and model.rowCount() == 0, timeout=30_000)
+        peer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, identity=peer.identity, name="alice", role="planner"))
+        (done,) = answers(qtbot, qloop, peer, room, handoff["id"])
+        assert done["parts"][0]["text"] == "@alice done: sign it off"
+    finally:
+        run_coroutine(qtbot, qloop, peer.close())
+        stop_desktop(qtbot, qloop, app)
