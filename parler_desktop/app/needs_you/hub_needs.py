@@ -1,6 +1,6 @@
 """HubNeeds: every hub's "Needs you" items in one place, the one source of every count that says
-what waits on the human (the queue, the sidebar entry and headings, the title, the tray, the
-room dots), so they never disagree."""
+what waits on the human (the queue, the sidebar entry, the title, the tray, the room dots, and
+each hub's heading through ``HubEntry.needs_you``), so they never disagree."""
 
 from __future__ import annotations
 
@@ -78,6 +78,8 @@ class HubNeeds(QObject):
         self._changed()
 
     def _changed(self) -> None:
+        for entry, watch in self._watches.items():
+            entry.set_needs_you(watch.count())
         self.changed.emit()
         count = self.count()
         if count != self._count:
