@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Signal
 
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
-from parler_desktop.app.needs_you.needs_rules import NeedItem
+from parler_desktop.app.needs_you.needs_rules import NeedItem, NeedKind
 from parler_desktop.app.needs_you.needs_watch import NeedsWatch
 
 
@@ -34,7 +34,7 @@ class HubNeeds(QObject):
     def __init__(self, hubs: HubList, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.clock: Callable[[], float] = time.time  # every watch's wall time; tests move it by hand
-        self._hubs = hubs
+        self.hubs = hubs
         self._watches: dict[HubEntry, NeedsWatch] = {}
         self._count = 0
         for entry in hubs.entries:
@@ -55,9 +55,16 @@ class HubNeeds(QObject):
         return sum(watch.count() for entry, watch in self._watches.items() if hub in (None, entry.url))
 
     def waiting_in(self, hub: str, room: str) -> bool:
-        entry = self._hubs.entry(hub)
+        entry = self.hubs.entry(hub)
         watch = None if entry is None else self._watches.get(entry)
         return watch is not None and watch.waiting_in(room)
+
+    def raised(self, entry: HubEntry, message_id: str) -> bool:
+        """``message_id`` raised an item on ``entry`` that Needs you tells of (any but a mention,
+        which the rules tell of): the rules' notifier leaves it out."""
+        watch = self._watches.get(entry)
+        item = None if watch is None else watch.ledger.items.get(message_id)
+        return item is not None and item.kind is not NeedKind.MENTION
 
     def is_queued(self, found: HubItem) -> bool:
         watch = self._watches.get(found.entry)

@@ -17,6 +17,7 @@ from parler_desktop.app.attention.attention_notifier import Alert, AttentionNoti
 from parler_desktop.app.attention.attention_preferences import AttentionPreferences
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.hub_list import HubEntry
+from parler_desktop.app.needs_you.needs_alerts import NeedsAlerts
 from parler_desktop.app.attention.desktop_notifications import DesktopNotifications
 from parler_desktop.paths import Home
 from parler_desktop.settings import load_settings
@@ -54,13 +55,15 @@ class Attention:
         if QSystemTrayIcon.isSystemTrayAvailable():
             self.tray = Tray(window, window.hubs, self.preferences, window.needs)
             self.close_to_tray = CloseToTray(window, self.tray, self.preferences)
-            self.tray.openRequested.connect(self.jump.open)
+            self.tray.openRequested.connect(self._open)
             self.tray.quitRequested.connect(self.quit)
             window.quit_action.triggered.disconnect()  # Hub → Quit / Ctrl+Q quit, never just hide
             window.quit_action.triggered.connect(self.quit)
             self.desktop.undelivered.connect(self.tray.show_alert)
             self.tray.show()
-        self.desktop.opened.connect(self.jump.open)
+        self.desktop.opened.connect(self._open)
+        self.needs_alerts = NeedsAlerts(window.needs, self.preferences.current, parent=window)
+        self.needs_alerts.alert.connect(self._deliver)
         self.requests = RequestActions(bridge, window.timeline_model, window.timeline, window.composer)
         self.agents.changed.connect(window.room_panel.view.viewport().update)
         window.room_panel.view.setItemDelegate(AgentDotDelegate(self.agents, window.room_panel.view))
@@ -99,9 +102,15 @@ class Attention:
         notifier = AttentionNotifier(
             entry.bridge, lambda: entry.url, self.preferences.current, entry.rooms.label,
             lambda room: self._on_screen(entry, room), self.window,
+            raised_need=lambda message_id: self.window.needs.raised(entry, message_id),
         )
         notifier.alert.connect(lambda alert: self._deliver(self._from_hub(alert, entry)))
         self.notifiers[entry] = notifier
+
+    def _open(self, room: str, seq: int, hub: str) -> None:
+        """An alert was clicked: a Needs you item's opens in the queue, any other in its room."""
+        if not self.window.needs_you.open_item(hub, room, seq):
+            self.jump.open(room, seq, hub)
 
     def _from_hub(self, alert: Alert, entry: HubEntry) -> Alert:
         """The alert names its hub (in the title too, while the window holds several: a room

@@ -24,6 +24,7 @@ from parler_desktop.app.needs_you.queue_model import NeedsQueueModel
 from parler_desktop.client.errors import ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.ui.needs_you.needs_queue_view import NeedsQueueView
+from parler_desktop.ui.timeline.message_jump import bring_forward
 from parler_desktop.ui.timeline.request_actions import answer_to
 
 CONTEXT_MESSAGES = 5
@@ -68,6 +69,21 @@ class NeedsYou(QObject):
         self.centre.setCurrentWidget(self.view)
         self.view.refresh_times()
         self.view.focus_first()
+
+    def open_item(self, hub: str, room: str, seq: int) -> bool:
+        """Show the queue with the item that message raised selected (a summary's: the queue
+        from its top); False when no item Needs you told of is that message's."""
+        self.model.set_filter()
+        rows = [row for row in range(self.model.rowCount()) if (found := self.model.item(row)) is not None
+                and (found.entry.url, found.item.room, found.item.seq) == (hub, room, seq)
+                and found.item.kind is not NeedKind.MENTION]  # (a mention's alert is the rules': it opens the room)
+        if not rows and (room or seq):
+            return False
+        bring_forward(self.window)
+        self.show_queue()
+        if rows:
+            self.view.list.setCurrentIndex(self.model.index(rows[0]))
+        return True
 
     def hide_queue(self) -> None:
         self.centre.setCurrentIndex(0)
