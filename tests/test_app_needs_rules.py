@@ -94,3 +94,34 @@ def test_decisions_hide_items_until_they_end():
     speaks = Decision("m2", "until_speaks", agent=ALICE.id, after_seq=2)
     assert made.poster_spoke(ALICE.id, 2, [speaks]) == []
     assert made.poster_spoke(ALICE.id, 3, [speaks]) == ["m2"]
+
+
+def test_time_to_unblock_today_per_hub_agent_and_room_and_its_csv():
+    from parler_desktop.app.needs_you.unblock_stats import Answered, csv_text, start_of_day, today
+
+    now = start_of_day(T0) + 12 * 3600
+    done = [
+        ("hub A", Answered("m1", "alice", "r", "handoff", now - 600, now - 300)),  # 5 min
+        ("hub A", Answered("m2", "alice", "r", "question", now - 900, now)),  # 15 min
+        ("hub A", Answered("m3", "alice", "r", "question", now - 60, now - 30)),  # 0.5 min
+        ("hub B", Answered("m4", "bob", "s", "failed", now - 120, now)),  # 2 min
+        ("hub A", Answered("m5", "alice", "r", "handoff", now - 2 * 86400, now - 86400)),  # yesterday
+    ]
+    (a, b) = today(done, now)
+    assert (a.hub, a.agent, a.room, a.answered) == ("hub A", "alice", "r", 3)
+    assert (a.waiting_minutes, a.median_minutes, a.worst_minutes) == (20.5, 5.0, 15.0)
+    assert (b.hub, b.answered, b.worst_minutes) == ("hub B", 1, 2.0)
+    assert csv_text([a]).splitlines() == [
+        "hub,agent,room,items answered,agent-minutes waiting,median minutes to unblock,worst minutes to unblock",
+        "hub A,alice,r,3,20.5,5.0,15.0",
+    ]
+
+
+def test_a_question_stored_before_my_own_request_is_matched_once_my_request_is_known():
+    made = NeedsLedger(Me(ME.id, ME.name, ME.role), room_kinds={"r": "channel"})
+    made.observe(with_parts(5, "r", task("awaiting", "m4", "which DB?")))  # pushed, stored first
+    assert kinds(made) == []
+    made.mine("m4")  # the outbox says my post m4 was sent (or it is stored)
+    assert kinds(made) == [("m5", NeedKind.QUESTION)]
+    made.observe(message(4, "r", "please migrate", ME))
+    assert kinds(made) == [("m5", NeedKind.QUESTION)]

@@ -84,6 +84,12 @@ def test_each_kind_appears_once_and_the_keyboard_clears_the_queue(qtbot, qloop, 
     assert window.needs_you.entry.text() == "Needs you"
     tray = desktop.attention.tray
     assert tray is None or "need you" not in tray.toolTip()
+    QTest.keyClick(view, Qt.Key.Key_T, Qt.KeyboardModifier.AltModifier)  # Today…
+    today = window.needs_you.today
+    qtbot.waitUntil(lambda: today is not None and today.isVisible() or window.needs_you.today is not None and window.needs_you.today.isVisible(), timeout=5000)
+    table = window.needs_you.today.table
+    assert table.rowCount() == 1 and [table.item(0, c).text() for c in (1, 2, 3)] == ["alice", room, "3"]
+    window.needs_you.today.close()
 
     (done,) = answers(qtbot, qloop, peer, room, handoff["id"])
     assert done["parts"][0]["text"] == "@alice done: approve the patch"

@@ -4,8 +4,8 @@ Reads of the cache: every stored message in seq order a page at a time (the deri
 computed once from them at start, so a fresh cache recomputes it from the hub's history) and each
 room's kind and read cursor. Kept in the outbox file, which no fresh cache touches and nothing
 prunes: what the human did about an item (``needs_decisions``: dismissed, snoozed until a time
-or until the agent posts again) and which items were notified (``needs_notified``: one desktop
-notification per item, ever).
+or until the agent posts again), which items were notified (``needs_notified``: one desktop
+notification per item, ever) and which were answered when (``needs_answered``: time to unblock).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from parler_desktop.store.database import StoreDatabase, guarded
 from parler_desktop.store.signatures import MESSAGE_COLUMNS
 
 DecisionRow = tuple[str, str, float, str, int]  # key, action, until, agent, after_seq
+AnsweredRow = tuple[str, str, str, str, float, float]  # key, agent, room, kind, since, answered_at
 
 
 class NeedsTables(StoreDatabase):
@@ -51,6 +52,17 @@ class NeedsTables(StoreDatabase):
     def drop_needs_decisions(self, keys: list[str]) -> None:
         with self._outbox.write():
             self._outbox.db.executemany("DELETE FROM needs_decisions WHERE key = ?", [(key,) for key in keys])
+
+    @guarded("reading answered items", outbox=True)
+    def needs_answered(self, since: float) -> list[AnsweredRow]:
+        return self._outbox.db.execute(
+            "SELECT key, agent, room, kind, since, answered_at FROM needs_answered WHERE answered_at >= ?", (since,)
+        ).fetchall()
+
+    @guarded("saving answered items", outbox=True)
+    def save_needs_answered(self, rows: list[AnsweredRow]) -> None:
+        with self._outbox.write():
+            self._outbox.db.executemany("INSERT OR IGNORE INTO needs_answered VALUES (?, ?, ?, ?, ?, ?)", rows)
 
     @guarded("reading notified items", outbox=True)
     def needs_notified(self) -> set[str]:

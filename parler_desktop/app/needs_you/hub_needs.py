@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, Signal
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.needs_you.needs_rules import NeedItem, NeedKind
 from parler_desktop.app.needs_you.needs_watch import NeedsWatch
+from parler_desktop.app.needs_you.unblock_stats import UnblockRow, today
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,11 @@ class HubNeeds(QObject):
         watch = self._watches.get(entry)
         item = None if watch is None else watch.ledger.items.get(message_id)
         return item is not None and item.kind is not NeedKind.MENTION
+
+    def today(self) -> list[UnblockRow]:
+        """Time to unblock today, per hub, agent and room (``unblock_stats``)."""
+        answered = [(entry.label, done) for entry, watch in self._watches.items() for done in watch.answered]
+        return today(answered, self.clock())
 
     def is_queued(self, found: HubItem) -> bool:
         watch = self._watches.get(found.entry)

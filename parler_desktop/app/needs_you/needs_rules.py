@@ -140,6 +140,7 @@ class NeedsLedger:
     _joins: dict[str, NeedItem] = field(default_factory=dict)
     _task_moved_at: dict[str, int] = field(default_factory=dict)  # task -> seq of its newest part not ``awaiting``
     newest_seq: int = 0  # of the messages taken in
+    _unowned: dict[str, list[StoredMessage]] = field(default_factory=dict)  # task -> its awaiting/failed parts, the task not known as mine (yet)
 
     # -- taking messages in ------------------------------------------------------------------
     def observe(self, message: StoredMessage) -> list[str]:
@@ -148,7 +149,7 @@ class NeedsLedger:
         sender = message.sender
         self.newest_seq = max(self.newest_seq, message.seq)
         if sender.id == self.me.agent_id:
-            self._mine.add(message.id)
+            self.mine(message.id)
             if message.reply_to:
                 self.replied(message.reply_to)
             return []
@@ -162,6 +163,14 @@ class NeedsLedger:
             )
         return left
 
+    def mine(self, message_id: str) -> None:
+        """``message_id`` is a message I wrote (stored, or reported sent by the outbox): task
+        parts about it that came first (a push can be stored before my own post) are matched again."""
+        if message_id not in self._mine:
+            self._mine.add(message_id)
+            for early in self._unowned.pop(message_id, []):
+                self.observe(early)
+
     def _match(self, message: StoredMessage) -> tuple[NeedKind | None, str, str | None]:
         dm = self.room_kinds.get(message.room) == "dm"
         statuses = [task for task in map(TaskStatus.from_part, message.parts) if task is not None]
@@ -173,6 +182,9 @@ class NeedsLedger:
             moved = self._task_moved_at.get(task.task or "", 0) > message.seq  # (a message taken in twice)
             if task.status == "awaiting" and not moved and (task.task in self._mine or dm):
                 return NeedKind.QUESTION, task.note or _text_of(message) or "(no question given)", task.task
+        for task in statuses:
+            if task.status in ("awaiting", "failed") and task.task and task.task not in self._mine:
+                self._unowned.setdefault(task.task, []).append(message)
         for task in statuses:
             if task.status == "failed" and task.task in self._mine:
                 return NeedKind.FAILED, task.note or task.result or _text_of(message) or "(no reason given)", task.task

@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.needs_you.needs_rules import Decision, Me, NeedItem, NeedsLedger, visible
+from parler_desktop.app.needs_you.unblock_stats import Answered, start_of_day
 from parler_desktop.client.errors import ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.client.events import OutboxItem
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
@@ -42,6 +43,7 @@ class NeedsWatch(QObject):
         self.ledger = NeedsLedger(Me("", "", None))
         self.decisions: dict[str, Decision] = {}
         self.queued: set[str] = set()  # keys with an answer in the outbox the hub has not got yet
+        self.answered: list[Answered] = []  # today's (and since), for time to unblock
         self.ready = False  # the store was read: the items are the whole truth
         self._not_owned: set[str] = set()
         self._polling = False
@@ -71,14 +73,32 @@ class NeedsWatch(QObject):
         return any(item.room == room for item in self._shown)
 
     def refresh(self) -> None:
-        """Work out the visible items again (at the clock's time); announce a change."""
+        """Work out the visible items again (at the clock's time); announce a change. An item
+        gone for anything but a snooze was answered (``unblock_stats``)."""
         now = self.clock()
         shown = visible(self.ledger.open_items(now), self.decisions, now)
+        if self.ready and self._shown:
+            kept = {item.key for item in shown}
+            self._answered([item for item in self._shown if item.key not in kept and not self._snoozed(item.key, now)], now)
         if [(i.key, i.text) for i in shown] != [(i.key, i.text) for i in self._shown]:
             self._shown = shown
             self.changed.emit()
         else:
             self._shown = shown
+
+    def _snoozed(self, key: str, now: float) -> bool:
+        decision = self.decisions.get(key)
+        return decision is not None and decision.action != "dismissed" and decision.hides(now)
+
+    def _answered(self, items: list[NeedItem], now: float) -> None:
+        if not items:
+            return
+        done = [Answered(i.key, i.agent_name, i.room, i.kind.value, i.since, now) for i in items]
+        self.answered.extend(done)
+        store = self._bridge.store
+        if store is not None:
+            rows = [(d.key, d.agent, d.room, d.kind, d.since, d.answered_at) for d in done]
+            self._bridge.tasks.spawn("keep answered items", store.call(LocalStore.save_needs_answered, rows))
 
     # -- what the human did -------------------------------------------------------------------
     def decide(self, decision: Decision) -> None:
@@ -98,6 +118,7 @@ class NeedsWatch(QObject):
         bridge = self._bridge
         self.ledger = NeedsLedger(Me(bridge.agent_id, bridge.name, bridge.role))
         self.decisions, self.queued, self._not_owned, self.ready = {}, set(), set(), False
+        self.answered = []
         self.refresh()
         if bridge.store is not None:
             bridge.tasks.spawn("needs you", self._read_store(bridge.store))
@@ -105,10 +126,12 @@ class NeedsWatch(QObject):
     async def _read_store(self, store: object) -> None:
         try:
             rows = await store.call(LocalStore.needs_decisions)
+            answered = await store.call(LocalStore.needs_answered, start_of_day(self.clock()))
             rooms = await store.call(LocalStore.room_kinds_and_cursors)
             if store is not self._bridge.store:
                 return
             self.decisions = {row[0]: Decision(*row) for row in rows}
+            self.answered = [Answered(*row) for row in answered]
             for room, (kind, cursor) in rooms.items():
                 self.ledger.room_kinds.setdefault(room, kind)
                 self.ledger.set_cursor(room, cursor)
@@ -124,8 +147,10 @@ class NeedsWatch(QObject):
         except StoreError:
             pass  # the session reports a damaged cache; the items then start from what arrives
         if store is self._bridge.store:
+            self._shown = []  # what showed while the store was read was not answered since
             self.ready = True
             self.refresh()
+            self.changed.emit()
 
     def _observe(self, messages: tuple[StoredMessage, ...] | list[StoredMessage]) -> None:
         ended = []
@@ -159,7 +184,10 @@ class NeedsWatch(QObject):
         self.poll_join_requests()
 
     def _outbox(self, item: OutboxItem) -> None:
+        if item.status is OutboxStatus.SENT and item.message_id:
+            self.ledger.mine(item.message_id)
         if not item.reply_to:
+            self.refresh()
             return
         if item.status is OutboxStatus.SENT:
             self.queued.discard(item.reply_to)

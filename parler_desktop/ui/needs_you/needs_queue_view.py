@@ -40,6 +40,8 @@ class NeedsQueueView(QWidget):
         self.model = model
         self.header = QLabel(textFormat=Qt.TextFormat.PlainText, objectName="needsHeader")
         self.header.setAccessibleName("Needs you summary")
+        self.today_button = QPushButton("&Today…")
+        self.today_button.setAccessibleName("Time to unblock today")
         self.hub_filter, self.kind_filter, self.agent_filter = QComboBox(), QComboBox(), QComboBox()
         for combo, name in ((self.hub_filter, "Filter by hub"), (self.kind_filter, "Filter by kind"), (self.agent_filter, "Filter by agent")):
             combo.setAccessibleName(name)
@@ -68,8 +70,11 @@ class NeedsQueueView(QWidget):
         filters = QHBoxLayout()
         for combo in (self.hub_filter, self.kind_filter, self.agent_filter):
             filters.addWidget(combo)
+        top = QHBoxLayout()
+        top.addWidget(self.header, 1)
+        top.addWidget(self.today_button)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.header)
+        layout.addLayout(top)
         layout.addLayout(filters)
         layout.addWidget(self.list, 2)
         layout.addWidget(self.detail, 1)

@@ -24,6 +24,7 @@ from parler_desktop.app.needs_you.queue_model import NeedsQueueModel
 from parler_desktop.client.errors import ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.ui.needs_you.needs_queue_view import NeedsQueueView
+from parler_desktop.ui.needs_you.today_panel import TodayPanel
 from parler_desktop.ui.timeline.message_jump import bring_forward
 from parler_desktop.ui.timeline.request_actions import answer_to
 
@@ -57,6 +58,8 @@ class NeedsYou(QObject):
         self.view.actionRequested.connect(self._act)
         self.view.replyRequested.connect(lambda text, found: self._post(found, text, []))
         self.view.contextWanted.connect(self._want_context)
+        self.today: TodayPanel | None = None
+        self.view.today_button.clicked.connect(self.show_today)
         self._count_changed(needs.count())
 
     @property
@@ -84,6 +87,15 @@ class NeedsYou(QObject):
         if rows:
             self.view.list.setCurrentIndex(self.model.index(rows[0]))
         return True
+
+    def show_today(self) -> TodayPanel:
+        """The Today panel (one, kept current while open)."""
+        if self.today is None:
+            self.today = TodayPanel(self.needs, self.window)
+            self.needs.changed.connect(self.today.refresh)
+        self.today.refresh()
+        self.today.open()
+        return self.today
 
     def hide_queue(self) -> None:
         self.centre.setCurrentIndex(0)
