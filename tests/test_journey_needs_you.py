@@ -191,3 +191,43 @@ def test_an_answer_queued_while_the_hub_is_down_lands_once_after_its_restart(qtb
     finally:
         run_coroutine(qtbot, qloop, peer.close())
         stop_desktop(qtbot, qloop, app)
+
+
+def test_coming_back_after_half_an_hour_the_queue_holds_what_happened_and_enter_opens_it(qtbot, qloop, desktop, peer):
+    from support.desktop_fixtures import activate
+    from support.private_bus import look_away
+
+    window = desktop.window
+    room = join_room(qtbot, qloop, desktop, peer, "builds")
+    since = window.needs_you.since
+    offset = [0.0]
+    since.clock = lambda: 1_000_000.0 + offset[0]
+    activate(qtbot, desktop)
+    look_away(qtbot, desktop)  # the human leaves
+    offset[0] = 31 * 60
+    handoff = send_parts(qtbot, qloop, peer, room, "yours", {"kind": "com.parler.handoff", "next": "ship it", "to": "boss"})
+    send_parts(qtbot, qloop, peer, room, "the log", {"kind": "com.parler.file", "blob": "a" * 64, "name": "build.log", "size": 3})
+    post_as(qtbot, qloop, peer, room, "chatter")
+    qtbot.waitUntil(lambda: need_count(window) == 1, timeout=10_000)
+    activate(qtbot, desktop)  # back after 31 minutes
+    view = window.needs_you.view
+    qtbot.waitUntil(lambda: view.digest.count() > 0, timeout=5000)
+    texts = [view.digest.item(row).text() for row in range(view.digest.count())]
+    label = window.shown_hub.label
+    assert texts == [f"{label}: 1 handoff arrived", f"{label}: 1 file or bundle shared", f"{label}: {room} — 3 new"]
+    QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: view.digest_box.isVisible(), timeout=5000)
+    view.digest.setFocus()
+    view.digest.setCurrentRow(0)
+    QTest.keyClick(view.digest, Qt.Key.Key_Return)  # opens the handoff in its room
+    qtbot.waitUntil(lambda: not window.needs_you.showing and window.timeline_model.room == room, timeout=5000)
+    qtbot.waitUntil(
+        lambda: (e := window.timeline_model.entry(window.timeline.currentIndex().row())) is not None and e.seq == handoff["seq"],
+        timeout=5000,
+    )
+    QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.needs_you.showing, timeout=5000)
+    QTest.keyClick(view, Qt.Key.Key_I, Qt.KeyboardModifier.AltModifier)  # Dismiss
+    qtbot.waitUntil(lambda: not view.digest_box.isVisible(), timeout=5000)
+    QTest.keyClick(view.list, Qt.Key.Key_Return)  # Enter on the item opens it too
+    qtbot.waitUntil(lambda: not window.needs_you.showing and window.timeline_model.room == room, timeout=5000)

@@ -371,6 +371,7 @@ class MainWindow(QMainWindow):
         if event.type() in (QEvent.Type.ActivationChange, QEvent.Type.WindowStateChange):
             active = self.isActiveWindow() and not self.isMinimized()
             self.read_tracker.set_window_active(active)
+            self.needs_you.since.window_active(active)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.closing.emit()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
-    QComboBox, QHBoxLayout, QLabel, QLineEdit, QListView, QPlainTextEdit, QPushButton, QTextEdit, QToolButton,
+    QComboBox, QHBoxLayout, QLabel, QLineEdit, QListView, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton, QTextEdit, QToolButton,
     QVBoxLayout, QWidget,
 )
 
@@ -34,6 +34,8 @@ class NeedsQueueView(QWidget):
     actionRequested = Signal(str, object)  # action name, HubItem
     replyRequested = Signal(str, object)  # text, HubItem
     contextWanted = Signal(object)  # HubItem: the view wants the messages before it (set_context)
+    digestOpened = Signal(object)  # DigestLine: open its message
+    digestDismissed = Signal()
 
     def __init__(self, model: NeedsQueueModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -46,6 +48,21 @@ class NeedsQueueView(QWidget):
         for combo, name in ((self.hub_filter, "Filter by hub"), (self.kind_filter, "Filter by kind"), (self.agent_filter, "Filter by agent")):
             combo.setAccessibleName(name)
             combo.activated.connect(self._filter)
+        self.digest_box = QWidget(visible=False)
+        self.digest_title = QLabel("Since you last looked", textFormat=Qt.TextFormat.PlainText)
+        self.digest = QListWidget()
+        self.digest.setAccessibleName("Since you last looked")
+        self.digest.itemActivated.connect(lambda line: self.digestOpened.emit(line.data(Qt.ItemDataRole.UserRole)))
+        self.digest_dismiss = QPushButton("D&ismiss")
+        self.digest_dismiss.setAccessibleName("Dismiss the digest")
+        self.digest_dismiss.clicked.connect(self.digestDismissed)
+        digest_top = QHBoxLayout()
+        digest_top.addWidget(self.digest_title, 1)
+        digest_top.addWidget(self.digest_dismiss)
+        digest_layout = QVBoxLayout(self.digest_box)
+        digest_layout.setContentsMargins(0, 0, 0, 0)
+        digest_layout.addLayout(digest_top)
+        digest_layout.addWidget(self.digest)
         self.list = QListView(objectName="needsList")
         self.list.setModel(model)
         self.list.setAccessibleName("Needs you queue")
@@ -75,6 +92,7 @@ class NeedsQueueView(QWidget):
         top.addWidget(self.today_button)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
+        layout.addWidget(self.digest_box)
         layout.addLayout(filters)
         layout.addWidget(self.list, 2)
         layout.addWidget(self.detail, 1)
@@ -112,6 +130,16 @@ class NeedsQueueView(QWidget):
     def refresh_times(self) -> None:
         self.model.tick()
         self.header.setText(self.model.header())
+
+    def set_digest(self, lines: list) -> None:
+        """The digest's lines (plain text: room names come off the wire), hidden when none."""
+        self.digest.clear()
+        for line in lines:
+            row = QListWidgetItem(line.text)
+            row.setData(Qt.ItemDataRole.UserRole, line)
+            self.digest.addItem(row)
+        self.digest.setFixedHeight(min(len(lines), 6) * self.digest.sizeHintForRow(0) + 4 if lines else 0)
+        self.digest_box.setVisible(bool(lines))
 
     def _remember(self) -> None:
         found = self.selected()

@@ -25,7 +25,8 @@ from parler_desktop.client.errors import ConnectionLost, HubRefused, SessionClos
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.ui.needs_you.needs_queue_view import NeedsQueueView
 from parler_desktop.ui.needs_you.today_panel import TodayPanel
-from parler_desktop.ui.timeline.message_jump import bring_forward
+from parler_desktop.app.needs_you.since_you_looked import SinceYouLooked
+from parler_desktop.ui.timeline.message_jump import MessageJump, bring_forward
 from parler_desktop.ui.timeline.request_actions import answer_to
 
 CONTEXT_MESSAGES = 5
@@ -58,6 +59,11 @@ class NeedsYou(QObject):
         self.view.actionRequested.connect(self._act)
         self.view.replyRequested.connect(lambda text, found: self._post(found, text, []))
         self.view.contextWanted.connect(self._want_context)
+        self.since = SinceYouLooked(window.hubs, parent=self)
+        self.since.changed.connect(lambda: self.view.set_digest(self.since.digest))
+        self.view.digestDismissed.connect(self.since.dismiss)
+        self.view.digestOpened.connect(lambda line: self.open_message(line.hub, line.room, line.seq))
+        self.jump = MessageJump(window, window.room_panel, window.timeline_model)
         self.today: TodayPanel | None = None
         self.view.today_button.clicked.connect(self.show_today)
         self._count_changed(needs.count())
@@ -97,6 +103,14 @@ class NeedsYou(QObject):
         self.today.open()
         return self.today
 
+    def open_message(self, hub: str, room: str, seq: int) -> None:
+        """The message in its room (the timeline back in the centre)."""
+        self.hide_queue()
+        if seq:
+            self.jump.open(room, seq, hub)
+        else:
+            self.window.show_room(hub, room)
+
     def hide_queue(self) -> None:
         self.centre.setCurrentIndex(0)
 
@@ -108,8 +122,7 @@ class NeedsYou(QObject):
     def _act(self, name: str, found: HubItem) -> None:
         item, watch = found.item, self.needs.watch(found.entry)
         if name == "open":
-            self.hide_queue()
-            self.window.show_room(found.entry.url, item.room)
+            self.open_message(found.entry.url, item.room, item.seq)
             return
         if name == "snooze":
             self._snoozing = found
