@@ -140,6 +140,7 @@ class NeedsLedger:
     _joins: dict[str, NeedItem] = field(default_factory=dict)
     _task_moved_at: dict[str, int] = field(default_factory=dict)  # task -> seq of its newest part not ``awaiting``
     newest_seq: int = 0  # of the messages taken in
+    _questions: dict[str, set[str]] = field(default_factory=dict)  # task -> keys of its question items
     _unowned: dict[str, list[StoredMessage]] = field(default_factory=dict)  # task -> its awaiting/failed parts, the task not known as mine (yet)
 
     # -- taking messages in ------------------------------------------------------------------
@@ -154,13 +155,23 @@ class NeedsLedger:
                 self.replied(message.reply_to)
             return []
         self._last_post[sender.id] = max(self._last_post.get(sender.id, 0.0), message.ts / 1000)
-        kind, text, task = self._match(message)
-        left = self._task_moved(message)
+        parts = message.parts
+        if all(part.get("kind") == "text" for part in parts):  # most messages: chatter, nothing to parse
+            handoffs, statuses = [], []
+            if not message.mentions and self.room_kinds.get(message.room) != "dm" and not any("@" in str(p.get("text", "")) for p in parts):
+                return []  # (a mention needs "mentions" or an "@": mentions_human's rule, its cheap half first)
+        else:
+            handoffs = [h for p in parts if p.get("kind") == Handoff.TAG and (h := Handoff.from_part(p)) is not None]
+            statuses = [t for p in parts if p.get("kind") == TaskStatus.TAG and (t := TaskStatus.from_part(p)) is not None]
+        kind, text, task = self._match(message, handoffs, statuses)
+        left = self._task_moved(message, statuses) if statuses else []
         if kind is not None and message.id not in self._replied:
             self.items[message.id] = NeedItem(
                 message.id, kind, message.room, message.seq, message.id, sender.id, sender.name, sender.role,
-                text, message.ts / 1000, task, tuple(message.parts),
+                text, message.ts / 1000, task, tuple(parts),
             )
+            if kind is NeedKind.QUESTION and task:
+                self._questions.setdefault(task, set()).add(message.id)
         return left
 
     def mine(self, message_id: str) -> None:
@@ -171,12 +182,12 @@ class NeedsLedger:
             for early in self._unowned.pop(message_id, []):
                 self.observe(early)
 
-    def _match(self, message: StoredMessage) -> tuple[NeedKind | None, str, str | None]:
+    def _match(
+        self, message: StoredMessage, handoffs: list[Handoff], statuses: list[TaskStatus]
+    ) -> tuple[NeedKind | None, str, str | None]:
         dm = self.room_kinds.get(message.room) == "dm"
-        statuses = [task for task in map(TaskStatus.from_part, message.parts) if task is not None]
-        for part in message.parts:
-            handoff = Handoff.from_part(part)
-            if handoff is not None and (self.me.is_named(handoff.to) if handoff.to is not None else dm):
+        for handoff in handoffs:
+            if self.me.is_named(handoff.to) if handoff.to is not None else dm:
                 return NeedKind.HANDOFF, handoff.next + (f"\n\n{handoff.summary}" if handoff.summary else ""), None
         for task in statuses:
             moved = self._task_moved_at.get(task.task or "", 0) > message.seq  # (a message taken in twice)
@@ -194,15 +205,15 @@ class NeedsLedger:
             return NeedKind.MENTION, _text_of(message), None
         return None, "", None
 
-    def _task_moved(self, message: StoredMessage) -> list[str]:
+    def _task_moved(self, message: StoredMessage, statuses: list[TaskStatus]) -> list[str]:
         """A task part: a question on the same task leaves, and my tasks' states follow it."""
         left = []
-        for task in map(TaskStatus.from_part, message.parts):
-            if task is None or task.task is None:
+        for task in statuses:
+            if task.task is None:
                 continue
             if task.status != "awaiting":
                 self._task_moved_at[task.task] = max(self._task_moved_at.get(task.task, 0), message.seq)
-                left += [key for key, item in self.items.items() if item.kind is NeedKind.QUESTION and item.task == task.task]
+                left += [key for key in self._questions.pop(task.task, ()) if key in self.items]
             known = self._tasks.get(task.task)
             if task.task in self._mine and (known is None or known.seq < message.seq):
                 sender = message.sender

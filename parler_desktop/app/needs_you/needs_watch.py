@@ -26,6 +26,7 @@ from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.store.outbox_item import OutboxStatus
 
 SCAN_PAGE = 2000
+REFRESH_MS = 100  # stored messages are taken in at once, the visible items worked out at most this often
 CHECK_MS = 30_000  # silence is looked at this often
 JOIN_POLL_MS = 15_000
 
@@ -48,6 +49,7 @@ class NeedsWatch(QObject):
         self._not_owned: set[str] = set()
         self._polling = False
         self._shown: list[NeedItem] = []
+        self._soon = QTimer(self, singleShot=True, interval=REFRESH_MS, timeout=self.refresh)
         self._timer = QTimer(self, interval=CHECK_MS, timeout=self.refresh)
         self._timer.start()
         self._join_timer = QTimer(self, interval=join_poll_ms, timeout=self.poll_join_requests)
@@ -75,6 +77,7 @@ class NeedsWatch(QObject):
     def refresh(self) -> None:
         """Work out the visible items again (at the clock's time); announce a change. An item
         gone for anything but a snooze was answered (``unblock_stats``)."""
+        self._soon.stop()
         now = self.clock()
         shown = visible(self.ledger.open_items(now), self.decisions, now)
         if self.ready and self._shown:
@@ -168,7 +171,8 @@ class NeedsWatch(QObject):
 
     def _stored(self, _room: str, messages: tuple[StoredMessage, ...], _live: bool) -> None:
         self._observe(messages)
-        self.refresh()
+        if not self._soon.isActive():  # a wake's pages: one refresh for those stored meanwhile
+            self._soon.start()
 
     def _cursor(self, room: str, cursor: int) -> None:
         self.ledger.set_cursor(room, cursor)
