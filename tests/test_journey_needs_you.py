@@ -127,7 +127,7 @@ def test_mentions_leave_when_read_and_join_requests_are_approved_from_the_queue(
         run_coroutine(qtbot, qloop, joiner.close())
 
 
-def test_counts_and_acknowledgements_are_the_same_after_the_window_restarts(qtbot, qloop, hub, tmp_path):
+def test_counts_and_acknowledgements_are_the_same_after_the_window_restarts_and_with_a_fresh_cache(qtbot, qloop, hub, tmp_path):
     from support.desktop_fixtures import start_desktop, stop_desktop
     from support.needs_ops import human_request, task_on
     from support.raw_agent import RawAgent
@@ -155,6 +155,16 @@ def test_counts_and_acknowledgements_are_the_same_after_the_window_restarts(qtbo
         app = start_desktop(qtbot, qloop, home, hub.url)
         qtbot.waitUntil(lambda: all(w.ready for w in app.window.needs._watches.values()), timeout=10_000)
         qtbot.waitUntil(lambda: queue_kinds(app.window) == [NeedKind.HANDOFF, NeedKind.QUESTION], timeout=10_000)
+        assert need_count(app.window) == 2
+        stop_desktop(qtbot, qloop, app)
+        caches = [p for p in (home / "data" / "stores").glob("*.sqlite3") if ".outbox" not in p.name]
+        assert caches
+        for cache in caches:  # a fresh cache: the items come back from the hub's history
+            cache.unlink()
+            for extra in cache.parent.glob(cache.name + "-*"):
+                extra.unlink()
+        app = start_desktop(qtbot, qloop, home, hub.url)
+        qtbot.waitUntil(lambda: queue_kinds(app.window) == [NeedKind.HANDOFF, NeedKind.QUESTION], timeout=15_000)
         assert need_count(app.window) == 2
     finally:
         run_coroutine(qtbot, qloop, peer.close())

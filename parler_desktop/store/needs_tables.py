@@ -31,6 +31,15 @@ class NeedsTables(StoreDatabase):
         ).fetchall()
         return self.messages_from_rows(rows)
 
+    @guarded("reading the outbox", outbox=True)
+    def sent_posts(self) -> list[tuple[str, str | None]]:
+        """(message id, the message it replies to) of each post the hub accepted that the outbox
+        still holds: mine, even before (or without) its copy in the cache."""
+        rows = self._outbox.db.execute(
+            "SELECT message_id, reply_to FROM outbox WHERE status = 'sent' AND message_id IS NOT NULL"
+        )
+        return [(message_id, reply_to) for message_id, reply_to in rows]
+
     @guarded("reading the room list")
     def room_kinds_and_cursors(self) -> dict[str, tuple[str, int]]:
         return {name: (kind, cursor) for name, kind, cursor in self._db.execute("SELECT name, kind, cursor FROM rooms")}

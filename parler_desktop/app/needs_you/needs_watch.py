@@ -131,10 +131,15 @@ class NeedsWatch(QObject):
             rows = await store.call(LocalStore.needs_decisions)
             answered = await store.call(LocalStore.needs_answered, start_of_day(self.clock()))
             rooms = await store.call(LocalStore.room_kinds_and_cursors)
+            sent = await store.call(LocalStore.sent_posts)
             if store is not self._bridge.store:
                 return
             self.decisions = {row[0]: Decision(*row) for row in rows}
             self.answered = [Answered(*row) for row in answered]
+            for message_id, reply_to in sent:  # (my posts the cache may not hold yet)
+                self.ledger.mine(message_id)
+                if reply_to:
+                    self.ledger.replied(reply_to)
             for room, (kind, cursor) in rooms.items():
                 self.ledger.room_kinds.setdefault(room, kind)
                 self.ledger.set_cursor(room, cursor)
