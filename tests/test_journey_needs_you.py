@@ -241,3 +241,45 @@ def test_coming_back_after_half_an_hour_the_queue_holds_what_happened_and_enter_
     qtbot.waitUntil(lambda: not view.digest_box.isVisible(), timeout=5000)
     QTest.keyClick(view.list, Qt.Key.Key_Return)  # Enter on the item opens it too
     qtbot.waitUntil(lambda: not window.needs_you.showing and window.timeline_model.room == room, timeout=5000)
+
+
+def test_snoozes_hide_an_item_until_their_time_or_until_the_agent_posts_and_filters_narrow_the_queue(qtbot, qloop, desktop, peer):
+    window = desktop.window
+    room = join_room(qtbot, qloop, desktop, peer, "builds")
+    first = send_parts(qtbot, qloop, peer, room, "yours", {"kind": "com.parler.handoff", "next": "step one", "to": "boss"})
+    send_parts(qtbot, qloop, peer, room, "also", {"kind": "com.parler.handoff", "next": "step two", "to": "boss"})
+    post_as(qtbot, qloop, peer, room, "@boss and a mention")
+    qtbot.waitUntil(lambda: need_count(window) == 3, timeout=10_000)
+    needs = window.needs
+    offset = [0.0]
+    needs.clock = lambda: __import__("time").time() + offset[0]
+    QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
+    view, menu = window.needs_you.view, window.needs_you.snooze_menu
+    qtbot.waitUntil(view.list.hasFocus, timeout=5000)
+
+    view.kind_filter.setCurrentIndex(view.kind_filter.findData(NeedKind.MENTION))
+    view.kind_filter.activated.emit(view.kind_filter.currentIndex())
+    assert queue_kinds(window) == [NeedKind.MENTION]
+    view.kind_filter.setCurrentIndex(0)
+    view.kind_filter.activated.emit(0)
+    assert len(queue_kinds(window)) == 3
+
+    view.list.setFocus()
+    assert view.selected().item.kind is NeedKind.MENTION  # the selection stays on its item through the filters
+    QTest.keyClick(view.list, Qt.Key.Key_K)
+    QTest.keyClick(view.list, Qt.Key.Key_K)
+    assert view.selected().item.message_id == first["id"]
+    QTest.keyClick(view.list, Qt.Key.Key_S)
+    qtbot.waitUntil(menu.isVisible, timeout=2000)
+    QTest.keyClick(menu, Qt.Key.Key_1)  # for 1 hour
+    qtbot.waitUntil(lambda: need_count(window) == 2, timeout=5000)
+    assert view.selected().item.text.startswith("step two")  # the next one is selected
+    QTest.keyClick(view.list, Qt.Key.Key_S)
+    qtbot.waitUntil(menu.isVisible, timeout=2000)
+    QTest.keyClick(menu, Qt.Key.Key_P)  # until the agent posts again
+    qtbot.waitUntil(lambda: need_count(window) == 1, timeout=5000)
+    post_as(qtbot, qloop, peer, room, "anything")  # alice speaks: "step two" is back
+    qtbot.waitUntil(lambda: need_count(window) == 2, timeout=5000)
+    offset[0] = 3601  # an hour later: "step one" is back too
+    needs.refresh()
+    qtbot.waitUntil(lambda: need_count(window) == 3, timeout=5000)
