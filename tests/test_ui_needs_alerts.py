@@ -51,3 +51,34 @@ def test_one_notification_per_item_not_again_after_a_reconnect_and_a_click_opens
     view = desktop.window.needs_you.view
     qtbot.waitUntil(lambda: desktop.window.needs_you.showing and view.selected() is not None, timeout=5000)
     assert view.selected().item.kind is NeedKind.QUESTION and view.selected().item.message_id == question["id"]
+
+
+def test_many_at_once_are_one_summary_and_a_restart_tells_none_again(qtbot, qloop, server, hub, tmp_path):
+    from support.desktop_fixtures import start_desktop, stop_desktop
+    from support.private_bus import look_away
+    from support.raw_agent import RawAgent
+
+    home = tmp_path / "home"
+    app = start_desktop(qtbot, qloop, home, hub.url)
+    peer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
+    try:
+        assert run_coroutine(qtbot, qloop, app.attention.start()) is None
+        look_away(qtbot, app)
+        room = join_room(qtbot, qloop, app, peer, "builds")
+        for n in range(5):
+            post_as(qtbot, qloop, peer, room, "yours", parts=[{"kind": "com.parler.handoff", "next": f"step {n}", "to": "boss"}])
+        qtbot.waitUntil(lambda: app.window.needs.count() == 5 and server.notify_calls >= 1 and quiet(app), timeout=15_000)
+        assert [(s.summary, s.body) for s in server.shown.values()] == [("5 things need you", "Waiting on you: alice")]
+        stop_desktop(qtbot, qloop, app)
+        app = start_desktop(qtbot, qloop, home, hub.url)
+        assert run_coroutine(qtbot, qloop, app.attention.start()) is None
+        qtbot.waitUntil(lambda: app.window.needs.count() == 5 and all(w.ready for w in app.window.needs._watches.values()), timeout=15_000)
+        post_as(qtbot, qloop, peer, room, "chatter")  # something arrives after the launch too
+        told = app.attention.needs_alerts._told
+        entry = app.hubs.entries[0]
+        # the told items were read back and weighed (a repeat would be told right then)
+        qtbot.waitUntil(lambda: entry in told and len(told[entry][1]) == 5 and quiet(app), timeout=10_000)
+        assert server.notify_calls == 1
+    finally:
+        run_coroutine(qtbot, qloop, peer.close())
+        stop_desktop(qtbot, qloop, app)
