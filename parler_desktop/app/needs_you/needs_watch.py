@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.needs_you.needs_rules import Decision, Me, NeedItem, NeedsLedger, visible
 from parler_desktop.app.needs_you.unblock_stats import Answered, start_of_day
-from parler_desktop.client.errors import ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.client.events import OutboxItem
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
 from parler_desktop.store import LocalStore, StoreError
@@ -74,20 +74,20 @@ class NeedsWatch(QObject):
     def waiting_in(self, room: str) -> bool:
         return any(item.room == room for item in self._shown)
 
-    def refresh(self) -> None:
-        """Work out the visible items again (at the clock's time); announce a change. An item
-        gone for anything but a snooze was answered (``unblock_stats``)."""
+    def refresh(self, announce: bool = False) -> None:
+        """Work out the visible items again (at the clock's time); announce a change (or, with
+        ``announce``, in any case). An item gone for anything but a snooze was answered
+        (``unblock_stats``)."""
         self._soon.stop()
         now = self.clock()
         shown = visible(self.ledger.open_items(now), self.decisions, now)
         if self.ready and self._shown:
             kept = {item.key for item in shown}
             self._answered([item for item in self._shown if item.key not in kept and not self._snoozed(item.key, now)], now)
-        if [(i.key, i.text) for i in shown] != [(i.key, i.text) for i in self._shown]:
-            self._shown = shown
+        changed = announce or [(i.key, i.text) for i in shown] != [(i.key, i.text) for i in self._shown]
+        self._shown = shown
+        if changed:
             self.changed.emit()
-        else:
-            self._shown = shown
 
     def _snoozed(self, key: str, now: float) -> bool:
         decision = self.decisions.get(key)
@@ -157,8 +157,7 @@ class NeedsWatch(QObject):
         if store is self._bridge.store:
             self._shown = []  # what showed while the store was read was not answered since
             self.ready = True
-            self.refresh()
-            self.changed.emit()
+            self.refresh(announce=True)
 
     def _observe(self, messages: tuple[StoredMessage, ...] | list[StoredMessage]) -> None:
         ended = []
@@ -195,18 +194,16 @@ class NeedsWatch(QObject):
     def _outbox(self, item: OutboxItem) -> None:
         if item.status is OutboxStatus.SENT and item.message_id:
             self.ledger.mine(item.message_id)
-        if not item.reply_to:
+        if item.reply_to is None:
             self.refresh()
             return
-        if item.status is OutboxStatus.SENT:
-            self.queued.discard(item.reply_to)
-            self.ledger.replied(item.reply_to)
-        elif item.status is OutboxStatus.PENDING:
+        if item.status is OutboxStatus.PENDING:
             self.queued.add(item.reply_to)
-        else:
+        else:  # sent (the hub has it: the item leaves) or failed (the item stays, unanswered)
             self.queued.discard(item.reply_to)
-        self.refresh()
-        self.changed.emit()  # "answer queued" shows or goes
+            if item.status is OutboxStatus.SENT:
+                self.ledger.replied(item.reply_to)
+        self.refresh(announce=True)  # "answer queued" shows or goes, even when the items are the same
 
     # -- join requests ------------------------------------------------------------------------
     def poll_join_requests(self) -> None:
@@ -228,8 +225,8 @@ class NeedsWatch(QObject):
                 if session is not self._bridge.session:
                     return
                 self.ledger.set_join_requests(room, requests)
-        except (ConnectionLost, SessionClosed):
-            pass
+        except (ConnectionLost, SessionClosed, BadReply):
+            pass  # asked again on the next tick
         finally:
             self._polling = False
         self.refresh()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, QPoint, Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QMenu, QPushButton, QStackedWidget
 
 from parler_desktop.app.hubs.bridge import why_not_posted
@@ -126,7 +126,8 @@ class NeedsYou(QObject):
             return
         if name == "snooze":
             self._snoozing = found
-            self.snooze_menu.popup(self.view.list.mapToGlobal(self.view.list.visualRect(self.view.list.currentIndex()).center()) or QPoint())
+            where = self.view.list.visualRect(self.view.list.currentIndex()).center()
+            self.snooze_menu.popup(self.view.list.viewport().mapToGlobal(where))
             return
         self.view.select_next()
         if name in ("done", "hand back") and item.kind in (NeedKind.HANDOFF, NeedKind.QUESTION):
