@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
-    QComboBox, QHBoxLayout, QLabel, QLineEdit, QListView, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton, QTextEdit, QToolButton,
+    QComboBox, QHBoxLayout, QLabel, QSizePolicy, QLineEdit, QListView, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton, QTextEdit, QToolButton,
     QVBoxLayout, QWidget,
 )
 
@@ -39,6 +39,8 @@ class NeedsQueueView(QWidget):
 
     def __init__(self, model: NeedsQueueModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # In the centre stack beside the timeline: its buttons must not set how narrow the window may be.
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.model = model
         self.header = QLabel(textFormat=Qt.TextFormat.PlainText, objectName="needsHeader")
         self.header.setAccessibleName("Needs you summary")
