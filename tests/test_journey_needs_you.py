@@ -283,3 +283,25 @@ def test_snoozes_hide_an_item_until_their_time_or_until_the_agent_posts_and_filt
     offset[0] = 3601  # an hour later: "step one" is back too
     needs.refresh()
     qtbot.waitUntil(lambda: need_count(window) == 3, timeout=5000)
+
+
+def test_the_buttons_do_what_the_keys_do(qtbot, qloop, desktop, peer):
+    window = desktop.window
+    room = join_room(qtbot, qloop, desktop, peer, "builds")
+    handoff = send_parts(qtbot, qloop, peer, room, "yours", {"kind": "com.parler.handoff", "next": "the migration", "to": "boss"})
+    post_as(qtbot, qloop, peer, room, "@boss have a look")
+    qtbot.waitUntil(lambda: need_count(window) == 2, timeout=10_000)
+    window.needs_you.entry.click()  # the sidebar entry opens the queue
+    view = window.needs_you.view
+    qtbot.waitUntil(lambda: window.needs_you.showing and view.selected() is not None, timeout=5000)
+    assert view.selected().item.kind is NeedKind.HANDOFF
+    assert not view.buttons["approve"].isEnabled() and view.buttons["hand back"].isEnabled()
+    QTest.mouseClick(view.buttons["hand back"], Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: view.selected() is not None and view.selected().item.kind is NeedKind.MENTION, timeout=5000)
+    assert not view.buttons["hand back"].isEnabled()
+    QTest.mouseClick(view.buttons["done"], Qt.MouseButton.LeftButton)  # marks it read
+    qtbot.waitUntil(lambda: need_count(window) == 0, timeout=10_000)
+    (back,) = answers(qtbot, qloop, peer, room, handoff["id"])
+    assert [p for p in back["parts"] if p["kind"] == "com.parler.handoff"] == [
+        {"kind": "com.parler.handoff", "next": "the migration", "summary": "handed back by the supervisor", "to": "alice"}
+    ]
