@@ -31,7 +31,6 @@ from parler_desktop.protocol.trim import trim
 from parler_desktop.protocol.values import JoinRequest, StoredMessage
 
 SILENT_AFTER_SECS = 15 * 60.0
-TASK_ENDS = frozenset({"done", "failed", "cancelled"})
 TASK_RUNS = frozenset({"accepted", "working"})
 
 

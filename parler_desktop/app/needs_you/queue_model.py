@@ -11,9 +11,6 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelInde
 from parler_desktop.app.needs_you.hub_needs import HubItem, HubNeeds
 from parler_desktop.app.needs_you.needs_rules import NeedKind
 
-ITEM_ROLE = Qt.ItemDataRole.UserRole + 1  # the row's HubItem
-
-
 def waited(seconds: float) -> str:
     minutes = max(0, int(seconds // 60))
     if minutes < 60:
@@ -70,8 +67,6 @@ class NeedsQueueModel(QAbstractListModel):
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.AccessibleTextRole):
             return self.line(found)
-        if role == ITEM_ROLE:
-            return found
         return None
 
     def line(self, found: HubItem) -> str:

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 
 from parler_desktop.app.needs_you.hub_needs import HubItem
 from parler_desktop.app.needs_you.needs_rules import NeedKind
-from parler_desktop.app.needs_you.queue_model import ITEM_ROLE, NeedsQueueModel
+from parler_desktop.app.needs_you.queue_model import NeedsQueueModel
 from parler_desktop.ui.timeline.markdown import markdown_document
 
 TICK_MS = 30_000  # "waiting N min" kept current
