@@ -305,3 +305,15 @@ def test_the_buttons_do_what_the_keys_do(qtbot, qloop, desktop, peer):
     assert [p for p in back["parts"] if p["kind"] == "com.parler.handoff"] == [
         {"kind": "com.parler.handoff", "next": "the migration", "summary": "handed back by the supervisor", "to": "alice"}
     ]
+
+
+def test_a_direct_message_and_a_handoff_with_no_addressee_in_a_dm_wait_on_the_human(qtbot, qloop, desktop, peer):
+    window = desktop.window
+    invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "dm"}, "invited"))
+    run_coroutine(qtbot, qloop, desktop.bridge.session.redeem(invited["code"]))
+    room = invited["room"]
+    qtbot.waitUntil(lambda: room in window.rooms.room_names(), timeout=10_000)
+    post_as(qtbot, qloop, peer, room, "got a minute?")
+    send_parts(qtbot, qloop, peer, room, "yours", {"kind": "com.parler.handoff", "next": "pick the name"})
+    qtbot.waitUntil(lambda: queue_kinds(window) == [NeedKind.MENTION, NeedKind.HANDOFF], timeout=10_000)
+    assert need_count(window) == 2

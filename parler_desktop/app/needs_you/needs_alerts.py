@@ -31,7 +31,8 @@ SUMMARY_AFTER = 3
 
 def alert_of(found: HubItem, several_hubs: bool) -> Alert:
     item = found.item
-    where = f"{item.room} · {found.entry.label}" if several_hubs else item.room
+    room = found.entry.rooms.label(item.room)
+    where = f"{room} · {found.entry.label}" if several_hubs else room
     title = readable(f"{item.agent_name} · {item.kind.label} · {where}")
     return Alert(item.room, item.seq, title, readable(first_line(item.text) or item.kind.label), found.entry.url)
 

@@ -74,7 +74,7 @@ class NeedsQueueModel(QAbstractListModel):
         role = f" ({item.agent_role})" if item.agent_role else ""
         state = "answer queued" if self.needs.is_queued(found) else waited(self.needs.clock() - item.since)
         return (
-            f"{item.kind.label} · {item.agent_name}{role} · {found.entry.label} / {item.room} · "
+            f"{item.kind.label} · {item.agent_name}{role} · {found.entry.label} / {found.entry.rooms.label(item.room)} · "
             f"{first_line(item.text)} · {state}"
         )
 
