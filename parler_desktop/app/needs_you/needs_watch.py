@@ -187,9 +187,11 @@ class NeedsWatch(QObject):
         for gone in set(self.ledger.room_kinds) - set(listed):
             self.ledger.forget_room(gone)
             self.ledger.set_join_requests(gone, ())
+        new = set(listed) - set(self.ledger.room_kinds)
         self.ledger.room_kinds = listed
         self.refresh()
-        self.poll_join_requests()
+        if new:  # (the room list is listed again often; a new room may be one we own)
+            self.poll_join_requests()
 
     def _outbox(self, item: OutboxItem) -> None:
         if item.status is OutboxStatus.SENT and item.message_id:
