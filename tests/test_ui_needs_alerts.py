@@ -52,6 +52,11 @@ def test_one_notification_per_item_not_again_after_a_reconnect_and_a_click_opens
     qtbot.waitUntil(lambda: desktop.window.needs_you.showing and view.selected() is not None, timeout=5000)
     assert view.selected().item.kind is NeedKind.QUESTION and view.selected().item.message_id == question["id"]
 
+    (handoff,) = [s for s in server.shown.values() if s.summary.startswith("alice · Handoff")]
+    assert handoff.actions[-2:] == ["reply", "Reply"]
+    run_coroutine(qtbot, qloop, server.invoke(handoff.id, "reply"))  # Reply: the inline composer, on that item
+    qtbot.waitUntil(lambda: view.composer.isVisible() and view.selected().item.kind is NeedKind.HANDOFF, timeout=5000)
+
 
 def test_many_at_once_are_one_summary_and_a_restart_tells_none_again(qtbot, qloop, server, hub, tmp_path):
     from support.desktop_fixtures import start_desktop, stop_desktop

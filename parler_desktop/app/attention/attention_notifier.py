@@ -51,6 +51,8 @@ class Alert:
     title: str
     body: str
     hub: str = ""  # the hub as the settings name it ("" = the embedded hub)
+    slot: str = ""  # alerts of one (hub, room, slot) replace each other: a room's share one, a Needs you item has its own
+    reply: bool = False  # offer Reply beside Open
 
 
 @dataclass

@@ -34,13 +34,14 @@ def alert_of(found: HubItem, several_hubs: bool) -> Alert:
     room = found.entry.rooms.label(item.room)
     where = f"{room} · {found.entry.label}" if several_hubs else room
     title = readable(f"{item.agent_name} · {item.kind.label} · {where}")
-    return Alert(item.room, item.seq, title, readable(first_line(item.text) or item.kind.label), found.entry.url)
+    body = readable(first_line(item.text) or item.kind.label)
+    return Alert(item.room, item.seq, title, body, found.entry.url, f"needs:{item.key}", item.kind is not NeedKind.JOIN)
 
 
 def summary_of(found: list[HubItem]) -> Alert:
     agents = sorted({f.item.agent_name for f in found})
     named = ", ".join(agents[:3]) + (f" and {len(agents) - 3} others" if len(agents) > 3 else "")
-    return Alert("", 0, f"{len(found)} things need you", readable(f"Waiting on you: {named}"), "")
+    return Alert("", 0, f"{len(found)} things need you", readable(f"Waiting on you: {named}"), "", "needs:summary")
 
 
 class NeedsAlerts(QObject):

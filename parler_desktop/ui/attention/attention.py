@@ -62,6 +62,7 @@ class Attention:
             self.desktop.undelivered.connect(self.tray.show_alert)
             self.tray.show()
         self.desktop.opened.connect(self._open)
+        self.desktop.replyRequested.connect(lambda room, seq, hub: window.needs_you.reply_to(hub, room, seq) or self._open(room, seq, hub))
         self.needs_alerts = NeedsAlerts(window.needs, self.preferences.current, parent=window)
         self.needs_alerts.alert.connect(self._deliver)
         self.requests = RequestActions(bridge, window.timeline_model, window.timeline, window.composer)

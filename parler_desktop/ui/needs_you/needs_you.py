@@ -94,6 +94,13 @@ class NeedsYou(QObject):
             self.view.list.setCurrentIndex(self.model.index(rows[0]))
         return True
 
+    def reply_to(self, hub: str, room: str, seq: int) -> bool:
+        """A notification's Reply: the item in the queue with its inline composer open."""
+        if not self.open_item(hub, room, seq) or self.view.selected() is None:
+            return False
+        self.view.act("reply")
+        return True
+
     def show_today(self) -> TodayPanel:
         """The Today panel (one, kept current while open)."""
         if self.today is None:
