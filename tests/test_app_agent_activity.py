@@ -28,7 +28,7 @@ def test_a_room_shows_its_most_urgent_agent():
     activity.observe(task(2, "r", "failed", BOB))
     assert activity.room_state("r") is AgentState.FAILED
     activity.observe(task(3, "r", "awaiting", CAROL))
-    assert activity.room_state("r") is AgentState.WAITING
+    assert activity.room_state("r") is AgentState.FAILED  # waiting on the human is Needs you's to say
     activity.observe(task(4, "r", "done", CAROL))
     assert activity.room_state("r") is AgentState.FAILED
     assert activity.room_state("elsewhere") is AgentState.IDLE

@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtGui import QColor
 from support.desktop_fixtures import click_action, click_row, post_as, room_row, row_menu
 from support.peer_ops import invite_code
+from support.needs_ops import human_request, task_on
 from support.private_bus import bus_address, look_away, needs_dbus, server, settled  # noqa: F401 - fixtures
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
@@ -105,7 +106,8 @@ def test_muting_team_on_one_hub_leaves_team_on_the_other_notifying(qtbot, qloop,
 
 def test_an_agent_of_the_hub_not_shown_puts_its_dot_on_its_own_room(qtbot, qloop, two_hubs):
     app, hub_a, hub_b, peers = two_hubs
-    task(qtbot, qloop, peers[hub_b], "awaiting")  # on B, which the window does not show
+    asked = human_request(qtbot, qloop, app.hubs.entry(hub_b).bridge, peers[hub_b], "team", "please migrate the db")
+    task_on(qtbot, qloop, peers[hub_b], "team", asked, "awaiting", "which db?")  # on B, which the window does not show
     qtbot.waitUntil(lambda: dot_colour(app, "team", hub_b) == QColor(theme.colours.agent_dots[AgentState.WAITING]), timeout=10_000)
     assert dot_colour(app, "team", hub_a) not in [QColor(c) for c in theme.colours.agent_dots.values()]  # A's "team" has no agent at work
     task(qtbot, qloop, peers[hub_a], "working")  # and A's agent colours A's row only

@@ -160,7 +160,7 @@ def test_after_a_night_asleep_each_hub_comes_back_on_its_own_and_each_room_is_on
         qtbot.waitUntil(lambda: server.notify_calls == before + 2 and settled(app), timeout=15_000)
         summaries = sorted((shown.summary, shown.body) for shown in server.shown.values() if "new" in shown.body)
         assert summaries == sorted((f"team · {entry.label}", "alice: 40 new, 1 for you") for entry in (first, second))
-        assert window.windowTitle() == "Parler — 160 unread"
+        assert window.windowTitle() == "Parler — 2 need you · 160 unread"  # each hub's mention waits on the human
     finally:
         quit_app(qtbot, app, running)
         for agent in agents:

@@ -68,6 +68,22 @@ def test_a_rooms_alerts_replace_each_other_and_open_comes_back_on_the_loop(qtbot
     assert clicked.args == ["dev", 9, HUB]
 
 
+def test_a_needs_you_items_alert_has_its_own_slot_and_a_reply_that_comes_back(qtbot, qloop, notification_centre):
+    """An item's alert (slot, reply) stands beside its room's and offers Reply, as on Linux."""
+    notifications = NativeNotifications(TaskSupervisor("test"))
+    assert run_coroutine(qtbot, qloop, notifications.start())
+    notifications.show(Alert("ops", 3, "alice in ops", "deploy?", HUB))
+    notifications.show(Alert("ops", 5, "alice asks you", "which db?", HUB, slot="item-5", reply=True))
+    qtbot.waitUntil(lambda: notification_centre.sent == 2)
+    assert len(notification_centre.shown) == 2  # neither replaced the other
+    item = payload_for(HUB, "ops", "", "", "item-5", True)
+    assert item.thread == room_identifier(HUB, "ops") and item.identifier != item.thread
+    assert [(b.title, b.identifier) for b in notification_centre.shown[item.identifier].buttons] == [("Open", "open"), ("Reply", "reply")]
+    with qtbot.waitSignal(notifications.replyRequested, timeout=5000) as replied:
+        notification_centre.press(item.identifier, "reply")
+    assert replied.args == ["ops", 5, HUB]
+
+
 def test_an_alert_the_centre_refuses_goes_to_the_tray(qtbot, qloop, notification_centre):
     notification_centre.allowed = False  # the human said no to Parler's notifications
     notifications = NativeNotifications(TaskSupervisor("test"))

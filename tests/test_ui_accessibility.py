@@ -15,6 +15,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialog, QWidget
 from support.desktop_fixtures import activate, click_action, click_room, join_room, post_as, row_menu, start_desktop, stop_desktop
 from support.peer_ops import hub_history
+from support.needs_ops import human_request, task_on
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.ui import accessibility
@@ -147,13 +148,13 @@ def test_rows_read_what_a_sighted_person_sees(qtbot, qloop, hub, two_hubs, peer,
     ])
     rooms = window.room_panel.view
     qtbot.waitUntil(lambda: window.rooms.summary(build) is not None and window.rooms.summary(build).unread == 3, timeout=10_000)
-    assert item_named(rooms, "build").text(NAME) == "build, 3 unread, 2 mentions"
+    # the handoff to the human's role is a Needs you item: the row's dot says so too
+    qtbot.waitUntil(lambda: item_named(rooms, "build").text(NAME) == "build, 3 unread, 2 mentions, an agent is waiting on you", timeout=10_000)
     label = window.shown_hub.label
     assert item_named(rooms, f"{label} hub").text(NAME) == f"{label} hub, Live as boss, 3 unread, 2 mentions"
     assert item_named(rooms, "build").text(QAccessible.Text.Description).startswith("alice: ")  # its preview
-    post_as(qtbot, qloop, peer, other, "which region?", parts=[
-        {"kind": "text", "text": "which region?"}, {"kind": "com.parler.task", "status": "awaiting", "task": "deploy-42"},
-    ])
+    asked = human_request(qtbot, qloop, window.bridge, peer, other, "please deploy")  # a question on the human's request waits on them
+    task_on(qtbot, qloop, peer, other, asked, "awaiting", "which region?")
     qtbot.waitUntil(lambda: item_named(rooms, "other").text(NAME) == "other, an agent is waiting on you", timeout=5000)  # its dot
 
     click_room(qtbot, desktop, build)

@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtGui import QColor
 from support.desktop_fixtures import click_room, join_room, post_as
 from support.private_bus import bus_address, needs_dbus, server, settled, watching  # noqa: F401 - fixtures
+from support.needs_ops import human_request, task_on
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
@@ -48,7 +49,8 @@ def test_states_show_as_dots_and_a_quiet_working_agent_is_flagged_once(qtbot, ql
     now[0] = posted_at + 60
     qtbot.waitUntil(lambda: agents.state(hub.url, work) is AgentState.WORKING, timeout=5000)
     assert agents.hints(hub.url, work) == ()
-    task(qtbot, qloop, peer, other, "awaiting")
+    asked = human_request(qtbot, qloop, watching.bridge, peer, other, "please migrate the db")
+    task_on(qtbot, qloop, peer, other, asked, "awaiting", "which db?")  # waits on the human (§4b): Needs you says so
     qtbot.waitUntil(lambda: agents.state(hub.url, other) is AgentState.WAITING, timeout=5000)
     qtbot.waitUntil(lambda: dot_colour(watching, work) == QColor(theme.colours.agent_dots[AgentState.WORKING]), timeout=5000)
     assert dot_colour(watching, other) == QColor(theme.colours.agent_dots[AgentState.WAITING])

@@ -21,3 +21,4 @@ HUB_HEADER = Qt.ItemDataRole.UserRole + 61  # bool: the row is a hub's heading, 
 HUB_ORDER = Qt.ItemDataRole.UserRole + 62  # int: the hub's place in the sidebar
 HUB_STATE = Qt.ItemDataRole.UserRole + 63  # StatusView: the hub's connection line (headings)
 HUB_COLLAPSED = Qt.ItemDataRole.UserRole + 64  # bool: the hub's rooms are folded away (headings)
+HUB_NEEDS = Qt.ItemDataRole.UserRole + 65  # int: items waiting on the human on the hub (headings; app/needs_you)

@@ -22,6 +22,7 @@ from parler_desktop.store import codec
 from parler_desktop.store.database import guarded
 from parler_desktop.store.errors import StoreProblem, store_error
 from parler_desktop.store.drafts import DraftTables
+from parler_desktop.store.needs_tables import NeedsTables
 from parler_desktop.store.outbox import OutboxTables
 from parler_desktop.store.outbox_file import OutboxRecovery
 from parler_desktop.store.outbox_item import OutboxStatus
@@ -44,7 +45,7 @@ class FreshStart:
     outbox_recovery: OutboxRecovery | None = None
 
 
-class LocalStore(OutboxTables, DraftTables, FleetReads, SearchTables, RoomCounts):
+class LocalStore(OutboxTables, DraftTables, FleetReads, SearchTables, RoomCounts, NeedsTables):
     """The store of one (hub, identity); see the module docstring."""
 
     @classmethod

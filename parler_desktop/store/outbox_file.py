@@ -21,7 +21,7 @@ from parler_desktop.file_lock import ExclusiveFileLock, LockHeld
 from parler_desktop.store import codec
 from parler_desktop.store.errors import StoreError, StoreProblem, from_sqlite, store_error
 from parler_desktop.store.salvage import Written, read_written, salvage_written
-from parler_desktop.store.schema import create_drafts_table, create_outbox_table
+from parler_desktop.store.schema import create_drafts_table, create_needs_tables, create_outbox_table
 from parler_desktop.store.sqlite_file import (
     BUSY_TIMEOUT_MS, connect_private, connect_read_only, migrate, quarantine, write_transaction,
 )
@@ -41,7 +41,7 @@ def _tables(db: sqlite3.Connection) -> None:
     create_drafts_table(db)
 
 
-MIGRATIONS = (_tables,)
+MIGRATIONS = (_tables, create_needs_tables)
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,20 @@ def create_drafts_table(db: sqlite3.Connection) -> None:
     )
 
 
+def create_needs_tables(db: sqlite3.Connection) -> None:
+    """The outbox file's migration 2: the human's decisions, the notified items and the answered
+    ones (time to unblock)."""
+    db.execute(
+        "CREATE TABLE needs_decisions (key TEXT PRIMARY KEY, action TEXT NOT NULL, until REAL NOT NULL DEFAULT 0, "
+        "agent TEXT NOT NULL DEFAULT '', after_seq INTEGER NOT NULL DEFAULT 0, decided_at REAL NOT NULL)"
+    )
+    db.execute("CREATE TABLE needs_notified (key TEXT PRIMARY KEY, at REAL NOT NULL)")
+    db.execute(
+        "CREATE TABLE needs_answered (key TEXT PRIMARY KEY, agent TEXT NOT NULL, room TEXT NOT NULL, "
+        "kind TEXT NOT NULL, since REAL NOT NULL, answered_at REAL NOT NULL)"
+    )
+
+
 def _initial_schema(db: sqlite3.Connection) -> None:
     db.execute(
         """CREATE TABLE rooms (

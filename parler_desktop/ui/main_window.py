@@ -10,12 +10,13 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
 from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.connection_status import ConnectionStatus
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
+from parler_desktop.app.needs_you.hub_needs import HubNeeds
 from parler_desktop.app.timeline.read_tracker import ReadTracker
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.app.room_list.room_list_model import RoomListModel
@@ -27,6 +28,7 @@ from parler_desktop.ui.accessibility import Announcer, ConnectionAnnouncements
 from parler_desktop.ui.appearance.appearance_menu import AppearanceMenu
 from parler_desktop.ui.composer.composer import Composer
 from parler_desktop.ui.hubs.connection_bar import ConnectionBar, ElidedLabel
+from parler_desktop.ui.needs_you.needs_you import NeedsYou
 from parler_desktop.ui.demo_offer import DemoOffer
 from parler_desktop.ui.dispatch.dispatch import RoleDispatch
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE, ComposerFocus, EmptyComposerScrolls, TypingToComposer, set_tab_order
@@ -80,6 +82,7 @@ class MainWindow(QMainWindow):
         self.room_actions = RoomActions(bridge, self)
         self.dispatch = RoleDispatch(bridge, self.timeline_model, self)
         self.memory = RoomMemory(bridge, self.timeline_model, self)
+        self.needs = HubNeeds(hubs, self)  # what waits on the human, every hub: the one source of its counts
 
         self.room_panel = RoomListPanel(hubs)
         self.timeline = TimelineView(self.timeline_model)
@@ -94,7 +97,9 @@ class MainWindow(QMainWindow):
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.room_panel)
         self.request_bar = RequestBar(self.timeline)  # the current message's request actions, as buttons
-        self.splitter.addWidget(_column(self.room_title, self.dispatch.panel, self.timeline, self.request_bar, self.uploads.strip, self.composer, stretch=self.timeline))
+        self.centre = QStackedWidget()  # the room's timeline, or the Needs you queue
+        self.centre.addWidget(_column(self.room_title, self.dispatch.panel, self.timeline, self.request_bar, self.uploads.strip, self.composer, stretch=self.timeline))
+        self.splitter.addWidget(self.centre)
         self.splitter.addWidget(self.roster_panel)
         self.splitter.setCollapsible(1, False)
         for number, name in enumerate(("Rooms", "Conversation", "Members")):  # what a screen reader calls each panel
@@ -119,9 +124,10 @@ class MainWindow(QMainWindow):
         ])
         self.panels.fit_screen()
         self.opener = RoomOpener(self)
+        self.needs_you = NeedsYou(self, self.needs, self.centre, lambda text: self.statusBar().showMessage(text, 10_000))
         self._add_actions()
         self._wire()
-        self._update_title(0)
+        self._update_title()
         self.composer.setEnabled(False)
 
     def _add_actions(self) -> None:
@@ -139,6 +145,7 @@ class MainWindow(QMainWindow):
         self.toggle_roster.setCheckable(True)
         self.toggle_roster.setChecked(True)
         action("A&gents", ["Ctrl+Shift+A"], self.agentsRequested.emit)  # (&Appearance is View's A)
+        action("&Needs you", ["Ctrl+I"], self.needs_you.show_queue)
         menu = self.menuBar()  # every menu and item has a mnemonic of its own (test_journey_keyboard.py)
         hub_menu = menu.addMenu("&Hub")
         hub_menu.addAction("&New room…", self.room_actions.new_room)
@@ -186,6 +193,7 @@ class MainWindow(QMainWindow):
         bridge.notice.connect(self._show_notice)
         self.connection_bar.connectRequested.connect(self.connectRequested)
         self.hubs.totalUnreadChanged.connect(self._update_title)
+        self.needs.countChanged.connect(self._update_title)
         self.hubs.added.connect(self._hub_added)
         self.hubs.removed.connect(lambda _entry: self.remove_hub_action.setEnabled(len(self.hubs.entries) > 1))
         for entry in self.hubs.entries:
@@ -283,6 +291,7 @@ class MainWindow(QMainWindow):
         if entry is not self.shown_hub:
             self.bridge.tasks.spawn("show hub", self._show_hub_then_room(entry, room))
             return
+        self.needs_you.hide_queue()
         if room == self.timeline_model.room:
             return
         self.room_panel.shown_room = (hub, room)
@@ -369,8 +378,11 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(display_text(text, NOTICE_CHARS), 10_000)  # it may quote the hub
 
     # -- window state -----------------------------------------------------------------------
-    def _update_title(self, unread: int) -> None:
-        self.setWindowTitle(f"{APP_TITLE} — {unread} unread" if unread else APP_TITLE)
+    def _update_title(self, *_changed: object) -> None:
+        """``Parler — N need you · M unread``, each part only when it is not zero."""
+        need, unread = self.needs.count(), self.hubs.total_unread
+        parts = ([f"{need} need you"] if need else []) + ([f"{unread} unread"] if unread else [])
+        self.setWindowTitle(f"{APP_TITLE} — {' · '.join(parts)}" if parts else APP_TITLE)
 
     def _toggle_roster(self) -> None:
         self.toggle_roster.setChecked(self.panels.toggle_members())
@@ -385,6 +397,7 @@ class MainWindow(QMainWindow):
         if event.type() in (QEvent.Type.ActivationChange, QEvent.Type.WindowStateChange):
             active = self.isActiveWindow() and not self.isMinimized()
             self.read_tracker.set_window_active(active)
+            self.needs_you.since.window_active(active)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.closing.emit()

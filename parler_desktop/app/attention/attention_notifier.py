@@ -51,6 +51,8 @@ class Alert:
     title: str
     body: str
     hub: str = ""  # the hub as the settings name it ("" = the embedded hub)
+    slot: str = ""  # alerts of one (hub, room, slot) replace each other: a room's share one, a Needs you item has its own
+    reply: bool = False  # offer Reply beside Open
 
 
 @dataclass
@@ -91,10 +93,13 @@ class AttentionNotifier(QObject):
         parent: QObject | None = None,
         quiet_ms: int | None = None,
         max_wait_ms: int | None = None,
+        raised_need: Callable[[str], bool] = lambda _message_id: False,
     ) -> None:
         """``bridge`` follows one hub's session; ``hub()`` names that hub as the settings do (its
-        rooms' levels are that hub's own)."""
+        rooms' levels are that hub's own). A message that ``raised_need`` (a Needs you item, by
+        its id) is told by ``needs_alerts``, not here."""
         super().__init__(parent)
+        self._raised_need = raised_need
         self._bridge = bridge
         self._hub = hub
         self._settings = settings
@@ -207,7 +212,7 @@ class AttentionNotifier(QObject):
                 return  # a damaged cache: the session says so; nothing reliable to announce
             if settings.quiet() or self._on_screen(room):
                 continue
-            unread = await self._weigh([m for m in new if m.seq > cursor], settings)
+            unread = await self._weigh([m for m in new if m.seq > cursor and not self._raised_need(m.id)], settings)
             if unread.kept and store is self._bridge.store:
                 self.alert.emit(alert_for(self._label(room), unread))
 

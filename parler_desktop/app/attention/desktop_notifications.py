@@ -39,6 +39,7 @@ NOTIFICATIONS = DBusAddress(PATH, bus_name=SERVICE, interface=INTERFACE)
 
 class DesktopNotifications(QObject):
     opened = Signal(str, int, str)  # room, seq, hub: the human chose "Open" (or clicked the notification)
+    replyRequested = Signal(str, int, str)  # room, seq, hub: the human chose "Reply" (an alert that offers it)
     undelivered = Signal(object)  # Alert the service refused or never answered: show it elsewhere
 
     def __init__(self, tasks: TaskSupervisor, bus: str = "SESSION", parent: QObject | None = None) -> None:
@@ -49,8 +50,9 @@ class DesktopNotifications(QObject):
         self._router: DBusRouter | None = None
         self._owner = ""
         self._markup = False
-        self._by_room: dict[tuple[str, str], int] = {}  # (hub, room) -> id of its notification on screen
+        self._by_room: dict[tuple[str, str, str], int] = {}  # (hub, room, slot) -> id of its notification on screen
         self._targets: dict[int, tuple[str, int, str]] = {}  # notification id -> (room, seq, hub)
+        self._slots: dict[int, tuple[str, str, str]] = {}  # notification id -> its (hub, room, slot)
 
     @property
     def available(self) -> bool:
@@ -98,11 +100,11 @@ class DesktopNotifications(QObject):
             "susssasa{sv}i",
             (
                 APP_NAME,
-                self._by_room.get((alert.hub, alert.room), 0),
+                self._by_room.get((alert.hub, alert.room, alert.slot), 0),
                 APP_ID,
                 alert.title,
                 body,
-                ["default", "Open", "open", "Open"],
+                ["default", "Open", "open", "Open", *(["reply", "Reply"] if alert.reply else [])],
                 hints,
                 -1,
             ),
@@ -113,8 +115,9 @@ class DesktopNotifications(QObject):
             log.warning("notification not shown: %s", error)
             self.undelivered.emit(alert)
             return
-        self._by_room[(alert.hub, alert.room)] = notification_id
+        self._by_room[(alert.hub, alert.room, alert.slot)] = notification_id
         self._targets[notification_id] = (alert.room, alert.seq, alert.hub)
+        self._slots[notification_id] = (alert.hub, alert.room, alert.slot)
 
     async def _call(self, message: Any) -> tuple:
         if self._router is None:
@@ -135,7 +138,8 @@ class DesktopNotifications(QObject):
                     continue  # only the notification service speaks for its notifications
                 member = signal.header.fields.get(HeaderFields.member)
                 if member == "ActionInvoked" and signal.body[0] in self._targets:
-                    self.opened.emit(*self._targets[signal.body[0]])
+                    wanted = self.replyRequested if signal.body[1] == "reply" else self.opened
+                    wanted.emit(*self._targets[signal.body[0]])
                 elif member == "NotificationClosed":
                     self._forget(signal.body[0])
 
@@ -151,9 +155,10 @@ class DesktopNotifications(QObject):
         return sender == self._owner
 
     def _forget(self, notification_id: int) -> None:
-        target = self._targets.pop(notification_id, None)
-        if target is not None and self._by_room.get((target[2], target[0])) == notification_id:
-            del self._by_room[(target[2], target[0])]
+        self._targets.pop(notification_id, None)
+        slot = self._slots.pop(notification_id, None)
+        if slot is not None and self._by_room.get(slot) == notification_id:
+            del self._by_room[slot]
 
 
 class DBusCallFailed(Exception):

@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Signal
 from parler_desktop.app.attention.attention_notifier import Alert
 from parler_desktop.assets import icon_png
 from parler_desktop.client.tasks import TaskSupervisor
-from parler_desktop.platform.notifications.payload import payload_for
+from parler_desktop.platform.notifications.payload import REPLY_ACTION, payload_for
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +30,7 @@ ICON_SIZE = 256
 
 class NativeNotifications(QObject):
     opened = Signal(str, int, str)  # room, seq, hub: the human chose "Open" (or clicked the notification)
+    replyRequested = Signal(str, int, str)  # room, seq, hub: the human chose "Reply" (an alert that offers it)
     undelivered = Signal(object)  # Alert the service refused: show it elsewhere
 
     def __init__(self, tasks: TaskSupervisor, parent: QObject | None = None) -> None:
@@ -71,9 +72,13 @@ class NativeNotifications(QObject):
         notifier = self._notifier
         if notifier is None:
             return
-        payload = payload_for(alert.hub, alert.room, alert.title, alert.body)
-        open_message = self._opener(alert)
-        buttons = tuple(Button(label, on_pressed=open_message, identifier=action) for action, label in payload.actions)
+        payload = payload_for(alert.hub, alert.room, alert.title, alert.body, alert.slot, alert.reply)
+        open_message = self._emitter(self.opened, alert)
+        reply = self._emitter(self.replyRequested, alert)
+        buttons = tuple(
+            Button(label, on_pressed=reply if action == REPLY_ACTION else open_message, identifier=action)
+            for action, label in payload.actions
+        )
         notification = Notification(
             payload.title, payload.body, buttons=buttons, on_clicked=open_message, thread=payload.thread,
             identifier=payload.identifier,
@@ -86,11 +91,12 @@ class NativeNotifications(QObject):
             log.warning("notification not shown: %s", error)
             self.undelivered.emit(alert)
 
-    def _opener(self, alert: Alert) -> Any:
+    def _emitter(self, signal: Any, alert: Alert) -> Any:
+        """A callback for the service's thread that emits ``signal`` for ``alert`` on the window's loop."""
         loop = self._loop
 
-        def open_message() -> None:
+        def emit() -> None:
             if loop is not None and not loop.is_closed():
-                loop.call_soon_threadsafe(self.opened.emit, alert.room, alert.seq, alert.hub)
+                loop.call_soon_threadsafe(signal.emit, alert.room, alert.seq, alert.hub)
 
-        return open_message
+        return emit

@@ -23,6 +23,7 @@ NATIVE_PLATFORMS = ("darwin", "win32")
 
 class Notifications(Protocol):
     opened: SignalInstance  # (room, seq, hub): "Open" or a click
+    replyRequested: SignalInstance  # (room, seq, hub): "Reply", on an alert that offers it
     undelivered: SignalInstance  # (Alert): the service would not take it; the tray shows it
 
     @property

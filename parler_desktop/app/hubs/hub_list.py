@@ -34,6 +34,7 @@ class HubEntry(QObject):
         super().__init__(parent)
         self.url = url
         self.name = ""  # what the human called it (Rename…); "" = named after its address
+        self.needs_you = 0  # items waiting on the human here (set by app/needs_you's HubNeeds, their one source)
         self.damaged_store: Path | None = None  # its cache could not be used: "Start with a fresh cache" replaces it
         self.bridge = SessionBridge(self)
         self.rooms = RoomListModel(self.bridge, self)
@@ -50,6 +51,11 @@ class HubEntry(QObject):
     def rename(self, name: str) -> None:
         if name != self.name:
             self.name = name
+            self.changed.emit()
+
+    def set_needs_you(self, count: int) -> None:
+        if count != self.needs_you:
+            self.needs_you = count
             self.changed.emit()
 
     def _session_changed(self) -> None:

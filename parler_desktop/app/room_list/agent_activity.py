@@ -1,9 +1,10 @@
 """What the agents in each room are doing, from the messages they post: the most urgent state
 per room for the room list, and two warnings for the room header and the notifications.
 
-An agent's state comes from its latest task status part: ``awaiting`` = waiting on the human,
-``failed``, ``accepted``/``working`` = working, ``done``/``cancelled`` = idle. A room shows the
-most urgent of its agents (waiting > failed > working > idle).
+An agent's state comes from its latest task status part: ``failed``, ``accepted``/``working`` =
+working, ``awaiting``/``done``/``cancelled`` = idle. A room shows the most urgent of its agents
+(failed > working > idle); whether one waits on the human is not guessed here but read from
+"Needs you" (``app/needs_you``, design.md §4b) by ``agent_watch``, so the dots and the queue agree.
 
 - **Stuck**: an agent whose latest state is working and that has posted nothing for
   ``stuck_after`` seconds.
@@ -25,7 +26,7 @@ from parler_desktop.protocol.values import StoredMessage
 
 HUMAN_ROLES = frozenset({"supervisor", "human"})
 STATE_OF_TASK = {
-    "awaiting": "waiting",
+    "awaiting": "idle",  # waiting on the human or not: §4b's rules say (needs_you)
     "failed": "failed",
     "accepted": "working",
     "working": "working",
@@ -40,7 +41,7 @@ class AgentState(enum.IntEnum):
     IDLE = 0
     WORKING = 1
     FAILED = 2
-    WAITING = 3  # waiting on the human
+    WAITING = 3  # waiting on the human: set from needs_you, never from a task part
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ towards a loop), and a launch's catch-up costs nothing before then.
 Then every stored message is observed as it arrives, and its room looked at again (every room,
 if that was not done in the last few seconds: a busy room's burst costs one room a batch). A
 watch has one timer, however many rooms. A warning is announced once (``hintRaised``) and again
-only after it has cleared. The clock is injectable for tests.
+only after it has cleared. The clock is injectable for tests. A room whose agent waits on the
+human is one with an open "Needs you" item (``waiting``, from ``app/needs_you``): one source.
 """
 
 from __future__ import annotations
@@ -49,9 +50,11 @@ class AgentWatch(QObject):
         clock: Callable[[], float] = time.time,
         parent: QObject | None = None,
         check_ms: int = CHECK_MS,
+        waiting: Callable[[str], bool] = lambda _room: False,
     ) -> None:
         super().__init__(parent)
         self._bridge = bridge
+        self._waiting = waiting
         self._settings = settings
         self.clock = clock  # wall time; tests put a clock they move by hand here
         self.activity = AgentActivity("")
@@ -78,7 +81,7 @@ class AgentWatch(QObject):
         self.activity.loop_window = settings.loop_minutes * 60
 
     def state(self, room: str) -> AgentState:
-        return self._shown.get(room, (AgentState.IDLE, ()))[0]
+        return AgentState.WAITING if self._waiting(room) else self._shown.get(room, (AgentState.IDLE, ()))[0]
 
     def hints(self, room: str) -> tuple[Hint, ...]:
         return self._shown.get(room, (AgentState.IDLE, ()))[1]
@@ -165,8 +168,13 @@ class HubAgentWatches(QObject):
     changed = Signal()  # a room's state or warnings changed, on any hub
     hintRaised = Signal(object, str, object)  # HubEntry, room, Hint: a new warning
 
-    def __init__(self, hubs: HubList, settings: Callable[[], AttentionSettings], parent: QObject | None = None) -> None:
+    def __init__(
+        self, hubs: HubList, settings: Callable[[], AttentionSettings], parent: QObject | None = None,
+        waiting: Callable[[str, str], bool] = lambda _hub, _room: False,
+    ) -> None:
+        """``waiting(hub, room)``: an agent there waits on the human (``HubNeeds.waiting_in``)."""
         super().__init__(parent)
+        self._waiting = waiting
         self.clock: Callable[[], float] = time.time  # every watch's wall time; tests move it by hand
         self._hubs = hubs
         self._settings = settings
@@ -189,7 +197,9 @@ class HubAgentWatches(QObject):
         return () if watch is None else watch.hints(room)
 
     def _added(self, entry: HubEntry) -> None:
-        watch = AgentWatch(entry.bridge, self._settings, lambda: self.clock(), parent=self)
+        watch = AgentWatch(
+            entry.bridge, self._settings, lambda: self.clock(), parent=self, waiting=lambda room: self._waiting(entry.url, room)
+        )
         watch.changed.connect(self.changed)
         watch.hintRaised.connect(lambda room, hint: entry in self._watches and self.hintRaised.emit(entry, room, hint))
         self._watches[entry] = watch

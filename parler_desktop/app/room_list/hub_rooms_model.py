@@ -116,6 +116,8 @@ class HubRoomsModel(QAbstractListModel):
             return entry.status.view
         if role == roles.HUB_COLLAPSED:
             return entry.url in self.collapsed
+        if role == roles.HUB_NEEDS:
+            return entry.needs_you
         return None
 
     def sort_keys(self) -> list[tuple]:

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 OPEN_ACTION = "open"
 OPEN_LABEL = "Open"
+REPLY_ACTION = "reply"
+REPLY_LABEL = "Reply"
 TITLE_LIMIT = 200  # characters; both services truncate long lines themselves, this bounds the request
 BODY_LIMIT = 1000
 
@@ -33,8 +35,10 @@ def bounded(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def payload_for(hub: str, room: str, title: str, body: str) -> NotificationPayload:
-    identifier = room_identifier(hub, room)
-    return NotificationPayload(
-        identifier, identifier, bounded(title, TITLE_LIMIT), bounded(body, BODY_LIMIT), ((OPEN_ACTION, OPEN_LABEL),)
-    )
+def payload_for(hub: str, room: str, title: str, body: str, slot: str = "", reply: bool = False) -> NotificationPayload:
+    """``slot``: alerts of one room share one notification unless they name a slot of their own (a
+    Needs you item's); ``reply`` offers Reply beside Open. The thread stays the room's."""
+    thread = room_identifier(hub, room)
+    identifier = room_identifier(hub, f"{room}\0{slot}") if slot else thread
+    actions = ((OPEN_ACTION, OPEN_LABEL), *(((REPLY_ACTION, REPLY_LABEL),) if reply else ()))
+    return NotificationPayload(identifier, thread, bounded(title, TITLE_LIMIT), bounded(body, BODY_LIMIT), actions)

@@ -17,6 +17,7 @@ from parler_desktop.app.attention.attention_preferences import AttentionPreferen
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.app.attention.platform_notifications import platform_notifications
+from parler_desktop.app.needs_you.needs_alerts import NeedsAlerts
 from parler_desktop.paths import Home
 from parler_desktop.settings import load_settings
 from parler_desktop.ui.room_list.agent_glance import AgentDotDelegate, RoomHintBar
@@ -40,22 +41,26 @@ class Attention:
             self._hub_added(entry)
         window.hubs.added.connect(self._hub_added)
         window.hubs.removed.connect(lambda entry: self.notifiers.pop(entry).deleteLater())
-        self.agents = HubAgentWatches(window.hubs, self.preferences.current, parent=window)
+        self.agents = HubAgentWatches(window.hubs, self.preferences.current, parent=window, waiting=window.needs.waiting_in)
+        window.needs.changed.connect(self.agents.changed)  # the dots read "waiting" from Needs you
         self.agents.hintRaised.connect(lambda entry, room, hint: self.notifiers[entry].hint(room, hint))
         self.desktop = platform_notifications(bridge.tasks, parent=window)
         self.jump = MessageJump(window, window.room_panel, window.timeline_model)
         self.tray: Tray | None = None
         self.close_to_tray: CloseToTray | None = None
         if QSystemTrayIcon.isSystemTrayAvailable():
-            self.tray = Tray(window, window.hubs, self.preferences)
+            self.tray = Tray(window, window.hubs, self.preferences, window.needs)
             self.close_to_tray = CloseToTray(window, self.tray, self.preferences)
-            self.tray.openRequested.connect(self.jump.open)
+            self.tray.openRequested.connect(self._open)
             self.tray.quitRequested.connect(self.quit)
             window.quit_action.triggered.disconnect()  # Hub → Quit / Ctrl+Q quit, never just hide
             window.quit_action.triggered.connect(self.quit)
             self.desktop.undelivered.connect(self.tray.show_alert)
             self.tray.show()
-        self.desktop.opened.connect(self.jump.open)
+        self.desktop.opened.connect(self._open)
+        self.desktop.replyRequested.connect(lambda room, seq, hub: window.needs_you.reply_to(hub, room, seq) or self._open(room, seq, hub))
+        self.needs_alerts = NeedsAlerts(window.needs, self.preferences.current, parent=window)
+        self.needs_alerts.alert.connect(self._deliver)
         self.requests = RequestActions(bridge, window.timeline_model, window.timeline, window.composer)
         self.agents.changed.connect(window.room_panel.view.viewport().update)
         window.room_panel.view.setItemDelegate(AgentDotDelegate(self.agents, window.room_panel.view))
@@ -94,9 +99,15 @@ class Attention:
         notifier = AttentionNotifier(
             entry.bridge, lambda: entry.url, self.preferences.current, entry.rooms.label,
             lambda room: self._on_screen(entry, room), self.window,
+            raised_need=lambda message_id: self.window.needs.raised(entry, message_id),
         )
         notifier.alert.connect(lambda alert: self._deliver(self._from_hub(alert, entry)))
         self.notifiers[entry] = notifier
+
+    def _open(self, room: str, seq: int, hub: str) -> None:
+        """An alert was clicked: a Needs you item's opens in the queue, any other in its room."""
+        if not self.window.needs_you.open_item(hub, room, seq):
+            self.jump.open(room, seq, hub)
 
     def _from_hub(self, alert: Alert, entry: HubEntry) -> Alert:
         """The alert names its hub (in the title too, while the window holds several: a room

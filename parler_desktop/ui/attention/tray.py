@@ -15,6 +15,7 @@ from parler_desktop.app.attention.attention_settings import AttentionSettings
 from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.hubs.connection_status import Tone
 from parler_desktop.app.hubs.hub_list import HubList
+from parler_desktop.app.needs_you.hub_needs import HubNeeds
 from parler_desktop.ui.timeline.message_jump import bring_forward
 from parler_desktop.ui.attention.notifications_menu import add_pause_action
 
@@ -52,15 +53,16 @@ class Tray(QSystemTrayIcon):
     openRequested = Signal(str, int, str)  # room, seq, hub of the balloon's message
     quitRequested = Signal()
 
-    def __init__(self, window: QMainWindow, hubs: HubList, preferences: AttentionPreferences) -> None:
-        """The icon shows every hub's unread total and the worst hub's health; the tooltip a
-        line per hub while there are several."""
+    def __init__(self, window: QMainWindow, hubs: HubList, preferences: AttentionPreferences, needs: HubNeeds | None = None) -> None:
+        """The icon shows how many items need the human (``needs``, every hub), else every hub's
+        unread total, and the worst hub's health; the tooltip a line per hub while there are several."""
         super().__init__(QApplication.windowIcon(), window)
         self._window = window
         self._preferences = preferences
         self._tone = Tone.BUSY
         self._health = "Not connected"
         self._unread = 0
+        self._need = 0
         self._balloon: Alert | None = None
         self.menu = QMenu()
         self.menu.addAction("&Show Parler", self.show_window)
@@ -72,6 +74,9 @@ class Tray(QSystemTrayIcon):
         self.messageClicked.connect(self._balloon_clicked)
         self._hubs = hubs
         hubs.totalUnreadChanged.connect(self._unread_changed)
+        if needs is not None:
+            needs.countChanged.connect(self._need_changed)
+            self._need = needs.count()
         for entry in hubs.entries:
             entry.status.changed.connect(self._status_changed)
         hubs.added.connect(lambda entry: entry.status.changed.connect(self._status_changed) or self._status_changed())
@@ -105,6 +110,10 @@ class Tray(QSystemTrayIcon):
         self._unread = unread
         self._refresh()
 
+    def _need_changed(self, need: int) -> None:
+        self._need = need
+        self._refresh()
+
     def _status_changed(self, *_changed: object) -> None:
         views = [(entry.label, entry.status.view) for entry in self._hubs.entries]
         self._tone = max((view.tone for _label, view in views), key=TONE_ORDER.index, default=Tone.BUSY)
@@ -115,8 +124,10 @@ class Tray(QSystemTrayIcon):
         self._refresh()
 
     def _refresh(self) -> None:
-        self.setIcon(tray_icon(QApplication.windowIcon(), self._tone, self._unread))
+        self.setIcon(tray_icon(QApplication.windowIcon(), self._tone, self._need or self._unread))
         lines = ["Parler", self._health]
+        if self._need:
+            lines.append(f"{self._need} need you")
         if self._unread:
             lines.append(f"{self._unread} unread")
         if self._preferences.current().paused:

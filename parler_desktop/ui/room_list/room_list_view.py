@@ -76,7 +76,7 @@ class RoomBadgeDelegate(QStyledItemDelegate):
         painter.restore()
 
     def _paint_heading(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        """▾ hub name (unread total, @mentions), and below it the hub's connection line in its tone (the
+        """▾ hub name (items that need the human, unread total, @mentions), and below it the hub's connection line in its tone (the
         countdown first: a narrow sidebar cuts the end)."""
         painter.save()
         rect = option.rect
@@ -92,7 +92,8 @@ class RoomBadgeDelegate(QStyledItemDelegate):
         painter.setFont(name_font)
         painter.setPen(option.palette.color(QPalette.ColorRole.Text))
         mentions = index.data(roles.ROOM_MENTIONS) or 0
-        count = (f"  ({unread})" if unread else "") + (f"  @{mentions}" if mentions else "")
+        need = index.data(roles.HUB_NEEDS) or 0
+        count = (f"  · {need} need you" if need else "") + (f"  ({unread})" if unread else "") + (f"  @{mentions}" if mentions else "")
         name_rect = QRect(rect.left() + 4, rect.top() + 4, rect.width() - 8, line + 2)
         painter.drawText(name_rect, Qt.AlignmentFlag.AlignVCenter, painter.fontMetrics().elidedText(
             f"{fold} {index.data()}{count}", Qt.TextElideMode.ElideMiddle, name_rect.width()))

@@ -12,6 +12,8 @@ click can never post twice.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QModelIndex, QObject
 from PySide6.QtGui import QTextCursor
 
@@ -28,7 +30,12 @@ from parler_desktop.ui.timeline.timeline_view import TimelineView
 
 def request_subject(entry: TimelineEntry) -> str:
     """What the request is about: the handoff's next step, else the waiting task's name."""
-    for part in entry.parts:
+    return subject_of(entry.parts)
+
+
+def subject_of(parts: Sequence[dict]) -> str:
+    """``request_subject`` of a message's parts (the Needs you queue asks it of its items)."""
+    for part in parts:
         if (handoff := Handoff.from_part(part)) is not None:
             return handoff.next
         if (task := TaskStatus.from_part(part)) is not None and task.status == "awaiting":
@@ -38,13 +45,19 @@ def request_subject(entry: TimelineEntry) -> str:
 
 def answer(entry: TimelineEntry, action: str) -> tuple[str, list[dict]]:
     """The text and extra parts that ``action`` ("Hand back" or "Done") posts for ``entry``."""
-    sender, subject = entry.sender_name, request_subject(entry)
+    return answer_to(entry.sender_name, entry.parts, action)
+
+
+def answer_to(sender: str, parts: Sequence[dict], action: str) -> tuple[str, list[dict]]:
+    """``answer`` for a request from ``sender`` carrying ``parts``: one answer, from the card's
+    buttons and the Needs you queue's keys alike."""
+    subject = subject_of(parts)
     if action == "Hand back":
         handoff = Handoff(next=subject, summary="handed back by the supervisor", to=sender)
         return f"@{sender} handing this back to you: {subject}", [handoff.to_part()]
-    tasks = [task for task in map(TaskStatus.from_part, entry.parts) if task is not None and task.status == "awaiting"]
-    parts = [TaskStatus(status="done", task=tasks[0].task).to_part()] if tasks else []
-    return f"@{sender} done: {subject}", parts
+    tasks = [task for task in map(TaskStatus.from_part, parts) if task is not None and task.status == "awaiting"]
+    done = [TaskStatus(status="done", task=tasks[0].task).to_part()] if tasks else []
+    return f"@{sender} done: {subject}", done
 
 
 class RequestActions(QObject):

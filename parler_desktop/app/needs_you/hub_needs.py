@@ -1,0 +1,100 @@
+"""HubNeeds: every hub's "Needs you" items in one place, the one source of every count that says
+what waits on the human (the queue, the sidebar entry, the title, the tray, the room dots, and
+each hub's heading through ``HubEntry.needs_you``), so they never disagree."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+from parler_desktop.app.hubs.hub_list import HubEntry, HubList
+from parler_desktop.app.needs_you.needs_rules import NeedItem, NeedKind
+from parler_desktop.app.needs_you.needs_watch import NeedsWatch
+from parler_desktop.app.needs_you.unblock_stats import UnblockRow, today
+
+
+@dataclass(frozen=True)
+class HubItem:
+    """An item with the hub it is on."""
+
+    entry: HubEntry
+    item: NeedItem
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.entry.url, self.item.key)
+
+
+class HubNeeds(QObject):
+    changed = Signal()  # an item came, left, or changed on any hub
+    countChanged = Signal(int)
+
+    def __init__(self, hubs: HubList, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.clock: Callable[[], float] = time.time  # every watch's wall time; tests move it by hand
+        self.hubs = hubs
+        self._watches: dict[HubEntry, NeedsWatch] = {}
+        self._count = 0
+        for entry in hubs.entries:
+            self._added(entry)
+        hubs.added.connect(self._added)
+        hubs.removed.connect(self._removed)
+
+    def watch(self, entry: HubEntry) -> NeedsWatch | None:
+        return self._watches.get(entry)
+
+    def items(self) -> list[HubItem]:
+        """Every hub's items, oldest first."""
+        found = [HubItem(entry, item) for entry, watch in self._watches.items() for item in watch.items()]
+        return sorted(found, key=lambda found: (found.item.since, found.item.seq, found.item.key))
+
+    def count(self, hub: str | None = None) -> int:
+        """How many items wait on the human (on ``hub``, as the settings name it; None: every hub)."""
+        return sum(watch.count() for entry, watch in self._watches.items() if hub in (None, entry.url))
+
+    def waiting_in(self, hub: str, room: str) -> bool:
+        entry = self.hubs.entry(hub)
+        watch = None if entry is None else self._watches.get(entry)
+        return watch is not None and watch.waiting_in(room)
+
+    def raised(self, entry: HubEntry, message_id: str) -> bool:
+        """``message_id`` raised an item on ``entry`` that Needs you tells of (any but a mention,
+        which the rules tell of): the rules' notifier leaves it out."""
+        watch = self._watches.get(entry)
+        item = None if watch is None else watch.ledger.items.get(message_id)
+        return item is not None and item.kind is not NeedKind.MENTION
+
+    def today(self) -> list[UnblockRow]:
+        """Time to unblock today, per hub, agent and room (``unblock_stats``)."""
+        answered = [(entry.label, done) for entry, watch in self._watches.items() for done in watch.answered]
+        return today(answered, self.clock())
+
+    def is_queued(self, found: HubItem) -> bool:
+        watch = self._watches.get(found.entry)
+        return watch is not None and found.item.key in watch.queued
+
+    def refresh(self) -> None:
+        for watch in self._watches.values():
+            watch.refresh()
+
+    def _added(self, entry: HubEntry) -> None:
+        watch = NeedsWatch(entry.bridge, lambda: self.clock(), parent=self)
+        watch.changed.connect(self._changed)
+        self._watches[entry] = watch
+        self._changed()
+
+    def _removed(self, entry: HubEntry) -> None:
+        self._watches.pop(entry).deleteLater()
+        self._changed()
+
+    def _changed(self) -> None:
+        for entry, watch in self._watches.items():
+            entry.set_needs_you(watch.count())
+        self.changed.emit()
+        count = self.count()
+        if count != self._count:
+            self._count = count
+            self.countChanged.emit(count)

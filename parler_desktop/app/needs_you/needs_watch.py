@@ -1,0 +1,239 @@
+"""NeedsWatch: one hub's "Needs you" items, kept from its session's events (design.md §4b).
+
+On a new session it reads what the human did (the decisions) and then every stored message in
+seq order, a page a store call, into a fresh ``NeedsLedger`` (so a fresh cache recomputes the
+items from the hub's history); from then on each stored message, cursor, room list and outbox
+change is taken in as the session announces it, never by rescanning. Join requests are asked of
+the hub for each channel room (a room that refuses is not ours and is not asked again), on a
+timer while live. An answer the human posted is "queued" until the hub has it; the item then
+leaves (its reply is stored, or the outbox says sent).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.app.needs_you.needs_rules import Decision, Me, NeedItem, NeedsLedger, visible
+from parler_desktop.app.needs_you.unblock_stats import Answered, start_of_day
+from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.client.events import OutboxItem
+from parler_desktop.protocol.values import RoomInfo, StoredMessage
+from parler_desktop.store import LocalStore, StoreError
+from parler_desktop.store.outbox_item import OutboxStatus
+
+SCAN_PAGE = 2000
+REFRESH_MS = 100  # stored messages are taken in at once, the visible items worked out at most this often
+CHECK_MS = 30_000  # silence is looked at this often
+JOIN_POLL_MS = 15_000
+
+
+class NeedsWatch(QObject):
+    changed = Signal()
+
+    def __init__(
+        self, bridge: SessionBridge, clock: Callable[[], float] = time.time, parent: QObject | None = None,
+        join_poll_ms: int = JOIN_POLL_MS,
+    ) -> None:
+        super().__init__(parent)
+        self._bridge = bridge
+        self.clock = clock
+        self.ledger = NeedsLedger(Me("", "", None))
+        self.decisions: dict[str, Decision] = {}
+        self.queued: set[str] = set()  # keys with an answer in the outbox the hub has not got yet
+        self.answered: list[Answered] = []  # today's (and since), for time to unblock
+        self.ready = False  # the store was read: the items are the whole truth
+        self._not_owned: set[str] = set()
+        self._polling = False
+        self._shown: list[NeedItem] = []
+        self._soon = QTimer(self, singleShot=True, interval=REFRESH_MS, timeout=self.refresh)
+        self._timer = QTimer(self, interval=CHECK_MS, timeout=self.refresh)
+        self._timer.start()
+        self._join_timer = QTimer(self, interval=join_poll_ms, timeout=self.poll_join_requests)
+        self._join_timer.start()
+        bridge.sessionChanged.connect(self._session_changed)
+        bridge.messagesStored.connect(self._stored)
+        bridge.cursorChanged.connect(self._cursor)
+        bridge.roomsChanged.connect(self._rooms)
+        bridge.outboxChanged.connect(self._outbox)
+        bridge.stateChanged.connect(lambda _state: self.poll_join_requests() if bridge.is_live else None)
+        if bridge.session is not None:
+            self._session_changed()
+
+    # -- asking --------------------------------------------------------------------------------
+    def items(self) -> list[NeedItem]:
+        """The items open now and not dismissed or snoozed, oldest first."""
+        return self._shown
+
+    def count(self) -> int:
+        return len(self._shown)
+
+    def waiting_in(self, room: str) -> bool:
+        return any(item.room == room for item in self._shown)
+
+    def refresh(self, announce: bool = False) -> None:
+        """Work out the visible items again (at the clock's time); announce a change (or, with
+        ``announce``, in any case). An item gone for anything but a snooze was answered
+        (``unblock_stats``)."""
+        self._soon.stop()
+        now = self.clock()
+        shown = visible(self.ledger.open_items(now), self.decisions, now)
+        if self.ready and self._shown:
+            kept = {item.key for item in shown}
+            self._answered([item for item in self._shown if item.key not in kept and not self._snoozed(item.key, now)], now)
+        changed = announce or [(i.key, i.text) for i in shown] != [(i.key, i.text) for i in self._shown]
+        self._shown = shown
+        if changed:
+            self.changed.emit()
+
+    def _snoozed(self, key: str, now: float) -> bool:
+        decision = self.decisions.get(key)
+        return decision is not None and decision.action != "dismissed" and decision.hides(now)
+
+    def _answered(self, items: list[NeedItem], now: float) -> None:
+        if not items:
+            return
+        done = [Answered(i.key, i.agent_name, i.room, i.kind.value, i.since, now) for i in items]
+        self.answered.extend(done)
+        store = self._bridge.store
+        if store is not None:
+            rows = [(d.key, d.agent, d.room, d.kind, d.since, d.answered_at) for d in done]
+            self._bridge.tasks.spawn("keep answered items", store.call(LocalStore.save_needs_answered, rows))
+
+    # -- what the human did -------------------------------------------------------------------
+    def decide(self, decision: Decision) -> None:
+        """Dismiss or snooze an item; kept in the hub's store."""
+        self.decisions[decision.key] = decision
+        self.refresh()
+        store = self._bridge.store
+        if store is not None:
+            row = (decision.key, decision.action, decision.until, decision.agent, decision.after_seq)
+            self._bridge.tasks.spawn("keep a decision", store.call(LocalStore.save_needs_decision, row))
+
+    def newest_seq(self) -> int:
+        return self.ledger.newest_seq
+
+    # -- the session's events -----------------------------------------------------------------
+    def _session_changed(self) -> None:
+        bridge = self._bridge
+        self.ledger = NeedsLedger(Me(bridge.agent_id, bridge.name, bridge.role))
+        self.decisions, self.queued, self._not_owned, self.ready = {}, set(), set(), False
+        self.answered = []
+        self.refresh()
+        if bridge.store is not None:
+            bridge.tasks.spawn("needs you", self._read_store(bridge.store))
+
+    async def _read_store(self, store: object) -> None:
+        try:
+            rows = await store.call(LocalStore.needs_decisions)
+            answered = await store.call(LocalStore.needs_answered, start_of_day(self.clock()))
+            rooms = await store.call(LocalStore.room_kinds_and_cursors)
+            sent = await store.call(LocalStore.sent_posts)
+            if store is not self._bridge.store:
+                return
+            self.decisions = {row[0]: Decision(*row) for row in rows}
+            self.answered = [Answered(*row) for row in answered]
+            for message_id, reply_to in sent:  # (my posts the cache may not hold yet)
+                self.ledger.mine(message_id)
+                if reply_to:
+                    self.ledger.replied(reply_to)
+            for room, (kind, cursor) in rooms.items():
+                self.ledger.room_kinds.setdefault(room, kind)
+                self.ledger.set_cursor(room, cursor)
+            after = 0
+            while True:
+                page = await store.call(LocalStore.messages_in_order, after, SCAN_PAGE)
+                if store is not self._bridge.store:
+                    return
+                self._observe(page)
+                if len(page) < SCAN_PAGE:
+                    break
+                after = page[-1].seq
+        except StoreError:
+            pass  # the session reports a damaged cache; the items then start from what arrives
+        if store is self._bridge.store:
+            self._shown = []  # what showed while the store was read was not answered since
+            self.ready = True
+            self.refresh(announce=True)
+
+    def _observe(self, messages: tuple[StoredMessage, ...] | list[StoredMessage]) -> None:
+        ended = []
+        for message in messages:
+            self.ledger.observe(message)
+            ended += self.ledger.poster_spoke(message.sender.id, message.seq, self.decisions.values())
+            if message.reply_to and message.sender.id == self.ledger.me.agent_id:
+                self.queued.discard(message.reply_to)
+        if ended:
+            for key in ended:
+                self.decisions.pop(key, None)
+            store = self._bridge.store
+            if store is not None:
+                self._bridge.tasks.spawn("end snoozes", store.call(LocalStore.drop_needs_decisions, ended))
+
+    def _stored(self, _room: str, messages: tuple[StoredMessage, ...], _live: bool) -> None:
+        self._observe(messages)
+        if not self._soon.isActive():  # a wake's pages: one refresh for those stored meanwhile
+            self._soon.start()
+
+    def _cursor(self, room: str, cursor: int) -> None:
+        self.ledger.set_cursor(room, cursor)
+        self.refresh()
+
+    def _rooms(self, rooms: tuple[RoomInfo, ...]) -> None:
+        listed = {room.name: room.kind for room in rooms}
+        for gone in set(self.ledger.room_kinds) - set(listed):
+            self.ledger.forget_room(gone)
+            self.ledger.set_join_requests(gone, ())
+        new = set(listed) - set(self.ledger.room_kinds)
+        self.ledger.room_kinds = listed
+        self.refresh()
+        if new:  # (the room list is listed again often; a new room may be one we own)
+            self.poll_join_requests()
+
+    def _outbox(self, item: OutboxItem) -> None:
+        if item.status is OutboxStatus.SENT and item.message_id:
+            self.ledger.mine(item.message_id)
+        if item.reply_to is None:
+            self.refresh()
+            return
+        if item.status is OutboxStatus.PENDING:
+            self.queued.add(item.reply_to)
+        else:  # sent (the hub has it: the item leaves) or failed (the item stays, unanswered)
+            self.queued.discard(item.reply_to)
+            if item.status is OutboxStatus.SENT:
+                self.ledger.replied(item.reply_to)
+        self.refresh(announce=True)  # "answer queued" shows or goes, even when the items are the same
+
+    # -- join requests ------------------------------------------------------------------------
+    def poll_join_requests(self) -> None:
+        if self._bridge.is_live and not self._polling:
+            self._polling = True
+            self._bridge.tasks.spawn("join requests", self._poll(self._bridge.session))
+
+    async def _poll(self, session: object) -> None:
+        try:
+            for room, kind in list(self.ledger.room_kinds.items()):
+                if kind != "channel" or room in self._not_owned:
+                    continue
+                try:
+                    requests = await self._bridge.join_requests(room)
+                except HubRefused as error:
+                    if not error.is_transient:
+                        self._not_owned.add(room)
+                    continue
+                if session is not self._bridge.session:
+                    return
+                self.ledger.set_join_requests(room, requests)
+        except (ConnectionLost, SessionClosed, BadReply):
+            pass  # asked again on the next tick
+        finally:
+            self._polling = False
+        self.refresh()
+
+    def joined_or_denied(self, item: NeedItem) -> None:
+        """A join request was resolved here: it leaves at once (the next poll agrees)."""
+        self.ledger.drop_join(item.key)
+        self.refresh()
