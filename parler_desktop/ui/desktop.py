@@ -278,7 +278,7 @@ class DesktopApp:
     async def shutdown(self) -> None:
         self.collector.stop()
         self.window.appearance.schemes.stop_following()
-        await self.place.save()
+        await self.place.save_for_good()
         await self.attention.stop()
         self.errors.uninstall()
         self.links.close()

@@ -33,10 +33,21 @@ class WindowPlace(QObject):
         self._tasks = tasks
         self._saved: WindowState | None = None
         self._timer = QTimer(self, singleShot=True, interval=SAVE_DELAY_MS)
-        self._timer.timeout.connect(lambda: self._tasks.spawn("save window state", self.save()))
+        self._timer.timeout.connect(self._save_soon)
+        self._closed = False
         window.room_panel.roomChosen.connect(self._timer.start)
         window.room_panel.foldsChanged.connect(self._timer.start)
         window.splitter.splitterMoved.connect(self._timer.start)
+
+    def _save_soon(self) -> None:
+        if not self._closed:
+            self._tasks.spawn("save window state", self.save())
+
+    async def save_for_good(self) -> None:
+        """The last save, as the window goes: a change after it (the window closing resizes it)
+        is not saved, by a timer that would fire once the loop is gone."""
+        self._closed = True
+        await self.save()
 
     def restore(self, state: WindowState) -> None:
         """Fold the hubs folded last time, give the window its size and panels back (as much as
