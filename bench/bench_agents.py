@@ -39,6 +39,7 @@ from support.stored_session import StoreBackedSession  # noqa: E402
 from parler_desktop.app.agents.fleet_model import COLUMNS, FleetModel  # noqa: E402
 from parler_desktop.app.attention.attention_settings import AttentionSettings  # noqa: E402
 from parler_desktop.app.hubs.hub_list import HubList  # noqa: E402
+from parler_desktop.app.needs_you.hub_needs import HubNeeds  # noqa: E402
 from parler_desktop.app.room_list.agent_watch import HubAgentWatches  # noqa: E402
 from parler_desktop.client.events import ConnectionState, MessagesStored, StateChanged  # noqa: E402
 from parler_desktop.protocol.values import (  # noqa: E402
@@ -150,7 +151,7 @@ async def main() -> None:
         base = min(baseline_paint() for _ in range(3))
         print(f"baseline: a bare table of {HUBS * AGENTS:,} rows x {len(COLUMNS)} columns paints in {base:6.1f} ms")
 
-        model = FleetModel(hubs, watches)
+        model = FleetModel(hubs, watches, HubNeeds(hubs))
         view = AgentsView(model)
         collector = IdleCollector(view)  # as the gui command runs the window: gc.freeze, then this
         gc.freeze()

@@ -3,7 +3,7 @@ silent on your work); a task's steps paired by its id."""
 
 from __future__ import annotations
 
-from parler_desktop.app.agents.fleet_state import FleetState, task_runs, waits_on_human
+from parler_desktop.app.agents.fleet_state import FleetState, task_runs
 from parler_desktop.protocol.values import AgentCard, DirectoryEntry, EndpointRef, RosterEntry, StoredMessage
 
 ME = EndpointRef(id="UME", name="boss", role="supervisor")
@@ -48,7 +48,7 @@ def test_flags_waiting_on_you_stuck_and_silent_on_your_work():
     assert bob.task is not None and (bob.task.status, bob.task.note, bob.task.room) == ("working", "parsing", "build")
     assert not bob.is_stuck(5 * MINUTE, 10 * MINUTE) and bob.is_stuck(11 * MINUTE, 10 * MINUTE)
     state.observe_message("", message(2, "build", BOB, 12 * MINUTE, task("awaiting", note="which one?")))
-    assert waits_on_human(bob) and not bob.is_stuck(30 * MINUTE, 10 * MINUTE)
+    assert bob.task.status == "awaiting" and not bob.is_stuck(30 * MINUTE, 10 * MINUTE)
     state.observe_message("", message(3, "build", ME, 13 * MINUTE, mentions=("bob",)))  # the human asks it
     assert not bob.is_silent(20 * MINUTE, 10 * MINUTE) and bob.is_silent(24 * MINUTE, 10 * MINUTE)
     state.observe_message("", message(4, "build", BOB, 25 * MINUTE))  # it answers

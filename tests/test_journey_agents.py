@@ -20,6 +20,7 @@ from parler_desktop.app.agents.fleet_model import AGENT_KEY, COLUMNS
 from parler_desktop.ui.agents.agents_view import AgentsView
 from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
 from support.desktop_fixtures import join_room, open_room, post_as
+from support.needs_ops import human_request
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
@@ -88,7 +89,8 @@ def test_agents_from_cards_and_rooms_live_filtered_by_keyboard_and_a_dm_from_the
         qtbot.waitUntil(lambda: set(shown(view)) == {"alice", "bob"}, timeout=5000)
         qtbot.keyClick(view.filter, Qt.Key.Key_Down)  # Waiting on me
         qtbot.waitUntil(lambda: set(shown(view)) == set(), timeout=5000)
-        post_task(qtbot, qloop, bob, room, "awaiting", note="which parser?")
+        asked = human_request(qtbot, qloop, desktop.bridge, bob, room, "fix the parser")  # bob's question on it waits on the human
+        post_task(qtbot, qloop, bob, room, "awaiting", task=asked, note="which parser?")
         qtbot.waitUntil(lambda: set(shown(view)) == {"bob"}, timeout=10_000)
         assert "waiting on you" in shown(view)["bob"]["Flags"]
         qtbot.keyClick(view.filter, Qt.Key.Key_Home)  # All

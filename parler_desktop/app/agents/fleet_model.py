@@ -16,8 +16,9 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtGui import QFont
 
 from parler_desktop.app.agents.fleet_feed import FleetFeed
-from parler_desktop.app.agents.fleet_state import AgentRecord, waits_on_human
+from parler_desktop.app.agents.fleet_state import AgentRecord
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
+from parler_desktop.app.needs_you.hub_needs import HubNeeds
 from parler_desktop.app.room_list.agent_watch import HubAgentWatches
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.protocol.parts import TaskStatus
@@ -58,10 +59,11 @@ def ago(ms: int, now: float) -> str:
 
 
 class FleetModel(QAbstractTableModel):
-    def __init__(self, hubs: HubList, watches: HubAgentWatches, parent: QObject | None = None) -> None:
+    def __init__(self, hubs: HubList, watches: HubAgentWatches, needs: HubNeeds, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.hubs = hubs
         self.watches = watches
+        self.needs = needs  # "waiting on you" is the Needs you queue's word
         self.clock: Callable[[], float] = time.time
         self.feed = FleetFeed(hubs, self)
         self.state, self.costs = self.feed.state, self.feed.costs
@@ -83,6 +85,7 @@ class FleetModel(QAbstractTableModel):
         self._rebuild.timeout.connect(self.rebuild)
         self.feed.changed.connect(self._changed)
         watches.changed.connect(self._changed)
+        needs.changed.connect(self._changed)
         for entry in hubs.entries:
             self._added(entry)
         hubs.added.connect(self._added)
@@ -176,7 +179,7 @@ class FleetModel(QAbstractTableModel):
         now_ms = int(self.clock() * 1000)
         after_ms = self._stuck_after_ms.get(agent.hub, DEFAULT_STUCK_MS)
         found = []
-        if waits_on_human(agent):
+        if self.needs.agent_waits(agent.hub, agent.id):
             found.append("waiting on you")
         if agent.is_stuck(now_ms, after_ms):
             found.append("stuck")

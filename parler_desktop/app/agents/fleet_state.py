@@ -4,8 +4,8 @@ it). Plain Python: ``FleetModel`` feeds it from each hub's bridge and shows it.
 
 An agent is one (hub, id). What it is on is its newest task status (§8.3) with the note and room.
 Its flags at a time ``now``:
-- waiting on you: its newest task status is ``awaiting`` (``waits_on_human``: the one place the
-  Needs-you queue will answer from later);
+- waiting on you: an item of its waits in the Needs you queue (``HubNeeds.agent_waits``, asked by
+  ``FleetModel``: not kept here);
 - stuck: its newest status says it works, and it has posted nothing for ``stuck_after`` seconds
   (the room list's rule, app/room_list/agent_activity.py, with the same setting);
 - silent on your work: the human addressed it (a mention, a handoff to it, or a message in a DM
@@ -83,11 +83,6 @@ def task_parts(message: StoredMessage) -> list[tuple[int, TaskStatus]]:
         if task is not None:
             found.append((position, task))
     return found
-
-
-def waits_on_human(agent: AgentRecord) -> bool:
-    """The agent waits for the human: today its newest task status asks (``awaiting``)."""
-    return agent.task is not None and agent.task.status == "awaiting"
 
 
 class FleetState:

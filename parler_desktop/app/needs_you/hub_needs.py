@@ -60,6 +60,13 @@ class HubNeeds(QObject):
         watch = None if entry is None else self._watches.get(entry)
         return watch is not None and watch.waiting_in(room)
 
+    def agent_waits(self, hub: str, agent_id: str) -> bool:
+        """An item of ``agent_id``'s waits on the human on ``hub``: the Agents view's "waiting on
+        you" flag reads it here, so the flag, the queue and every count agree."""
+        entry = self.hubs.entry(hub)
+        watch = None if entry is None else self._watches.get(entry)
+        return watch is not None and any(item.agent_id == agent_id for item in watch.items())
+
     def raised(self, entry: HubEntry, message_id: str) -> bool:
         """``message_id`` raised an item on ``entry`` that Needs you tells of (any but a mention,
         which the rules tell of): the rules' notifier leaves it out."""

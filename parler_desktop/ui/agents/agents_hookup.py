@@ -25,7 +25,7 @@ class AgentsHookup(QObject):
     def __init__(self, window: MainWindow, watches: HubAgentWatches) -> None:
         super().__init__(window)
         self.window = window
-        self.model = FleetModel(window.hubs, watches, self)
+        self.model = FleetModel(window.hubs, watches, window.needs, self)
         self.view: AgentsView | None = None
         self.card: AgentCard | None = None  # the card opened last
         window.agentsRequested.connect(self.open)
