@@ -7,7 +7,8 @@ operations; it reports everything as the events of ``events.py``. Its parts, one
   wake probes; hands the live connection (paced requests) to the session's operations
 - address.py — hub addresses and invite links as typed (protocol.md §1.1); hub_identity.py —
   which key file is the human's identity on a hub (the home's, or one chosen for that hub)
-- connection.py — one WebSocket: handshake, one request in flight, push inbox, heartbeat
+- connection.py — one WebSocket: handshake, one request in flight, push inbox, heartbeat;
+  fault_log.py — the hub's faults said once, then counted (a flood is a line per 10 s)
 - tls.py — whom a ``wss://`` hub is trusted through (the system's CAs, or the hub's CA file) and
   what a certificate failure tells the person
 - backoff.py, clock.py, pacing.py, wake.py — reconnect delays, injectable time, the hub's

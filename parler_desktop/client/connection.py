@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from parler_desktop.client.clock import Clock
 from parler_desktop.client.errors import BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, TlsRefused
+from parler_desktop.client.fault_log import FaultLog
 from parler_desktop.client.inbox import DEFAULT_CAPACITY, BoundedInbox
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.client.tls import client_context, explain_certificate_error
@@ -103,9 +104,12 @@ class HubConnection:
         *,
         on_notice: NoticeSink,
         inbox_capacity: int = DEFAULT_CAPACITY,
+        faults: FaultLog | None = None,
     ) -> None:
+        """``faults``: where the hub's faults are said, counted when they repeat (the session's,
+        for all its connections); else one of its own telling ``on_notice``."""
         self._ws = websocket
-        self._on_notice = on_notice
+        self._faults = faults or FaultLog(on_notice)
         self.deliveries: BoundedInbox[StoredMessage] = BoundedInbox(inbox_capacity)
         self._replies: asyncio.Queue[Reply | _Closed] = asyncio.Queue()
         self._replies_due = 0  # frames the hub still owes us: anything beyond is unsolicited
@@ -125,6 +129,7 @@ class HubConnection:
         on_notice: NoticeSink,
         inbox_capacity: int = DEFAULT_CAPACITY,
         ca_file: str | None = None,
+        faults: FaultLog | None = None,
     ) -> "HubConnection":
         """Dial ``url`` (over TLS for ``wss://``, trusting only ``ca_file`` when given); raises
         HubUnreachable (OS-level failure) or ConnectionLost (a certificate problem included)."""
@@ -150,7 +155,7 @@ class HubConnection:
             raise HubUnreachable(f"cannot reach the hub: {error.strerror or error}") from error
         except (InvalidHandshake, ConnectionClosed) as error:
             raise ConnectionLost(f"the hub refused the WebSocket: {error}") from error
-        return cls(websocket, on_notice=on_notice, inbox_capacity=inbox_capacity)
+        return cls(websocket, on_notice=on_notice, inbox_capacity=inbox_capacity, faults=faults)
 
     # ---- state -------------------------------------------------------------------------
 
@@ -184,9 +189,9 @@ class HubConnection:
         self._closed.set()
         self._replies.put_nowait(_Closed())
 
-    def _notice(self, text: str) -> None:
-        log.warning("%s", text)
-        self._on_notice(text)
+    def _notice(self, text: str, kind: str | None = None) -> None:
+        """A fault to tell; repeats of ``kind`` (default: the same text) are counted."""
+        self._faults.report(kind or text, text)
 
     # ---- receiving ---------------------------------------------------------------------
 
@@ -222,13 +227,13 @@ class HubConnection:
                 self._replies_due -= 1
                 self._replies.put_nowait(data)
             else:
-                self._notice(f"ignored an unexpected binary frame of {len(data)} bytes from the hub")
+                self._notice(f"ignored an unexpected binary frame of {len(data)} bytes from the hub", "binary")
             return
         frame = decode_hub_frame(data) if isinstance(data, str) else data
         if isinstance(frame, Delivery):
             self.deliveries.put(frame.message)
         elif isinstance(frame, Malformed) and frame.tag == "delivery":
-            self._notice(f"ignored a pushed message the hub sent malformed: {frame.reason}")
+            self._notice(f"ignored a pushed message the hub sent malformed: {frame.reason}", "malformed delivery")
         elif self._replies_due:
             self._replies_due -= 1
             if isinstance(frame, BlobIncoming):
@@ -237,7 +242,7 @@ class HubConnection:
         elif isinstance(frame, ErrorFrame):
             self.final_error = frame  # the hub says why before it hangs up (§1.4)
         else:
-            self._notice(f"ignored an unsolicited frame from the hub: {_describe(frame)}")
+            self._notice(f"ignored an unsolicited frame from the hub: {_describe(frame)}", "unsolicited")
 
     # ---- requests ----------------------------------------------------------------------
 

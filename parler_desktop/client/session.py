@@ -22,6 +22,7 @@ from parler_desktop.client.clock import Clock, SystemClock
 from parler_desktop.client.commit import Committer
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, StateChanged, StoreFailed
+from parler_desktop.client.fault_log import FaultLog
 from parler_desktop.client.hub_identity import load_hub_identity
 from parler_desktop.client.lifecycle import ConnectionLifecycle
 from parler_desktop.client.outbox import FINISHED_ITEM_KEEP_SECS, Outbox, build_item
@@ -91,6 +92,7 @@ class HubSession:
         self._clock: Clock = clock or SystemClock()
         self._owns_store = False
         self._listeners: list[Listener] = []
+        self._faults = FaultLog(lambda text: self._emit(Notice(text)))  # the hub's, counted when they repeat
         self._pacer = RequestPacer(self._clock, per_window=self.tuning.ops_per_minute)
         self._commit = Committer(store, self._emit)
         self._arrivals = Arrivals(self._emit, signature_of)  # pushes shown before they are stored
@@ -108,7 +110,7 @@ class HubSession:
             self.hub_url, identity, name=name, role=role, join_secret=join_secret, ca_file=ca_file, tuning=self.tuning,
             clock=self._clock, rng=rng or random.Random(), pacer=self._pacer, emit=self._emit,
             commit=self._commit, sync=self._sync, outbox=self._outbox, read_markers=self._read_markers,
-            rosters=self._rosters, other_posts=self._other_posts, sync_messages=sync_messages,
+            rosters=self._rosters, other_posts=self._other_posts, sync_messages=sync_messages, faults=self._faults,
         )
         self._pending_notices: list[Notice] = []  # found before anyone could listen (settings)
         # Why the store is open read-only (a full disk): the cache can be read, nothing connects.
