@@ -36,6 +36,7 @@ from parler_desktop.client.commit import Committer
 from parler_desktop.client.connection import Requester
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused
 from parler_desktop.client.events import CursorChanged, MessagesPulled, MessagesStored, Notice, PullsOver, RoomsChanged, SessionEvent
+from parler_desktop.client.fault_log import FaultLog
 from parler_desktop.client.page_writer import PageWriter, PulledChunk, RoomPulled, write_turn
 from parler_desktop.protocol import errors as codes
 from parler_desktop.protocol.frames import HubFrame, Pull, Pulled, RoomList, Rooms
@@ -46,6 +47,7 @@ Emit = Callable[[SessionEvent], None]
 log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 500  # the hub caps a page at 1000
+UNLISTED_REFRESH_SECS = 10.0  # pushes for rooms the hub has not listed ask for a ``rooms`` call this often at most
 PIPELINED_ROOMS = 16  # rooms whose first pages are asked for at once (``_pull_rooms``): one pull at a time
 # left the hub idle while the reply travelled and was read (bench_hubs.py's wake: 0.95 s -> 0.76 s, 8 at once 0.8 s)
 
@@ -68,6 +70,7 @@ class RoomSync:
         *,
         mentions_me: Callable[[StoredMessage], bool],
         show_early: Callable[[Sequence[StoredMessage]], list[StoredMessage]],
+        faults: FaultLog,
         page_size: int = DEFAULT_PAGE_SIZE,
         on_marked: Callable[[str], None] = lambda room: None,
     ) -> None:
@@ -78,6 +81,7 @@ class RoomSync:
         self._mentions_me = mentions_me
         self._show_early = show_early  # announces pushes before they are stored (``Arrivals``)
         self._on_marked = on_marked
+        self._faults = faults
         self.page_size = page_size
         self.rooms: tuple[RoomInfo, ...] = ()
         self.live = False  # stored messages are flagged live (the session is LIVE)
@@ -92,6 +96,7 @@ class RoomSync:
         self._hold_all = False  # hold every room's pushes (the room list is not known yet)
         self._full_wanted = False
         self._last_push = float("-inf")
+        self._unlisted_refresh = float("-inf")  # when pushes for an unlisted room last asked for ``rooms``
         self._reader_waits: dict[str, float] = {}  # room -> when the human first waited for its pull
         self._unindexed = False  # pushes or pulled pages were stored for ``index_pending`` to index
         self._kick = asyncio.Event()
@@ -173,19 +178,35 @@ class RoomSync:
     def _announce_messages(self, new: list[StoredMessage]) -> list[MessagesStored]:
         return [MessagesStored(room, tuple(rows), live=self.live) for room, rows in group_by_room(new).items()]
 
-    async def accept_pushes(self, messages: Sequence[StoredMessage]) -> None:
-        """Deliveries from the inbox: stored at once, or held while their room is catching up."""
-        self._last_push = self._clock.monotonic()
+    def _listed(self, messages: Iterable[StoredMessage]) -> list[StoredMessage]:
+        """``messages`` of the rooms the hub has listed. A push for another room is ignored (said
+        once, then counted): a hub could make up thousands of rooms so. A room joined since the
+        last ``rooms`` call (someone opened a DM with us) is asked for at most every
+        ``UNLISTED_REFRESH_SECS``, and its pull brings what the ignored push carried."""
         known = {room.name for room in self.rooms}
+        messages = list(messages)
+        listed = [message for message in messages if message.room in known]
+        if len(listed) < len(messages):
+            unlisted = next(message.room for message in messages if message.room not in known)
+            self._faults.report("unlisted room", f"ignored messages the hub pushed for a room it has not listed: {unlisted!r}")
+            if self._clock.monotonic() - self._unlisted_refresh >= UNLISTED_REFRESH_SECS:
+                self._unlisted_refresh = self._clock.monotonic()
+                self.request_full()
+        return listed
+
+    async def accept_pushes(self, messages: Sequence[StoredMessage]) -> None:
+        """Deliveries from the inbox: stored at once, or held while their room is catching up
+        (while the room list is not known, every push is held); pushes for rooms the hub has not
+        listed are dropped (``_listed``)."""
+        self._last_push = self._clock.monotonic()
         ready: list[StoredMessage] = []
         for message in messages:
             if self._holding is not None and (self._hold_all or message.room in self._holding):
                 self._holding.setdefault(message.room, []).append(message)
                 continue
             ready.append(message)
-            self._pushed.add(message.room)
-            if message.room not in known:
-                self._full_wanted = True  # a room we joined since the last rooms call
+        ready = self._listed(ready)
+        self._pushed.update(message.room for message in ready)
         await self.store_messages(self._show_early(ready), index_now=False)
         self._unindexed = True
         self._kick.set()  # ``run`` indexes them, once ``listen`` has printed them
@@ -386,7 +407,9 @@ class RoomSync:
             await self._release([m for messages in held.values() for m in messages])
 
     async def _release(self, held: list[StoredMessage]) -> None:
-        """Store held pushes; their rooms get a pull later, since the mark did not cover them."""
+        """Store held pushes (of listed rooms); their rooms get a pull later, since the mark did
+        not cover them."""
+        held = self._listed(held)
         self._pushed.update(m.room for m in held)
         await self.store_messages(held)
 
