@@ -10,6 +10,7 @@ exception in the reader.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import hashlib
 import logging
@@ -21,6 +22,7 @@ from typing import Protocol
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.frames import CloseCode
 
 from parler_desktop.client.clock import Clock
 from parler_desktop.client.errors import BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, TlsRefused
@@ -69,7 +71,7 @@ class Requester(Protocol):
         """``frames`` sent back to back; for each, in order, what ``__call__`` returns or raises."""
 """Sends one request and returns its reply of the expected kind (the session paces and retries)."""
 
-MAX_MESSAGE_BYTES = None  # a pulled page or a blob may be tens of MiB (protocol.md §1.5)
+MAX_MESSAGE_BYTES = 64 << 20  # the largest message read (protocol.md §1.5): a larger one closes the line at its header
 CLOSE_TIMEOUT_SECS = 2.0
 LAST_WORDS_SECS = 1.0  # a send the close broke waits this long for the frames read before it (the hub's reason)
 READ_SLICE_SECS = 0.004  # reading a backlog of frames yields to the loop (the window) this often
@@ -112,7 +114,9 @@ class HubConnection:
         self._faults = faults or FaultLog(on_notice)
         self.deliveries: BoundedInbox[StoredMessage] = BoundedInbox(inbox_capacity)
         self._replies: asyncio.Queue[Reply | _Closed] = asyncio.Queue()
-        self._replies_due = 0  # frames the hub still owes us: anything beyond is unsolicited
+        self._awaiting: collections.deque[ClientFrame | None] = collections.deque()  # what the hub still owes
+        # replies to, oldest first (None: a blob's bytes, or raw bytes sent): anything beyond is unsolicited
+        self.oversized: ClientFrame | None = None  # the request whose reply was larger than we read
         self._lock = asyncio.Lock()
         self._closed = asyncio.Event()
         self.close_reason = ""
@@ -130,9 +134,14 @@ class HubConnection:
         inbox_capacity: int = DEFAULT_CAPACITY,
         ca_file: str | None = None,
         faults: FaultLog | None = None,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
     ) -> "HubConnection":
         """Dial ``url`` (over TLS for ``wss://``, trusting only ``ca_file`` when given); raises
-        HubUnreachable (OS-level failure) or ConnectionLost (a certificate problem included)."""
+        HubUnreachable (OS-level failure) or ConnectionLost (a certificate problem included).
+
+        A message larger than ``max_message_bytes`` closes the connection as its header is read
+        (code 1009; ``oversized`` is the request it answered): without a bound, a frame claiming
+        10 GB was read into memory (3 GB in 15 s) for as long as the hub kept sending."""
         try:
             tls = {"ssl": client_context(ca_file)} if url.startswith("wss://") else {}
         except ValueError as error:
@@ -140,7 +149,7 @@ class HubConnection:
         try:
             websocket = await connect(
                 url,
-                max_size=MAX_MESSAGE_BYTES,
+                max_size=max_message_bytes,
                 ping_interval=None,  # the hub cannot answer WS pings during a long-poll (§1.5)
                 compression=None,
                 open_timeout=open_timeout,
@@ -213,6 +222,12 @@ class HubConnection:
                     slice_ends = time.monotonic() + READ_SLICE_SECS
         except ConnectionClosed as error:
             reason = f"connection lost ({error})"
+            if error.sent is not None and error.sent.code == CloseCode.MESSAGE_TOO_BIG:
+                limit = self._ws.protocol.max_message_size or 0
+                reason = f"the hub sent a message larger than {limit >> 20 or limit} {'MiB' if limit >> 20 else 'bytes'}"
+                self._notice(f"{reason}; reconnecting", "too large")
+                if self._awaiting:
+                    self.oversized = self._awaiting[0]  # replies come in order: the one being read
         except OSError as error:
             reason = f"connection lost ({error})"
         finally:
@@ -223,8 +238,8 @@ class HubConnection:
     def _route(self, data: str | bytes | Decoded) -> None:
         """``data``: a frame as read, or a text frame already decoded."""
         if isinstance(data, bytes):
-            if self._replies_due:
-                self._replies_due -= 1
+            if self._awaiting:
+                self._awaiting.popleft()
                 self._replies.put_nowait(data)
             else:
                 self._notice(f"ignored an unexpected binary frame of {len(data)} bytes from the hub", "binary")
@@ -234,10 +249,10 @@ class HubConnection:
             self.deliveries.put(frame.message)
         elif isinstance(frame, Malformed) and frame.tag == "delivery":
             self._notice(f"ignored a pushed message the hub sent malformed: {frame.reason}", "malformed delivery")
-        elif self._replies_due:
-            self._replies_due -= 1
+        elif self._awaiting:
+            self._awaiting.popleft()
             if isinstance(frame, BlobIncoming):
-                self._replies_due += 1  # the blob's bytes follow as one binary frame (§7.13)
+                self._awaiting.appendleft(None)  # the blob's bytes follow as one binary frame (§7.13)
             self._replies.put_nowait(frame)
         elif isinstance(frame, ErrorFrame):
             self.final_error = frame  # the hub says why before it hangs up (§1.4)
@@ -253,7 +268,7 @@ class HubConnection:
         connection is dead: it is dropped and ConnectionLost raised.
         """
         async with self._lock:
-            return await self._exchange(encode(frame), timeout)
+            return (await self._exchange_all([(encode(frame), frame)], timeout))[0]
 
     async def request_each(self, frames: Sequence[ClientFrame], *, timeout: float) -> list[Reply]:
         """Send ``frames`` back to back and return their replies in order (pipelined: the hub
@@ -261,19 +276,20 @@ class HubConnection:
         has for one; ``timeout`` covers them all. Each request waiting for its reply before the
         next left the hub idle in between, and woke it again for each (bench_hubs.py's wake)."""
         async with self._lock:
-            return await self._exchange_all([encode(frame) for frame in frames], timeout)
+            return await self._exchange_all([(encode(frame), frame) for frame in frames], timeout)
 
     async def _exchange(self, data: str | bytes, timeout: float) -> Reply:
         """One frame out (text, or a blob's bytes as a binary frame) and its one reply."""
-        return (await self._exchange_all([data], timeout))[0]
+        return (await self._exchange_all([(data, None)], timeout))[0]
 
-    async def _exchange_all(self, frames: Sequence[str | bytes], timeout: float) -> list[Reply]:
+    async def _exchange_all(self, frames: Sequence[tuple[str | bytes, ClientFrame | None]], timeout: float) -> list[Reply]:
+        """Each frame sent (as its data, with the request it is, if one) and the replies in order."""
         if self.is_closed:
             raise ConnectionLost(self.close_reason)
-        self._replies_due += len(frames)
+        self._awaiting.extend(frame for _data, frame in frames)
         try:
             async with asyncio.timeout(timeout):
-                for data in frames:
+                for data, _frame in frames:
                     await self._ws.send(data)
                 return [await self._next_reply() for _ in frames]
         except TimeoutError:

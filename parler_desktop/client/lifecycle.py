@@ -36,7 +36,7 @@ from parler_desktop.client.wake import ResumeDetector
 from parler_desktop.disk_errors import has_room_near
 from parler_desktop.identity import Identity
 from parler_desktop.protocol import errors as codes
-from parler_desktop.protocol.frames import ClientFrame, HubFrame, Subscribe, Subscribed
+from parler_desktop.protocol.frames import ClientFrame, HubFrame, Pull, Subscribe, Subscribed
 from parler_desktop.store import StoreError, StoreProblem
 
 log = logging.getLogger(__name__)
@@ -162,6 +162,7 @@ class ConnectionLifecycle:
                     on_notice=lambda text: self._emit(Notice(text)),
                     inbox_capacity=self.tuning.inbox_capacity,
                     faults=self._faults,
+                    max_message_bytes=self.tuning.max_message_bytes,
                 )
                 unreachable_streak = 0
                 await self._serve(conn)
@@ -265,6 +266,8 @@ class ConnectionLifecycle:
             self._sync.live = False
             await link.cancel_all()
             await conn.close()
+            if isinstance(conn.oversized, Pull):  # its next pulls ask for fewer messages
+                self._sync.page_did_not_fit(conn.oversized.room)
 
     async def _subscribe(self, request: Requester) -> bool:
         try:

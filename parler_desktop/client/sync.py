@@ -96,6 +96,8 @@ class RoomSync:
         self._hold_all = False  # hold every room's pushes (the room list is not known yet)
         self._full_wanted = False
         self._last_push = float("-inf")
+        self._page_limits: dict[str, int] = {}  # room -> messages a pull asks for, after a page did not fit
+        self._unreadable: set[str] = set()  # rooms whose next message alone does not fit: not pulled
         self._unlisted_refresh = float("-inf")  # when pushes for an unlisted room last asked for ``rooms``
         self._reader_waits: dict[str, float] = {}  # room -> when the human first waited for its pull
         self._unindexed = False  # pushes or pulled pages were stored for ``index_pending`` to index
@@ -251,6 +253,22 @@ class RoomSync:
             LocalStore.set_cursor, room, reply.cursor, announce=lambda cursor: [CursorChanged(room, cursor)]
         )
 
+    def _limit(self, room: str) -> int:
+        """How many messages a pull of ``room`` asks for: the page size, or fewer after a page did
+        not fit in the largest message the connection reads (``page_did_not_fit``)."""
+        return self._page_limits.get(room, self.page_size)
+
+    def page_did_not_fit(self, room: str) -> None:
+        """A page of ``room`` was larger than the connection reads (it closed on it): its next
+        pulls, on the next connection, ask for half as many messages; a single message too large
+        leaves the room unread for this session (said once), as nothing can skip it."""
+        limit = self._limit(room)
+        if limit > 1:
+            self._page_limits[room] = limit // 2
+            return
+        self._unreadable.add(room)
+        self._emit(Notice(f"Could not read room {room}: the hub sends a message larger than this app reads", room=room))
+
     def _begin_pull(self, room: str) -> None:
         """Unsettled until this pull is stored: if it fails, the next reconciliation retries it;
         pushes landing from now on flag the room again."""
@@ -269,7 +287,7 @@ class RoomSync:
         mark = await self._mark(room)
         if mark is None:  # first time this store sees the room: learn where the human is, later
             self._cursor_unknown.add(room)
-        since, reply = mark or 0, first
+        since, reply, limit = mark or 0, first, self._limit(room)
         while True:
             if isinstance(reply, Exception):
                 raise reply
@@ -279,9 +297,9 @@ class RoomSync:
                 await writer.put(PulledChunk(room, reply.messages, since))
             if reply.messages:
                 self._emit(MessagesPulled(room, tuple(reply.messages)))
-            if len(reply.messages) < self.page_size:
+            if len(reply.messages) < limit:
                 break
-            reply = await request(Pull(room=room, since=since, limit=self.page_size), Pulled)
+            reply = await request(Pull(room=room, since=since, limit=limit), Pulled)
         await writer.put(RoomPulled(room, hub_unread))
 
     async def _check_quiet(self, request: Requester, room: RoomPulled) -> None:
@@ -326,7 +344,8 @@ class RoomSync:
         room; check the rooms whose pull stored nothing new; then learn the cursors of rooms
         seen for the first time (meanwhile the hub's unread counts stand in for them). A line
         that drops midway leaves what was pulled stored."""
-        rooms, unlisted = sorted(rooms, key=lambda r: (-r.unread, r.name)), list(unlisted)
+        rooms = sorted((room for room in rooms if room.name not in self._unreadable), key=lambda r: (-r.unread, r.name))
+        unlisted = [name for name in unlisted if name not in self._unreadable]
         await self._know_marks([*(room.name for room in rooms), *unlisted])
         quiet: list[RoomPulled] = []
         writer = PageWriter(self._write_pulled, lambda done: self._rooms_pulled(done, quiet))
@@ -337,7 +356,7 @@ class RoomSync:
                     group = wanted[start:start + PIPELINED_ROOMS]
                     for name, _unread in group:
                         self._begin_pull(name)
-                    pulls = [Pull(room=name, since=self._marks.get(name) or 0, limit=self.page_size) for name, _unread in group]
+                    pulls = [Pull(room=name, since=self._marks.get(name) or 0, limit=self._limit(name)) for name, _unread in group]
                     firsts = await request.each(pulls, Pulled)
                     for (name, unread), first in zip(group, firsts):
                         await self._pull_guarded(request, name, unread, writer, first)

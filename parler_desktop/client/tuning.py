@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from parler_desktop.client.connection import MAX_MESSAGE_BYTES
 from parler_desktop.client.inbox import DEFAULT_CAPACITY
 from parler_desktop.client.sync import DEFAULT_PAGE_SIZE
 
@@ -29,3 +30,4 @@ class SessionTuning:
     ops_per_minute: int = 480  # our share of the hub's 600 operations / minute / identity
     page_size: int = DEFAULT_PAGE_SIZE
     inbox_capacity: int = DEFAULT_CAPACITY
+    max_message_bytes: int = MAX_MESSAGE_BYTES  # the largest WebSocket message read (protocol.md §1.5)

@@ -1,0 +1,72 @@
+"""Bounded messages: a frame claiming 10 GiB is refused at its header (it once took 3.04 GB of
+RSS), and a pulled page that would not fit is asked for again with fewer messages."""
+
+from __future__ import annotations
+
+import dataclasses
+import struct
+
+import pytest
+
+from parler_desktop.client.connection import MAX_MESSAGE_BYTES
+from parler_desktop.client.events import ConnectionState, Notice
+from support.client_harness import FAST, session_factory  # noqa: F401  (fixture)
+from support.hostile_hub import HostileHub, Link, Misbehaviour
+from support.peer_ops import invite_code, say
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def text_frame_header(length: int) -> bytes:
+    """A server's (unmasked) final text frame header announcing ``length`` bytes of payload."""
+    return bytes([0x81, 127]) + struct.pack("!Q", length)
+
+
+class HugePage(Misbehaviour):
+    """The first ``pull`` of ``team`` is answered by a text frame claiming 10 GiB, of which a
+    first MiB is sent; later ones pass. Notes each pull's ``limit``."""
+
+    def __init__(self) -> None:
+        self.limits: list[int] = []
+        self.closed_with: list[int | None] = []
+
+    def reply(self, link: Link, reply: dict, request: dict | None) -> list:
+        if request is None or request.get("op") != "pull" or request.get("room") != "team" or not request.get("limit"):
+            return [reply]
+        self.limits.append(request["limit"])
+        if len(self.limits) > 1:
+            return [reply]
+        link.client.transport.write(text_frame_header(10 << 30) + b"[" * (1 << 20))
+        link.state["huge"] = True
+        return []
+
+
+async def test_a_frame_claiming_10_gib_is_refused_and_the_page_asked_smaller(hub, raw_agent, session_factory):
+    peer = await raw_agent(hub.url, name="bot")
+    code = await invite_code(peer)
+    for number in range(3):
+        await say(peer, "team", f"m{number}")
+    huge = HugePage()
+    proxy = await HostileHub(hub.url, huge).start()
+    try:
+        session, log = await session_factory(proxy.url)
+        await log.wait_state(ConnectionState.LIVE)
+        await session.redeem(code)
+        await log.wait_until(lambda: len(log.messages("team")) == 3, "team's messages stored after a reconnect")
+    finally:
+        await proxy.close()
+    assert huge.limits[:2] == [FAST.page_size, FAST.page_size // 2], huge.limits
+    assert any(f"larger than {MAX_MESSAGE_BYTES >> 20} MiB" in notice.text for notice in log.of(Notice))
+
+
+async def test_pages_that_would_not_fit_are_asked_for_with_fewer_messages(hub, raw_agent, session_factory):
+    peer = await raw_agent(hub.url, name="bot")
+    code = await invite_code(peer)
+    for number in range(60):
+        await say(peer, "team", f"{number} " + "x" * 2000)
+    tuning = dataclasses.replace(FAST, max_message_bytes=64 << 10)  # a page of 60 is ~130 KiB
+    session, log = await session_factory(hub.url, tuning=tuning)
+    await log.wait_state(ConnectionState.LIVE)
+    await session.redeem(code)
+    await log.wait_until(lambda: len(log.messages("team")) == 60, "every message stored, a smaller page at a time", 30)
+    assert sorted(int(m.text.split()[0]) for m in log.messages("team")) == list(range(60))
