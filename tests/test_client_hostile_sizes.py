@@ -4,12 +4,14 @@ RSS), and a pulled page that would not fit is asked for again with fewer message
 from __future__ import annotations
 
 import dataclasses
+import json
 import struct
 
 import pytest
 
 from parler_desktop.client.connection import MAX_MESSAGE_BYTES
-from parler_desktop.client.events import ConnectionState, Notice
+from parler_desktop.client.events import ConnectionState, CursorChanged, Notice
+from parler_desktop.identity import Identity
 from support.client_harness import FAST, session_factory  # noqa: F401  (fixture)
 from support.hostile_hub import HostileHub, Link, Misbehaviour
 from support.peer_ops import invite_code, say
@@ -70,3 +72,41 @@ async def test_pages_that_would_not_fit_are_asked_for_with_fewer_messages(hub, r
     await session.redeem(code)
     await log.wait_until(lambda: len(log.messages("team")) == 60, "every message stored, a smaller page at a time", 30)
     assert sorted(int(m.text.split()[0]) for m in log.messages("team")) == list(range(60))
+
+
+def server_text_frame(text: str) -> bytes:
+    payload = text.encode()
+    return text_frame_header(len(payload)) + payload
+
+
+class BurstAfterPush(Misbehaviour):
+    """A push for room ``a`` reaches the client first in one burst of 2,000 made-up pushes for
+    ``b``, all written at once: a client with a small inbox drops it."""
+
+    def push(self, link: Link, delivery: dict) -> list:
+        if delivery["message"]["room"] != "a":
+            return [delivery]
+        fakes = [{"type": "delivery", "message": {**delivery["message"], "room": "b", "seq": 5_000_000 + n, "id": f"f{n}"}}
+                 for n in range(2000)]
+        link.client.transport.write(b"".join(server_text_frame(json.dumps(frame)) for frame in [delivery, *fakes]))
+        return []
+
+
+async def test_rooms_whose_pushes_were_dropped_are_pulled(hub, raw_agent, session_factory, tmp_path):
+    peer = await raw_agent(hub.url, name="bot")
+    identity, store_path = Identity.generate(), tmp_path / "joined.sqlite3"
+    joined, joined_log = await session_factory(hub.url, identity=identity, store_path=store_path)
+    for room in ("a", "b"):
+        await joined.redeem(await invite_code(peer, room))
+    await joined_log.wait_until(lambda: {e.room for e in joined_log.of(CursorChanged)} >= {"a", "b"}, "both rooms pulled")
+    await joined.stop()
+    tuning = dataclasses.replace(FAST, inbox_capacity=1, reconcile_secs=60.0)  # no full reconciliation meanwhile
+    proxy = await HostileHub(hub.url, BurstAfterPush()).start()
+    try:
+        session, log = await session_factory(proxy.url, identity=identity, store_path=store_path, tuning=tuning)
+        await log.wait_state(ConnectionState.LIVE)
+        seq = await say(peer, "a", "dropped on the way")
+        await log.wait_until(lambda: seq in {m.seq for m in log.messages("a")}, "the dropped push's room pulled")
+    finally:
+        await proxy.close()
+    assert any("dropped" in notice.text for notice in log.of(Notice))

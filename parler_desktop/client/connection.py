@@ -113,6 +113,7 @@ class HubConnection:
         self._ws = websocket
         self._faults = faults or FaultLog(on_notice)
         self.deliveries: BoundedInbox[StoredMessage] = BoundedInbox(inbox_capacity)
+        self.dropped_rooms: set[str] = set()  # rooms of pushes the full inbox dropped: to be pulled
         self._replies: asyncio.Queue[Reply | _Closed] = asyncio.Queue()
         self._awaiting: collections.deque[ClientFrame | None] = collections.deque()  # what the hub still owes
         # replies to, oldest first (None: a blob's bytes, or raw bytes sent): anything beyond is unsolicited
@@ -246,7 +247,9 @@ class HubConnection:
             return
         frame = decode_hub_frame(data) if isinstance(data, str) else data
         if isinstance(frame, Delivery):
-            self.deliveries.put(frame.message)
+            if (lost := self.deliveries.put(frame.message)) is not None:
+                self.dropped_rooms.add(lost.room)
+                self._notice("dropped a pushed message: more came than this app could store; its room will be pulled", "dropped push")
         elif isinstance(frame, Malformed) and frame.tag == "delivery":
             self._notice(f"ignored a pushed message the hub sent malformed: {frame.reason}", "malformed delivery")
         elif self._awaiting:

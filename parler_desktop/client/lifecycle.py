@@ -279,7 +279,9 @@ class ConnectionLifecycle:
 
     async def _pump(self, conn: HubConnection) -> None:
         while True:
-            await self._sync.accept_pushes(await conn.deliveries.wait())
+            pushed = await conn.deliveries.wait()
+            dropped, conn.dropped_rooms = conn.dropped_rooms, set()
+            await self._sync.accept_pushes(pushed, dropped)
 
     # ---- requests ----------------------------------------------------------------------------
 

@@ -37,6 +37,7 @@ from parler_desktop.client.connection import Requester
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused
 from parler_desktop.client.events import CursorChanged, MessagesPulled, MessagesStored, Notice, PullsOver, RoomsChanged, SessionEvent
 from parler_desktop.client.fault_log import FaultLog
+from parler_desktop.client.inbox import DEFAULT_CAPACITY
 from parler_desktop.client.page_writer import PageWriter, PulledChunk, RoomPulled, write_turn
 from parler_desktop.protocol import errors as codes
 from parler_desktop.protocol.frames import HubFrame, Pull, Pulled, RoomList, Rooms
@@ -47,6 +48,7 @@ Emit = Callable[[SessionEvent], None]
 log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 500  # the hub caps a page at 1000
+HELD_PUSHES_MAX = DEFAULT_CAPACITY  # pushes held during a catch-up, as many as the inbox holds
 UNLISTED_REFRESH_SECS = 10.0  # pushes for rooms the hub has not listed ask for a ``rooms`` call this often at most
 PIPELINED_ROOMS = 16  # rooms whose first pages are asked for at once (``_pull_rooms``): one pull at a time
 # left the hub idle while the reply travelled and was read (bench_hubs.py's wake: 0.95 s -> 0.76 s, 8 at once 0.8 s)
@@ -93,6 +95,8 @@ class RoomSync:
         self._sent: list[tuple[str, int]] = []  # our accepted posts, to store at once
         self._restored = False  # the settled counts persisted by earlier processes were read
         self._holding: dict[str, list[StoredMessage]] | None = None  # pushes held during catch-up
+        self._held = 0  # pushes held in this catch-up: at most ``HELD_PUSHES_MAX``
+        self._held_over: set[str] = set()  # rooms of pushes not held for it: pulled after the catch-up
         self._hold_all = False  # hold every room's pushes (the room list is not known yet)
         self._full_wanted = False
         self._last_push = float("-inf")
@@ -196,15 +200,22 @@ class RoomSync:
                 self.request_full()
         return listed
 
-    async def accept_pushes(self, messages: Sequence[StoredMessage]) -> None:
+    async def accept_pushes(self, messages: Sequence[StoredMessage], dropped: Iterable[str] = ()) -> None:
         """Deliveries from the inbox: stored at once, or held while their room is catching up
         (while the room list is not known, every push is held); pushes for rooms the hub has not
-        listed are dropped (``_listed``)."""
+        listed are dropped (``_listed``). ``dropped``: rooms of pushes the inbox dropped, pulled
+        once the pushes fall quiet, as a push stored would have them."""
         self._last_push = self._clock.monotonic()
+        known = {room.name for room in self.rooms}
+        self._pushed.update(room for room in dropped if room in known)
         ready: list[StoredMessage] = []
         for message in messages:
             if self._holding is not None and (self._hold_all or message.room in self._holding):
-                self._holding.setdefault(message.room, []).append(message)
+                if self._held < HELD_PUSHES_MAX:
+                    self._holding.setdefault(message.room, []).append(message)
+                    self._held += 1
+                else:  # a flood during a long catch-up: the room is pulled afterwards instead
+                    self._held_over.add(message.room)
                 continue
             ready.append(message)
         ready = self._listed(ready)
@@ -404,7 +415,7 @@ class RoomSync:
         Pushes are held from the start (while the room list is fetched, too), and each room's
         are stored right after its pulled pages are, so a room's messages come out in seq order.
         """
-        self._holding = {}
+        self._holding, self._held = {}, 0
         self._hold_all = True
         try:
             rooms = await self.refresh_rooms(request)
@@ -424,6 +435,9 @@ class RoomSync:
         finally:
             held, self._holding, self._hold_all = self._holding or {}, None, False
             await self._release([m for messages in held.values() for m in messages])
+            listed = {room.name for room in self.rooms}
+            self._pushed.update(room for room in self._held_over if room in listed)
+            self._held_over.clear()
 
     async def _release(self, held: list[StoredMessage]) -> None:
         """Store held pushes (of listed rooms); their rooms get a pull later, since the mark did
