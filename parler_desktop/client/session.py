@@ -98,7 +98,8 @@ class HubSession:
         self._arrivals = Arrivals(self._emit, signature_of)  # pushes shown before they are stored
         self._sync = RoomSync(
             store, self._commit, self._emit, self._clock, mentions_me=self._mentions_me, show_early=self._arrivals.announce,
-            faults=self._faults, page_size=self.tuning.page_size, on_marked=lambda room: self._read_markers.on_marked(room),
+            faults=self._faults, page_size=self.tuning.page_size, first_sync_messages=self.tuning.first_sync_messages,
+            catch_up_messages=self.tuning.catch_up_messages, on_marked=lambda room: self._read_markers.on_marked(room),
         )
         self._outbox = Outbox(store, self._commit, self._clock, on_sent=self._on_sent)
         self._read_markers = ReadMarkers(

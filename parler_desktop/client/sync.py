@@ -37,6 +37,7 @@ from parler_desktop.client.connection import Requester
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused
 from parler_desktop.client.events import CursorChanged, MessagesPulled, MessagesStored, Notice, PullsOver, RoomsChanged, SessionEvent
 from parler_desktop.client.fault_log import FaultLog
+from parler_desktop.client.history_window import newest_page
 from parler_desktop.client.inbox import DEFAULT_CAPACITY
 from parler_desktop.client.page_writer import PageWriter, PulledChunk, RoomPulled, write_turn
 from parler_desktop.protocol import errors as codes
@@ -50,6 +51,10 @@ log = logging.getLogger(__name__)
 DEFAULT_PAGE_SIZE = 500  # the hub caps a page at 1000
 HELD_PUSHES_MAX = DEFAULT_CAPACITY  # pushes held during a catch-up, as many as the inbox holds
 UNLISTED_REFRESH_SECS = 10.0  # pushes for rooms the hub has not listed ask for a ``rooms`` call this often at most
+# A catch-up reads a room forward this many messages at most (whole pages), then only its newest page
+# (``history_window.py``): a hub claiming endless history filled the disk and the memory.
+FIRST_SYNC_MESSAGES = 1000  # a room this store has never synced: two pages of 500
+CATCH_UP_MESSAGES = 10_000  # a room synced before: 20 pages (what the hub's retention keeps at least)
 PIPELINED_ROOMS = 16  # rooms whose first pages are asked for at once (``_pull_rooms``): one pull at a time
 # left the hub idle while the reply travelled and was read (bench_hubs.py's wake: 0.95 s -> 0.76 s, 8 at once 0.8 s)
 
@@ -74,6 +79,8 @@ class RoomSync:
         show_early: Callable[[Sequence[StoredMessage]], list[StoredMessage]],
         faults: FaultLog,
         page_size: int = DEFAULT_PAGE_SIZE,
+        first_sync_messages: int = FIRST_SYNC_MESSAGES,
+        catch_up_messages: int = CATCH_UP_MESSAGES,
         on_marked: Callable[[str], None] = lambda room: None,
     ) -> None:
         self._store = store
@@ -84,6 +91,7 @@ class RoomSync:
         self._show_early = show_early  # announces pushes before they are stored (``Arrivals``)
         self._on_marked = on_marked
         self._faults = faults
+        self._forward_messages = (first_sync_messages, catch_up_messages)  # read forward at most, then the newest page
         self.page_size = page_size
         self.rooms: tuple[RoomInfo, ...] = ()
         self.live = False  # stored messages are flagged live (the session is LIVE)
@@ -101,7 +109,7 @@ class RoomSync:
         self._full_wanted = False
         self._last_push = float("-inf")
         self._page_limits: dict[str, int] = {}  # room -> messages a pull asks for, after a page did not fit
-        self._unreadable: set[str] = set()  # rooms whose next message alone does not fit: not pulled
+        self._unreadable: set[str] = set()  # not pulled again: a message alone did not fit, or history without end
         self._unlisted_refresh = float("-inf")  # when pushes for an unlisted room last asked for ``rooms``
         self._reader_waits: dict[str, float] = {}  # room -> when the human first waited for its pull
         self._unindexed = False  # pushes or pulled pages were stored for ``index_pending`` to index
@@ -298,11 +306,12 @@ class RoomSync:
         mark = await self._mark(room)
         if mark is None:  # first time this store sees the room: learn where the human is, later
             self._cursor_unknown.add(room)
-        since, reply, limit = mark or 0, first, self._limit(room)
+        since, reply, limit, pages = mark or 0, first, self._limit(room), 0
         while True:
             if isinstance(reply, Exception):
                 raise reply
             assert isinstance(reply, Pulled)
+            pages += 1
             since = max([since, *(message.seq for message in reply.messages)])
             if reply.messages or mark is None:  # (a new room's mark is stored even with nothing in it)
                 await writer.put(PulledChunk(room, reply.messages, since))
@@ -310,6 +319,18 @@ class RoomSync:
                 self._emit(MessagesPulled(room, tuple(reply.messages)))
             if len(reply.messages) < limit:
                 break
+            if pages * limit >= self._forward_messages[mark is not None]:
+                try:
+                    newest = await newest_page(request, room, since, limit)
+                except (HubRefused, BadReply):
+                    newest = None  # nor can it be looked for
+                if newest is None:
+                    self._unreadable.add(room)
+                    self._emit(Notice(f"The hub's history of room {room} does not end: it is not read further", room=room))
+                    break
+                since, reply = newest  # the messages between are left on the hub
+                self._emit(Notice(f"Room {room}: its newest messages were read; older ones stay on the hub", room=room))
+                continue
             reply = await request(Pull(room=room, since=since, limit=limit), Pulled)
         await writer.put(RoomPulled(room, hub_unread))
 

@@ -1,0 +1,79 @@
+"""A hub claiming endless history cannot fill the disk or the memory: a catch-up reads a bounded
+number of pages forward (two for a room's first sync), then only the newest page.
+
+Once, ``listen`` stored 224,500 made-up messages (122 MB) in 45 s and the window grew to 988 MB."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+
+import pytest
+
+from parler_desktop.client.events import ConnectionState, Notice
+from parler_desktop.client.sync import FIRST_SYNC_MESSAGES
+from support.cli_runner import run_cli, started_cli
+from support.client_harness import FAST, session_factory, wait_for  # noqa: F401  (fixture)
+from support.hostile_hub import HostileHub, Link, Misbehaviour
+from support.peer_ops import invite_code, say
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def made_up(seq: int, room: str) -> dict:
+    return {"seq": seq, "id": f"f{seq}", "room": room, "from": {"id": "UFAKE", "name": "fake"},
+            "parts": [{"kind": "text", "text": f"made up {seq}"}], "ts": 1_700_000_000_000 + seq % 10**9}
+
+
+class EndlessHistory(Misbehaviour):
+    """Every ``since`` pull answered by a full page of made-up messages after ``since``."""
+
+    def reply(self, link: Link, reply: dict, request: dict | None) -> list:
+        if reply.get("type") == "pulled" and request and request.get("since") is not None and request.get("limit"):
+            limit = request["limit"]
+            first = min(max(request["since"], 10**6), 2**63 - 1 - limit) + 1  # above the real ones, full up to the largest seq
+            seqs = range(first, first + limit)
+            return [{**reply, "messages": [made_up(seq, request["room"]) for seq in seqs], "cursor": seqs[-1]}]
+        return [reply]
+
+
+async def read_lines(stream: asyncio.StreamReader, into: list[str]) -> None:
+    while line := await stream.readline():
+        into.append(line.decode())
+
+
+async def test_listen_reads_a_bounded_part_of_endless_history(hub, raw_agent, tmp_path):
+    peer = await raw_agent(hub.url, name="bot")
+    home = tmp_path / "home"
+    assert (await run_cli(home, "join", "--hub", hub.url, await invite_code(peer))).status == 0
+    proxy = await HostileHub(hub.url, EndlessHistory()).start()
+    errors: list[str] = []
+    try:
+        async with started_cli(home, "listen", "--hub", proxy.url, "--json") as listener:
+            reading = asyncio.ensure_future(read_lines(listener.stderr, errors))
+            await wait_for(lambda: any("does not end" in line for line in errors), "the endless history said", timeout=40)
+            await wait_for(lambda: any(": live" in line for line in errors), "listen live", timeout=20)
+            listener.terminate()
+            out = await asyncio.wait_for(listener.stdout.read(), 30)
+            await asyncio.wait_for(reading, 30)
+    finally:
+        await proxy.close()
+    printed = out.decode().splitlines()
+    assert len(printed) <= FIRST_SYNC_MESSAGES + 1
+    assert proxy.requests["pull"] < 200, proxy.requests
+
+
+async def test_a_first_sync_reads_its_bound_then_the_newest_page(hub, raw_agent, session_factory):
+    peer = await raw_agent(hub.url, name="bot")
+    code = await invite_code(peer)
+    seqs = [await say(peer, "team", f"m{number}") for number in range(60)]
+    session, log = await session_factory(hub.url, tuning=dataclasses.replace(FAST, page_size=10, first_sync_messages=20))
+    await log.wait_state(ConnectionState.LIVE)
+    await session.redeem(code)
+    await log.wait_until(lambda: seqs[-1] in {m.seq for m in log.messages("team")}, "the newest message stored")
+    stored = sorted(m.seq for m in log.messages("team"))
+    assert stored[:20] == seqs[:20]  # the pages read forward
+    assert stored[20:] == seqs[-len(stored) + 20:]  # and the newest page
+    assert len(stored) < 20 + 10
+    assert any("older" in notice.text for notice in log.of(Notice))
