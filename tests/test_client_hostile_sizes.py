@@ -3,12 +3,14 @@ RSS), and a pulled page that would not fit is asked for again with fewer message
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import struct
 
 import pytest
 
+from parler_desktop.client import BadReply, ConnectionLost
 from parler_desktop.client.connection import MAX_MESSAGE_BYTES
 from parler_desktop.client.events import ConnectionState, CursorChanged, Notice
 from parler_desktop.identity import Identity
@@ -110,3 +112,36 @@ async def test_rooms_whose_pushes_were_dropped_are_pulled(hub, raw_agent, sessio
     finally:
         await proxy.close()
     assert any("dropped" in notice.text for notice in log.of(Notice))
+
+
+def binary_frame_header(length: int) -> bytes:
+    return bytes([0x82, 127]) + struct.pack("!Q", length)
+
+
+class HugeBlob(Misbehaviour):
+    """``get_blob`` answered by the hub's honest ``blob_incoming`` made to announce ``size``, then a
+    binary frame claiming ``body`` bytes, of which the first MiB is sent."""
+
+    def __init__(self, size: int, body: int) -> None:
+        self.size, self.body = size, body
+
+    def request(self, link: Link, frame: dict) -> list | None:
+        if frame.get("op") != "get_blob":
+            return None
+        link.client.transport.write(server_text_frame(json.dumps({"type": "blob_incoming", "id": frame["id"], "size": self.size})))
+        link.client.transport.write(binary_frame_header(self.body) + b"\0" * (1 << 20))
+        return []
+
+
+@pytest.mark.parametrize(("size", "body"), [(10 << 30, 10 << 30), (100, 30 << 20)], ids=["announced 10 GiB", "larger than announced"])
+async def test_a_blob_larger_than_the_cap_or_its_announcement_is_refused_at_once(hub, session_factory, size, body):
+    proxy = await HostileHub(hub.url, HugeBlob(size, body)).start()
+    try:
+        session, log = await session_factory(proxy.url, tuning=dataclasses.replace(FAST, reply_timeout_secs=20.0))
+        await log.wait_state(ConnectionState.LIVE)
+        started = asyncio.get_running_loop().time()
+        with pytest.raises((BadReply, ConnectionLost), match="larger than"):
+            await session.fetch_blob("ab" * 32)
+        assert asyncio.get_running_loop().time() - started < 10  # not the reply timeout: refused as announced
+    finally:
+        await proxy.close()

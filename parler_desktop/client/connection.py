@@ -71,6 +71,7 @@ class Requester(Protocol):
         """``frames`` sent back to back; for each, in order, what ``__call__`` returns or raises."""
 """Sends one request and returns its reply of the expected kind (the session paces and retries)."""
 
+BLOB_MAX_BYTES = 25 << 20  # the largest blob a hub stores (protocol.md §7.16)
 MAX_MESSAGE_BYTES = 64 << 20  # the largest message read (protocol.md §1.5): a larger one closes the line at its header
 CLOSE_TIMEOUT_SECS = 2.0
 LAST_WORDS_SECS = 1.0  # a send the close broke waits this long for the frames read before it (the hub's reason)
@@ -381,16 +382,29 @@ class HubConnection:
                 return
 
     async def get_blob(self, blob_id: str, *, timeout: float) -> bytes:
-        """Download a blob (``blob_incoming`` + one binary frame) and check its SHA-256."""
+        """Download a blob (``blob_incoming`` + one binary frame) and check its size and SHA-256.
+
+        A blob is at most ``BLOB_MAX_BYTES`` (§7.16): while it is asked for, no larger message is
+        read (the line closes at its header), and one announced larger is refused before its
+        bytes come (the line is dropped, as they cannot be skipped); bytes other than announced
+        are refused. A hub announcing 10 GiB once had 1.56 GB held until the reply timeout."""
         async with self._lock:
-            header = expect(await self._exchange(encode(GetBlob(id=blob_id)), timeout), BlobIncoming, "get_blob")
-            assert isinstance(header, BlobIncoming)
+            bound = self._ws.protocol.max_message_size
+            self._ws.protocol.max_message_size = min(bound or BLOB_MAX_BYTES, BLOB_MAX_BYTES)
             try:
-                async with asyncio.timeout(timeout):
-                    body = await self._next_reply()
-            except TimeoutError:
-                self.abort(f"blob bytes did not arrive within {timeout:g} s")
-                raise ConnectionLost("the hub did not send the blob in time") from None
+                header = expect(await self._exchange(encode(GetBlob(id=blob_id)), timeout), BlobIncoming, "get_blob")
+                assert isinstance(header, BlobIncoming)
+                if header.size > BLOB_MAX_BYTES:
+                    self.abort("the hub announced a blob larger than a blob may be")
+                    raise BadReply(f"the hub announced a blob of {header.size} bytes, larger than the {BLOB_MAX_BYTES >> 20} MiB a blob may be")
+                try:
+                    async with asyncio.timeout(timeout):
+                        body = await self._next_reply()
+                except TimeoutError:
+                    self.abort(f"blob bytes did not arrive within {timeout:g} s")
+                    raise ConnectionLost("the hub did not send the blob in time") from None
+            finally:
+                self._ws.protocol.max_message_size = bound
         if not isinstance(body, bytes):
             expect(body, BlobIncoming, "get_blob")  # an interleaved error ends the download
             raise BadReply("the hub sent no blob bytes")
