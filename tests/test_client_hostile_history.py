@@ -1,5 +1,6 @@
-"""A hub claiming endless history cannot fill the disk or the memory: a catch-up reads a bounded
-number of pages forward (two for a room's first sync), then only the newest page.
+"""A hub claiming endless history cannot fill the disk or the memory: a catch-up reads a room
+forward a bounded number of messages, then from its newest page (a first sync keeps only that);
+what lies between is read as the human scrolls up.
 
 Once, ``listen`` stored 224,500 made-up messages (122 MB) in 45 s and the window grew to 988 MB."""
 
@@ -12,7 +13,7 @@ import json
 import pytest
 
 from parler_desktop.client.events import ConnectionState, Notice
-from parler_desktop.client.sync import FIRST_SYNC_MESSAGES
+from parler_desktop.client.sync import DEFAULT_PAGE_SIZE
 from support.cli_runner import run_cli, started_cli
 from support.client_harness import FAST, session_factory, wait_for  # noqa: F401  (fixture)
 from support.hostile_hub import HostileHub, Link, Misbehaviour
@@ -60,11 +61,11 @@ async def test_listen_reads_a_bounded_part_of_endless_history(hub, raw_agent, tm
     finally:
         await proxy.close()
     printed = out.decode().splitlines()
-    assert len(printed) <= FIRST_SYNC_MESSAGES + 1
+    assert len(printed) < DEFAULT_PAGE_SIZE
     assert proxy.requests["pull"] < 200, proxy.requests
 
 
-async def test_a_first_sync_reads_its_bound_then_the_newest_page(hub, raw_agent, session_factory):
+async def test_a_first_sync_reads_the_newest_page_and_scrolling_up_the_rest(hub, raw_agent, session_factory):
     peer = await raw_agent(hub.url, name="bot")
     code = await invite_code(peer)
     seqs = [await say(peer, "team", f"m{number}") for number in range(60)]
@@ -73,7 +74,23 @@ async def test_a_first_sync_reads_its_bound_then_the_newest_page(hub, raw_agent,
     await session.redeem(code)
     await log.wait_until(lambda: seqs[-1] in {m.seq for m in log.messages("team")}, "the newest message stored")
     stored = sorted(m.seq for m in log.messages("team"))
-    assert stored[:20] == seqs[:20]  # the pages read forward
-    assert stored[20:] == seqs[-len(stored) + 20:]  # and the newest page
-    assert len(stored) < 20 + 10
-    assert any("older" in notice.text for notice in log.of(Notice))
+    assert stored == seqs[-len(stored):] and len(stored) < 10  # the newest page only
+    assert any("scroll up" in notice.text for notice in log.of(Notice))
+    pulls = 0
+    while await session.pull_older("team", min(m.seq for m in log.messages("team"))):  # the window, scrolled up
+        pulls += 1
+    assert sorted(m.seq for m in log.messages("team")) == seqs
+    assert pulls == 6  # 10 a page
+    assert await session.pull_older("team", seqs[0]) == 0
+
+
+async def test_a_first_sync_of_a_page_and_a_bit_keeps_both(hub, raw_agent, session_factory):
+    peer = await raw_agent(hub.url, name="bot")
+    code = await invite_code(peer)
+    seqs = [await say(peer, "team", f"m{number}") for number in range(13)]
+    session, log = await session_factory(hub.url, tuning=dataclasses.replace(FAST, page_size=10, first_sync_messages=20))
+    await log.wait_state(ConnectionState.LIVE)
+    await session.redeem(code)
+    await log.wait_until(lambda: seqs[-1] in {m.seq for m in log.messages("team")}, "the newest message stored")
+    assert sorted(m.seq for m in log.messages("team")) == seqs
+    assert not any("scroll up" in notice.text for notice in log.of(Notice))

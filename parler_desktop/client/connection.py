@@ -250,7 +250,8 @@ class HubConnection:
         if isinstance(frame, Delivery):
             if (lost := self.deliveries.put(frame.message)) is not None:
                 self.dropped_rooms.add(lost.room)
-                self._notice("dropped a pushed message: more came than this app could store; its room will be pulled", "dropped push")
+                self._notice("dropped a pushed message: more came than this app could store; its room will be pulled",
+                             "dropped push")
         elif isinstance(frame, Malformed) and frame.tag == "delivery":
             self._notice(f"ignored a pushed message the hub sent malformed: {frame.reason}", "malformed delivery")
         elif self._awaiting:
@@ -396,7 +397,9 @@ class HubConnection:
                 assert isinstance(header, BlobIncoming)
                 if header.size > BLOB_MAX_BYTES:
                     self.abort("the hub announced a blob larger than a blob may be")
-                    raise BadReply(f"the hub announced a blob of {header.size} bytes, larger than the {BLOB_MAX_BYTES >> 20} MiB a blob may be")
+                    raise BadReply(
+                        f"the hub announced a blob of {header.size} bytes, larger than the {BLOB_MAX_BYTES >> 20} MiB a blob may be"
+                    )
                 try:
                     async with asyncio.timeout(timeout):
                         body = await self._next_reply()

@@ -8,6 +8,10 @@ looks for the newest page: the smallest ``since`` whose page comes back short, b
 distance from a ``since`` whose page was full and then halving the interval. Each probe is one
 page, kept only while it is looked at; at most ``MAX_PROBES`` of them. A hub whose pages never
 come back short, up to the largest seq there is, has no newest page: ``None``.
+
+What a catch-up leaves on the hub is a *gap* (``low``, ``high``], kept in the store's meta
+(``GAP_KEY``); scrolling up to it reads the page just below its top (``page_below``), by the same
+kind of probing, and the gap shrinks by that page.
 """
 
 from __future__ import annotations
@@ -17,12 +21,31 @@ from parler_desktop.protocol.frames import Pull, Pulled
 
 MAX_SEQ = 2**63 - 1  # seqs are signed 64-bit (protocol.md §7.1)
 MAX_PROBES = 2 * 64  # doubling up to MAX_SEQ, then halving down to one seq
+GAP_KEY = "history-gap:"  # + room: "low high ..." the ranges of seqs (low, high] left on the hub
+
+Gap = tuple[int, int]
+
+
+def gaps_from(text: str | None) -> list[Gap]:
+    """The gaps a meta value holds (an unreadable one: none)."""
+    numbers = (text or "").split()
+    if len(numbers) % 2 or not all(number.isdigit() for number in numbers):
+        return []
+    values = [int(number) for number in numbers]
+    return sorted(zip(values[::2], values[1::2]))
+
+
+def gaps_text(gaps: list[Gap]) -> str:
+    return " ".join(f"{low} {high}" for low, high in sorted(gaps) if high > low)
 
 
 async def newest_page(request: Requester, room: str, full_after: int, limit: int) -> tuple[int, Pulled] | None:
-    """``(since, page)``: the newest messages of ``room``, fewer than ``limit``, where the page
-    after ``full_after`` was full; the messages from ``full_after`` to ``since`` are skipped.
-    None when the hub's pages never come back short."""
+    """``(since, page)``: the newest messages of ``room``, fewer than ``limit``, after
+    ``full_after`` (the last seq of a full page); the messages from ``full_after`` to ``since``
+    are skipped. None when the hub's pages never come back short."""
+    page = await _page(request, room, full_after, limit)
+    if len(page.messages) < limit:
+        return full_after, page  # no gap: the next page was the last
     low, step = full_after, limit  # the page after ``low`` is full
     for _probe in range(MAX_PROBES):
         high = min(MAX_SEQ, low + step)
@@ -48,3 +71,27 @@ async def _page(request: Requester, room: str, since: int, limit: int) -> Pulled
     reply = await request(Pull(room=room, since=since, limit=limit), Pulled)
     assert isinstance(reply, Pulled)
     return reply
+
+
+async def page_below(request: Requester, room: str, gap: Gap, limit: int) -> tuple[Gap, list]:
+    """The newest messages of ``room`` in the gap (``low``, ``high``], at most ``limit``, and what
+    is left of the gap below them (empty when ``low`` == ``high``): the largest ``since`` whose
+    page is full of the gap's messages, found by halving (the page after ``low`` that is not full
+    of them holds the rest of the gap)."""
+    low, high = gap
+    page = await _page(request, room, low, limit)
+    if not _fills(page, limit, high):
+        return (low, low), [message for message in page.messages if message.seq <= high]
+    bottom, top = low, high  # the page after ``bottom`` is full of the gap's messages, after ``top`` not
+    while top - bottom > 1:
+        middle = (bottom + top) // 2
+        probe = await _page(request, room, middle, limit)
+        if _fills(probe, limit, high):
+            bottom, page = middle, probe
+        else:
+            top = middle
+    return (low, bottom), list(page.messages)
+
+
+def _fills(page: Pulled, limit: int, high: int) -> bool:
+    return len(page.messages) == limit and page.messages[-1].seq <= high

@@ -323,6 +323,16 @@ class HubSession:
         assert isinstance(reply, JoinResolved)
         return reply
 
+    async def pull_older(self, room: str, before: int) -> int:
+        """Read the messages of ``room`` a catch-up left on the hub just below ``before`` (the
+        oldest stored seq the human scrolled to); they are stored and announced. How many (0:
+        none are left there)."""
+        gap = await self._sync.gap_below(room, before)
+        if gap is None:
+            return 0
+        conn = await self._lifecycle.connection()
+        return await self._sync.fill_gap(self._lifecycle.requester(conn), room, gap)
+
     async def fetch_blob(self, blob_id: str) -> bytes:
         """Download a blob; raises BadReply when its bytes do not match ``blob_id`` (SHA-256)."""
         conn = await self._lifecycle.connection()

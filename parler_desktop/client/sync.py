@@ -37,7 +37,7 @@ from parler_desktop.client.connection import Requester
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused
 from parler_desktop.client.events import CursorChanged, MessagesPulled, MessagesStored, Notice, PullsOver, RoomsChanged, SessionEvent
 from parler_desktop.client.fault_log import FaultLog
-from parler_desktop.client.history_window import newest_page
+from parler_desktop.client.history_window import GAP_KEY, Gap, gaps_from, gaps_text, newest_page, page_below
 from parler_desktop.client.inbox import DEFAULT_CAPACITY
 from parler_desktop.client.page_writer import PageWriter, PulledChunk, RoomPulled, write_turn
 from parler_desktop.protocol import errors as codes
@@ -51,8 +51,9 @@ log = logging.getLogger(__name__)
 DEFAULT_PAGE_SIZE = 500  # the hub caps a page at 1000
 HELD_PUSHES_MAX = DEFAULT_CAPACITY  # pushes held during a catch-up, as many as the inbox holds
 UNLISTED_REFRESH_SECS = 10.0  # pushes for rooms the hub has not listed ask for a ``rooms`` call this often at most
-# A catch-up reads a room forward this many messages at most (whole pages), then only its newest page
-# (``history_window.py``): a hub claiming endless history filled the disk and the memory.
+# A catch-up reads a room forward this many messages at most (whole pages), then from its newest page
+# (``history_window.py``); what lies between is read as the human scrolls up. A room this store never
+# synced keeps its newest page then, not its oldest. A hub claiming endless history filled disk and memory.
 FIRST_SYNC_MESSAGES = 1000  # a room this store has never synced: two pages of 500
 CATCH_UP_MESSAGES = 10_000  # a room synced before: 20 pages (what the hub's retention keeps at least)
 PIPELINED_ROOMS = 16  # rooms whose first pages are asked for at once (``_pull_rooms``): one pull at a time
@@ -91,7 +92,7 @@ class RoomSync:
         self._show_early = show_early  # announces pushes before they are stored (``Arrivals``)
         self._on_marked = on_marked
         self._faults = faults
-        self._forward_messages = (first_sync_messages, catch_up_messages)  # read forward at most, then the newest page
+        self._forward_messages = (first_sync_messages, catch_up_messages)  # read forward at most, then from the newest page
         self.page_size = page_size
         self.rooms: tuple[RoomInfo, ...] = ()
         self.live = False  # stored messages are flagged live (the session is LIVE)
@@ -306,33 +307,77 @@ class RoomSync:
         mark = await self._mark(room)
         if mark is None:  # first time this store sees the room: learn where the human is, later
             self._cursor_unknown.add(room)
-        since, reply, limit, pages = mark or 0, first, self._limit(room), 0
+        bound = self._forward_messages[mark is not None]
+        since = read_to = mark or 0
+        reply, limit, pages = first, self._limit(room), 0
+        held: list[tuple[Pulled, int]] = []  # a first sync's pages (and their marks), kept until its history ends within the bound
         while True:
             if isinstance(reply, Exception):
                 raise reply
             assert isinstance(reply, Pulled)
             pages += 1
-            since = max([since, *(message.seq for message in reply.messages)])
-            if reply.messages or mark is None:  # (a new room's mark is stored even with nothing in it)
-                await writer.put(PulledChunk(room, reply.messages, since))
-            if reply.messages:
-                self._emit(MessagesPulled(room, tuple(reply.messages)))
-            if len(reply.messages) < limit:
+            read_to = max([read_to, *(message.seq for message in reply.messages)])
+            held.append((reply, read_to))
+            full = len(reply.messages) >= limit
+            if not full or mark is not None:
+                since = await self._queue_pages(writer, room, held, new_room=mark is None)
+            if not full:
                 break
-            if pages * limit >= self._forward_messages[mark is not None]:
-                try:
-                    newest = await newest_page(request, room, since, limit)
-                except (HubRefused, BadReply):
-                    newest = None  # nor can it be looked for
+            if pages * limit >= bound:
+                newest = await self._newest_page(request, room, read_to, limit)
                 if newest is None:
                     self._unreadable.add(room)
                     self._emit(Notice(f"The hub's history of room {room} does not end: it is not read further", room=room))
                     break
-                since, reply = newest  # the messages between are left on the hub
-                self._emit(Notice(f"Room {room}: its newest messages were read; older ones stay on the hub", room=room))
+                if newest[0] > read_to:  # a first sync keeps its newest page, not its oldest
+                    held.clear()
+                    await self._leave_gap(room, (since, newest[0]))  # read as the human scrolls up (``fill_gap``)
+                    self._emit(Notice(f"Room {room}: its newest messages were read; scroll up for older ones", room=room))
+                read_to, reply = newest
                 continue
-            reply = await request(Pull(room=room, since=since, limit=limit), Pulled)
+            reply = await request(Pull(room=room, since=read_to, limit=limit), Pulled)
         await writer.put(RoomPulled(room, hub_unread))
+
+    async def _queue_pages(self, writer: PageWriter, room: str, pages: list[tuple[Pulled, int]], *, new_room: bool) -> int:
+        """Queue ``pages`` (each with its room's mark once stored) for ``writer``, announce them,
+        and empty the list; the last mark."""
+        mark = pages[-1][1]
+        for page, mark in pages:
+            if page.messages or new_room:  # (a new room's mark is stored even with nothing in it)
+                await writer.put(PulledChunk(room, page.messages, mark))
+            if page.messages:
+                self._emit(MessagesPulled(room, tuple(page.messages)))
+        pages.clear()
+        return mark
+
+    @staticmethod
+    async def _newest_page(request: Requester, room: str, after: int, limit: int) -> tuple[int, Pulled] | None:
+        """``history_window.newest_page``; None also when the hub refuses a probe or answers it badly."""
+        try:
+            return await newest_page(request, room, after, limit)
+        except (HubRefused, BadReply):
+            return None
+
+    async def _gaps(self, room: str) -> list[Gap]:
+        return gaps_from(await self._store.call(LocalStore.get_meta, GAP_KEY + room))
+
+    async def _leave_gap(self, room: str, gap: Gap) -> None:
+        """The messages in ``gap`` are left on the hub, for ``fill_gap_below`` to read."""
+        await self._store.call(LocalStore.set_meta, GAP_KEY + room, gaps_text([*await self._gaps(room), gap]))
+
+    async def gap_below(self, room: str, before: int) -> Gap | None:
+        """The gap a catch-up left in ``room`` just below the stored message ``before``, if any."""
+        below = [gap for gap in await self._gaps(room) if gap[1] < before]
+        return max(below, key=lambda gap: gap[1]) if below else None
+
+    async def fill_gap(self, request: Requester, room: str, gap: Gap) -> int:
+        """Store (and announce) the page of ``gap`` just below its top: the human scrolled up to
+        it. How many messages that was."""
+        left, messages = await page_below(request, room, gap, self._limit(room))
+        await self.store_messages(messages)
+        gaps = [each for each in await self._gaps(room) if each != gap]
+        await self._store.call(LocalStore.set_meta, GAP_KEY + room, gaps_text([*gaps, left]))
+        return len(messages)
 
     async def _check_quiet(self, request: Requester, room: RoomPulled) -> None:
         """A room whose pull stored nothing new: its stored unread must equal the hub's; if not,

@@ -227,6 +227,9 @@ class SessionBridge(QObject):
     async def resolve_join(self, room: str, agent: str, approve: bool) -> JoinResolved:
         return await self._require_session().resolve_join(room, agent, approve)
 
+    async def pull_older(self, room: str, before: int) -> int:
+        return await self._require_session().pull_older(room, before)
+
     async def fetch_blob(self, blob_id: str) -> bytes:
         return await self._require_session().fetch_blob(blob_id)
 
