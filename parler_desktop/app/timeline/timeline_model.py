@@ -87,7 +87,8 @@ class TimelineModel(TimelineRows):
         self._loading = False
         self._loading_older = False
         self._older_task: asyncio.Task | None = None
-        self._hub_older = True  # the hub may hold older messages a catch-up left there (``load_older``)
+        self._hub_older = True  # the hub may hold older messages a catch-up left there (``load_older_from_hub``)
+        self._asking_hub = False
         self.has_newer = False  # stored messages after the loaded window (it opened at the first unread)
         # Where the view goes once loaded: "unread" (the read cursor), "newest", or a seq (that message).
         self.landing: str | int = "unread"
@@ -126,7 +127,7 @@ class TimelineModel(TimelineRows):
         self._incoming.clear()
         self._shown_early.clear()
         self._outbox_during_load.clear()
-        self._loading_older, self._hub_older = False, True
+        self._loading_older, self._hub_older, self._asking_hub = False, True, False
         self.endResetModel()
         self._loading = room is not None and self._bridge.store is not None
         if self._loading:
@@ -157,20 +158,21 @@ class TimelineModel(TimelineRows):
             self._outbox_changed(item)
 
     def load_older(self) -> bool:
-        """Read the page before the loaded window; False when there is none or one is on its way.
-        Past the oldest stored message, the session is asked for the page a catch-up left on the
-        hub just below it (sync.py reads a room's newest messages, not all of them): it is stored
-        and announced, and goes in where its seqs belong (False all the same: no stored page)."""
-        if self._loading or self._loading_older or self.room is None:
-            return False
-        if self._offset == 0:
-            if self._hub_older and self._stored:
-                self._loading_older = True
-                self._bridge.tasks.spawn("older history from the hub", self._pull_older(self.room, self._generation))
+        """Read the page before the loaded window; False when there is none or one is on its way."""
+        if self._loading or self._loading_older or self._offset == 0 or self.room is None:
             return False
         self._loading_older = True
         self._older_task = self._bridge.tasks.spawn("older history", self._load_older(self.room, self._generation))
         return True
+
+    def load_older_from_hub(self) -> None:
+        """The reader reached the oldest stored message: ask the session for the page a catch-up
+        left on the hub just below it (sync.py reads a long room's newest messages, not all of
+        them). It is stored and announced, and goes in where its seqs belong; asked again on the
+        next scroll up until the session says none is left."""
+        if self._hub_older and not self._asking_hub and self._stored and self.room is not None and not self._loading:
+            self._asking_hub = True
+            self._bridge.tasks.spawn("older history from the hub", self._pull_older(self.room, self._generation))
 
     async def _load_older(self, room: str, generation: int) -> None:
         """Page back by seq, not by row: rows shift when a gap fill lands before the window."""
@@ -200,8 +202,7 @@ class TimelineModel(TimelineRows):
             log.info("older messages of %s not read from the hub: %s", room, error)
         finally:
             if generation == self._generation:
-                self._loading_older = False
-                self._hub_older = count > 0  # asked again on the next scroll up, once more came
+                self._asking_hub, self._hub_older = False, count > 0
 
     def load_newer(self) -> bool:
         """Read the page after the loaded window; False when there is none or one is on its way."""
