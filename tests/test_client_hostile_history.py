@@ -12,8 +12,9 @@ import json
 
 import pytest
 
-from parler_desktop.client.events import ConnectionState, Notice
+from parler_desktop.client.events import ConnectionState, CursorChanged, Notice
 from parler_desktop.client.sync import DEFAULT_PAGE_SIZE
+from parler_desktop.identity import Identity
 from support.cli_runner import run_cli, started_cli
 from support.client_harness import FAST, session_factory, wait_for  # noqa: F401  (fixture)
 from support.hostile_hub import HostileHub, Link, Misbehaviour
@@ -94,3 +95,22 @@ async def test_a_first_sync_of_a_page_and_a_bit_keeps_both(hub, raw_agent, sessi
     await log.wait_until(lambda: seqs[-1] in {m.seq for m in log.messages("team")}, "the newest message stored")
     assert sorted(m.seq for m in log.messages("team")) == seqs
     assert not any("scroll up" in notice.text for notice in log.of(Notice))
+
+
+async def test_a_catch_up_past_its_bound_reads_from_the_newest_page_and_the_rest_on_scroll(hub, raw_agent, session_factory, tmp_path):
+    peer = await raw_agent(hub.url, name="bot")
+    code = await invite_code(peer)
+    identity, store_path = Identity.generate(), tmp_path / "store.sqlite3"
+    tuning = dataclasses.replace(FAST, page_size=10, catch_up_messages=20)
+    joined, joined_log = await session_factory(hub.url, identity=identity, store_path=store_path, tuning=tuning)
+    await joined.redeem(code)
+    await joined_log.wait_until(lambda: joined_log.of(CursorChanged), "team's first sync over")
+    await joined.stop()
+    seqs = [await say(peer, "team", f"away {number}") for number in range(60)]  # a long time away
+    session, log = await session_factory(hub.url, identity=identity, store_path=store_path, tuning=tuning)
+    await log.wait_until(lambda: seqs[-1] in {m.seq for m in log.messages("team")}, "the newest message stored")
+    stored = sorted(m.seq for m in log.messages("team"))
+    assert stored[:20] == seqs[:20] and stored[20:] == seqs[-len(stored) + 20:] and len(stored) < 30  # forward, then newest
+    while await session.pull_older("team", min(m.seq for m in log.messages("team") if m.seq > seqs[19])):
+        pass
+    assert sorted(m.seq for m in log.messages("team")) == seqs

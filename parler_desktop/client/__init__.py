@@ -14,6 +14,8 @@ operations; it reports everything as the events of ``events.py``. Its parts, one
 - backoff.py, clock.py, pacing.py, wake.py — reconnect delays, injectable time, the hub's
   operation budget, resume detection
 - sync.py — catch-up and reconciliation (sync marks, ``rooms`` counts), no gaps, no repeats;
+  history_window.py — a long room's newest page, found by probing, and what a catch-up left on
+  the hub, read page by page as the human scrolls up;
   page_writer.py — pulled pages stored behind the pulls, several rooms per transaction, bounded
   (a tight disk still progresses);
   arrivals.py — a few pushes announced (``MessagesArrived``) before they are stored, to be shown
