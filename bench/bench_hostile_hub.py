@@ -7,6 +7,13 @@ joined it; then ``listen --json`` runs for ``--seconds`` through tests/support/h
 proxy, honest (a pass-through) and hostile, one after the other. Figures per run: peak RSS
 (VmHWM), CPU seconds, lines and bytes on stderr, messages printed, bytes on disk under the home.
 
+Figures of one run (8 s each, listen before issue 47's fixes → after; the honest hub's run is the
+same before and after: 37 MB peak RSS, 5 stderr lines, 0.21 MB on disk):
+faults 211,975 stderr lines (28.7 MB) → 7; history 75,500 messages printed, 37 MB disk → 0 and
+0.21 MB; phantoms 97 MB RSS, 16.7 MB disk → 37.7 MB, 0.21 MB; huge 3,795 MB RSS → 37.7 MB;
+pushes 61 MB → 135 MB RSS (32,505 made-up messages stored and printed instead of 2,505: storage,
+not buffering, which stays bounded by the inbox).
+
 Cases (issue 47):
 - ``faults``: 20,000 malformed pushes a second (each one a fault to report);
 - ``history``: every ``since`` pull answered by a full page of made-up messages (endless history);
@@ -100,18 +107,13 @@ class Huge(Misbehaviour):
     async def _stream(self, link: Link) -> None:
         link.client.transport.write(bytes([0x81, 127]) + struct.pack("!Q", 10 << 30))
         chunk = b"[" * (1 << 20)
-        try:
-            for _ in range(10 << 10):
-                link.client.transport.write(chunk)
-                await link.client.drain() if hasattr(link.client, "drain") else await asyncio.sleep(0)
-                if link.client.transport.is_closing():
-                    return
-                while link.client.transport.get_write_buffer_size() > (8 << 20):
-                    await asyncio.sleep(0.005)
-                    if link.client.transport.is_closing():
-                        return
-        except (ConnectionError, RuntimeError):
-            return
+        transport = link.client.transport
+        for _ in range(10 << 10):  # 10 GiB, as fast as the client reads it
+            if transport.is_closing() or link.client.state.name != "OPEN":
+                return
+            transport.write(chunk)
+            while transport.get_write_buffer_size() > (8 << 20) and not transport.is_closing():
+                await asyncio.sleep(0.005)
 
 
 CASES = {"faults": Faults, "history": History, "pushes": Pushes, "phantoms": Phantoms, "huge": Huge}
