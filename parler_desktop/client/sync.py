@@ -5,7 +5,10 @@ pulls, which never move the hub cursor. Per room we keep a *sync mark*: every me
 or below it is stored (persisted in the store, so it survives restarts). A pull pages
 forward from the mark until a page comes back short of the page size (the hub had nothing more at
 that moment; anything later is pushed to us because we subscribed before pulling, or found by the
-next reconciliation). The pulls do not wait for the pages' writes: ``page_writer.py`` stores them
+next reconciliation), or until a bound (``FIRST_SYNC_MESSAGES``, ``CATCH_UP_MESSAGES``): past it,
+the room is read from its newest page and what lies between is left on the hub, read as the human
+scrolls up (``history_window.py``), so a hub claiming endless history cannot fill the disk. Pushes
+for rooms the hub has not listed are ignored. The pulls do not wait for the pages' writes: ``page_writer.py`` stores them
 behind the pulls, several rooms per transaction, each page moving its room's mark as it is
 stored; a room's pull is settled (below) once its pages are stored. Pushed messages are stored
 at once for speed but do not move the mark, so a push the hub dropped between two stored ones is
