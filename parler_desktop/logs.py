@@ -5,6 +5,9 @@ private (0600) like everything else in a home, although nothing secret is logged
 own DEBUG lines would print whole frames (a ``hello`` carries the join secret), so that logger
 stays at INFO even with ``--verbose``.
 
+A logged message is written escaped (``protocol/readable.escaped``): it may quote what a hub or a
+peer sent, and a log read in a terminal must not be driven by it. Tracebacks keep their lines.
+
 Unhandled exceptions are logged with their trace: those raised in a Qt slot (PySide6 hands them
 to ``sys.excepthook``) and those in an asyncio callback or an unowned task (the loop's exception
 handler). Supervised tasks log their own failures (``client/tasks.py``). The window shows each
@@ -23,10 +26,13 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import Any
 
+from parler_desktop.protocol.readable import escaped
+
 LOG_FILE = "parler-desktop.log"
 MAX_BYTES = 1_000_000
 BACKUP_COUNT = 4  # five files of 1 MB at most
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+STDERR_FORMAT = "%(levelname)s %(name)s: %(message)s"
 QUIET_LOGGERS = ("websockets",)  # DEBUG would log frame contents
 
 log = logging.getLogger(__name__)
@@ -34,6 +40,14 @@ log = logging.getLogger(__name__)
 
 def _private(path: str, flags: int) -> int:
     return os.open(path, flags, 0o600)
+
+
+class EscapingFormatter(logging.Formatter):
+    """Writes the message with its control characters escaped (the module docstring says why)."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        record.message = escaped(record.message)
+        return super().formatMessage(record)
 
 
 class PrivateRotatingFileHandler(RotatingFileHandler):
@@ -55,7 +69,7 @@ def logging_to(log_dir: Path, verbose: bool = False) -> Iterator[Path | None]:
         logging.getLogger(name).setLevel(logging.INFO)
     stderr = logging.StreamHandler()
     stderr.setLevel(logging.DEBUG if verbose else logging.WARNING)
-    stderr.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    stderr.setFormatter(EscapingFormatter(STDERR_FORMAT))
     added: list[logging.Handler] = [stderr]
     root.addHandler(stderr)
     path: Path | None = None
@@ -65,7 +79,7 @@ def logging_to(log_dir: Path, verbose: bool = False) -> Iterator[Path | None]:
     except OSError as error:
         log.warning("not writing a log file in %s: %s", log_dir, error.strerror or error)
     else:
-        handler.setFormatter(logging.Formatter(FORMAT))
+        handler.setFormatter(EscapingFormatter(FORMAT))
         root.addHandler(handler)
         added.append(handler)
         path = Path(handler.baseFilename)

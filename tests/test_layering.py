@@ -61,7 +61,7 @@ ALLOWED = {
     "identity.py": {"protocol", "atomic_file", "disk_errors", "platform"},
     "paths.py": set(),
     "assets.py": set(),
-    "logs.py": set(),
+    "logs.py": {"protocol"},
     "system_libs.py": set(),
     "platform": {"platform", "assets", "atomic_file", "instance_lock", "paths"},
     "file_lock.py": set(),
@@ -72,7 +72,7 @@ ALLOWED = {
     "window_state.py": {"atomic_file"},
     "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file", "disk_errors"},
     "store": {"store", "protocol", "disk_errors", "file_lock"},
-    "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors", "platform"},
+    "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors", "platform", "logs"},
     "demo": {"demo", "client", "protocol", "identity"},
     "app": {
         "app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file", "disk_errors", "assets",

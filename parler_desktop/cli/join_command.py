@@ -20,6 +20,7 @@ from parler_desktop.client.headless import (
 from parler_desktop.client.session import HubSession
 from parler_desktop.paths import Home
 from parler_desktop.protocol.frames import Joined
+from parler_desktop.protocol.readable import escaped
 from parler_desktop.cli.help_text import description
 
 COMMAND = "join"
@@ -50,9 +51,9 @@ async def join(session: HubSession, code: str, timeout: float | None = None) -> 
         report(COMMAND, str(error))
         return EXIT_FAILED
     if isinstance(reply, Joined):
-        print(f"joined {reply.room} ({reply.kind})", flush=True)
+        print(escaped(f"joined {reply.room} ({reply.kind})"), flush=True)
     else:
-        print(f"asked to join {reply.room}; waiting for the owner's approval (run this again to check)", flush=True)
+        print(escaped(f"asked to join {reply.room}; waiting for the owner's approval (run this again to check)"), flush=True)
     return EXIT_OK
 
 

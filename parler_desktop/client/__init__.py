@@ -9,11 +9,14 @@ operations; it reports everything as the events of ``events.py``. Its parts, one
   which key file is the human's identity on a hub (the home's, or one chosen for that hub)
 - connection.py — one WebSocket: handshake, one request in flight, push inbox, heartbeat;
   reply_fit.py — whether a reply fits its request (else ``OutOfTurn``: nothing taken, the line dropped)
+  fault_log.py — the hub's faults said once, then counted (a flood is a line per 10 s)
 - tls.py — whom a ``wss://`` hub is trusted through (the system's CAs, or the hub's CA file) and
   what a certificate failure tells the person
 - backoff.py, clock.py, pacing.py, wake.py — reconnect delays, injectable time, the hub's
   operation budget, resume detection
 - sync.py — catch-up and reconciliation (sync marks, ``rooms`` counts), no gaps, no repeats;
+  history_window.py — a long room's newest page, found by probing, and what a catch-up left on
+  the hub, read page by page as the human scrolls up;
   page_writer.py — pulled pages stored behind the pulls, several rooms per transaction, bounded
   (a tight disk still progresses);
   arrivals.py — a few pushes announced (``MessagesArrived``) before they are stored, to be shown;

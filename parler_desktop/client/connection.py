@@ -10,6 +10,7 @@ exception in the reader.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import hashlib
 import logging
@@ -21,11 +22,13 @@ from typing import Protocol
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.frames import CloseCode
 
 from parler_desktop.client.clock import Clock
 from parler_desktop.client.errors import (
     BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, OutOfTurn, TlsRefused,
 )
+from parler_desktop.client.fault_log import FaultLog
 from parler_desktop.client.inbox import DEFAULT_CAPACITY, BoundedInbox
 from parler_desktop.client.reply_fit import Reply, ReplyKind, describe, expect, fitting
 from parler_desktop.client.tasks import TaskSupervisor
@@ -74,7 +77,8 @@ class Requester(Protocol):
         line (``HubConnection.reject``); returns ``error`` to raise."""
 """Sends one request and returns its reply of the expected kind (the session paces and retries)."""
 
-MAX_MESSAGE_BYTES = None  # a pulled page or a blob may be tens of MiB (protocol.md §1.5)
+BLOB_MAX_BYTES = 25 << 20  # the largest blob a hub stores (protocol.md §7.16)
+MAX_MESSAGE_BYTES = 64 << 20  # the largest message read (protocol.md §1.5): a larger one closes the line at its header
 CLOSE_TIMEOUT_SECS = 2.0
 LAST_WORDS_SECS = 1.0  # a send the close broke waits this long for the frames read before it (the hub's reason)
 READ_SLICE_SECS = 0.004  # reading a backlog of frames yields to the loop (the window) this often
@@ -95,12 +99,18 @@ class HubConnection:
         *,
         on_notice: NoticeSink,
         inbox_capacity: int = DEFAULT_CAPACITY,
+        faults: FaultLog | None = None,
     ) -> None:
+        """``faults``: where the hub's faults are said, counted when they repeat (the session's,
+        for all its connections); else one of its own telling ``on_notice``."""
         self._ws = websocket
-        self._on_notice = on_notice
+        self._faults = faults or FaultLog(on_notice)
         self.deliveries: BoundedInbox[StoredMessage] = BoundedInbox(inbox_capacity)
+        self.dropped_rooms: set[str] = set()  # rooms of pushes the full inbox dropped: to be pulled
         self._replies: asyncio.Queue[Reply | _Closed] = asyncio.Queue()
-        self._replies_due = 0  # frames the hub still owes us: anything beyond is unsolicited
+        self._awaiting: collections.deque[ClientFrame | None] = collections.deque()  # what the hub still owes
+        # replies to, oldest first (None: a blob's bytes, or raw bytes sent): anything beyond is unsolicited
+        self.oversized: ClientFrame | None = None  # the request whose reply was larger than we read
         self._lock = asyncio.Lock()
         self._closed = asyncio.Event()
         self.close_reason = ""
@@ -118,9 +128,15 @@ class HubConnection:
         on_notice: NoticeSink,
         inbox_capacity: int = DEFAULT_CAPACITY,
         ca_file: str | None = None,
+        faults: FaultLog | None = None,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
     ) -> "HubConnection":
         """Dial ``url`` (over TLS for ``wss://``, trusting only ``ca_file`` when given); raises
-        HubUnreachable (OS-level failure) or ConnectionLost (a certificate problem included)."""
+        HubUnreachable (OS-level failure) or ConnectionLost (a certificate problem included).
+
+        A message larger than ``max_message_bytes`` closes the connection as its header is read
+        (code 1009; ``oversized`` is the request it answered): without a bound, a frame claiming
+        10 GB was read into memory (3 GB in 15 s) for as long as the hub kept sending."""
         try:
             tls = {"ssl": client_context(ca_file)} if url.startswith("wss://") else {}
         except ValueError as error:
@@ -128,7 +144,7 @@ class HubConnection:
         try:
             websocket = await connect(
                 url,
-                max_size=MAX_MESSAGE_BYTES,
+                max_size=max_message_bytes,
                 ping_interval=None,  # the hub cannot answer WS pings during a long-poll (§1.5)
                 compression=None,
                 open_timeout=open_timeout,
@@ -143,7 +159,7 @@ class HubConnection:
             raise HubUnreachable(f"cannot reach the hub: {error.strerror or error}") from error
         except (InvalidHandshake, ConnectionClosed) as error:
             raise ConnectionLost(f"the hub refused the WebSocket: {error}") from error
-        return cls(websocket, on_notice=on_notice, inbox_capacity=inbox_capacity)
+        return cls(websocket, on_notice=on_notice, inbox_capacity=inbox_capacity, faults=faults)
 
     # ---- state -------------------------------------------------------------------------
 
@@ -192,9 +208,9 @@ class HubConnection:
         self._closed.set()
         self._replies.put_nowait(_Closed())
 
-    def _notice(self, text: str) -> None:
-        log.warning("%s", text)
-        self._on_notice(text)
+    def _notice(self, text: str, kind: str | None = None) -> None:
+        """A fault to tell; repeats of ``kind`` (default: the same text) are counted."""
+        self._faults.report(kind or text, text)
 
     # ---- receiving ---------------------------------------------------------------------
 
@@ -216,6 +232,12 @@ class HubConnection:
                     slice_ends = time.monotonic() + READ_SLICE_SECS
         except ConnectionClosed as error:
             reason = f"connection lost ({error})"
+            if error.sent is not None and error.sent.code == CloseCode.MESSAGE_TOO_BIG:
+                limit = self._ws.protocol.max_message_size or 0
+                reason = f"the hub sent a message larger than {limit >> 20 or limit} {'MiB' if limit >> 20 else 'bytes'}"
+                self._notice(f"{reason}; reconnecting", "too large")
+                if self._awaiting:
+                    self.oversized = self._awaiting[0]  # replies come in order: the one being read
         except OSError as error:
             reason = f"connection lost ({error})"
         finally:
@@ -226,26 +248,29 @@ class HubConnection:
     def _route(self, data: str | bytes | Decoded) -> None:
         """``data``: a frame as read, or a text frame already decoded."""
         if isinstance(data, bytes):
-            if self._replies_due:
-                self._replies_due -= 1
+            if self._awaiting:
+                self._awaiting.popleft()
                 self._replies.put_nowait(data)
             else:
-                self._notice(f"ignored an unexpected binary frame of {len(data)} bytes from the hub")
+                self._notice(f"ignored an unexpected binary frame of {len(data)} bytes from the hub", "binary")
             return
         frame = decode_hub_frame(data) if isinstance(data, str) else data
         if isinstance(frame, Delivery):
-            self.deliveries.put(frame.message)
+            if (lost := self.deliveries.put(frame.message)) is not None:
+                self.dropped_rooms.add(lost.room)
+                self._notice("dropped a pushed message: more came than this app could store; its room will be pulled",
+                             "dropped push")
         elif isinstance(frame, Malformed) and frame.tag == "delivery":
-            self._notice(f"ignored a pushed message the hub sent malformed: {frame.reason}")
-        elif self._replies_due:
-            self._replies_due -= 1
+            self._notice(f"ignored a pushed message the hub sent malformed: {frame.reason}", "malformed delivery")
+        elif self._awaiting:
+            self._awaiting.popleft()
             if isinstance(frame, BlobIncoming):
-                self._replies_due += 1  # the blob's bytes follow as one binary frame (§7.13)
+                self._awaiting.appendleft(None)  # the blob's bytes follow as one binary frame (§7.13)
             self._replies.put_nowait(frame)
         elif isinstance(frame, ErrorFrame):
             self.final_error = frame  # the hub says why before it hangs up (§1.4)
         else:
-            self._notice(f"ignored an unsolicited frame from the hub: {describe(frame)}")
+            self._notice(f"ignored an unsolicited frame from the hub: {describe(frame)}", "unsolicited")
 
     # ---- requests ----------------------------------------------------------------------
 
@@ -256,7 +281,7 @@ class HubConnection:
         connection is dead: it is dropped and ConnectionLost raised.
         """
         async with self._lock:
-            return await self._exchange(encode(frame), timeout)
+            return (await self._exchange_all([(encode(frame), frame)], timeout))[0]
 
     async def request_each(self, frames: Sequence[ClientFrame], *, timeout: float) -> list[Reply]:
         """Send ``frames`` back to back and return their replies in order (pipelined: the hub
@@ -264,19 +289,22 @@ class HubConnection:
         has for one; ``timeout`` covers them all. Each request waiting for its reply before the
         next left the hub idle in between, and woke it again for each (bench_hubs.py's wake)."""
         async with self._lock:
-            return await self._exchange_all([encode(frame) for frame in frames], timeout)
+            return await self._exchange_all([(encode(frame), frame) for frame in frames], timeout)
 
     async def _exchange(self, data: str | bytes | AsyncIterable[bytes], timeout: float) -> Reply:
         """One frame out (text, or a blob's bytes as a binary frame) and its one reply."""
-        return (await self._exchange_all([data], timeout))[0]
+        return (await self._exchange_all([(data, None)], timeout))[0]
 
-    async def _exchange_all(self, frames: Sequence[str | bytes | AsyncIterable[bytes]], timeout: float) -> list[Reply]:
+    async def _exchange_all(
+        self, frames: Sequence[tuple[str | bytes | AsyncIterable[bytes], ClientFrame | None]], timeout: float
+    ) -> list[Reply]:
+        """Each frame sent (as its data, with the request it is, if one) and the replies in order."""
         if self.is_closed:
             raise ConnectionLost(self.close_reason)
-        self._replies_due += len(frames)
+        self._awaiting.extend(frame for _data, frame in frames)
         try:
             async with asyncio.timeout(timeout):
-                for data in frames:
+                for data, _frame in frames:
                     await self._ws.send(data)
                 return [await self._next_reply() for _ in frames]
         except TimeoutError:
@@ -365,16 +393,31 @@ class HubConnection:
                 return
 
     async def get_blob(self, blob_id: str, *, timeout: float) -> bytes:
-        """Download a blob (``blob_incoming`` + one binary frame) and check its SHA-256."""
+        """Download a blob (``blob_incoming`` + one binary frame) and check its size and SHA-256.
+
+        A blob is at most ``BLOB_MAX_BYTES`` (§7.16): while it is asked for, no larger message is
+        read (the line closes at its header), and one announced larger is refused before its
+        bytes come (the line is dropped, as they cannot be skipped); bytes other than announced
+        are refused. A hub announcing 10 GiB once had 1.56 GB held until the reply timeout."""
         async with self._lock:
-            header = expect(await self._exchange(encode(GetBlob(id=blob_id)), timeout), BlobIncoming, "get_blob")
-            assert isinstance(header, BlobIncoming)
+            bound = self._ws.protocol.max_message_size
+            self._ws.protocol.max_message_size = min(bound or BLOB_MAX_BYTES, BLOB_MAX_BYTES)
             try:
-                async with asyncio.timeout(timeout):
-                    body = await self._next_reply()
-            except TimeoutError:
-                self.abort(f"blob bytes did not arrive within {timeout:g} s")
-                raise ConnectionLost("the hub did not send the blob in time") from None
+                header = expect(await self._exchange(encode(GetBlob(id=blob_id)), timeout), BlobIncoming, "get_blob")
+                assert isinstance(header, BlobIncoming)
+                if header.size > BLOB_MAX_BYTES:
+                    self.abort("the hub announced a blob larger than a blob may be")
+                    raise BadReply(
+                        f"the hub announced a blob of {header.size} bytes, larger than the {BLOB_MAX_BYTES >> 20} MiB a blob may be"
+                    )
+                try:
+                    async with asyncio.timeout(timeout):
+                        body = await self._next_reply()
+                except TimeoutError:
+                    self.abort(f"blob bytes did not arrive within {timeout:g} s")
+                    raise ConnectionLost("the hub did not send the blob in time") from None
+            finally:
+                self._ws.protocol.max_message_size = bound
         if not isinstance(body, bytes):
             expect(body, BlobIncoming, "get_blob")  # an interleaved error ends the download
             raise BadReply("the hub sent no blob bytes")

@@ -20,7 +20,9 @@ from parler_desktop.client.session import HubSession
 from parler_desktop.client.tls import check_ca_file
 from parler_desktop.disk_errors import os_error_text
 from parler_desktop.identity import KeyFileError
+from parler_desktop.logs import STDERR_FORMAT, EscapingFormatter
 from parler_desktop.paths import Home
+from parler_desktop.protocol.readable import escaped
 from parler_desktop.settings import load_settings
 from parler_desktop.store import StoreError
 
@@ -92,7 +94,16 @@ def stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
 
 
 def report(command: str, text: str) -> None:
-    print(f"parler-desktop {command}: {text}", file=sys.stderr, flush=True)
+    """One line on stderr; what the hub or a peer said in ``text`` is escaped (control bytes
+    would drive the terminal)."""
+    print(f"parler-desktop {command}: {escaped(text)}", file=sys.stderr, flush=True)
+
+
+def log_to_stderr() -> None:
+    """Warnings to stderr, one escaped line each (``logs.EscapingFormatter``)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(EscapingFormatter(STDERR_FORMAT))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
 
 
 def store_problem(error: StoreError, hub_url: str) -> str:
@@ -135,7 +146,7 @@ async def run_session(
 ) -> int:
     """Open the home's session on ``hub_url``, start it, and run ``body(session)`` until it
     returns an exit status, or SIGINT/SIGTERM arrives (then ``interrupted_status``); close all."""
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    log_to_stderr()
     try:
         session = await HubSession.open(home, hub_url, store_on_loop=True, **session_kwargs)
     except StoreError as error:

@@ -1,8 +1,9 @@
 """The push inbox: deliveries wait here until the session stores them.
 
 Pushes are doorbells, not the record (the cursor and ``since`` pulls are), so when the consumer
-falls behind the oldest ones are dropped rather than growing memory without bound; the
-reconciliation pulls whatever a dropped push carried.
+falls behind the oldest ones are dropped rather than growing memory without bound (a hub pushing
+50,000 a second for 20 s took the window from 116 to 650 MB); the rooms of dropped pushes are
+pulled (``HubConnection.dropped_rooms``).
 """
 
 from __future__ import annotations
@@ -26,11 +27,15 @@ class BoundedInbox(Generic[Item]):
         self._ready = asyncio.Event()
         self.dropped = 0
 
-    def put(self, item: Item) -> None:
+    def put(self, item: Item) -> Item | None:
+        """Queue ``item``; returns the oldest item if it was dropped to make room."""
+        lost = None
         if len(self._items) == self._items.maxlen:
             self.dropped += 1
+            lost = self._items[0]
         self._items.append(item)
         self._ready.set()
+        return lost
 
     def drain(self) -> list[Item]:
         """Everything waiting, oldest first, without blocking."""

@@ -23,6 +23,7 @@ from parler_desktop.client.errors import (
     BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, OutOfTurn, SessionClosed, TlsRefused,
 )
 from parler_desktop.client.events import Cause, ConnectionState, Notice, SessionEvent, StateChanged, StoreFailed
+from parler_desktop.client.fault_log import FaultLog
 from parler_desktop.client.outbox import Outbox
 from parler_desktop.client.pacing import PacedRequester, RequestPacer
 from parler_desktop.client.read_markers import ReadMarkers
@@ -35,7 +36,7 @@ from parler_desktop.client.wake import ResumeDetector
 from parler_desktop.disk_errors import has_room_near
 from parler_desktop.identity import Identity
 from parler_desktop.protocol import errors as codes
-from parler_desktop.protocol.frames import ClientFrame, HubFrame, Subscribe, Subscribed
+from parler_desktop.protocol.frames import ClientFrame, HubFrame, Pull, Subscribe, Subscribed
 from parler_desktop.store import StoreError, StoreProblem
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,7 @@ class ConnectionLifecycle:
         self, hub_url: str, identity: Identity, *, name: str, role: str | None, join_secret: str | None,
         ca_file: str | None, tuning: SessionTuning, clock: Clock, rng: random.Random, pacer: RequestPacer,
         emit: Callable[[SessionEvent], None], commit: Committer, sync: RoomSync, outbox: Outbox,
-        read_markers: ReadMarkers, rosters: RosterWatcher, other_posts: OtherPosts, sync_messages: bool,
+        read_markers: ReadMarkers, rosters: RosterWatcher, other_posts: OtherPosts, sync_messages: bool, faults: FaultLog,
     ) -> None:
         """``sync_messages=False`` serves only the outbox on each connection (no subscribe, no sync)."""
         self.hub_url = hub_url
@@ -77,6 +78,7 @@ class ConnectionLifecycle:
         self._rosters = rosters
         self._other_posts = other_posts
         self._sync_messages = sync_messages
+        self._faults = faults  # the hub's faults, counted when they repeat, over every connection
         self.state = StateChanged(ConnectionState.STOPPED, hub_url, identity.agent_id)
         self._state_changed: asyncio.Future[None] | None = None
         self._supervisor = TaskSupervisor("session", self._task_failed)
@@ -140,6 +142,7 @@ class ConnectionLifecycle:
                 pass
         await self._supervisor.cancel_all()
         await self._commit.drain()
+        self._faults.flush()
         self._set_state(ConnectionState.STOPPED)
 
     # ---- the run loop ------------------------------------------------------------------------
@@ -159,6 +162,8 @@ class ConnectionLifecycle:
                     open_timeout=self.tuning.open_timeout_secs,
                     on_notice=lambda text: self._emit(Notice(text)),
                     inbox_capacity=self.tuning.inbox_capacity,
+                    faults=self._faults,
+                    max_message_bytes=self.tuning.max_message_bytes,
                 )
                 unreachable_streak = 0
                 await self._serve(conn)
@@ -263,6 +268,8 @@ class ConnectionLifecycle:
             self._sync.live = False
             await link.cancel_all()
             await conn.close()
+            if isinstance(conn.oversized, Pull):  # its next pulls ask for fewer messages
+                self._sync.page_did_not_fit(conn.oversized.room)
 
     async def _subscribe(self, request: Requester) -> bool:
         try:
@@ -274,7 +281,9 @@ class ConnectionLifecycle:
 
     async def _pump(self, conn: HubConnection) -> None:
         while True:
-            await self._sync.accept_pushes(await conn.deliveries.wait())
+            pushed = await conn.deliveries.wait()
+            dropped, conn.dropped_rooms = conn.dropped_rooms, set()
+            await self._sync.accept_pushes(pushed, dropped)
 
     # ---- requests ----------------------------------------------------------------------------
 

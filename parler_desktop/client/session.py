@@ -23,6 +23,7 @@ from parler_desktop.client.clock import Clock, SystemClock
 from parler_desktop.client.commit import Committer
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, StateChanged, StoreFailed
+from parler_desktop.client.fault_log import FaultLog
 from parler_desktop.client.hub_identity import load_hub_identity
 from parler_desktop.client.lifecycle import ConnectionLifecycle
 from parler_desktop.client.outbox import FINISHED_ITEM_KEEP_SECS, Outbox, build_item
@@ -105,13 +106,15 @@ class HubSession:
         self._clock: Clock = clock or SystemClock()
         self._owns_store = False
         self._listeners: list[Listener] = []
+        self._faults = FaultLog(lambda text: self._emit(Notice(text)))  # the hub's, counted when they repeat
         per_minute = self.tuning.ops_per_minute
         self._pacer = RequestPacer(self._clock, per_window=per_minute, reserved=reserve_for(per_minute))
         self._commit = Committer(store, self._emit)
         self._arrivals = Arrivals(self._emit, signature_of)  # pushes shown before they are stored
         self._sync = RoomSync(
             store, self._commit, self._emit, self._clock, mentions_me=self._mentions_me, show_early=self._arrivals.announce,
-            page_size=self.tuning.page_size, on_marked=lambda room: self._read_markers.on_marked(room),
+            faults=self._faults, page_size=self.tuning.page_size, first_sync_messages=self.tuning.first_sync_messages,
+            catch_up_messages=self.tuning.catch_up_messages, on_marked=lambda room: self._read_markers.on_marked(room),
         )
         self._outbox = Outbox(store, self._commit, self._clock, my_id=identity.agent_id, on_sent=self._on_sent)
         self._read_markers = ReadMarkers(
@@ -123,7 +126,7 @@ class HubSession:
             self.hub_url, identity, name=name, role=role, join_secret=join_secret, ca_file=ca_file, tuning=self.tuning,
             clock=self._clock, rng=rng or random.Random(), pacer=self._pacer, emit=self._emit,
             commit=self._commit, sync=self._sync, outbox=self._outbox, read_markers=self._read_markers,
-            rosters=self._rosters, other_posts=self._other_posts, sync_messages=sync_messages,
+            rosters=self._rosters, other_posts=self._other_posts, sync_messages=sync_messages, faults=self._faults,
         )
         self._pending_notices: list[Notice] = []  # found before anyone could listen (settings)
         # Why the store is open read-only (a full disk): the cache can be read, nothing connects.
@@ -347,6 +350,16 @@ class HubSession:
         assert isinstance(reply, Sent)
         self._sync.request_full()  # the DM may be new: list it
         return reply
+
+    async def pull_older(self, room: str, before: int) -> int:
+        """Read the messages of ``room`` a catch-up left on the hub just below ``before`` (the
+        oldest stored seq the human scrolled to); they are stored and announced. How many (0:
+        none are left there)."""
+        gap = await self._sync.gap_below(room, before)
+        if gap is None:
+            return 0
+        conn = await self._lifecycle.connection()
+        return await self._sync.fill_gap(self._lifecycle.requester(conn), room, gap)
 
     async def fetch_blob(self, blob_id: str) -> bytes:
         """Download a blob; raises BadReply when its bytes do not match ``blob_id`` (SHA-256)."""

@@ -5,7 +5,10 @@ pulls, which never move the hub cursor. Per room we keep a *sync mark*: every me
 or below it is stored (persisted in the store, so it survives restarts). A pull pages
 forward from the mark until a page comes back short of the page size (the hub had nothing more at
 that moment; anything later is pushed to us because we subscribed before pulling, or found by the
-next reconciliation). The pulls do not wait for the pages' writes: ``page_writer.py`` stores them
+next reconciliation), or until a bound (``FIRST_SYNC_MESSAGES``, ``CATCH_UP_MESSAGES``): past it,
+the room is read from its newest page and what lies between is left on the hub, read as the human
+scrolls up (``history_window.py``), so a hub claiming endless history cannot fill the disk. Pushes
+for rooms the hub has not listed are ignored. The pulls do not wait for the pages' writes: ``page_writer.py`` stores them
 behind the pulls, several rooms per transaction, each page moving its room's mark as it is
 stored; a room's pull is settled (below) once its pages are stored. Pushed messages are stored
 at once for speed but do not move the mark, so a push the hub dropped between two stored ones is
@@ -36,6 +39,9 @@ from parler_desktop.client.commit import Committer
 from parler_desktop.client.connection import Requester
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused
 from parler_desktop.client.events import CursorChanged, MessagesPulled, MessagesStored, Notice, PullsOver, RoomsChanged, SessionEvent
+from parler_desktop.client.fault_log import FaultLog
+from parler_desktop.client.history_window import GAP_KEY, Gap, gaps_from, gaps_text, newest_page, page_below
+from parler_desktop.client.inbox import DEFAULT_CAPACITY
 from parler_desktop.client.page_writer import PageWriter, PulledChunk, RoomPulled, write_turn
 from parler_desktop.client.room_holds import RoomHolds
 from parler_desktop.protocol import errors as codes
@@ -47,6 +53,13 @@ Emit = Callable[[SessionEvent], None]
 log = logging.getLogger(__name__)
 
 DEFAULT_PAGE_SIZE = 500  # the hub caps a page at 1000
+HELD_PUSHES_MAX = DEFAULT_CAPACITY  # pushes held during a catch-up, as many as the inbox holds
+UNLISTED_REFRESH_SECS = 10.0  # pushes for rooms the hub has not listed ask for a ``rooms`` call this often at most
+# A catch-up reads a room forward this many messages at most (whole pages), then from its newest page
+# (``history_window.py``); what lies between is read as the human scrolls up. A room this store never
+# synced keeps its newest page then, not its oldest. A hub claiming endless history filled disk and memory.
+FIRST_SYNC_MESSAGES = 1000  # a room this store has never synced: two pages of 500
+CATCH_UP_MESSAGES = 10_000  # a room synced before: 20 pages (what the hub's retention keeps at least)
 PIPELINED_ROOMS = 16  # rooms whose first pages are asked for at once (``_pull_rooms``): one pull at a time
 # left the hub idle while the reply travelled and was read (bench_hubs.py's wake: 0.95 s -> 0.76 s, 8 at once 0.8 s)
 
@@ -79,7 +92,10 @@ class RoomSync:
         *,
         mentions_me: Callable[[StoredMessage], bool],
         show_early: Callable[[Sequence[StoredMessage]], list[StoredMessage]],
+        faults: FaultLog,
         page_size: int = DEFAULT_PAGE_SIZE,
+        first_sync_messages: int = FIRST_SYNC_MESSAGES,
+        catch_up_messages: int = CATCH_UP_MESSAGES,
         on_marked: Callable[[str], None] = lambda room: None,
     ) -> None:
         self._store = store
@@ -89,6 +105,8 @@ class RoomSync:
         self._mentions_me = mentions_me
         self._show_early = show_early  # announces pushes before they are stored (``Arrivals``)
         self._on_marked = on_marked
+        self._faults = faults
+        self._forward_messages = (first_sync_messages, catch_up_messages)  # read forward at most, then from the newest page
         self.page_size = page_size
         self.rooms: tuple[RoomInfo, ...] = ()
         self.live = False  # stored messages are flagged live (the session is LIVE)
@@ -100,9 +118,14 @@ class RoomSync:
         self._sent: list[tuple[str, int]] = []  # posts another process got accepted, to fetch and store
         self._restored = False  # the settled counts persisted by earlier processes were read
         self._holding: dict[str, list[StoredMessage]] | None = None  # pushes held during catch-up
+        self._held = 0  # pushes held in this catch-up: at most ``HELD_PUSHES_MAX``
+        self._held_over: set[str] = set()  # rooms of pushes not held for it: pulled after the catch-up
         self._hold_all = False  # hold every room's pushes (the room list is not known yet)
         self._full_wanted = False
         self._last_push = float("-inf")
+        self._page_limits: dict[str, int] = {}  # room -> messages a pull asks for, after a page did not fit
+        self._unreadable: set[str] = set()  # not pulled again: a message alone did not fit, or history without end
+        self._unlisted_refresh = float("-inf")  # when pushes for an unlisted room last asked for ``rooms``
         self._reader_waits: dict[str, float] = {}  # room -> when the human first waited for its pull
         self._unindexed = False  # pushes or pulled pages were stored for ``index_pending`` to index
         self._holds = RoomHolds(clock)  # rooms whose pull failed on the hub's fault, for a while
@@ -194,19 +217,42 @@ class RoomSync:
     def _announce_messages(self, new: list[StoredMessage]) -> list[MessagesStored]:
         return [MessagesStored(room, tuple(rows), live=self.live) for room, rows in group_by_room(new).items()]
 
-    async def accept_pushes(self, messages: Sequence[StoredMessage]) -> None:
-        """Deliveries from the inbox: stored at once, or held while their room is catching up."""
+    def _listed(self, messages: Iterable[StoredMessage]) -> list[StoredMessage]:
+        """``messages`` of the rooms the hub has listed. A push for another room is ignored (said
+        once, then counted): a hub could make up thousands of rooms so. A room joined since the
+        last ``rooms`` call (someone opened a DM with us) is asked for at most every
+        ``UNLISTED_REFRESH_SECS``, and its pull brings what the ignored push carried."""
+        known = {room.name for room in self.rooms}
+        messages = list(messages)
+        listed = [message for message in messages if message.room in known]
+        if len(listed) < len(messages):
+            unlisted = next(message.room for message in messages if message.room not in known)
+            self._faults.report("unlisted room", f"ignored messages the hub pushed for a room it has not listed: {unlisted!r}")
+            if self._clock.monotonic() - self._unlisted_refresh >= UNLISTED_REFRESH_SECS:
+                self._unlisted_refresh = self._clock.monotonic()
+                self.request_full()
+        return listed
+
+    async def accept_pushes(self, messages: Sequence[StoredMessage], dropped: Iterable[str] = ()) -> None:
+        """Deliveries from the inbox: stored at once, or held while their room is catching up
+        (while the room list is not known, every push is held); pushes for rooms the hub has not
+        listed are dropped (``_listed``). ``dropped``: rooms of pushes the inbox dropped, pulled
+        once the pushes fall quiet, as a push stored would have them."""
         self._last_push = self._clock.monotonic()
         known = {room.name for room in self.rooms}
+        self._pushed.update(room for room in dropped if room in known)
         ready: list[StoredMessage] = []
         for message in messages:
             if self._holding is not None and (self._hold_all or message.room in self._holding):
-                self._holding.setdefault(message.room, []).append(message)
+                if self._held < HELD_PUSHES_MAX:
+                    self._holding.setdefault(message.room, []).append(message)
+                    self._held += 1
+                else:  # a flood during a long catch-up: the room is pulled afterwards instead
+                    self._held_over.add(message.room)
                 continue
             ready.append(message)
-            self._pushed.add(message.room)
-            if message.room not in known:
-                self._full_wanted = True  # a room we joined since the last rooms call
+        ready = self._listed(ready)
+        self._pushed.update(message.room for message in ready)
         await self.store_messages(self._show_early(ready), index_now=False)
         self._unindexed = True
         self._kick.set()  # ``run`` indexes them, once ``listen`` has printed them
@@ -251,6 +297,22 @@ class RoomSync:
             LocalStore.set_cursor, room, reply.cursor, announce=lambda cursor: [CursorChanged(room, cursor)]
         )
 
+    def _limit(self, room: str) -> int:
+        """How many messages a pull of ``room`` asks for: the page size, or fewer after a page did
+        not fit in the largest message the connection reads (``page_did_not_fit``)."""
+        return self._page_limits.get(room, self.page_size)
+
+    def page_did_not_fit(self, room: str) -> None:
+        """A page of ``room`` was larger than the connection reads (it closed on it): its next
+        pulls, on the next connection, ask for half as many messages; a single message too large
+        leaves the room unread for this session (said once), as nothing can skip it."""
+        limit = self._limit(room)
+        if limit > 1:
+            self._page_limits[room] = limit // 2
+            return
+        self._unreadable.add(room)
+        self._emit(Notice(f"Could not read room {room}: the hub sends a message larger than this app reads", room=room))
+
     def _begin_pull(self, room: str) -> None:
         """Unsettled until this pull is stored: if it fails, the next reconciliation retries it;
         pushes landing from now on flag the room again."""
@@ -269,22 +331,84 @@ class RoomSync:
         mark = await self._mark(room)
         if mark is None:  # first time this store sees the room: learn where the human is, later
             self._cursor_unknown.add(room)
-        since, reply = mark or 0, first
+        bound = self._forward_messages[mark is not None]
+        since = read_to = mark or 0
+        reply, limit, pages = first, self._limit(room), 0
+        held: list[tuple[Pulled, int]] = []  # a first sync's pages (and their marks), kept until its history ends within the bound
         while True:
             if isinstance(reply, Exception):
                 raise reply
             assert isinstance(reply, Pulled)
-            check_advancing(room, since, reply.messages)
-            since = max([since, *(message.seq for message in reply.messages)])
-            if reply.messages or mark is None:  # (a new room's mark is stored even with nothing in it)
-                await writer.put(PulledChunk(room, reply.messages, since))
-            if reply.messages:
-                self._emit(MessagesPulled(room, tuple(reply.messages)))
-            if len(reply.messages) < self.page_size:
+            try:
+                check_advancing(room, read_to, reply.messages)
+            except BadReply:
+                if held:  # a first sync's pages before the one that did not advance are kept
+                    await self._queue_pages(writer, room, held, new_room=mark is None)
+                raise
+            pages += 1
+            read_to = max([read_to, *(message.seq for message in reply.messages)])
+            held.append((reply, read_to))
+            full = len(reply.messages) >= limit
+            if not full or mark is not None:
+                since = await self._queue_pages(writer, room, held, new_room=mark is None)
+            if not full:
                 break
-            reply = await request(Pull(room=room, since=since, limit=self.page_size), Pulled)
+            if pages * limit >= bound:
+                newest = await self._newest_page(request, room, read_to, limit)
+                if newest is None:
+                    self._unreadable.add(room)
+                    self._emit(Notice(f"The hub's history of room {room} does not end: it is not read further", room=room))
+                    break
+                if newest[0] > read_to:  # a first sync keeps its newest page, not its oldest
+                    held.clear()
+                    await self._leave_gap(room, (since, newest[0]))  # read as the human scrolls up (``fill_gap``)
+                    self._emit(Notice(f"Room {room}: its newest messages were read; scroll up for older ones", room=room))
+                read_to, reply = newest
+                continue
+            reply = await request(Pull(room=room, since=read_to, limit=limit), Pulled)
         self._holds.release(room)
         await writer.put(RoomPulled(room, hub_unread))
+
+    async def _queue_pages(self, writer: PageWriter, room: str, pages: list[tuple[Pulled, int]], *, new_room: bool) -> int:
+        """Queue ``pages`` (each with its room's mark once stored) for ``writer``, announce them,
+        and empty the list; the last mark."""
+        mark = pages[-1][1]
+        for page, mark in pages:
+            if page.messages or new_room:  # (a new room's mark is stored even with nothing in it)
+                await writer.put(PulledChunk(room, page.messages, mark))
+            if page.messages:
+                self._emit(MessagesPulled(room, tuple(page.messages)))
+        pages.clear()
+        return mark
+
+    @staticmethod
+    async def _newest_page(request: Requester, room: str, after: int, limit: int) -> tuple[int, Pulled] | None:
+        """``history_window.newest_page``; None also when the hub refuses a probe or answers it badly."""
+        try:
+            return await newest_page(request, room, after, limit)
+        except (HubRefused, BadReply):
+            return None
+
+    async def _gaps(self, room: str) -> list[Gap]:
+        return gaps_from(await self._store.call(LocalStore.get_meta, GAP_KEY + room))
+
+    async def _leave_gap(self, room: str, gap: Gap) -> None:
+        """The messages in ``gap`` are left on the hub, for ``fill_gap_below`` to read."""
+        await self._store.call(LocalStore.set_meta, GAP_KEY + room, gaps_text([*await self._gaps(room), gap]))
+
+    async def gap_below(self, room: str, before: int) -> Gap | None:
+        """The gap a catch-up left in ``room`` just below the stored message ``before``, if any."""
+        below = [gap for gap in await self._gaps(room) if gap[1] < before]
+        return max(below, key=lambda gap: gap[1]) if below else None
+
+    async def fill_gap(self, request: Requester, room: str, gap: Gap) -> int:
+        """Store (and announce) the page of ``gap`` just below its top: the human scrolled up to
+        it. How many messages that was."""
+        left, messages = await page_below(request, room, gap, self._limit(room))
+        await self.store_messages(messages)
+        gaps = [each for each in await self._gaps(room) if each != gap]
+        await self._store.call(LocalStore.set_meta, GAP_KEY + room, gaps_text([*gaps, left]))
+        return len(messages)
 
     async def _check_quiet(self, request: Requester, room: RoomPulled) -> None:
         """A room whose pull stored nothing new: its stored unread must equal the hub's; if not,
@@ -332,8 +456,9 @@ class RoomSync:
         for name in [room.name for room in rooms] + unlisted:
             if self._holds.held(name):  # not now: left unsettled, a reconciliation after the hold pulls it
                 self._begin_pull(name)
-        rooms = sorted((room for room in rooms if not self._holds.held(room.name)), key=lambda r: (-r.unread, r.name))
-        unlisted = [name for name in unlisted if not self._holds.held(name)]
+        skipped = lambda name: self._holds.held(name) or name in self._unreadable  # noqa: E731
+        rooms = sorted((room for room in rooms if not skipped(room.name)), key=lambda r: (-r.unread, r.name))
+        unlisted = [name for name in unlisted if not skipped(name)]
         await self._know_marks([*(room.name for room in rooms), *unlisted])
         quiet: list[RoomPulled] = []
         writer = PageWriter(self._write_pulled, lambda done: self._rooms_pulled(done, quiet))
@@ -344,7 +469,7 @@ class RoomSync:
                     group = wanted[start:start + PIPELINED_ROOMS]
                     for name, _unread in group:
                         self._begin_pull(name)
-                    pulls = [Pull(room=name, since=self._marks.get(name) or 0, limit=self.page_size) for name, _unread in group]
+                    pulls = [Pull(room=name, since=self._marks.get(name) or 0, limit=self._limit(name)) for name, _unread in group]
                     firsts = await request.each(pulls, Pulled)
                     for (name, unread), first in zip(group, firsts):
                         await self._pull_guarded(request, name, unread, writer, first)
@@ -393,7 +518,7 @@ class RoomSync:
         Pushes are held from the start (while the room list is fetched, too), and each room's
         are stored right after its pulled pages are, so a room's messages come out in seq order.
         """
-        self._holding = {}
+        self._holding, self._held = {}, 0
         self._hold_all = True
         try:
             rooms = await self.refresh_rooms(request)
@@ -413,9 +538,14 @@ class RoomSync:
         finally:
             held, self._holding, self._hold_all = self._holding or {}, None, False
             await self._release([m for messages in held.values() for m in messages])
+            listed = {room.name for room in self.rooms}
+            self._pushed.update(room for room in self._held_over if room in listed)
+            self._held_over.clear()
 
     async def _release(self, held: list[StoredMessage]) -> None:
-        """Store held pushes; their rooms get a pull later, since the mark did not cover them."""
+        """Store held pushes (of listed rooms); their rooms get a pull later, since the mark did
+        not cover them."""
+        held = self._listed(held)
         self._pushed.update(m.room for m in held)
         await self.store_messages(held)
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from parler_desktop.client.connection import MAX_MESSAGE_BYTES
 from parler_desktop.client.inbox import DEFAULT_CAPACITY
-from parler_desktop.client.sync import DEFAULT_PAGE_SIZE
+from parler_desktop.client.sync import CATCH_UP_MESSAGES, DEFAULT_PAGE_SIZE, FIRST_SYNC_MESSAGES
 
 
 @dataclass(frozen=True)
@@ -28,4 +29,7 @@ class SessionTuning:
     resume_jump_secs: float = 5.0  # ... and how large a gap means "the machine slept"
     ops_per_minute: int = 480  # our share of the hub's 600 operations / minute / identity
     page_size: int = DEFAULT_PAGE_SIZE
+    first_sync_messages: int = FIRST_SYNC_MESSAGES  # a first sync reads forward this far, then from the newest page
+    catch_up_messages: int = CATCH_UP_MESSAGES  # (a room synced before)
     inbox_capacity: int = DEFAULT_CAPACITY
+    max_message_bytes: int = MAX_MESSAGE_BYTES  # the largest WebSocket message read (protocol.md §1.5)

@@ -20,3 +20,19 @@ _UNREADABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\
 def readable(text: str) -> str:
     """``text`` with controls and bidirectional controls replaced by U+FFFD (newline and tab kept)."""
     return _UNREADABLE.sub("\ufffd", text)
+
+
+_ESCAPED = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escaped(text: str) -> str:
+    """``text`` for one line of a terminal or a log: every control (C0 with newline and tab,
+    DEL, C1) and bidirectional control written as its escape (``\\x1b``, ``\\u202e``), so
+    nothing the hub or a peer sent retitles, clears or writes the clipboard of the terminal, or
+    starts a line of its own."""
+    return _ESCAPED.sub(_escape, text)

@@ -236,6 +236,9 @@ class SessionBridge(QObject):
         """``text`` to ``agent``'s DM, made by the hub when need be (``HubSession.message_agent``)."""
         return await self._require_session().message_agent(agent, text)
 
+    async def pull_older(self, room: str, before: int) -> int:
+        return await self._require_session().pull_older(room, before)
+
     async def fetch_blob(self, blob_id: str) -> bytes:
         return await self._require_session().fetch_blob(blob_id)
 

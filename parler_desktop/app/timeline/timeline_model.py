@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import logging
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -32,9 +33,12 @@ from parler_desktop.app.timeline.message_reading import MessageReading
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
 from parler_desktop.app.timeline.timeline_rows import TimelineRows
 from parler_desktop.app.timeline.waiting_messages import WaitingMessages
+from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.client.events import OutboxItem, OutboxStatus
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.store import LocalStore
+
+log = logging.getLogger(__name__)
 
 # Rows read per page: opening a room lays out every row it reads (in bench/bench_ui.py 200 rows
 # held the window for 44-80 ms, 60 rows for 19-26 ms); the view reads more while they do not fill it.
@@ -94,6 +98,8 @@ class TimelineModel(TimelineRows):
         self._loading = False
         self._loading_older = False
         self._older_task: asyncio.Task | None = None
+        self._hub_older = True  # the hub may hold older messages a catch-up left there (``load_older_from_hub``)
+        self._asking_hub = False
         self.has_newer = False  # stored messages after the loaded window (it opened at the first unread)
         # Where the view goes once loaded: "unread" (the read cursor), "newest", or a seq (that message).
         self.landing: str | int = "unread"
@@ -132,7 +138,7 @@ class TimelineModel(TimelineRows):
         self._incoming.clear()
         self._shown_early.clear()
         self._outbox_during_load.clear()
-        self._loading_older = False
+        self._loading_older, self._hub_older, self._asking_hub = False, True, False
         self.endResetModel()
         self._loading = room is not None and self._bridge.store is not None
         if self._loading:
@@ -170,6 +176,15 @@ class TimelineModel(TimelineRows):
         self._older_task = self._bridge.tasks.spawn("older history", self._load_older(self.room, self._generation))
         return True
 
+    def load_older_from_hub(self) -> None:
+        """The reader reached the oldest stored message: ask the session for the page a catch-up
+        left on the hub just below it (sync.py reads a long room's newest messages, not all of
+        them). It is stored and announced, and goes in where its seqs belong; asked again on the
+        next scroll up until the session says none is left."""
+        if self._hub_older and not self._asking_hub and self._stored and self.room is not None and not self._loading:
+            self._asking_hub = True
+            self._bridge.tasks.spawn("older history from the hub", self._pull_older(self.room, self._generation))
+
     async def _load_older(self, room: str, generation: int) -> None:
         """Page back by seq, not by row: rows shift when a gap fill lands before the window."""
         try:
@@ -189,6 +204,16 @@ class TimelineModel(TimelineRows):
         self._stored[:0] = entries
         self._end_insert_rows(0)
         self.olderLoaded.emit(len(entries))
+
+    async def _pull_older(self, room: str, generation: int) -> None:
+        count = 0
+        try:
+            count = await self._bridge.pull_older(room, self._stored[0].seq or 0)
+        except (ConnectionLost, HubRefused, BadReply, SessionClosed) as error:
+            log.info("older messages of %s not read from the hub: %s", room, error)
+        finally:
+            if generation == self._generation:
+                self._asking_hub, self._hub_older = False, count > 0
 
     def load_newer(self) -> bool:
         """Read the page after the loaded window; False when there is none or one is on its way."""

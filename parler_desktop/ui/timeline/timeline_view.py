@@ -147,6 +147,8 @@ class TimelineView(MessageRowsView):
             self._model.load_older()
         elif value >= bar.maximum() - LOAD_OLDER_PX and self._model.has_newer:
             self._model.load_newer()
+        elif value <= LOAD_OLDER_PX and self._anchor_from_bottom is None:
+            self._model.load_older_from_hub()  # past the oldest stored: what a catch-up left on the hub
         self._jump_timer.start()  # after this turn's paint: a scroll while following paints first
 
     # -- what has been on screen ------------------------------------------------------------
