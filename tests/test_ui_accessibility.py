@@ -116,6 +116,7 @@ def test_every_visible_control_of_the_window_and_the_search_has_a_name(qtbot, ql
     state = QAccessible.queryAccessibleInterface(window.findChild(QWidget, "connectionText"))
     assert state.text(NAME).startswith("Connected to ") and "<" not in state.text(QAccessible.Text.Description)  # no tooltip markup
     assert QAccessible.queryAccessibleInterface(window.composer.edit).text(NAME) == "Message"
+    assert QAccessible.queryAccessibleInterface(window.composer).text(NAME) == "Composer"  # its group, as the panels are named
     assert QAccessible.queryAccessibleInterface(window.room_panel.filter).text(NAME) == "Filter rooms"
     window.room_panel.filter.setText("bu")  # its clear button shows
     assert unnamed_controls(window) == []

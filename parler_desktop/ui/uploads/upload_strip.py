@@ -43,6 +43,7 @@ class UploadStrip(QWidget):
     def __init__(self, model: UploadsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("uploadStrip")
+        self.setAccessibleName("Files being sent")
         self._model = model
         self.lines: list[UploadLine] = []
         self.tab_after: QWidget | None = None  # the window's widget before the strip in Tab order
