@@ -15,6 +15,8 @@ from support.desktop_fixtures import click_row, hub_cursor, join_room, open_room
 from support.peer_ops import hub_history, invite_code, say
 from support.private_bus import bus_address, server  # noqa: F401 - fixtures (three_hubs uses them)
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.raw_agent import RawAgent
+from test_journey_dispatch import dispatch_from_dialog, join_service
 from test_journey_hubs import rows, three_hubs  # noqa: F401 - fixture
 
 from parler_desktop.client.message_link import message_link
@@ -183,6 +185,35 @@ def test_tab_and_shift_tab_leave_the_composer_in_layout_order(qtbot, qloop, desk
     assert focused(window) is edit and edit.toPlainText() == "a\t"
     press(window, Qt.Key.Key_Tab, SHIFT)
     assert focused(window) is window.timeline
+
+
+def test_tab_reaches_the_dispatch_list_and_an_uploads_dismiss_where_they_are_laid_out(qtbot, qloop, desktop, hub, tmp_path):
+    """Tab follows the layout through what shows only at times: the dispatched work above the
+    timeline, and an upload's Dismiss between the timeline and the composer (before, both were
+    at the end of the Tab order, after the members)."""
+    window = desktop.window
+    window.resize(1400, 900)
+    worker = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="rev", role="reviewer"))
+    room = join_service(qtbot, qloop, desktop, worker, "review")
+    open_room(qtbot, desktop, room)
+    dispatch_from_dialog(qtbot, window, "review PR 42")
+    qtbot.waitUntil(window.dispatch.panel.isVisible, timeout=10_000)
+    too_large = tmp_path / "disk.img"
+    with too_large.open("wb") as handle:
+        handle.truncate(26 * 1024 * 1024)
+    window.uploads.send_files([str(too_large)])
+    strip = window.uploads.strip
+    qtbot.waitUntil(lambda: bool(strip.lines) and strip.lines[0].button.text() == "Dismiss", timeout=10_000)
+    activate(qtbot, window)
+    window.room_panel.view.setFocus()
+    order = []
+    for _ in range(4):
+        press(window, Qt.Key.Key_Tab)
+        order.append(focused(window).objectName())
+    assert order == ["dispatchList", "timeline", "uploadCancel", "composerEdit"]
+    press(window, Qt.Key.Key_Tab, SHIFT)
+    assert focused(window) is strip.lines[0].button
+    run_coroutine(qtbot, qloop, worker.close())
 
 
 def test_home_end_and_page_keys_scroll_the_timeline_from_an_empty_composer_and_the_bottom_reads(qtbot, qloop, desktop, peer):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
-from PySide6.QtGui import QDropEvent, QGuiApplication
+from PySide6.QtGui import QAccessible, QDropEvent, QGuiApplication
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog
 from support.desktop_fixtures import join_room, open_room
@@ -105,6 +105,7 @@ def test_a_file_above_the_hubs_limit_gets_one_sentence_and_nothing_is_posted(qtb
     line = strip.lines[0]
     assert line.label.text() == "disk.img (26.0 MiB) is too large for this hub; nothing was sent."
     assert not line.bar.isVisible() and line.button.text() == "Dismiss"
+    assert QAccessible.queryAccessibleInterface(strip).text(QAccessible.Text.Name) == "Files being sent"  # what a screen reader calls it
     QTest.mouseClick(line.button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not strip.isVisible(), timeout=5000)
     assert peer.deliveries.empty()

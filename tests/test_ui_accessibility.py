@@ -117,6 +117,7 @@ def test_every_visible_control_of_the_window_and_the_search_has_a_name(qtbot, ql
     state = QAccessible.queryAccessibleInterface(window.findChild(QWidget, "connectionText"))
     assert state.text(NAME).startswith("Connected to ") and "<" not in state.text(QAccessible.Text.Description)  # no tooltip markup
     assert QAccessible.queryAccessibleInterface(window.composer.edit).text(NAME) == "Message"
+    assert QAccessible.queryAccessibleInterface(window.composer).text(NAME) == "Composer"  # its group, as the panels are named
     assert QAccessible.queryAccessibleInterface(window.room_panel.filter).text(NAME) == "Filter rooms"
     window.room_panel.filter.setText("bu")  # its clear button shows
     assert unnamed_controls(window) == []
@@ -126,6 +127,9 @@ def test_every_visible_control_of_the_window_and_the_search_has_a_name(qtbot, ql
     qtbot.keyClicks(dialog.query, "over")
     qtbot.waitUntil(lambda: dialog.results.model().rowCount() == 1, timeout=5000)
     assert unnamed_controls(dialog) == []
+    combos = [i for i in walk(QAccessible.queryAccessibleInterface(dialog)) if i.role() == Role.ComboBox]
+    labels = {i.object().objectName(): [label.text(NAME) for label, _ in i.relations(QAccessible.RelationFlag.Label)] for i in combos}
+    assert labels == {"searchRoom": ["Room"], "searchKind": ["Kind"]}  # AT-SPI names a combo box by its value: the label says what it is
     (result,) = [i for i in walk(QAccessible.queryAccessibleInterface(dialog.results)) if i.role() == Role.ListItem]
     place = f"build on {window.shown_hub.label}, alice"
     assert re.fullmatch(rf"{place}, \d{{4}}-\d\d-\d\d \d\d:\d\d: over to you review the notes boss", result.text(NAME))  # no marks

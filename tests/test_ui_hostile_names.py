@@ -130,6 +130,8 @@ def test_a_room_named_with_a_megabyte_of_text_keeps_the_window_on_screen(qtbot, 
         assert right <= window.width(), widget.objectName()  # Send, the sidebar: on screen
     shown = window.room_title.text()
     assert shown.startswith("long-WWW") and len(shown) < 1000  # elided, not the whole megabyte
+    title = window.room_title
+    assert shown.endswith("…") and title.fontMetrics().horizontalAdvance(shown) <= title.contentsRect().width()  # its "…" inside the padding
     view = window.room_panel.view
     row = next(r for r in range(view.model().rowCount()) if view.model().index(r, 0).data(roles.ROOM_NAME) == name)
     listed = view.model().index(row, 0).data(Qt.ItemDataRole.DisplayRole)  # laid out at every paint of the list

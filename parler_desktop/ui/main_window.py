@@ -119,9 +119,10 @@ class MainWindow(QMainWindow):
         EmptyComposerScrolls(self.composer.edit, self.timeline, self)
         bar = self.connection_bar
         set_tab_order([  # as laid out: top, then left to right
-            bar.retry, bar.fresh_cache, bar.connect_button, self.room_panel.filter, self.room_panel.view,
+            bar.retry, bar.fresh_cache, bar.connect_button, self.room_panel.filter, self.room_panel.view, self.dispatch.panel,
             self.timeline, *self.request_bar.buttons.values(), *self.composer.focus_order, self.roster_panel.view,
         ])
+        self.uploads.strip.tab_after = list(self.request_bar.buttons.values())[-1]  # its buttons come next
         self.panels.fit_screen()
         self.opener = RoomOpener(self)
         self.needs_you = NeedsYou(self, self.needs, self.centre, lambda text: self.statusBar().showMessage(text, 10_000))

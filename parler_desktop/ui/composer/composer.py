@@ -115,6 +115,7 @@ class Composer(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("composer")
+        self.setAccessibleName("Composer")  # the group a screen reader names, as it does the panels around it
         self.edit = MessageEdit(self)
         self.edit.setObjectName("composerEdit")
         self.edit.setPlaceholderText("Message — Enter sends, Shift+Enter for a new line, @ to mention")

@@ -100,7 +100,9 @@ class SearchDialog(QDialog):
         filters.addRow("Room", self.room)
         row = QHBoxLayout()
         row.addWidget(self.author, 1)
-        row.addWidget(QLabel("Kind"))
+        kind_label = QLabel("Kind")
+        kind_label.setBuddy(self.kind)  # a screen reader reads the box as "Kind", not by its value only
+        row.addWidget(kind_label)
         row.addWidget(self.kind)
         filters.addRow("Author", row)
         layout = QVBoxLayout(self)

@@ -42,7 +42,7 @@ class ElidedLabel(QLabel):
 
     def _elide(self) -> None:
         one_line = display_text(self.full_text, NOTICE_CHARS)
-        self.setText(self.fontMetrics().elidedText(one_line, Qt.TextElideMode.ElideRight, self.width()))
+        self.setText(self.fontMetrics().elidedText(one_line, Qt.TextElideMode.ElideRight, self.contentsRect().width()))  # inside its padding
 
 
 class ConnectionBar(QWidget):

@@ -8,6 +8,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from parler_desktop.app.uploads.uploads_model import UploadsModel
+from parler_desktop.ui.keyboard import set_tab_order
 
 BAR_STEPS = 1000
 
@@ -42,8 +43,10 @@ class UploadStrip(QWidget):
     def __init__(self, model: UploadsModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("uploadStrip")
+        self.setAccessibleName("Files being sent")
         self._model = model
         self.lines: list[UploadLine] = []
+        self.tab_after: QWidget | None = None  # the window's widget before the strip in Tab order
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(6, 2, 6, 0)
         model.rowsInserted.connect(self._rebuild)
@@ -57,6 +60,8 @@ class UploadStrip(QWidget):
         self.lines = [UploadLine(self._model, row, self) for row in range(self._model.rowCount())]
         for line in self.lines:
             self._layout.addWidget(line)
+        if self.tab_after is not None:  # made now, the buttons would come last in Tab order
+            set_tab_order([self.tab_after, *(line.button for line in self.lines)])
         self.setVisible(bool(self.lines))
 
     def _changed(self, first: QModelIndex, last: QModelIndex) -> None:
