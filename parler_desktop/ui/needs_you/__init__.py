@@ -1,0 +1,1 @@
+"""Needs you wired into the window: the queue, its Today panel."""
