@@ -55,6 +55,8 @@ class Settings:
     # hub URL -> the key file of the identity used there (absent: the home's; NO_KEY_FILE: none usable)
     hub_key_files: dict[str, str] = dataclasses.field(default_factory=dict)
     hub_names: dict[str, str] = dataclasses.field(default_factory=dict)  # hub URL -> the name the human gave it
+    # hub URL -> how much of its history the cache keeps (store/retention.py's text; absent: the default)
+    hub_retention: dict[str, str] = dataclasses.field(default_factory=dict)
     start_at_login: bool = False  # XDG autostart entry (Linux), kept in step by autostart.py
     appearance: str = "system"  # View → Appearance: "system" (follow the desktop), "light" or "dark"
 
@@ -78,6 +80,10 @@ class Settings:
         """These settings calling ``url`` ``name`` in the window ("" or only spaces: its address)."""
         names = {hub: given for hub, given in self.hub_names.items() if hub != url}
         return dataclasses.replace(self, hub_names={**names, url: name.strip()} if name.strip() else names)
+
+    def with_retention(self, url: str, policy_text: str) -> Settings:
+        """These settings keeping ``policy_text`` of ``url``'s history in its cache."""
+        return dataclasses.replace(self, hub_retention={**self.hub_retention, url: policy_text})
 
     def without_hub(self, url: str) -> Settings:
         """These settings without ``url`` (its CA file and name); the last hub is never removed. Its
@@ -115,6 +121,7 @@ _FIELD_TYPES = {
     "join_secret_file": (str,),
     "hub_ca_files": (dict,),
     "hub_names": (dict,),
+    "hub_retention": (dict,),
     "start_at_login": (bool,),
     "appearance": (str,),
 }
