@@ -3,6 +3,7 @@ by the session, unread counts unchanged, and history past what is kept read from
 
 from __future__ import annotations
 
+import pytest
 from support.desktop_fixtures import activate, click_room, hub_cursor, join_room, post_as, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
@@ -50,3 +51,25 @@ def test_scrolling_back_past_the_pruned_reads_the_hub_without_moving_the_cursor(
     assert hub_cursor(qtbot, qloop, desktop, hub.url, history) == cursor  # a since read moves nothing
     assert _stored(qtbot, qloop, desktop, history) == 1  # shown, not stored again
     assert unread(desktop, other) == 5
+
+
+@pytest.mark.parametrize("hub_layout", ["second of two hubs"], indirect=True)  # (one hub shows no heading)
+def test_keep_messages_on_the_hub_heading_sets_the_hubs_retention(qtbot, qloop, hub, desktop):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from parler_desktop.settings import load_settings
+    from support.desktop_fixtures import click_action, row_menu
+
+    click_action(qtbot, row_menu(qtbot, desktop, None, hub.url), "Keep messages…")
+    qtbot.waitUntil(lambda: desktop.hub_retention.dialog is not None and desktop.hub_retention.dialog.isVisible(), timeout=5000)
+    dialog = desktop.hub_retention.dialog
+    assert dialog.policy() == RetentionPolicy()  # the default: 90 days, 2 GB
+    qtbot.mouseClick(dialog.by_age, Qt.MouseButton.LeftButton)  # no bound by age
+    dialog.megabytes.selectAll()
+    qtbot.keyClicks(dialog.megabytes, "200")
+    qtbot.mouseClick(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+
+    chosen = RetentionPolicy(days=None, max_bytes=200 * 1024**2)
+    qtbot.waitUntil(lambda: desktop.hubs.entry(hub.url).bridge.session.cache_keeper.policy == chosen, timeout=5000)
+    assert load_settings(desktop.home.settings_file).settings.hub_retention == {hub.url: ",200"}

@@ -26,6 +26,7 @@ class RoomMenu(QObject):
     removeRequested = Signal(object)  # HubEntry: Remove this hub… on its heading
     freshCacheRequested = Signal(object)  # HubEntry: Start with a fresh cache, on a damaged hub's heading
     renameRequested = Signal(object)  # HubEntry: Rename… on its heading
+    keepRequested = Signal(object)  # HubEntry: Keep messages… on its heading
 
     def __init__(self, panel: RoomListPanel, hubs: HubList, preferences: AttentionPreferences) -> None:
         super().__init__(panel)
@@ -56,6 +57,7 @@ class RoomMenu(QObject):
         folded = entry.url in self._panel.model.collapsed
         menu.addAction("Show its rooms" if folded else "Fold its rooms", lambda: self._panel.set_collapsed(entry.url, not folded))
         menu.addAction("Rename…", lambda: self.renameRequested.emit(entry))
+        menu.addAction("Keep messages…", lambda: self.keepRequested.emit(entry))
         menu.addSeparator()
         remove = menu.addAction("Remove this hub…", lambda: self.removeRequested.emit(entry))
         remove.setEnabled(len(self._hubs.entries) > 1)
