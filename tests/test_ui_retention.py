@@ -4,6 +4,8 @@ by the session, unread counts unchanged, and history past what is kept read from
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 from support.desktop_fixtures import activate, click_room, hub_cursor, join_room, post_as, unread
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
@@ -52,10 +54,16 @@ def test_scrolling_back_past_the_pruned_reads_the_hub_without_moving_the_cursor(
     assert _stored(qtbot, qloop, desktop, history) == 1  # shown, not stored again
     assert unread(desktop, other) == 5
 
+    QTest.keyClick(desktop.window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    dialog = desktop.search.dialog
+    qtbot.waitUntil(dialog.isVisible, timeout=2000)
+    qtbot.keyClicks(dialog.query, "old")
+    qtbot.waitUntil(lambda: dialog.status.text().startswith("1 message (newest first). Older messages (up to "), timeout=5000)
+    assert dialog.status.text().endswith(") are not on this computer: scroll back in their room to read them from the hub.")
+
 
 @pytest.mark.parametrize("hub_layout", ["second of two hubs"], indirect=True)  # (one hub shows no heading)
 def test_keep_messages_on_the_hub_heading_sets_the_hubs_retention(qtbot, qloop, hub, desktop):
-    from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QDialogButtonBox
 
     from parler_desktop.settings import load_settings
