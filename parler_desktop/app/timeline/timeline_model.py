@@ -43,6 +43,10 @@ PAGE_SIZE = 60
 # never pauses does not grow without end. Rows go TRIM_ROWS at a time: the view neither lays out
 # nor paints for rows removed above it (``RowListView``), but each removal is a round of signals.
 FOLLOW_WINDOW, TRIM_ROWS = 120, 60
+# Rows loaded at most while the reader is up in the history: newer messages past them are counted
+# (the "new messages" pill) and read in when the reader scrolls down, as past a window opened at
+# the first unread; a window left scrolled up for a week held every message since (issue 42).
+MAX_ROWS = 2000
 CONTEXT_ROWS = 20  # read messages kept above the first unread when a room opens there
 
 
@@ -316,6 +320,8 @@ class TimelineModel(TimelineRows):
         later = [e for e in entries if (e.seq or 0) > newest]
         if not later:
             return
+        if not self.following and len(self._stored) + len(later) > MAX_ROWS:
+            self.has_newer = True  # (the newest rows are read again from the store)
         if self.has_newer:  # past the loaded window: read in when the reader gets there
             self.appended.emit(sum(1 for e in later if not e.mine))
             return
