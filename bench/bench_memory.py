@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QApplication
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_hubs import Agents, PaintEnds, Plan, open_window, close_window, rss_mb, room_name, show, wait_caught_up  # noqa: E402
+from bench_hubs import Agents, Crowd, PaintEnds, Plan, open_window, close_window, rss_mb, room_name, show, shows_last, sidebar, wait_caught_up  # noqa: E402
 from bench_ui import wait_for  # noqa: E402
 from support.hub_fixtures import HubProcess  # noqa: E402
 
@@ -42,6 +42,30 @@ from parler_desktop.paths import Home  # noqa: E402
 from parler_desktop.settings import Settings, save_settings  # noqa: E402
 from parler_desktop.ui.event_loop import AppEventLoop  # noqa: E402
 from parler_desktop.ui.qt_environment import prepare_qt_environment  # noqa: E402
+
+class RoomFiller(Crowd):
+    """bench_hubs.py's agents, and one more command: ``fill`` one room with many messages."""
+
+    async def fill(self, what: dict) -> dict:
+        url = self.urls[0]
+        for start in range(0, what["count"], 5000):
+            await self._post(url, [what["room"]] * min(5000, what["count"] - start))
+        return {"tokens": self.last_token}
+
+
+def fillers_process(pipe, urls, plan) -> None:
+    asyncio.run(RoomFiller(urls, plan).serve(pipe))
+
+
+class Fillers(Agents):
+    def __init__(self, urls, plan: Plan) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self._pipe, theirs = context.Pipe()
+        self.process = context.Process(target=fillers_process, args=(theirs, list(urls), plan), daemon=True)
+        self.process.start()
+
 
 PACKAGE = str(Path(__file__).resolve().parent.parent / "parler_desktop")
 
@@ -151,7 +175,8 @@ async def big_room(args: argparse.Namespace, desktop, agents: Agents, urls: list
     paints = PaintEnds(desktop.window.timeline)
     big, other = room_name(1), room_name(0)
     posted = await agents.ask("fill", {"room": big, "count": args.room_messages})
-    await wait_caught_up(desktop, posted["tokens"], 900)
+    mark = posted["tokens"][urls[0]][big]
+    await wait_for(lambda: shows_last(sidebar(desktop.hubs.entries[0]).get(big, (0, ""))[1], mark), 900)
     await show(desktop, paints, urls[0], other)
     await asyncio.sleep(1.0)
     before = settled_rss()
@@ -163,17 +188,18 @@ async def big_room(args: argparse.Namespace, desktop, agents: Agents, urls: list
         return not model.has_older
 
     await wait_for(at_start, 600)
-    opened = settled_rss()
+    opened, rows = settled_rss(), model.rowCount()
     await show(desktop, paints, urls[0], other)
     await asyncio.sleep(1.0)
     closed = settled_rss()
-    print(f"room of {args.room_messages:,}: RSS {before:.1f} MB before opening, {opened:.1f} MB scrolled to its start ({model.rowCount():,} rows), "
+    print(f"room of {args.room_messages:,}: RSS {before:.1f} MB before opening, {opened:.1f} MB scrolled to its start ({rows:,} rows), "
           f"{closed:.1f} MB closed = {closed / before:.2f}x", flush=True)
 
 
 async def main(args: argparse.Namespace) -> None:
     plan = Plan(args.hubs, args.rooms, args.agents, 0.0, 0, args.hot_share)
-    print(f"size: {plan.hubs} hubs x {plan.rooms} rooms, {args.rounds} rounds of {args.round:,} messages; trace {args.trace}; "
+    what = f"a room of {args.room_messages:,} messages" if args.room_messages else f"{args.rounds} rounds of {args.round:,} messages"
+    print(f"size: {plan.hubs} hubs x {plan.rooms} rooms, {what}; trace {args.trace}; "
           f"on {os.cpu_count()} cores", flush=True)
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
@@ -186,7 +212,7 @@ async def main(args: argparse.Namespace) -> None:
         save_settings(home.settings_file, Settings(display_name="boss", hubs=tuple(urls)))
         load_or_create_identity(home.key_file)
         load_or_create_identity(baseline.key_file)
-        agents = Agents(urls, plan)
+        agents = Fillers(urls, plan)
         try:
             await agents.ask("setup", {"window": str(home.key_file), "baseline": str(baseline.key_file)})
             desktop, running = await open_window(home, plan.hubs, plan.rooms)

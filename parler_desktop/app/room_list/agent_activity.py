@@ -19,6 +19,7 @@ Plain values and an injectable ``now``: the Qt side (``agent_watch``) feeds mess
 from __future__ import annotations
 
 import enum
+import sys
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
@@ -26,7 +27,7 @@ from parler_desktop.app.display_text import display_text
 from parler_desktop.protocol.parts import TaskStatus
 from parler_desktop.protocol.values import StoredMessage
 
-RECENT_KEPT = 500  # a room's newest messages kept for the loop check, at most (see the docstring)
+RECENT_KEPT = 100  # a room's newest messages kept for the loop check, at most (see the docstring)
 HUMAN_ROLES = frozenset({"supervisor", "human"})
 STATE_OF_TASK = {
     "awaiting": "waiting",
@@ -113,7 +114,8 @@ class AgentActivity:
         at = message.ts / 1000
         sender = message.sender
         human = sender.id == self.my_id or (sender.role or "").lower() in HUMAN_ROLES
-        room.add((at, sender.id, sender.name, human, message.seq))
+        # (interned: each message decodes its own copy of the same few ids and names)
+        room.add((at, sys.intern(sender.id), sys.intern(sender.name), human, message.seq))
         room.drop_before(at - self.loop_window, max(RECENT_KEPT, self.loop_messages + 1))
         if human:
             return
