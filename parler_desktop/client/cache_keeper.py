@@ -2,8 +2,8 @@
 
 A pass prunes one small transaction at a time on the store's thread, each step taking its turn
 behind the process's page writes (``page_writer.write_turn``), so neither the Qt thread nor a
-catch-up waits on it. A pass runs once the session is live, every ``interval`` seconds after, and
-at once when the human changes the policy (``set_policy``). The first pass of a cache made before
+catch-up waits on it. A pass runs a minute after the session is live, every ``interval`` seconds
+after, and at once when the human changes the policy (``set_policy``). The first pass of a cache made before
 incremental vacuum rewrites the file once (``LocalStore.use_incremental_vacuum``).
 """
 
@@ -20,6 +20,7 @@ from parler_desktop.store.retention import RetentionPolicy
 log = logging.getLogger(__name__)
 
 PASS_INTERVAL_SECS = 3600.0
+FIRST_PASS_SECS = 60.0
 
 
 def retention_of(settings: Settings, hub_url: str) -> RetentionPolicy:
@@ -43,7 +44,9 @@ class CacheKeeper:
         self._wake.set()
 
     async def run(self) -> None:
-        """Prune a pass now and then for ever (cancelled with the connection)."""
+        """Prune a pass a minute after the line is live (not in the catch-up's wake), then every
+        ``interval`` or when the policy changes, for ever (cancelled with the connection)."""
+        await self._wait(FIRST_PASS_SECS)
         while True:
             self._wake.clear()
             try:
@@ -53,10 +56,13 @@ class CacheKeeper:
             else:
                 if deleted:
                     log.info("pruned %d messages from %s", deleted, self._store.path.name)
-            try:
-                await asyncio.wait_for(self._wake.wait(), self._interval)
-            except TimeoutError:
-                pass
+            await self._wait(self._interval)
+
+    async def _wait(self, secs: float) -> None:
+        try:
+            await asyncio.wait_for(self._wake.wait(), secs)
+        except TimeoutError:
+            pass
 
     async def prune_pass(self) -> int:
         """Prune until the policy holds; how many messages went. Raises ``StoreError``."""

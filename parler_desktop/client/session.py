@@ -19,7 +19,7 @@ from typing import Any
 from parler_desktop.client.address import normalize_hub_url, parse_invite
 from parler_desktop.client.arrivals import Arrivals
 from parler_desktop.client.clock import Clock, SystemClock
-from parler_desktop.client.cache_keeper import CacheKeeper, retention_of
+from parler_desktop.client.cache_keeper import CacheKeeper
 from parler_desktop.client.commit import Committer
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, StateChanged, StoreFailed
@@ -145,7 +145,6 @@ class HubSession:
             first = normalize_hub_url(loaded.settings.hub_url) if loaded.settings.hub_url else None
             kwargs["join_secret"] = read_join_secret(home, loaded.settings, None if url == first else url)
         kwargs.setdefault("ca_file", loaded.settings.hub_ca_files.get(url))
-        kwargs.setdefault("retention", retention_of(loaded.settings, url))
         store, disk_full = await open_for_session(home.store_path(url, identity.agent_id), on_loop=store_on_loop)
         session = cls(url, identity, store, **kwargs)
         session._owns_store = True

@@ -59,8 +59,8 @@ class HubConnector:
         self._set_damaged(None)
         try:
             url = entry.url or await self._embedded_url()
-            session = await HubSession.open(self._home, url)  # with this hub's own join secret
-            session.set_retention(retention_of(load_settings(self._home.settings_file).settings, entry.url))
+            retention = retention_of(load_settings(self._home.settings_file).settings, entry.url)
+            session = await HubSession.open(self._home, url, retention=retention)  # with this hub's own join secret
         except StoreError as error:
             entry.status.show_problem(f"Could not connect: {error}", can_retry=True)
             self._offer_fresh_cache(error)
