@@ -281,3 +281,27 @@ def test_a_pushed_row_whose_paint_fails_ends_its_painter_and_the_view_paints_on(
     assert errors == []
     row = view.viewport().grab(view.visualRect(model.index(31))).toImage()
     assert len({row.pixel(x, y) for x in range(row.width()) for y in range(row.height())}) > 1  # its text is there
+
+
+def test_the_rows_laid_out_for_a_room_go_when_another_is_shown(qtbot, qloop, session, bridge):
+    """Issue 42: the delegate's row sizes held up to 20,000 laid-out rows (each with its body's
+    document) of every room shown, and a room scrolled back through was never given back."""
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 200)])
+    add_messages(qtbot, qloop, session, [message(seq, "other") for seq in range(200, 205)])
+    read_up_to(qtbot, qloop, session, 199)
+    view = make_view(qtbot, bridge)
+    model, bar = view.model(), view.verticalScrollBar()
+
+    def scrolled_up_to_the_first() -> bool:
+        bar.setValue(0)
+        return model.entry(0).seq == 1
+
+    qtbot.waitUntil(scrolled_up_to_the_first, timeout=10_000)
+    sizes = view.message_delegate.sizes
+    assert len(sizes._known) == 199
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.open_room("other")
+    qtbot.waitUntil(lambda: len(sizes._known) == 5, timeout=5000)  # the rows of the room shown, only
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.load_latest()  # the same room again: what is known stays
+    assert len(sizes._known) == 5

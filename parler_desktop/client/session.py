@@ -112,8 +112,7 @@ class HubSession:
         )
         self._rosters = RosterWatcher(self._commit, self._clock, interval=self.tuning.roster_secs)
         self._other_posts = OtherPosts(store, self._clock, self._sync.fetch_sent)
-        keep = retention or RetentionPolicy(None, None)
-        self.cache_keeper = CacheKeeper(store, keep) if sync_messages else None
+        self.cache_keeper = CacheKeeper(store, retention) if retention is not None and sync_messages else None
         self._lifecycle = ConnectionLifecycle(
             self.hub_url, identity, name=name, role=role, join_secret=join_secret, ca_file=ca_file, tuning=self.tuning,
             clock=self._clock, rng=rng or random.Random(), pacer=self._pacer, emit=self._emit,
@@ -309,7 +308,8 @@ class HubSession:
         return [m.with_signature(self._signature_of(m)) for m in reply.messages if m.room == room]
 
     def set_retention(self, policy: RetentionPolicy) -> None:
-        """Keep the cache within ``policy`` from now on (a pass starts at once when connected)."""
+        """Keep the cache within ``policy`` from now on (a pass starts at once when connected); a
+        session opened without a policy (a command's) keeps everything."""
         if self.cache_keeper is not None:
             self.cache_keeper.set_policy(policy)
 

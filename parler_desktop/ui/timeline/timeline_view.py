@@ -71,6 +71,7 @@ class TimelineView(MessageRowsView):
         self._jump = QPushButton("↑ Jump to first unread", self._viewport, objectName="jumpToUnread")
         self._jump.clicked.connect(self.jump_to_first_unread)
         self._jump.hide()
+        self._sizes_room: str | None = None  # the room whose rows the delegate's sizes know
         model.modelReset.connect(self._room_reset)
         model.roomLoaded.connect(lambda _room: self._room_loaded())
         model.olderLoaded.connect(self._older_loaded)
@@ -211,6 +212,9 @@ class TimelineView(MessageRowsView):
         self._read_more_while_short()
 
     def _room_reset(self) -> None:
+        if self._model.room != self._sizes_room:  # another room: the rows known (and their bodies) go
+            self.message_delegate.sizes.clear()  # (they held up to 20,000 laid-out bodies, issue 42)
+            self._sizes_room = self._model.room
         self.unseen = 0
         self._pill.hide()
         self._anchor_from_bottom = None
