@@ -283,9 +283,12 @@ def test_a_pushed_row_whose_paint_fails_ends_its_painter_and_the_view_paints_on(
     assert len({row.pixel(x, y) for x in range(row.width()) for y in range(row.height())}) > 1  # its text is there
 
 
-def test_the_rows_laid_out_for_a_room_go_when_another_is_shown(qtbot, qloop, session, bridge):
+def test_the_rows_laid_out_for_a_room_go_when_another_is_shown(qtbot, qloop, session, bridge, monkeypatch):
     """Issue 42: the delegate's row sizes held up to 20,000 laid-out rows (each with its body's
-    document) of every room shown, and a room scrolled back through was never given back."""
+    document) of every room shown, and the layout cache 1,500 bodies: a room scrolled back
+    through was never given back."""
+    from parler_desktop.ui.timeline import timeline_view
+
     add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 200)])
     add_messages(qtbot, qloop, session, [message(seq, "other") for seq in range(200, 205)])
     read_up_to(qtbot, qloop, session, 199)
@@ -297,11 +300,13 @@ def test_the_rows_laid_out_for_a_room_go_when_another_is_shown(qtbot, qloop, ses
         return model.entry(0).seq == 1
 
     qtbot.waitUntil(scrolled_up_to_the_first, timeout=10_000)
-    sizes = view.message_delegate.sizes
-    assert len(sizes._known) == 199
+    sizes, layouts = view.message_delegate.sizes, view.message_delegate.layouts
+    assert len(sizes._known) == 199 and len(layouts._documents) == 199
+    monkeypatch.setattr(timeline_view, "KEPT_LAYOUTS", 50)
     with qtbot.waitSignal(model.roomLoaded, timeout=5000):
         model.open_room("other")
     qtbot.waitUntil(lambda: len(sizes._known) == 5, timeout=5000)  # the rows of the room shown, only
+    assert len(layouts._documents) <= 50 + 5 and len(layouts._rows) <= 50 + 5  # and the bodies used last
     with qtbot.waitSignal(model.roomLoaded, timeout=5000):
         model.load_latest()  # the same room again: what is known stays
     assert len(sizes._known) == 5

@@ -32,6 +32,7 @@ from parler_desktop.ui.timeline.width_relayout import WidthRelayout
 
 BOTTOM_SLACK_PX = 4
 LOAD_OLDER_PX = 300
+KEPT_LAYOUTS = 300  # laid-out rows of the rooms shown before kept when another is shown (5 pages)
 
 
 class TimelineView(MessageRowsView):
@@ -214,6 +215,7 @@ class TimelineView(MessageRowsView):
     def _room_reset(self) -> None:
         if self._model.room != self._sizes_room:  # another room: the rows known (and their bodies) go
             self.message_delegate.sizes.clear()  # (they held up to 20,000 laid-out bodies, issue 42)
+            self.message_delegate.layouts.shrink(KEPT_LAYOUTS)  # a few pages, for going back
             self._sizes_room = self._model.room
         self.unseen = 0
         self._pill.hide()
