@@ -76,6 +76,7 @@ def test_following_the_bottom_keeps_only_the_newest_rows_and_scrolling_up_reads_
     qtbot.waitUntil(lambda: model.newest_seq == newest and at_bottom(view), timeout=10_000)
     seqs = [model.entry(row).seq for row in range(model.rowCount())]
     assert seqs == [*range(seqs[0], newest + 1)] and FOLLOW_WINDOW <= len(seqs) < FOLLOW_WINDOW + TRIM_ROWS  # the oldest went
+    assert len(view.message_delegate.sizes._known) <= len(seqs)  # and their layouts with them (issue 42)
     bar = view.verticalScrollBar()
 
     def scrolled_up_to_the_first() -> bool:  # the reader keeps scrolling up: a page is read in each time

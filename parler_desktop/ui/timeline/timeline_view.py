@@ -212,6 +212,13 @@ class TimelineView(MessageRowsView):
         self._anchor_from_bottom = None  # (not applied if the rows still fit: the range stayed)
         self._read_more_while_short()
 
+    def rowsAboutToBeRemoved(self, parent: QModelIndex, start: int, end: int) -> None:
+        """Rows that go (a followed room trimmed from the top) are forgotten by the row sizes,
+        which held every row ever laid out with its body, up to 20,000 (issue 42)."""
+        model = self._model
+        self.message_delegate.sizes.forget(entry.key for row in range(start, end + 1) if (entry := model.entry(row)) is not None)
+        super().rowsAboutToBeRemoved(parent, start, end)
+
     def _room_reset(self) -> None:
         if self._model.room != self._sizes_room:  # another room: the rows known (and their bodies) go
             self.message_delegate.sizes.clear()  # (they held up to 20,000 laid-out bodies, issue 42)
