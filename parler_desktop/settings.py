@@ -59,6 +59,8 @@ class Settings:
     hub_key_files: dict[str, str] = dataclasses.field(default_factory=dict)
     hub_names: dict[str, str] = dataclasses.field(default_factory=dict)  # hub URL -> the name the human gave it
     room_order: dict[str, str] = dataclasses.field(default_factory=dict)  # hub URL -> ROOMS_BY_NAME (absent: by activity)
+    # hub URL -> how much of its history the cache keeps (store/retention.py's text; absent: the default)
+    hub_retention: dict[str, str] = dataclasses.field(default_factory=dict)
     start_at_login: bool = False  # the OS's login start (platform/autostart), kept in step by the window
     appearance: str = "system"  # View → Appearance: "system" (follow the desktop), "light" or "dark"
 
@@ -87,6 +89,10 @@ class Settings:
         """These settings listing ``url``'s rooms A–Z (``by_name``) or newest activity first."""
         orders = {hub: order for hub, order in self.room_order.items() if hub != url}
         return dataclasses.replace(self, room_order={**orders, url: ROOMS_BY_NAME} if by_name else orders)
+
+    def with_retention(self, url: str, policy_text: str) -> Settings:
+        """These settings keeping ``policy_text`` of ``url``'s history in its cache."""
+        return dataclasses.replace(self, hub_retention={**self.hub_retention, url: policy_text})
 
     def without_hub(self, url: str) -> Settings:
         """These settings without ``url`` (its CA file, name and room order); the last hub is never removed. Its
@@ -125,6 +131,7 @@ _FIELD_TYPES = {
     "hub_ca_files": (dict,),
     "hub_names": (dict,),
     "room_order": (dict,),
+    "hub_retention": (dict,),
     "start_at_login": (bool,),
     "appearance": (str,),
 }

@@ -87,3 +87,21 @@ def test_the_loop_warning_from_running_counts_matches_counting_the_window(sender
         expected = ("loop", tuple(sorted(names.values())), window[-1][2])
     loops = [(hint.kind, hint.agents, hint.seq) for hint in activity.hints("r", now) if hint.kind == "loop"]
     assert loops == ([expected] if expected else [])
+
+
+def test_a_busy_room_keeps_only_its_newest_messages_for_the_loop_check():
+    """Issue 42: at 200 messages a second the 5-minute window held every message (60,000 a room)."""
+    from parler_desktop.app.room_list.agent_activity import RECENT_KEPT
+
+    activity = AgentActivity(ME.id, loop_messages=20, loop_window=300)
+    for seq in range(1, 3 * RECENT_KEPT):
+        made = dataclasses.replace(message(seq, "r", "ping", ALICE if seq % 2 else BOB), ts=int(T0 * 1000) + seq)
+        activity.observe(made)  # all within a second
+    assert len(activity._rooms["r"].recent) == RECENT_KEPT
+    (hint,) = activity.hints("r", T0 + 2)
+    assert (hint.kind, hint.agents, hint.seq) == ("loop", ("alice", "bob"), 3 * RECENT_KEPT - 1)
+    activity.loop_messages = 2 * RECENT_KEPT  # a setting above the bound: the check still has what it needs
+    for seq in range(3 * RECENT_KEPT, 6 * RECENT_KEPT):
+        activity.observe(dataclasses.replace(message(seq, "r", "ping", ALICE if seq % 2 else BOB), ts=int(T0 * 1000) + seq))
+    assert len(activity._rooms["r"].recent) == 2 * RECENT_KEPT + 1
+    assert [hint.kind for hint in activity.hints("r", T0 + 4)] == ["loop"]

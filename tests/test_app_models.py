@@ -327,3 +327,25 @@ def test_arrivals_reach_a_model_while_it_lives_and_no_longer(qtbot, qloop, sessi
     qtbot.waitUntil(lambda: not shiboken6.isValid(parented), timeout=5000)
     session.emit(MessagesArrived("ops", (message(2, "ops"),)))
     assert heard == ["team", "team"]
+
+
+def test_a_reader_up_in_the_history_holds_at_most_max_rows_and_reads_the_newer_on_the_way_down(
+    qtbot, qloop, session, bridge, qtmodeltester, monkeypatch
+):
+    """Issue 42: a window left scrolled up appended every message that came, for as long as it stayed."""
+    from parler_desktop.app.timeline import timeline_model
+
+    monkeypatch.setattr(timeline_model, "MAX_ROWS", 150)
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 11)])
+    model = opened_timeline(qtbot, bridge, qtmodeltester)
+    model.following = False  # the reader is up in the history
+    arrived: list[int] = []
+    model.appended.connect(arrived.append)
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(11, 411)])
+    qtbot.waitUntil(lambda: sum(arrived) == 400, timeout=10_000)
+    assert model.rowCount() <= 150 and model.has_newer
+    while model.has_newer:
+        rows = model.rowCount()
+        assert model.load_newer()
+        qtbot.waitUntil(lambda: model.rowCount() > rows or not model.has_newer, timeout=5000)
+    assert model.newest_seq == 410 and [model.entry(r).seq for r in range(model.rowCount())] == list(range(1, 411))

@@ -224,7 +224,7 @@ def test_a_rooms_menu_acts_on_its_own_hub_and_a_headings_menu_on_that_hub(qtbot,
     assert (shared.url, "team", 1) in rows(window)  # the same-named room on the other hub is still unread
 
     menu = row_menu(qtbot, app, None, killable.url)
-    assert [a.text() for a in menu.actions() if a.text()] == ["Retry now", "Fold its rooms", "Rename…", "Sort rooms", "Remove this hub…"]
+    assert [a.text() for a in menu.actions() if a.text()] == ["Retry now", "Fold its rooms", "Rename…", "Sort rooms", "Keep messages…", "Remove this hub…"]
     click_action(qtbot, menu, "Fold its rooms")
     qtbot.waitUntil(lambda: (killable.url, "team", 0) not in rows(window), timeout=5000)
     click_action(qtbot, row_menu(qtbot, app, None, killable.url), "Remove this hub…")

@@ -80,6 +80,7 @@ def test_following_the_bottom_keeps_only_the_newest_rows_and_scrolling_up_reads_
     qtbot.waitUntil(lambda: model.newest_seq == newest and at_bottom(view), timeout=10_000)
     seqs = [model.entry(row).seq for row in range(model.rowCount())]
     assert seqs == [*range(seqs[0], newest + 1)] and FOLLOW_WINDOW <= len(seqs) < FOLLOW_WINDOW + TRIM_ROWS  # the oldest went
+    assert len(view.message_delegate.sizes._known) <= len(seqs)  # and their layouts with them (issue 42)
     bar = view.verticalScrollBar()
 
     def scrolled_up_to_the_first() -> bool:  # the reader keeps scrolling up: a page is read in each time
@@ -331,3 +332,32 @@ def test_what_a_click_on_a_row_does_its_menu_offers_the_keyboard(qtbot, qloop, s
     assert opened == [QUrl("https://docs.example.com/a")]
     choose_from_the_menu_key(qtbot, view, 2, "Go to the message it replies to")
     qtbot.waitUntil(lambda: view.currentIndex().row() == 0, timeout=5000)
+
+
+def test_the_rows_laid_out_for_a_room_go_when_another_is_shown(qtbot, qloop, session, bridge, monkeypatch):
+    """Issue 42: the delegate's row sizes held up to 20,000 laid-out rows (each with its body's
+    document) of every room shown, and the layout cache 1,500 bodies: a room scrolled back
+    through was never given back."""
+    from parler_desktop.ui.timeline import timeline_view
+
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 200)])
+    add_messages(qtbot, qloop, session, [message(seq, "other") for seq in range(200, 205)])
+    read_up_to(qtbot, qloop, session, 199)
+    view = make_view(qtbot, bridge)
+    model, bar = view.model(), view.verticalScrollBar()
+
+    def scrolled_up_to_the_first() -> bool:
+        bar.setValue(0)
+        return model.entry(0).seq == 1
+
+    qtbot.waitUntil(scrolled_up_to_the_first, timeout=10_000)
+    sizes, layouts = view.message_delegate.sizes, view.message_delegate.layouts
+    assert len(sizes._known) == 199 and len(layouts._documents) == 199
+    monkeypatch.setattr(timeline_view, "KEPT_LAYOUTS", 50)
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.open_room("other")
+    qtbot.waitUntil(lambda: len(sizes._known) == 5, timeout=5000)  # the rows of the room shown, only
+    assert len(layouts._documents) <= 50 + 5 and len(layouts._rows) <= 50 + 5  # and the bodies used last
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.load_latest()  # the same room again: what is known stays
+    assert len(sizes._known) == 5

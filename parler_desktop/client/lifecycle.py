@@ -30,6 +30,7 @@ from parler_desktop.client.read_markers import ReadMarkers
 from parler_desktop.client.other_posts import OtherPosts
 from parler_desktop.client.roster import RosterWatcher
 from parler_desktop.client.sync import RoomSync
+from parler_desktop.client.cache_keeper import CacheKeeper
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.client.tuning import SessionTuning
 from parler_desktop.client.wake import ResumeDetector
@@ -58,6 +59,7 @@ class ConnectionLifecycle:
         ca_file: str | None, tuning: SessionTuning, clock: Clock, rng: random.Random, pacer: RequestPacer,
         emit: Callable[[SessionEvent], None], commit: Committer, sync: RoomSync, outbox: Outbox,
         read_markers: ReadMarkers, rosters: RosterWatcher, other_posts: OtherPosts, sync_messages: bool, faults: FaultLog,
+        cache_keeper: CacheKeeper | None = None,
     ) -> None:
         """``sync_messages=False`` serves only the outbox on each connection (no subscribe, no sync)."""
         self.hub_url = hub_url
@@ -79,6 +81,7 @@ class ConnectionLifecycle:
         self._other_posts = other_posts
         self._sync_messages = sync_messages
         self._faults = faults  # the hub's faults, counted when they repeat, over every connection
+        self._cache_keeper = cache_keeper
         self.state = StateChanged(ConnectionState.STOPPED, hub_url, identity.agent_id)
         self._state_changed: asyncio.Future[None] | None = None
         self._supervisor = TaskSupervisor("session", self._task_failed)
@@ -257,6 +260,8 @@ class ConnectionLifecycle:
                 link.spawn("read-markers", _until_lost(self._read_markers.run(request)))
                 link.spawn("rosters", _until_lost(self._rosters.run(request)))
                 link.spawn("other-posts", _until_lost(self._other_posts.run()))
+                if self._cache_keeper is not None:
+                    link.spawn("retention", self._cache_keeper.run())
             self._nudge.clear()
             self._sync.live = True
             self._live_since = self._clock.monotonic()

@@ -20,6 +20,7 @@ from typing import Any
 from parler_desktop.client.address import normalize_hub_url, parse_invite
 from parler_desktop.client.arrivals import Arrivals
 from parler_desktop.client.clock import Clock, SystemClock
+from parler_desktop.client.cache_keeper import CacheKeeper
 from parler_desktop.client.commit import Committer
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, StateChanged, StoreFailed
@@ -31,7 +32,7 @@ from parler_desktop.client.pacing import RequestPacer, reserve_for
 from parler_desktop.client.read_markers import ReadMarkers
 from parler_desktop.client.other_posts import OtherPosts
 from parler_desktop.client.roster import RosterWatcher
-from parler_desktop.client.sync import RoomSync
+from parler_desktop.client.sync import RoomSync, check_advancing
 from parler_desktop.client.tuning import SessionTuning
 from parler_desktop.client.uploads import send_blob
 from parler_desktop.identity import Identity, verify_signature
@@ -52,6 +53,8 @@ from parler_desktop.protocol.frames import (
     PutBlob,
     Recall,
     Recalled,
+    Pull,
+    Pulled,
     Redeem,
     Remember,
     Remembered,
@@ -67,6 +70,7 @@ from parler_desktop.protocol.values import (
 )
 from parler_desktop.settings import load_settings, read_join_secret
 from parler_desktop.store import LocalStore, StoreError, StoreWorker, open_for_session
+from parler_desktop.store.retention import RetentionPolicy
 
 log = logging.getLogger(__name__)
 SLOWEST_UPLOAD_BYTES_PER_SEC = 32 * 1024  # a slow line may take this long (a stalled one is dropped sooner)
@@ -89,9 +93,11 @@ class HubSession:
         rng: random.Random | None = None,
         tuning: SessionTuning | None = None,
         sync_messages: bool = True,
+        retention: RetentionPolicy | None = None,
     ) -> None:
         """``sync_messages=False`` keeps only the connection and the outbox (one-shot ``send``);
-        ``ca_file`` is the only CA trusted for a ``wss://`` hub (None: the system's)."""
+        ``ca_file`` is the only CA trusted for a ``wss://`` hub (None: the system's); the cache is
+        kept within ``retention`` (None: keep everything, as a command's session does)."""
         self.hub_url = normalize_hub_url(hub_url)
         self.identity = identity
         self.agent_id = identity.agent_id
@@ -101,6 +107,7 @@ class HubSession:
         # Verdicts on the store's thread, as messages are stored (DMs bound to us, §8).
         signature_of = functools.partial(verify_message, verify=verify_signature, my_id=identity.agent_id)
         store.check_signatures_with(signature_of)
+        self._signature_of = signature_of
         self.tuning = tuning or SessionTuning()
         self.sync_messages = sync_messages
         self._clock: Clock = clock or SystemClock()
@@ -122,11 +129,13 @@ class HubSession:
         )
         self._rosters = RosterWatcher(self._commit, self._clock, interval=self.tuning.roster_secs)
         self._other_posts = OtherPosts(store, self._clock, self._sync.fetch_sent)
+        self.cache_keeper = CacheKeeper(store, retention) if retention is not None and sync_messages else None
         self._lifecycle = ConnectionLifecycle(
             self.hub_url, identity, name=name, role=role, join_secret=join_secret, ca_file=ca_file, tuning=self.tuning,
             clock=self._clock, rng=rng or random.Random(), pacer=self._pacer, emit=self._emit,
             commit=self._commit, sync=self._sync, outbox=self._outbox, read_markers=self._read_markers,
             rosters=self._rosters, other_posts=self._other_posts, sync_messages=sync_messages, faults=self._faults,
+            cache_keeper=self.cache_keeper,
         )
         self._pending_notices: list[Notice] = []  # found before anyone could listen (settings)
         # Why the store is open read-only (a full disk): the cache can be read, nothing connects.
@@ -306,6 +315,21 @@ class HubSession:
         reply = await self._lifecycle.call(frame, DirectoryList)
         assert isinstance(reply, DirectoryList)
         return reply.agents
+
+    async def pull_history(self, room: str, since: int, limit: int) -> list[StoredMessage]:
+        """Up to ``limit`` messages of ``room`` after ``since``, read from the hub and not stored
+        (history the cache no longer keeps, store/retention.py), with their signature verdicts.
+        A ``since`` read: the cursor is neither read nor moved (protocol.md §7.2)."""
+        reply = await self._lifecycle.call(Pull(room=room, since=since, limit=limit), Pulled)
+        assert isinstance(reply, Pulled)
+        check_advancing(room, since, reply.messages)
+        return [m.with_signature(self._signature_of(m)) for m in reply.messages if m.room == room]
+
+    def set_retention(self, policy: RetentionPolicy) -> None:
+        """Keep the cache within ``policy`` from now on (a pass starts at once when connected); a
+        session opened without a policy (a command's) keeps everything."""
+        if self.cache_keeper is not None:
+            self.cache_keeper.set_policy(policy)
 
     async def invite(
         self,

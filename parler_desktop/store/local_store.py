@@ -26,6 +26,7 @@ from parler_desktop.store.needs_tables import NeedsTables
 from parler_desktop.store.outbox import OutboxTables
 from parler_desktop.store.outbox_file import OutboxRecovery
 from parler_desktop.store.outbox_item import OutboxStatus
+from parler_desktop.store.retention import RetentionTables
 from parler_desktop.store.room_counts import RoomCounts, RoomSummary
 from parler_desktop.store.salvage import salvage_written
 from parler_desktop.store.search import SearchTables
@@ -45,7 +46,7 @@ class FreshStart:
     outbox_recovery: OutboxRecovery | None = None
 
 
-class LocalStore(OutboxTables, DraftTables, FleetReads, SearchTables, RoomCounts, NeedsTables):
+class LocalStore(OutboxTables, DraftTables, FleetReads, SearchTables, RoomCounts, NeedsTables, RetentionTables):
     """The store of one (hub, identity); see the module docstring."""
 
     @classmethod
@@ -95,6 +96,7 @@ class LocalStore(OutboxTables, DraftTables, FleetReads, SearchTables, RoomCounts
         self._unindex_room(name)
         self._db.execute("DELETE FROM messages WHERE room = ?", (name,))
         self._db.execute("DELETE FROM roster WHERE room = ?", (name,))
+        self._db.execute("DELETE FROM pruned_spans WHERE room = ?", (name,))
         self._db.execute("DELETE FROM rooms WHERE name = ?", (name,))
 
     @guarded("reading the room list")

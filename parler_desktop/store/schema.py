@@ -154,9 +154,17 @@ def _room_unread_counts(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE rooms ADD COLUMN mentions_unread INTEGER NOT NULL DEFAULT 0")
 
 
+def _pruned_spans(db: sqlite3.Connection) -> None:
+    """Each room's pruned messages as spans the hub can be asked for again (``retention.py``)."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS pruned_spans (room TEXT NOT NULL, since INTEGER NOT NULL, "
+        "through INTEGER NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (room, through))"
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _initial_schema, _room_sync_marks, _room_settled_unread, _drafts, _message_signatures, _search_index,
-    _search_pending, _outbox_moved_out, _room_unread_counts,
+    _search_pending, _outbox_moved_out, _room_unread_counts, _pruned_spans,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

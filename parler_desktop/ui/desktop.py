@@ -36,6 +36,7 @@ from parler_desktop.ui.hubs.hub_choices import HubChoices
 from parler_desktop.ui.hubs.hub_connector import HubConnector
 from parler_desktop.ui.hubs.hub_rename import HubRename
 from parler_desktop.ui.room_list.room_order import RoomOrder
+from parler_desktop.ui.hubs.hub_retention import HubRetention
 from parler_desktop.ui.idle_collector import IdleCollector
 from parler_desktop.ui.hubs.invite_links import InviteLinks
 from parler_desktop.ui.timeline.link_opening import LinkOpening
@@ -97,6 +98,8 @@ class DesktopApp:
         self.attention.room_menu.renameRequested.connect(self.hub_rename.ask)
         self.room_order = RoomOrder(self.home, self.bridge.tasks, self.tell)
         self.attention.room_menu.sortRequested.connect(self.room_order.choose)
+        self.hub_retention = HubRetention(self.window, self.home, self.bridge.tasks, self.tell)
+        self.attention.room_menu.keepRequested.connect(self.hub_retention.ask)
         self.attention.room_menu.freshCacheRequested.connect(
             lambda entry: self.bridge.tasks.spawn("fresh cache", self.start_fresh_cache(entry))
         )

@@ -7,7 +7,8 @@ visible hitch. The young generations still collect as usual (well under a millis
 automatic full collection is turned off while the collector runs, and it runs one itself every
 ``interval`` seconds once no message has arrived for ``quiet`` seconds, or regardless once
 ``longest`` seconds have passed without one (a room that never falls quiet still gets its
-cycles collected).
+cycles collected). After each, the C allocator's free pages go back to the system
+(``free_memory.py``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import time
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
+
+from parler_desktop.ui import free_memory
 
 NEVER = 2**30  # a full-collection threshold that is never reached
 INTERVAL_SECS = 30.0
@@ -33,8 +36,10 @@ class IdleCollector(QObject):
         quiet: float = QUIET_SECS,
         longest: float = LONGEST_SECS,
         clock: Callable[[], float] = time.monotonic,
+        give_back: Callable[[], None] = free_memory.give_back,
     ) -> None:
         super().__init__(parent)
+        self._give_back = give_back
         self._quiet, self._longest, self._clock = quiet, longest, clock
         self._interval_ms = round(interval * 1000)
         self._last_activity = float("-inf")
@@ -68,5 +73,6 @@ class IdleCollector(QObject):
             self._timer.start(max(1, round(waiting * 1000)))
             return
         gc.collect()
+        self._give_back()
         self._last_collection = self._clock()
         self._timer.start(self._interval_ms)

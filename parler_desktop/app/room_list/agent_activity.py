@@ -9,7 +9,10 @@ working, ``awaiting``/``done``/``cancelled`` = idle. A room shows the most urgen
 - **Stuck**: an agent whose latest state is working and that has posted nothing for
   ``stuck_after`` seconds.
 - **Loop**: in the last ``loop_window`` seconds more than ``loop_messages`` messages passed
-  between exactly two agents and none came from a human (us, or anyone with a human role).
+  between exactly two agents and none came from a human (us, or anyone with a human role). Of a
+  busy room's window only the newest ``RECENT_KEPT`` messages (or ``loop_messages`` + 1, if more)
+  are kept: at 200 messages a second the window held 60,000 per room, and every message of an
+  accelerated soak (issue 42); the warning then speaks of those.
 
 Plain values and an injectable ``now``: the Qt side (``agent_watch``) feeds messages in and asks.
 """
@@ -17,6 +20,7 @@ Plain values and an injectable ``now``: the Qt side (``agent_watch``) feeds mess
 from __future__ import annotations
 
 import enum
+import sys
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
@@ -24,6 +28,7 @@ from parler_desktop.app.display_text import display_text
 from parler_desktop.protocol.parts import TaskStatus
 from parler_desktop.protocol.values import StoredMessage
 
+RECENT_KEPT = 100  # a room's newest messages kept for the loop check, at most (see the docstring)
 HUMAN_ROLES = frozenset({"supervisor", "human"})
 STATE_OF_TASK = {
     "awaiting": "idle",  # waiting on the human or not: §4b's rules say (needs_you)
@@ -78,8 +83,9 @@ class _Room:
         self.humans += entry[3]
         self.names[entry[1]] = entry[2]
 
-    def drop_before(self, at: float) -> None:
-        while self.recent and self.recent[0][0] < at:
+    def drop_before(self, at: float, keep: int) -> None:
+        """Forget the messages older than ``at``, and all but the newest ``keep``."""
+        while self.recent and (self.recent[0][0] < at or len(self.recent) > keep):
             _, sender, _, human, _ = self.recent.popleft()
             self.senders[sender] -= 1
             if not self.senders[sender]:
@@ -109,8 +115,9 @@ class AgentActivity:
         at = message.ts / 1000
         sender = message.sender
         human = sender.id == self.my_id or (sender.role or "").lower() in HUMAN_ROLES
-        room.add((at, sender.id, sender.name, human, message.seq))
-        room.drop_before(at - self.loop_window)
+        # (interned: each message decodes its own copy of the same few ids and names)
+        room.add((at, sys.intern(sender.id), sys.intern(sender.name), human, message.seq))
+        room.drop_before(at - self.loop_window, max(RECENT_KEPT, self.loop_messages + 1))
         if human:
             return
         agent = room.agents.get(sender.id)

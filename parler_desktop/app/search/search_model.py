@@ -72,6 +72,10 @@ class SearchResultsModel(QAbstractListModel):
         self._timer = QTimer(self, singleShot=True, interval=SEARCH_DELAY_MS)
         self._timer.timeout.connect(self._run)
 
+    # Hub time (ms) below which the searched caches pruned messages (store/retention.py): the
+    # newest search's results may miss older ones, which only the hub holds (None: none pruned).
+    pruned_before_ms: int | None = None
+
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._hits)
 
@@ -123,11 +127,13 @@ class SearchResultsModel(QAbstractListModel):
             return [(entry, hit) for hit in found]
 
         answers = await asyncio.gather(*(search(entry) for entry in hubs))
+        pruned = await asyncio.gather(*(entry.bridge.store.call(LocalStore.pruned_newest_ts) for entry in hubs))
         hits = sorted((pair for answer in answers for pair in answer), key=lambda pair: pair[1].ts, reverse=True)[:RESULT_LIMIT]
         if generation != self._generation:
             return
         self.beginResetModel()
         self._hits = hits
+        self.pruned_before_ms = max((ts for ts in pruned if ts is not None), default=None)
         self.endResetModel()
         self.searching.emit(False)
         self.finished.emit(len(hits))

@@ -28,6 +28,7 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QObject, Signal
 
 from parler_desktop.app.timeline.append_pacer import AppendPacer
+from parler_desktop.app.timeline.hub_history import older_from_hub
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.timeline.message_reading import MessageReading
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
@@ -47,12 +48,17 @@ PAGE_SIZE = 60
 # never pauses does not grow without end. Rows go TRIM_ROWS at a time: the view neither lays out
 # nor paints for rows removed above it (``RowListView``), but each removal is a round of signals.
 FOLLOW_WINDOW, TRIM_ROWS = 120, 60
+# Rows loaded at most while the reader is up in the history: newer messages past them are counted
+# (the "new messages" pill) and read in when the reader scrolls down, as past a window opened at
+# the first unread; a window left scrolled up for a week held every message since (issue 42).
+MAX_ROWS = 2000
 CONTEXT_ROWS = 20  # read messages kept above the first unread when a room opens there
 
 
-def _opening_page(store: LocalStore, room: str, landing: str | int) -> tuple[int, int, int, list[Any], list[OutboxItem]]:
+def _opening_page(store: LocalStore, room: str, landing: str | int) -> tuple[int, int, int, list[Any], list[OutboxItem], bool]:
     """On the store's thread, in one call (one consistent read, one round trip): where the room
-    opens, its message count and cursor, that page, and the posts still in the outbox."""
+    opens, its message count and cursor, that page, the posts still in the outbox, and whether
+    the cache pruned messages older than the page (``hub_history.py``)."""
     total = store.message_count(room)
     cursor = store.cursor(room)
     first_unread = store.row_of_seq(room, cursor)
@@ -64,7 +70,8 @@ def _opening_page(store: LocalStore, room: str, landing: str | int) -> tuple[int
     if isinstance(landing, int):  # one message, with a little context above it
         offset = min(offset, max(0, store.row_of_seq(room, landing - 1) - CONTEXT_ROWS))
     messages = store.messages_slice(room, offset, PAGE_SIZE)
-    return offset, total, cursor, messages, _unstored_posts(store, room)
+    pruned = offset == 0 and bool(messages) and store.pruned_span_before(room, messages[0].seq) is not None
+    return offset, total, cursor, messages, _unstored_posts(store, room), pruned
 
 
 def _unstored_posts(store: LocalStore, room: str) -> list[OutboxItem]:
@@ -77,10 +84,12 @@ def _unstored_posts(store: LocalStore, room: str) -> list[OutboxItem]:
     return unsent + [item for item in sent if item.message_id is None or store.message_by_id(room, item.message_id) is None]
 
 
-def _page_before(store: LocalStore, room: str, seq: int) -> tuple[list[Any], int]:
-    """On the store's thread: the page before ``seq``, and the row its first message is at."""
+def _page_before(store: LocalStore, room: str, seq: int) -> tuple[list[Any], int, bool]:
+    """On the store's thread: the page before ``seq``, the row its first message is at, and
+    whether the cache pruned messages older than it."""
     messages = store.messages_before(room, seq, PAGE_SIZE)
-    return messages, store.row_of_seq(room, messages[0].seq - 1) if messages else 0
+    before = store.row_of_seq(room, messages[0].seq - 1) if messages else 0
+    return messages, before, before == 0 and store.pruned_span_before(room, messages[0].seq if messages else seq) is not None
 
 
 class TimelineModel(TimelineRows):
@@ -101,6 +110,7 @@ class TimelineModel(TimelineRows):
         self._hub_older = True  # the hub may hold older messages a catch-up left there (``load_older_from_hub``)
         self._asking_hub = False
         self.has_newer = False  # stored messages after the loaded window (it opened at the first unread)
+        self.older_at_hub = False  # the cache pruned messages older than the window: the hub has them
         # Where the view goes once loaded: "unread" (the read cursor), "newest", or a seq (that message).
         self.landing: str | int = "unread"
         self._incoming = WaitingMessages()
@@ -133,7 +143,7 @@ class TimelineModel(TimelineRows):
         "newest" reads the newest page whatever is unread, a seq the page holding that message."""
         self._generation += 1
         self.beginResetModel()
-        self.room, self.landing, self.has_newer = room, landing, False
+        self.room, self.landing, self.has_newer, self.older_at_hub = room, landing, False, False
         self._stored, self._outbox, self._offset, self.read_marker, self.cursor = [], [], 0, 0, 0
         self._incoming.clear()
         self._shown_early.clear()
@@ -149,13 +159,14 @@ class TimelineModel(TimelineRows):
         self.open_room(self.room, landing="newest")
 
     async def _load_newest(self, room: str, generation: int) -> None:
-        offset, total, cursor, messages, outbox = await self._bridge.store.call(_opening_page, room, self.landing)
+        offset, total, cursor, messages, outbox, pruned = await self._bridge.store.call(_opening_page, room, self.landing)
         if generation != self._generation:
             return
         my_id, my_name = self._bridge.agent_id, self._bridge.name
         self.beginResetModel()
         self._offset = offset
         self.has_newer = offset + len(messages) < total
+        self.older_at_hub = pruned
         self._stored = [TimelineEntry.from_message(m, my_id) for m in messages]
         self._outbox = [TimelineEntry.from_outbox(item, my_id, my_name) for item in outbox]
         self.read_marker = self.cursor = int(cursor or 0)
@@ -168,9 +179,14 @@ class TimelineModel(TimelineRows):
         for item in changed.values():
             self._outbox_changed(item)
 
+    @property
+    def has_older(self) -> bool:
+        return self._offset > 0 or self.older_at_hub
+
     def load_older(self) -> bool:
-        """Read the page before the loaded window; False when there is none or one is on its way."""
-        if self._loading or self._loading_older or self._offset == 0 or self.room is None:
+        """Read the page before the loaded window (from the hub past what the cache keeps);
+        False when there is none or one is on its way."""
+        if self._loading or self._loading_older or not self.has_older or self.room is None:
             return False
         self._loading_older = True
         self._older_task = self._bridge.tasks.spawn("older history", self._load_older(self.room, self._generation))
@@ -187,17 +203,20 @@ class TimelineModel(TimelineRows):
 
     async def _load_older(self, room: str, generation: int) -> None:
         """Page back by seq, not by row: rows shift when a gap fill lands before the window."""
+        first_seq = self._stored[0].seq or 0 if self._stored else 0
         try:
-            messages, before = await self._bridge.store.call(_page_before, room, self._stored[0].seq or 0)
+            if self._offset == 0:
+                (messages, pruned), before = await older_from_hub(self._bridge, room, first_seq), 0
+            else:
+                messages, before, pruned = await self._bridge.store.call(_page_before, room, first_seq)
         finally:
             if generation == self._generation:
                 self._loading_older = False
         if generation != self._generation:
             return
-        first_seq = self._stored[0].seq or 0
         my_id = self._bridge.agent_id
         entries = [TimelineEntry.from_message(m, my_id) for m in messages if m.seq < first_seq]
-        self._offset = before
+        self._offset, self.older_at_hub = before, pruned
         if not entries:
             return
         self.beginInsertRows(QModelIndex(), 0, len(entries) - 1)
@@ -327,6 +346,8 @@ class TimelineModel(TimelineRows):
         later = [e for e in entries if (e.seq or 0) > newest]
         if not later:
             return
+        if not self.following and len(self._stored) + len(later) > MAX_ROWS:
+            self.has_newer = True  # (the newest rows are read again from the store)
         if self.has_newer:  # past the loaded window: read in when the reader gets there
             self.appended.emit(sum(1 for e in later if not e.mine))
             return

@@ -8,6 +8,7 @@ away (the next Ctrl+F shows it again with the same query).
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 
 from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, Signal
@@ -158,9 +159,12 @@ class SearchDialog(QDialog):
         if not self.query.text().strip():
             self.status.setText("")
         else:
-            self.status.setText(
-                "No messages found" if count == 0 else f"{count} message{'s' if count != 1 else ''} (newest first)"
-            )
+            found = "No messages found" if count == 0 else f"{count} message{'s' if count != 1 else ''} (newest first)"
+            pruned = self._model.pruned_before_ms
+            if pruned is not None:
+                day = datetime.datetime.fromtimestamp(pruned / 1000).strftime("%d %b %Y").lstrip("0")
+                found += f". Older messages (up to {day}) are not on this computer: scroll back in their room to read them from the hub."
+            self.status.setText(found)
         if count and not self.results.currentIndex().isValid():
             self.results.setCurrentIndex(self._model.index(0))
 

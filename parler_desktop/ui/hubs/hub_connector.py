@@ -15,12 +15,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from parler_desktop.app.hubs.hub_list import HubEntry
+from parler_desktop.client.cache_keeper import retention_of
 from parler_desktop.client.session import HubSession
 from parler_desktop.client.tasks import TaskSupervisor
 from parler_desktop.disk_errors import has_room_near, os_error_text
 from parler_desktop.hub import HubDatabaseError
 from parler_desktop.identity import KeyFileError
 from parler_desktop.paths import Home
+from parler_desktop.settings import load_settings
 from parler_desktop.store import LocalStore, StoreError
 
 REOPEN_CHECK_SECS = 2.0  # how often a read-only hub checks whether the disk has room again
@@ -57,7 +59,8 @@ class HubConnector:
         self._set_damaged(None)
         try:
             url = entry.url or await self._embedded_url()
-            session = await HubSession.open(self._home, url)  # with this hub's own join secret
+            retention = retention_of(load_settings(self._home.settings_file).settings, entry.url)
+            session = await HubSession.open(self._home, url, retention=retention)  # with this hub's own join secret
         except StoreError as error:
             entry.status.show_problem(f"Could not connect: {error}", can_retry=True)
             self._offer_fresh_cache(error)

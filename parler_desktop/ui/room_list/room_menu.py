@@ -28,6 +28,7 @@ class RoomMenu(QObject):
     freshCacheRequested = Signal(object)  # HubEntry: Start with a fresh cache, on a damaged hub's heading
     renameRequested = Signal(object)  # HubEntry: Rename… on its heading
     sortRequested = Signal(object, bool)  # HubEntry, A–Z (else by activity): Sort rooms
+    keepRequested = Signal(object)  # HubEntry: Keep messages… on its heading
 
     def __init__(self, panel: RoomListPanel, hubs: HubList, preferences: AttentionPreferences) -> None:
         super().__init__(panel)
@@ -59,6 +60,7 @@ class RoomMenu(QObject):
         menu.addAction("Show its rooms" if folded else "Fold its rooms", lambda: self._panel.set_collapsed(entry.url, not folded))
         menu.addAction("Rename…", lambda: self.renameRequested.emit(entry))
         self._add_sort(menu, entry)
+        menu.addAction("Keep messages…", lambda: self.keepRequested.emit(entry))
         menu.addSeparator()
         remove = menu.addAction("Remove this hub…", lambda: self.removeRequested.emit(entry))
         remove.setEnabled(len(self._hubs.entries) > 1)

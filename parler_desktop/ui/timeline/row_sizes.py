@@ -16,7 +16,7 @@ laid out at the new width a little later (painting always asks for the exact lay
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from parler_desktop.app.timeline.timeline_entry import RowContext, TimelineEntry, row_context
 from parler_desktop.app.timeline.timeline_model import TimelineModel
@@ -34,6 +34,12 @@ class RowSizes:
     def clear(self) -> None:
         self._known.clear()
         self.stale.clear()
+
+    def forget(self, keys: Iterable[str]) -> None:
+        """Forget the rows of ``keys`` (removed from the model)."""
+        for key in keys:
+            self._known.pop(key, None)
+            self.stale.discard(key)
 
     def layout(
         self,

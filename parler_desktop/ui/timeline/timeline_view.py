@@ -39,6 +39,7 @@ BOTTOM_SLACK_PX = 4
 LOAD_OLDER_PX = 300
 ANNOUNCED_ROWS = 3  # more new messages at once are announced as their number and the newest
 ANNOUNCE_EVERY_MS = 1000  # a burst is announced once (a screen reader would read behind a busy room)
+KEPT_LAYOUTS = 300  # laid-out rows of the rooms shown before kept when another is shown (5 pages)
 
 
 class TimelineView(MessageRowsView):
@@ -85,6 +86,7 @@ class TimelineView(MessageRowsView):
         self._jump = QPushButton("↑ Jump to first unread", self._viewport, objectName="jumpToUnread")
         self._jump.clicked.connect(self.jump_to_first_unread)
         self._jump.hide()
+        self._sizes_room: str | None = None  # the room whose rows the delegate's sizes know
         model.modelReset.connect(self._room_reset)
         model.roomLoaded.connect(lambda _room: self._room_loaded())
         model.olderLoaded.connect(self._older_loaded)
@@ -266,9 +268,20 @@ class TimelineView(MessageRowsView):
         self._anchor_from_bottom = None  # (not applied if the rows still fit: the range stayed)
         self._read_more_while_short()
 
+    def rowsAboutToBeRemoved(self, parent: QModelIndex, start: int, end: int) -> None:
+        """Rows that go (a followed room trimmed from the top) are forgotten by the row sizes,
+        which held every row ever laid out with its body, up to 20,000 (issue 42)."""
+        model = self._model
+        self.message_delegate.sizes.forget(entry.key for row in range(start, end + 1) if (entry := model.entry(row)) is not None)
+        super().rowsAboutToBeRemoved(parent, start, end)
+
     def _room_reset(self) -> None:
         self._unannounced = 0  # (another room's)
         self._divider_held = False
+        if self._model.room != self._sizes_room:  # another room: the rows known (and their bodies) go
+            self.message_delegate.sizes.clear()  # (they held up to 20,000 laid-out bodies, issue 42)
+            self.message_delegate.layouts.shrink(KEPT_LAYOUTS)  # a few pages, for going back
+            self._sizes_room = self._model.room
         self.unseen = 0
         self._pill.hide()
         self._anchor_from_bottom = None

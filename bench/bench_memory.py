@@ -1,0 +1,271 @@
+"""What the window keeps per message received (issue 42, item 1): a soak of the real window (this
+process, as bench_hubs.py runs it) on several hubs, with bench_hubs.py's agents posting as fast
+as the hubs take them, and the window's memory measured between rounds.
+
+Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_memory.py
+     [--hubs 3] [--rooms 30] [--agents 6] [--round 5000] [--rounds 4] [--trace] [--room-messages 0]
+
+- Without ``--trace``: RSS after each round (and once glibc's free pages are handed back, as the
+  idle collector does when the traffic pauses: the figure) of ``--round`` messages (spread over every room of every
+  hub, ``--hot-share`` into the room the window shows), the curve printed; the figure is RSS after
+  the last round against after the first (issue 42: <= 1.2x and <= 300 MB after 1,000,000 messages
+  against after 100,000; scale it with --round/--rounds for the machine).
+- ``--trace``: ``tracemalloc`` snapshots after round 1 and after the last round (25 frames), and the
+  allocation sites that grew the most between them (by line, and by the traceback's first frame in
+  ``parler_desktop``): what is kept per message. Slow: use a few thousand messages a round.
+- ``--room-messages N``: a room of N messages (read), RSS before opening it, after scrolling it back
+  to its start and after showing another room again (issue 42: after closing <= 1.1x before).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import linecache
+import os
+import sys
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_hubs import Agents, Crowd, PaintEnds, Plan, open_window, close_window, rss_mb, room_name, show, shows_last, sidebar, wait_caught_up  # noqa: E402
+from bench_ui import wait_for  # noqa: E402
+from support.hub_fixtures import HubProcess  # noqa: E402
+
+from parler_desktop.identity import load_or_create_identity  # noqa: E402
+from parler_desktop.paths import Home  # noqa: E402
+from parler_desktop.settings import Settings, save_settings  # noqa: E402
+from parler_desktop.ui.event_loop import AppEventLoop  # noqa: E402
+from parler_desktop.ui.qt_environment import prepare_qt_environment  # noqa: E402
+
+class RoomFiller(Crowd):
+    """bench_hubs.py's agents, and one more command: ``fill`` one room with many messages."""
+
+    async def fill(self, what: dict) -> dict:
+        url = self.urls[0]
+        for start in range(0, what["count"], 5000):
+            await self._post(url, [what["room"]] * min(5000, what["count"] - start))
+        return {"tokens": self.last_token}
+
+
+def fillers_process(pipe, urls, plan) -> None:
+    asyncio.run(RoomFiller(urls, plan).serve(pipe))
+
+
+class Fillers(Agents):
+    def __init__(self, urls, plan: Plan) -> None:
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        self._pipe, theirs = context.Pipe()
+        self.process = context.Process(target=fillers_process, args=(theirs, list(urls), plan), daemon=True)
+        self.process.start()
+
+
+PACKAGE = str(Path(__file__).resolve().parent.parent / "parler_desktop")
+
+
+def settled_rss() -> float:
+    """RSS after a full collection (what is kept, not what waits for the collector)."""
+    gc.collect()
+    return rss_mb()
+
+
+def trimmed_rss() -> float:
+    """RSS once glibc has handed its free pages back (``malloc_trim``): what is held, not what
+    the allocator keeps for later."""
+    import ctypes
+
+    gc.collect()
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    return rss_mb()
+
+
+def print_growth(first: tracemalloc.Snapshot, last: tracemalloc.Snapshot, messages: int, top: int = 15) -> None:
+    """The sites that grew the most between the snapshots, by line and by our first frame."""
+    print(f"\ntop growing allocation sites over {messages:,} messages (bytes per message, blocks per message):")
+    for stat in last.compare_to(first, "lineno")[:top]:
+        frame = stat.traceback[0]
+        print(f"  {stat.size_diff / messages:8.1f} B {stat.count_diff / messages:6.2f}  {frame.filename.removeprefix(PACKAGE)}:{frame.lineno}"
+              f"  {linecache.getline(frame.filename, frame.lineno).strip()[:80]}")
+
+    def ours(snapshot: tracemalloc.Snapshot) -> dict[str, int]:
+        sizes: dict[str, int] = {}
+        for stat in snapshot.statistics("traceback"):
+            frame = next((f for f in stat.traceback if f.filename.startswith(PACKAGE)), None)
+            if frame is not None:
+                key = f"{frame.filename.removeprefix(PACKAGE)}:{frame.lineno}"
+                sizes[key] = sizes.get(key, 0) + stat.size
+        return sizes
+
+    before, after = ours(first), ours(last)
+    grown = sorted(((after.get(key, 0) - before.get(key, 0), key) for key in after), reverse=True)[:top]
+    print("\nby the first frame in parler_desktop (bytes per message):")
+    for size, key in grown:
+        print(f"  {size / messages:8.1f} B  {key}")
+
+
+def describe(container: object, skip: object, depth: int = 3) -> str:
+    """``container``'s type, and where it lives: the attribute or key of the object holding it."""
+    name = type(container).__name__
+    if depth == 0 or hasattr(container, "__dict__") and not isinstance(container, type):
+        return name
+    for owner in gc.get_referrers(container):
+        if owner is skip or owner is sys._getframe():
+            continue
+        if isinstance(owner, dict):
+            key = next((k for k, v in owner.items() if v is container), "?")
+            holder = next((o for o in gc.get_referrers(owner) if getattr(o, "__dict__", None) is owner), None)
+            if holder is not None:
+                return f"{name} in {type(holder).__name__}.{key}"
+            return f"{name} in dict[{str(key)[:20]}] in " + describe(owner, skip, depth - 1)
+        if isinstance(owner, (list, tuple, set)) or hasattr(owner, "__dict__"):
+            return f"{name} in " + describe(owner, skip, depth - 1)
+    return name
+
+
+def print_holders(top: int = 12) -> None:
+    """Who holds the messages alive now: each StoredMessage's referrers, named by their owner."""
+    from parler_desktop.protocol.values import StoredMessage
+
+    gc.collect()
+    messages = [o for o in gc.get_objects() if isinstance(o, StoredMessage)]
+    holders: dict[str, int] = {}
+    for message in messages:
+        for referrer in gc.get_referrers(message):
+            if referrer is messages:
+                continue
+            name = describe(referrer, messages)
+            holders[name] = holders.get(name, 0) + 1
+    oldest = min(messages, key=lambda m: m.seq, default=None)
+    chain, node = [], oldest
+    for _ in range(6):
+        owners = [o for o in gc.get_referrers(node) if o is not messages and not isinstance(o, type(sys._getframe()))]
+        if not owners:
+            break
+        node = owners[0]
+        size = len(node) if hasattr(node, "__len__") else ""
+        chain.append(f"{type(node).__name__}({size}){'' if not isinstance(node, tuple) else repr(node)[:120]}")
+    print("\nthe oldest message alive is held by: " + " <- ".join(chain))
+    print(f"\n{len(messages):,} StoredMessage objects alive, held by:")
+    for name, count in sorted(holders.items(), key=lambda item: -item[1])[:top]:
+        print(f"  {count:8,}  {name}")
+
+
+async def soak(args: argparse.Namespace, desktop, agents: Agents, plan: Plan, urls: list[str]) -> None:
+    paints = PaintEnds(desktop.window.timeline)
+    await show(desktop, paints, urls[0], room_name(0))
+    curve: list[tuple[int, float]] = []
+    first: tracemalloc.Snapshot | None = None
+    sent = 0
+    for number in range(1, args.rounds + 1):
+        started = time.perf_counter()
+        posted = await agents.ask("night", args.round)
+        await wait_caught_up(desktop, posted["tokens"], 600)
+        await asyncio.sleep(1.0)  # the pacer's and the room lists' last turns
+        sent += args.round
+        settled = settled_rss()
+        curve.append((sent, trimmed_rss()))  # as the idle collector leaves it once the traffic pauses
+        print(f"round {number}: {sent:,} messages, RSS {settled:.1f} MB, {curve[-1][1]:.1f} MB trimmed "
+              f"({time.perf_counter() - started:.1f} s)", flush=True)
+        if args.trace and number == 1:
+            first = tracemalloc.take_snapshot()
+    if args.trace and first is not None:
+        print_growth(first, tracemalloc.take_snapshot(), sent - args.round)
+        print_holders()
+    base = curve[0][1]
+    print(f"\nRSS after {curve[-1][0]:,} messages vs after {curve[0][0]:,}: {curve[-1][1]:.1f} / {base:.1f} MB = {curve[-1][1] / base:.2f}x")
+
+
+async def big_room(args: argparse.Namespace, desktop, agents: Agents, urls: list[str]) -> None:
+    """RSS before opening a room of ``--room-messages``, scrolled back to its start, and closed."""
+    paints = PaintEnds(desktop.window.timeline)
+    big, other = room_name(1), room_name(0)
+    posted = await agents.ask("fill", {"room": big, "count": args.room_messages})
+    mark = posted["tokens"][urls[0]][big]
+    await wait_for(lambda: shows_last(sidebar(desktop.hubs.entries[0]).get(big, (0, ""))[1], mark), 900)
+    await show(desktop, paints, urls[0], other)
+    await asyncio.sleep(1.0)
+    before = settled_rss()
+    await show(desktop, paints, urls[0], big)
+    model, bar = desktop.window.timeline_model, desktop.window.timeline.verticalScrollBar()
+    model.load_latest()  # (it opened at its first unread, its oldest): from the newest, back to the start
+    await wait_for(lambda: not model.loading and not model.has_newer, 60)
+
+    def at_start() -> bool:
+        bar.setValue(bar.minimum())
+        return not model.has_older
+
+    await wait_for(at_start, 600)
+    opened, rows = settled_rss(), model.rowCount()
+    await show(desktop, paints, urls[0], other)
+    await asyncio.sleep(40.0)  # the idle collector's next pass (every 30 s, once quiet), as in the app
+    closed = settled_rss()
+    trimmed = trimmed_rss()
+    print(f"room of {args.room_messages:,}: RSS {before:.1f} MB before opening, {opened:.1f} MB scrolled to its start ({rows:,} rows), "
+          f"{closed:.1f} MB closed (40 s later) = {closed / before:.2f}x; {trimmed:.1f} MB after another malloc_trim = {trimmed / before:.2f}x", flush=True)
+
+
+async def main(args: argparse.Namespace) -> None:
+    plan = Plan(args.hubs, args.rooms, args.agents, 0.0, 0, args.hot_share)
+    what = f"a room of {args.room_messages:,} messages" if args.room_messages else f"{args.rounds} rounds of {args.round:,} messages"
+    print(f"size: {plan.hubs} hubs x {plan.rooms} rooms, {what}; trace {args.trace}; "
+          f"on {os.cpu_count()} cores", flush=True)
+    with tempfile.TemporaryDirectory() as directory:
+        root = Path(directory)
+        hubs = [HubProcess(root / f"hub{index}.sqlite3", 0, ["--relaxed-limits"], root / f"hub{index}") for index in range(plan.hubs)]
+        for index in range(plan.hubs):
+            (root / f"hub{index}").mkdir()
+        await asyncio.gather(*(asyncio.to_thread(hub.start) for hub in hubs))
+        urls = [hub.url for hub in hubs]
+        home, baseline = Home.resolve(root / "home").ensure(), Home.resolve(root / "baseline").ensure()
+        save_settings(home.settings_file, Settings(display_name="boss", hubs=tuple(urls)))
+        load_or_create_identity(home.key_file)
+        load_or_create_identity(baseline.key_file)
+        agents = Fillers(urls, plan)
+        try:
+            await agents.ask("setup", {"window": str(home.key_file), "baseline": str(baseline.key_file)})
+            desktop, running = await open_window(home, plan.hubs, plan.rooms)
+            if args.trace:
+                tracemalloc.start(25)
+            try:
+                if args.room_messages:
+                    await big_room(args, desktop, agents, urls)
+                else:
+                    await soak(args, desktop, agents, plan, urls)
+            finally:
+                await close_window(desktop, running)
+        finally:
+            agents.quit()
+            for hub in hubs:
+                hub.terminate()
+
+
+def parse() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hubs", type=int, default=3)
+    parser.add_argument("--rooms", type=int, default=30, help="rooms per hub")
+    parser.add_argument("--agents", type=int, default=6, help="agents in all, spread over the hubs")
+    parser.add_argument("--round", type=int, default=5000, help="messages per round, over every room of every hub")
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--hot-share", type=float, default=0.1)
+    parser.add_argument("--trace", action="store_true", help="tracemalloc snapshots after the first and the last round")
+    parser.add_argument("--room-messages", type=int, default=0, help="measure opening and closing a room of this many messages")
+    return parser.parse_args()
+
+
+if __name__ == "__main__":
+    arguments = parse()
+    prepare_qt_environment()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setQuitOnLastWindowClosed(False)
+    loop = AppEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        loop.run_until_complete(main(arguments))
