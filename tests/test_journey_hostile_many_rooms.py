@@ -1,0 +1,107 @@
+"""Journey: a hub that lists 100,000 rooms (issue 47, item 4: the window froze ~11.5 s, stayed
+"Catching up…" for hours, and a post typed meanwhile never went out). The window stays
+responsive while it lists and syncs them, and a post typed during that catch-up reaches the
+real room. The window is pointed at the hostile hub fixture (on its own thread) in front of a
+real hub; the made-up rooms' pulls are answered by the fixture with empty pages."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+
+from parler_desktop.app.room_list.busiest_rooms import SHOWN_ROOMS_MAX
+from support.desktop_fixtures import click_room, start_desktop, stop_desktop
+from support.hostile_hub import HostileHub, Link, Misbehaviour
+from support.peer_ops import hub_history, say
+from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
+from support.raw_agent import RawAgent
+
+pytestmark = pytest.mark.timeout(120)
+
+MADE_UP = 99_990
+STALL_MAX_SECS = 1.0  # the longest the window may stop answering while it lists the rooms
+
+
+class ManyRooms(Misbehaviour):
+    """Once ``listing``: every ``rooms`` reply lists the real rooms and ``MADE_UP`` made-up ones
+    (one unread each); pulls of made-up rooms are answered here with an empty page."""
+
+    def __init__(self) -> None:
+        self.listing = False
+        self.made_up = [{"name": f"r{n:05d}", "kind": "channel", "members": 2, "unread": 1} for n in range(MADE_UP)]
+        self.names = {room["name"] for room in self.made_up}
+
+    def request(self, link: Link, frame: dict) -> list | None:
+        if frame.get("op") == "pull" and frame.get("room") in self.names:
+            return [{"type": "pulled", "room": frame["room"], "messages": [], "cursor": 0}]
+        return None
+
+    def reply(self, link: Link, reply: dict, request: dict | None) -> list:
+        if self.listing and reply.get("type") == "rooms":
+            return [{**reply, "rooms": [*reply["rooms"], *self.made_up]}]
+        return [reply]
+
+
+class StallMeter:
+    """The longest gap between ticks of a 10 ms timer on the Qt thread: how long the window
+    stopped answering."""
+
+    def __init__(self) -> None:
+        self.longest = 0.0
+        self._last = time.monotonic()
+        self._timer = QTimer()
+        self._timer.setInterval(10)
+        self._timer.timeout.connect(self._tick)
+        self._timer.start()
+
+    def _tick(self) -> None:
+        now = time.monotonic()
+        self.longest = max(self.longest, now - self._last)
+        self._last = now
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+
+def reached(qtbot, qloop, bot: RawAgent, text: str, asked: list[float] = [0.0]) -> bool:
+    """Whether the hub keeps ``text`` in 'team' (asked once a second at most: the bot's budget)."""
+    if time.monotonic() - asked[0] < 1.0:
+        return False
+    asked[0] = time.monotonic()
+    return text in [m["parts"][0]["text"] for m in run_coroutine(qtbot, qloop, hub_history(bot))]
+
+
+def test_a_hub_listing_100000_rooms_leaves_the_window_responsive_and_a_post_goes_out(qtbot, qloop, tmp_path, hub):
+    lie = ManyRooms()
+    proxy = HostileHub.in_thread(hub.url, lie)
+    bot = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="bot"))
+    desktop = start_desktop(qtbot, qloop, tmp_path / "home", proxy.url)
+    meter: StallMeter | None = None
+    try:
+        invited = run_coroutine(qtbot, qloop, bot.ok({"op": "invite", "kind": "channel", "room": "team"}, "invited"))
+        run_coroutine(qtbot, qloop, desktop.bridge.session.redeem(invited["code"]))
+        qtbot.waitUntil(lambda: "team" in desktop.window.rooms.room_names(), timeout=10_000)
+        run_coroutine(qtbot, qloop, say(bot, "team", "before the listing"))  # the room has activity
+        click_room(qtbot, desktop, "team")
+        qtbot.waitUntil(lambda: desktop.window.timeline_model.rowCount() == 1, timeout=10_000)
+        lie.listing = True
+        meter = StallMeter()
+        desktop.bridge.notify_wake()  # a full reconciliation: the hub now lists 100,000 rooms
+        more = desktop.window.room_panel.more_rooms
+        qtbot.waitUntil(lambda: more.isVisible() and "more rooms not listed" in more.text(), timeout=60_000)
+        assert more.text().startswith(f"{MADE_UP + 1 - SHOWN_ROOMS_MAX:,} more rooms not listed")  # none silently
+        assert "team" in desktop.window.rooms.room_names()  # the room with activity is listed
+        composer = desktop.window.composer.edit
+        qtbot.keyClicks(composer, "typed while it lists")
+        qtbot.keyClick(composer, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: reached(qtbot, qloop, bot, "typed while it lists"), timeout=30_000)
+        assert meter.longest < STALL_MAX_SECS, f"the window stopped answering for {meter.longest:.2f} s"
+    finally:
+        if meter is not None:
+            meter.stop()
+        stop_desktop(qtbot, qloop, desktop)
+        run_coroutine(qtbot, qloop, bot.close())
+        proxy.stop()
