@@ -27,7 +27,8 @@ STALL_MAX_SECS = 1.0  # the longest the window may stop answering while it lists
 
 class ManyRooms(Misbehaviour):
     """Once ``listing``: every ``rooms`` reply lists the real rooms and ``MADE_UP`` made-up ones
-    (one unread each); pulls of made-up rooms are answered here with an empty page."""
+    (one unread each); a pull of a made-up room goes to the hub as a ``ping`` (so its answer
+    keeps its turn among the others) and its ``pong`` comes back as an empty page."""
 
     def __init__(self) -> None:
         self.listing = False
@@ -36,10 +37,14 @@ class ManyRooms(Misbehaviour):
 
     def request(self, link: Link, frame: dict) -> list | None:
         if frame.get("op") == "pull" and frame.get("room") in self.names:
-            return [{"type": "pulled", "room": frame["room"], "messages": [], "cursor": 0}]
+            link.state[id(frame)] = frame["room"]
+            frame.clear()
+            frame["op"] = "ping"
         return None
 
     def reply(self, link: Link, reply: dict, request: dict | None) -> list:
+        if request is not None and id(request) in link.state:
+            return [{"type": "pulled", "room": link.state.pop(id(request)), "messages": [], "cursor": 0}]
         if self.listing and reply.get("type") == "rooms":
             return [{**reply, "rooms": [*reply["rooms"], *self.made_up]}]
         return [reply]
@@ -103,5 +108,44 @@ def test_a_hub_listing_100000_rooms_leaves_the_window_responsive_and_a_post_goes
         if meter is not None:
             meter.stop()
         stop_desktop(qtbot, qloop, desktop)
+        run_coroutine(qtbot, qloop, bot.close())
+        proxy.stop()
+
+
+def test_a_window_reopened_on_a_hub_listing_100000_rooms_goes_live_and_a_post_typed_meanwhile_goes_out(qtbot, qloop, tmp_path, hub):
+    """The catch-up of a (re)connection pulls the busiest rooms and goes live; the others are
+    pulled in later passes (it stayed "Catching up…" for the ~3.5 h of 100,000 pulls)."""
+    lie = ManyRooms()
+    proxy = HostileHub.in_thread(hub.url, lie)
+    bot = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="bot"))
+    home = tmp_path / "home"
+    try:
+        desktop = start_desktop(qtbot, qloop, home, proxy.url)
+        try:
+            invited = run_coroutine(qtbot, qloop, bot.ok({"op": "invite", "kind": "channel", "room": "team"}, "invited"))
+            run_coroutine(qtbot, qloop, desktop.bridge.session.redeem(invited["code"]))
+            qtbot.waitUntil(lambda: "team" in desktop.window.rooms.room_names(), timeout=10_000)
+            click_room(qtbot, desktop, "team")
+        finally:
+            stop_desktop(qtbot, qloop, desktop)
+        run_coroutine(qtbot, qloop, say(bot, "team", "while the window was closed"))
+        lie.listing = True
+        desktop = start_desktop(qtbot, qloop, home, proxy.url, live=False)  # reopens on 'team'
+        meter = StallMeter()
+        try:
+            qtbot.waitUntil(lambda: desktop.window.timeline_model.room == "team", timeout=10_000)
+            composer = desktop.window.composer.edit
+            qtbot.keyClicks(composer, "typed while it catches up")
+            qtbot.keyClick(composer, Qt.Key.Key_Return)
+            qtbot.waitUntil(lambda: reached(qtbot, qloop, bot, "typed while it catches up"), timeout=30_000)
+            qtbot.waitUntil(lambda: desktop.bridge.is_live, timeout=30_000)
+            qtbot.waitUntil(lambda: "while the window was closed" in [
+                desktop.window.timeline_model.entry(row).text for row in range(desktop.window.timeline_model.rowCount())
+            ], timeout=10_000)
+            assert meter.longest < STALL_MAX_SECS, f"the window stopped answering for {meter.longest:.2f} s"
+        finally:
+            meter.stop()
+            stop_desktop(qtbot, qloop, desktop)
+    finally:
         run_coroutine(qtbot, qloop, bot.close())
         proxy.stop()

@@ -60,6 +60,10 @@ UNLISTED_REFRESH_SECS = 10.0  # pushes for rooms the hub has not listed ask for 
 # synced keeps its newest page then, not its oldest. A hub claiming endless history filled disk and memory.
 FIRST_SYNC_MESSAGES = 1000  # a room this store has never synced: two pages of 500
 CATCH_UP_MESSAGES = 10_000  # a room synced before: 20 pages (what the hub's retention keeps at least)
+ROOMS_PER_PASS = 100  # rooms a catch-up or reconciliation pulls, the busiest first; the rest in the passes
+# that follow at once. A hub listing 100,000 rooms held the window "Catching up…" for the ~3.5 h their pulls take
+# within the hub's budget (600 a minute). A room new to the store costs up to 3 requests (its pull, a check
+# and its cursor): 100 of them fit in the session's budget (``pacing``), so a catch-up of fewer is not slowed.
 PIPELINED_ROOMS = 16  # rooms whose first pages are asked for at once (``_pull_rooms``): one pull at a time
 # left the hub idle while the reply travelled and was read (bench_hubs.py's wake: 0.95 s -> 0.76 s, 8 at once 0.8 s)
 
@@ -109,6 +113,7 @@ class RoomSync:
         self._forward_messages = (first_sync_messages, catch_up_messages)  # read forward at most, then from the newest page
         self.page_size = page_size
         self.rooms: tuple[RoomInfo, ...] = ()
+        self._listed_names: frozenset[str] = frozenset()  # of ``rooms``: made once per list (a hub may list 100,000)
         self.live = False  # stored messages are flagged live (the session is LIVE)
         self._marks: dict[str, int | None] = {}  # room -> sync mark as stored (None: none yet)
         self._cursor_unknown: set[str] = set()
@@ -222,7 +227,7 @@ class RoomSync:
         once, then counted): a hub could make up thousands of rooms so. A room joined since the
         last ``rooms`` call (someone opened a DM with us) is asked for at most every
         ``UNLISTED_REFRESH_SECS``, and its pull brings what the ignored push carried."""
-        known = {room.name for room in self.rooms}
+        known = self._listed_names
         messages = list(messages)
         listed = [message for message in messages if message.room in known]
         if len(listed) < len(messages):
@@ -239,7 +244,7 @@ class RoomSync:
         listed are dropped (``_listed``). ``dropped``: rooms of pushes the inbox dropped, pulled
         once the pushes fall quiet, as a push stored would have them."""
         self._last_push = self._clock.monotonic()
-        known = {room.name for room in self.rooms}
+        known = self._listed_names
         self._pushed.update(room for room in dropped if room in known)
         ready: list[StoredMessage] = []
         for message in messages:
@@ -431,7 +436,7 @@ class RoomSync:
             for name in [name for name in state if name not in listed]:
                 del state[name]
         if rooms != self.rooms:
-            self.rooms = rooms
+            self.rooms, self._listed_names = rooms, frozenset(listed)
             self._emit(RoomsChanged(rooms))
         return rooms
 
@@ -446,7 +451,8 @@ class RoomSync:
         )
 
     async def _pull_rooms(self, request: Requester, rooms: Iterable[RoomInfo], unlisted: Iterable[str] = ()) -> None:
-        """Pull busy rooms first (what the human most likely waits for), then ``unlisted`` ones
+        """Pull busy rooms first (what the human most likely waits for), ``ROOMS_PER_PASS`` of them
+        at most, then ``unlisted`` ones
         (not in the room list yet: no count to settle), ``PIPELINED_ROOMS`` at a time: their
         first pages are asked for at once (most rooms need no second page), the rest room by
         room; check the rooms whose pull stored nothing new; then learn the cursors of rooms
@@ -457,9 +463,14 @@ class RoomSync:
             if self._holds.held(name):  # not now: left unsettled, a reconciliation after the hold pulls it
                 self._begin_pull(name)
         skipped = lambda name: self._holds.held(name) or name in self._unreadable  # noqa: E731
-        rooms = sorted((room for room in rooms if not skipped(room.name)), key=lambda r: (-r.unread, r.name))
+        rooms = [room for room in rooms if not skipped(room.name)]
         unlisted = [name for name in unlisted if not skipped(name)]
         await self._know_marks([*(room.name for room in rooms), *unlisted])
+        # Most unread first, of them the rooms synced before (a hub can claim unread rooms by the thousand)
+        rooms.sort(key=lambda r: (-r.unread, self._marks.get(r.name) is None, r.name))
+        if len(rooms) > ROOMS_PER_PASS:  # the rest stay unsettled: the next pass, at once, takes the next busiest
+            rooms, self._full_wanted = rooms[:ROOMS_PER_PASS], True
+            self._kick.set()
         quiet: list[RoomPulled] = []
         writer = PageWriter(self._write_pulled, lambda done: self._rooms_pulled(done, quiet))
         try:
@@ -482,7 +493,7 @@ class RoomSync:
             await writer.close()
         for room in quiet:
             await self._guarded(room.room, self._check_quiet(request, room))
-        listed = {room.name for room in self.rooms}
+        listed = self._listed_names
         for room in sorted(self._cursor_unknown & listed):
             try:
                 await self.learn_cursor(request, room)
@@ -538,7 +549,7 @@ class RoomSync:
         finally:
             held, self._holding, self._hold_all = self._holding or {}, None, False
             await self._release([m for messages in held.values() for m in messages])
-            listed = {room.name for room in self.rooms}
+            listed = self._listed_names
             self._pushed.update(room for room in self._held_over if room in listed)
             self._held_over.clear()
 
