@@ -7,7 +7,7 @@ real hub; the made-up rooms' pulls are answered by the fixture with empty pages.
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
@@ -71,12 +71,18 @@ class StallMeter:
         self._timer.stop()
 
 
-def reached(qtbot, qloop, bot: RawAgent, text: str, asked: list[float] = [0.0]) -> bool:
-    """Whether the hub keeps ``text`` in 'team' (asked once a second at most: the bot's budget)."""
-    if time.monotonic() - asked[0] < 1.0:
-        return False
-    asked[0] = time.monotonic()
-    return text in [m["parts"][0]["text"] for m in run_coroutine(qtbot, qloop, hub_history(bot))]
+def reached(qtbot, qloop, bot: RawAgent, text: str) -> Callable[[], bool]:
+    """Whether the hub keeps ``text`` in 'team', for ``waitUntil``: asked once a second at most
+    (each ask spends the bot's budget)."""
+    asked = [0.0]
+
+    def check() -> bool:
+        if time.monotonic() - asked[0] < 1.0:
+            return False
+        asked[0] = time.monotonic()
+        return text in [m["parts"][0]["text"] for m in run_coroutine(qtbot, qloop, hub_history(bot))]
+
+    return check
 
 
 def test_a_hub_listing_100000_rooms_leaves_the_window_responsive_and_a_post_goes_out(qtbot, qloop, tmp_path, hub):
@@ -102,7 +108,7 @@ def test_a_hub_listing_100000_rooms_leaves_the_window_responsive_and_a_post_goes
         composer = desktop.window.composer.edit
         qtbot.keyClicks(composer, "typed while it lists")
         qtbot.keyClick(composer, Qt.Key.Key_Return)
-        qtbot.waitUntil(lambda: reached(qtbot, qloop, bot, "typed while it lists"), timeout=30_000)
+        qtbot.waitUntil(reached(qtbot, qloop, bot, "typed while it lists"), timeout=30_000)
         assert meter.longest < STALL_MAX_SECS, f"the window stopped answering for {meter.longest:.2f} s"
     finally:
         if meter is not None:
@@ -137,7 +143,7 @@ def test_a_window_reopened_on_a_hub_listing_100000_rooms_goes_live_and_a_post_ty
             composer = desktop.window.composer.edit
             qtbot.keyClicks(composer, "typed while it catches up")
             qtbot.keyClick(composer, Qt.Key.Key_Return)
-            qtbot.waitUntil(lambda: reached(qtbot, qloop, bot, "typed while it catches up"), timeout=30_000)
+            qtbot.waitUntil(reached(qtbot, qloop, bot, "typed while it catches up"), timeout=30_000)
             qtbot.waitUntil(lambda: desktop.bridge.is_live, timeout=30_000)
             qtbot.waitUntil(lambda: "while the window was closed" in [
                 desktop.window.timeline_model.entry(row).text for row in range(desktop.window.timeline_model.rowCount())
