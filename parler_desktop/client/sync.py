@@ -19,7 +19,8 @@ Which rooms need a pull, without pulling hundreds of rooms every minute: one ``r
 every room's hub-side unread count. A room is pulled when its unread count differs from the count
 seen just before its last complete pull (a new message or a cursor move), when pushes were stored
 since its last pull (a burst may have lost some), when someone asked (our own post, a wake), or
-when its last complete pull is not known.
+when its last complete pull is not known. A pass pulls ``ROOMS_PER_PASS`` of them at most, the
+busiest first, and the next pass follows at once: a hub listing 100,000 rooms is live in seconds.
 
 That last knowledge survives restarts, so reopening a store costs a ``rooms`` call instead of a
 pull per room: after a complete pull the count is persisted as the room's *settled unread* when
