@@ -69,6 +69,7 @@ class RoomListModel(QAbstractListModel):
         self._rosters_asked: set[str] = set()  # DMs whose roster was requested from the hub
         self._total_unread = 0
         self.hidden = 0  # rooms the hub lists that the list leaves out (``busiest_rooms``)
+        self._open_room: str | None = None  # listed whatever the others do (``keep_listed``)
         self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
         self.by_name = False  # rooms A–Z instead of newest activity first
         self._reload_running = False
@@ -130,6 +131,12 @@ class RoomListModel(QAbstractListModel):
             else:
                 self._keys = [(-int(room.last_ts or 0), self._label(room)) for room in self._rooms]
         return self._keys
+
+    def keep_listed(self, room: str | None) -> None:
+        """``room`` is open: it stays listed however many busier rooms the hub lists."""
+        if room != self._open_room:
+            self._open_room = room
+            self.schedule_reload()
 
     def set_by_name(self, by_name: bool) -> None:
         """Order the rooms A–Z (else by activity); the proxy sorts again on the rows' change."""
@@ -244,7 +251,7 @@ class RoomListModel(QAbstractListModel):
         self._show([self._pulled.shown(summary) for summary in summaries])
 
     def _show(self, every: list[Any]) -> None:
-        rows = busiest_rooms(every)
+        rows = busiest_rooms(every, self._open_room)
         self.hidden = len(every) - len(rows)
         fresh = {room.name: room for room in rows}
         for row in reversed(range(len(self._rooms))):
