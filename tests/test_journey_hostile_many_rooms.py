@@ -13,6 +13,8 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 
 from parler_desktop.app.room_list.busiest_rooms import SHOWN_ROOMS_MAX
+from parler_desktop.client.sync import ROOMS_PER_PASS
+from parler_desktop.store import LocalStore
 from support.desktop_fixtures import click_room, start_desktop, stop_desktop
 from support.hostile_hub import HostileHub, Link, Misbehaviour
 from support.peer_ops import hub_history, say
@@ -30,9 +32,9 @@ class ManyRooms(Misbehaviour):
     (one unread each); a pull of a made-up room goes to the hub as a ``ping`` (so its answer
     keeps its turn among the others) and its ``pong`` comes back as an empty page."""
 
-    def __init__(self) -> None:
+    def __init__(self, made_up: int = MADE_UP, unread: int = 1) -> None:
         self.listing = False
-        self.made_up = [{"name": f"r{n:05d}", "kind": "channel", "members": 2, "unread": 1} for n in range(MADE_UP)]
+        self.made_up = [{"name": f"r{n:05d}", "kind": "channel", "members": 2, "unread": unread} for n in range(made_up)]
         self.names = {room["name"] for room in self.made_up}
 
     def request(self, link: Link, frame: dict) -> list | None:
@@ -152,4 +154,21 @@ def test_a_window_reopened_on_a_hub_listing_100000_rooms_goes_live_and_a_post_ty
             stop_desktop(qtbot, qloop, desktop)
     finally:
         run_coroutine(qtbot, qloop, bot.close())
+        proxy.stop()
+
+
+def test_the_rooms_a_pass_leaves_are_pulled_by_the_passes_that_follow(qtbot, qloop, tmp_path, hub):
+    """More rooms than a pass pulls (``ROOMS_PER_PASS``): every one is pulled and settled soon
+    after the window is live, without waiting for the next full reconciliation."""
+    lie = ManyRooms(made_up=ROOMS_PER_PASS + 20, unread=0)  # (an unread claim never settles: no message backs it)
+    lie.listing = True
+    proxy = HostileHub.in_thread(hub.url, lie)
+    desktop = start_desktop(qtbot, qloop, tmp_path / "home", proxy.url)
+    try:
+        def settled() -> int:
+            return len(run_coroutine(qtbot, qloop, desktop.bridge.store.call(LocalStore.settled_unread)))
+
+        qtbot.waitUntil(lambda: settled() == ROOMS_PER_PASS + 20, timeout=15_000)  # the next full pass: in 20 s
+    finally:
+        stop_desktop(qtbot, qloop, desktop)
         proxy.stop()

@@ -128,6 +128,7 @@ class RoomSync:
         self._held_over: set[str] = set()  # rooms of pushes not held for it: pulled after the catch-up
         self._hold_all = False  # hold every room's pushes (the room list is not known yet)
         self._full_wanted = False
+        self._more_wanted = False  # a pass left rooms to pull (``ROOMS_PER_PASS``): the next takes them, at once
         self._last_push = float("-inf")
         self._page_limits: dict[str, int] = {}  # room -> messages a pull asks for, after a page did not fit
         self._unreadable: set[str] = set()  # not pulled again: a message alone did not fit, or history without end
@@ -470,7 +471,7 @@ class RoomSync:
         # Most unread first, of them the rooms synced before (a hub can claim unread rooms by the thousand)
         rooms.sort(key=lambda r: (-r.unread, self._marks.get(r.name) is None, r.name))
         if len(rooms) > ROOMS_PER_PASS:  # the rest stay unsettled: the next pass, at once, takes the next busiest
-            rooms, self._full_wanted = rooms[:ROOMS_PER_PASS], True
+            rooms, self._more_wanted = rooms[:ROOMS_PER_PASS], True
             self._kick.set()
         quiet: list[RoomPulled] = []
         writer = PageWriter(self._write_pulled, lambda done: self._rooms_pulled(done, quiet))
@@ -530,7 +531,7 @@ class RoomSync:
         Pushes are held from the start (while the room list is fetched, too), and each room's
         are stored right after its pulled pages are, so a room's messages come out in seq order.
         """
-        self._holding, self._held = {}, 0
+        self._holding, self._held, self._more_wanted = {}, 0, False
         self._hold_all = True
         try:
             rooms = await self.refresh_rooms(request)
@@ -562,11 +563,16 @@ class RoomSync:
         await self.store_messages(held)
 
     async def reconcile(self, request: Requester, *, full: bool) -> None:
-        """``full``: refresh rooms and pull every room that may lag; else just pushed/asked ones."""
+        """``full``: refresh rooms and pull every room that may lag; else the next batch of those
+        a pass left (``ROOMS_PER_PASS``), or just pushed/asked ones."""
         if full:
-            self._full_wanted = False
+            self._full_wanted = self._more_wanted = False
             rooms = await self.refresh_rooms(request)
             await self._pull_rooms(request, [room for room in rooms if self._needs_pull(room)])
+            return
+        if self._more_wanted:  # the next batch of the last list (asked for again, 100,000 rooms cost seconds)
+            self._more_wanted = False
+            await self._pull_rooms(request, [room for room in self.rooms if self._needs_pull(room)])
             return
         wanted = self._pushed | self._dirty
         by_name = {room.name: room for room in self.rooms}
@@ -598,7 +604,7 @@ class RoomSync:
             if self._unindexed:
                 await self._index_pushes()
             await self._store_sent(request)
-            if deadline > now and not self._full_wanted:
+            if deadline > now and not (self._full_wanted or self._more_wanted):
                 await wait_or_timeout(self._kick, self._clock, deadline - now)
                 continue  # re-evaluate: a kick may have changed what is due
             if self._full_wanted or now >= next_full:
