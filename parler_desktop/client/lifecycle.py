@@ -308,13 +308,14 @@ class ConnectionLifecycle:
                 return conn
             await self._next_state()
 
-    async def call(self, frame: ClientFrame, kind: ReplyKind) -> HubFrame:
-        """Send ``frame`` once connected; after a lost connection retry once, identically."""
+    async def call(self, frame: ClientFrame, kind: ReplyKind, *, urgent: bool = True) -> HubFrame:
+        """Send ``frame`` once connected; after a lost connection retry once, identically.
+        ``urgent`` (the human asked): it may use the budget's reserve; a background poll may not."""
         retried = False
         while True:
             conn = await self.connection()
             try:
-                return await self.requester(conn, urgent=True)(frame, kind)
+                return await self.requester(conn, urgent=urgent)(frame, kind)
             except OutOfTurn:
                 raise  # the hub answered: asking again would not make it answer this
             except ConnectionLost:

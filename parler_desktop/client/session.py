@@ -353,8 +353,10 @@ class HubSession:
             self._sync.request_full()
         return reply  # type: ignore[return-value]
 
-    async def join_requests(self, room: str) -> tuple[JoinRequest, ...]:
-        reply = await self._lifecycle.call(JoinRequests(room=room), JoinRequestList)
+    async def join_requests(self, room: str, *, urgent: bool = True) -> tuple[JoinRequest, ...]:
+        """``urgent``: the human asked (a poll of every room is not: issue 47, a hub listing
+        100,000 rooms had its polls spend the reserve the human's post waited for)."""
+        reply = await self._lifecycle.call(JoinRequests(room=room), JoinRequestList, urgent=urgent)
         assert isinstance(reply, JoinRequestList)
         return reply.requests
 

@@ -19,7 +19,8 @@ Which rooms need a pull, without pulling hundreds of rooms every minute: one ``r
 every room's hub-side unread count. A room is pulled when its unread count differs from the count
 seen just before its last complete pull (a new message or a cursor move), when pushes were stored
 since its last pull (a burst may have lost some), when someone asked (our own post, a wake), or
-when its last complete pull is not known.
+when its last complete pull is not known. A pass pulls ``ROOMS_PER_PASS`` of them at most, the
+busiest first, and the next pass follows at once: a hub listing 100,000 rooms is live in seconds.
 
 That last knowledge survives restarts, so reopening a store costs a ``rooms`` call instead of a
 pull per room: after a complete pull the count is persisted as the room's *settled unread* when
@@ -60,6 +61,10 @@ UNLISTED_REFRESH_SECS = 10.0  # pushes for rooms the hub has not listed ask for 
 # synced keeps its newest page then, not its oldest. A hub claiming endless history filled disk and memory.
 FIRST_SYNC_MESSAGES = 1000  # a room this store has never synced: two pages of 500
 CATCH_UP_MESSAGES = 10_000  # a room synced before: 20 pages (what the hub's retention keeps at least)
+ROOMS_PER_PASS = 100  # rooms a catch-up or reconciliation pulls, the busiest first; the rest in the passes
+# that follow at once. A hub listing 100,000 rooms held the window "Catching up…" for the ~3.5 h their pulls take
+# within the hub's budget (600 a minute). A room new to the store costs up to 3 requests (its pull, a check
+# and its cursor): 100 of them fit in the session's budget (``pacing``), so a catch-up of fewer is not slowed.
 PIPELINED_ROOMS = 16  # rooms whose first pages are asked for at once (``_pull_rooms``): one pull at a time
 # left the hub idle while the reply travelled and was read (bench_hubs.py's wake: 0.95 s -> 0.76 s, 8 at once 0.8 s)
 
@@ -109,6 +114,7 @@ class RoomSync:
         self._forward_messages = (first_sync_messages, catch_up_messages)  # read forward at most, then from the newest page
         self.page_size = page_size
         self.rooms: tuple[RoomInfo, ...] = ()
+        self._listed_names: frozenset[str] = frozenset()  # of ``rooms``: made once per list (a hub may list 100,000)
         self.live = False  # stored messages are flagged live (the session is LIVE)
         self._marks: dict[str, int | None] = {}  # room -> sync mark as stored (None: none yet)
         self._cursor_unknown: set[str] = set()
@@ -122,6 +128,7 @@ class RoomSync:
         self._held_over: set[str] = set()  # rooms of pushes not held for it: pulled after the catch-up
         self._hold_all = False  # hold every room's pushes (the room list is not known yet)
         self._full_wanted = False
+        self._more_wanted = False  # a pass left rooms to pull (``ROOMS_PER_PASS``): the next takes them, at once
         self._last_push = float("-inf")
         self._page_limits: dict[str, int] = {}  # room -> messages a pull asks for, after a page did not fit
         self._unreadable: set[str] = set()  # not pulled again: a message alone did not fit, or history without end
@@ -222,7 +229,7 @@ class RoomSync:
         once, then counted): a hub could make up thousands of rooms so. A room joined since the
         last ``rooms`` call (someone opened a DM with us) is asked for at most every
         ``UNLISTED_REFRESH_SECS``, and its pull brings what the ignored push carried."""
-        known = {room.name for room in self.rooms}
+        known = self._listed_names
         messages = list(messages)
         listed = [message for message in messages if message.room in known]
         if len(listed) < len(messages):
@@ -239,7 +246,7 @@ class RoomSync:
         listed are dropped (``_listed``). ``dropped``: rooms of pushes the inbox dropped, pulled
         once the pushes fall quiet, as a push stored would have them."""
         self._last_push = self._clock.monotonic()
-        known = {room.name for room in self.rooms}
+        known = self._listed_names
         self._pushed.update(room for room in dropped if room in known)
         ready: list[StoredMessage] = []
         for message in messages:
@@ -431,7 +438,7 @@ class RoomSync:
             for name in [name for name in state if name not in listed]:
                 del state[name]
         if rooms != self.rooms:
-            self.rooms = rooms
+            self.rooms, self._listed_names = rooms, frozenset(listed)
             self._emit(RoomsChanged(rooms))
         return rooms
 
@@ -446,7 +453,8 @@ class RoomSync:
         )
 
     async def _pull_rooms(self, request: Requester, rooms: Iterable[RoomInfo], unlisted: Iterable[str] = ()) -> None:
-        """Pull busy rooms first (what the human most likely waits for), then ``unlisted`` ones
+        """Pull busy rooms first (what the human most likely waits for), ``ROOMS_PER_PASS`` of them
+        at most, then ``unlisted`` ones
         (not in the room list yet: no count to settle), ``PIPELINED_ROOMS`` at a time: their
         first pages are asked for at once (most rooms need no second page), the rest room by
         room; check the rooms whose pull stored nothing new; then learn the cursors of rooms
@@ -457,9 +465,14 @@ class RoomSync:
             if self._holds.held(name):  # not now: left unsettled, a reconciliation after the hold pulls it
                 self._begin_pull(name)
         skipped = lambda name: self._holds.held(name) or name in self._unreadable  # noqa: E731
-        rooms = sorted((room for room in rooms if not skipped(room.name)), key=lambda r: (-r.unread, r.name))
+        rooms = [room for room in rooms if not skipped(room.name)]
         unlisted = [name for name in unlisted if not skipped(name)]
         await self._know_marks([*(room.name for room in rooms), *unlisted])
+        # Most unread first, of them the rooms synced before (a hub can claim unread rooms by the thousand)
+        rooms.sort(key=lambda r: (-r.unread, self._marks.get(r.name) is None, r.name))
+        if len(rooms) > ROOMS_PER_PASS:  # the rest stay unsettled: the next pass, at once, takes the next busiest
+            rooms, self._more_wanted = rooms[:ROOMS_PER_PASS], True
+            self._kick.set()
         quiet: list[RoomPulled] = []
         writer = PageWriter(self._write_pulled, lambda done: self._rooms_pulled(done, quiet))
         try:
@@ -482,7 +495,7 @@ class RoomSync:
             await writer.close()
         for room in quiet:
             await self._guarded(room.room, self._check_quiet(request, room))
-        listed = {room.name for room in self.rooms}
+        listed = self._listed_names
         for room in sorted(self._cursor_unknown & listed):
             try:
                 await self.learn_cursor(request, room)
@@ -518,7 +531,7 @@ class RoomSync:
         Pushes are held from the start (while the room list is fetched, too), and each room's
         are stored right after its pulled pages are, so a room's messages come out in seq order.
         """
-        self._holding, self._held = {}, 0
+        self._holding, self._held, self._more_wanted = {}, 0, False
         self._hold_all = True
         try:
             rooms = await self.refresh_rooms(request)
@@ -538,7 +551,7 @@ class RoomSync:
         finally:
             held, self._holding, self._hold_all = self._holding or {}, None, False
             await self._release([m for messages in held.values() for m in messages])
-            listed = {room.name for room in self.rooms}
+            listed = self._listed_names
             self._pushed.update(room for room in self._held_over if room in listed)
             self._held_over.clear()
 
@@ -550,11 +563,16 @@ class RoomSync:
         await self.store_messages(held)
 
     async def reconcile(self, request: Requester, *, full: bool) -> None:
-        """``full``: refresh rooms and pull every room that may lag; else just pushed/asked ones."""
+        """``full``: refresh rooms and pull every room that may lag; else the next batch of those
+        a pass left (``ROOMS_PER_PASS``), or just pushed/asked ones."""
         if full:
-            self._full_wanted = False
+            self._full_wanted = self._more_wanted = False
             rooms = await self.refresh_rooms(request)
             await self._pull_rooms(request, [room for room in rooms if self._needs_pull(room)])
+            return
+        if self._more_wanted:  # the next batch of the last list (asked for again, 100,000 rooms cost seconds)
+            self._more_wanted = False
+            await self._pull_rooms(request, [room for room in self.rooms if self._needs_pull(room)])
             return
         wanted = self._pushed | self._dirty
         by_name = {room.name: room for room in self.rooms}
@@ -586,7 +604,7 @@ class RoomSync:
             if self._unindexed:
                 await self._index_pushes()
             await self._store_sent(request)
-            if deadline > now and not self._full_wanted:
+            if deadline > now and not (self._full_wanted or self._more_wanted):
                 await wait_or_timeout(self._kick, self._clock, deadline - now)
                 continue  # re-evaluate: a kick may have changed what is due
             if self._full_wanted or now >= next_full:

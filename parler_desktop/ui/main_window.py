@@ -296,6 +296,7 @@ class MainWindow(QMainWindow):
         if room == self.timeline_model.room:
             return
         self.room_panel.shown_room = (hub, room)
+        entry.rooms.keep_listed(room)
         self.room_composer.switch_to(room)
         self.composer_focus.enable(self.composer)
         for needs_room in self.room_actions_needing_a_room:

@@ -27,8 +27,9 @@ def desktop_home(tmp_path: Path) -> Path:
     return tmp_path / "home"
 
 
-def start_desktop(qtbot, qloop, home_dir: Path, hub_url: str, name: str = "boss", beside: str | None = None) -> Any:
-    """A DesktopApp for a fresh (or existing) home, its window shown, connected and live.
+def start_desktop(qtbot, qloop, home_dir: Path, hub_url: str, name: str = "boss", beside: str | None = None, live: bool = True) -> Any:
+    """A DesktopApp for a fresh (or existing) home, its window shown, connected and live
+    (``live`` False: connecting, not waited for; not with ``beside``).
 
     ``beside``: the window holds that hub first, with a room "elsewhere" in it, and ``hub_url``
     second; the human goes to the second with Ctrl+Alt+2, so the test runs on a hub that is not
@@ -45,6 +46,8 @@ def start_desktop(qtbot, qloop, home_dir: Path, hub_url: str, name: str = "boss"
     app = DesktopApp(home, hub_url if beside is None else beside)
     app.window.show()
     assert run_coroutine(qtbot, qloop, app.connect(hub_url if beside is None else beside))
+    if not live:
+        return app
     qtbot.waitUntil(lambda: app.bridge.is_live, timeout=15_000)
     if beside is not None:
         run_coroutine(qtbot, qloop, app.bridge.invite("channel", "elsewhere"))

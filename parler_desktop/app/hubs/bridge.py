@@ -225,9 +225,10 @@ class SessionBridge(QObject):
     async def redeem(self, code: str) -> Joined | JoinPending:
         return await self._require_session().redeem(code)
 
-    async def join_requests(self, room: str) -> tuple[JoinRequest, ...]:
-        """Who waits for our approval to join ``room`` (we must own it), oldest first."""
-        return await self._require_session().join_requests(room)
+    async def join_requests(self, room: str, *, urgent: bool = True) -> tuple[JoinRequest, ...]:
+        """Who waits for our approval to join ``room`` (we must own it), oldest first;
+        ``urgent``: the human asked (not a poll)."""
+        return await self._require_session().join_requests(room, urgent=urgent)
 
     async def resolve_join(self, room: str, agent: str, approve: bool) -> JoinResolved:
         return await self._require_session().resolve_join(room, agent, approve)

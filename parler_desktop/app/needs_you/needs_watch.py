@@ -219,7 +219,7 @@ class NeedsWatch(QObject):
                 if kind != "channel" or room in self._not_owned:
                     continue
                 try:
-                    requests = await self._bridge.join_requests(room)
+                    requests = await self._bridge.join_requests(room, urgent=False)
                 except HubRefused as error:
                     if not error.is_transient:
                         self._not_owned.add(room)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from parler_desktop.app import roles
 from parler_desktop.app.display_text import display_text
@@ -29,6 +29,8 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 class HubRoomsModel(QAbstractListModel):
+    hiddenChanged = Signal(int)  # rooms the hubs list that their lists leave out (``busiest_rooms``)
+
     def __init__(self, hubs: HubList, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._hubs = hubs
@@ -163,6 +165,9 @@ class HubRoomsModel(QAbstractListModel):
         if heading.isValid():
             self.dataChanged.emit(heading, heading)
 
+    def hidden(self) -> int:
+        return sum(entry.rooms.hidden for entry in self._hubs.entries)
+
     # -- following each hub's model ---------------------------------------------------------
     def _added(self, entry: HubEntry) -> None:
         first = self._offset(entry)
@@ -184,6 +189,7 @@ class HubRoomsModel(QAbstractListModel):
             lambda _parent, first, last: self.beginInsertRows(QModelIndex(), *self._span(entry, first, last))
         )
         rooms.rowsInserted.connect(self._end_insert_rows)
+        rooms.reloaded.connect(lambda: self.hiddenChanged.emit(self.hidden()))
         rooms.rowsAboutToBeRemoved.connect(
             lambda _parent, first, last: self.beginRemoveRows(QModelIndex(), *self._span(entry, first, last))
         )

@@ -33,6 +33,7 @@ from PySide6.QtCore import (
 from parler_desktop.app import roles
 from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.app.room_list.busiest_rooms import busiest_rooms
 from parler_desktop.app.room_list.pulled_ahead import PulledAhead
 from parler_desktop.app.room_list.room_labels import dm_partner, room_label
 from parler_desktop.app.room_list.row_reading import room_reading
@@ -67,6 +68,8 @@ class RoomListModel(QAbstractListModel):
         self._partners: dict[str, str] = {}  # DM room -> the other member's display name
         self._rosters_asked: set[str] = set()  # DMs whose roster was requested from the hub
         self._total_unread = 0
+        self.hidden = 0  # rooms the hub lists that the list leaves out (``busiest_rooms``)
+        self._open_room: str | None = None  # listed whatever the others do (``keep_listed``)
         self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
         self.by_name = False  # rooms A–Z instead of newest activity first
         self._reload_running = False
@@ -128,6 +131,12 @@ class RoomListModel(QAbstractListModel):
             else:
                 self._keys = [(-int(room.last_ts or 0), self._label(room)) for room in self._rooms]
         return self._keys
+
+    def keep_listed(self, room: str | None) -> None:
+        """``room`` is open: it stays listed however many busier rooms the hub lists."""
+        if room != self._open_room:
+            self._open_room = room
+            self.schedule_reload()
 
     def set_by_name(self, by_name: bool) -> None:
         """Order the rooms A–Z (else by activity); the proxy sorts again on the rows' change."""
@@ -241,7 +250,9 @@ class RoomListModel(QAbstractListModel):
         self._pulled.prune(summaries)
         self._show([self._pulled.shown(summary) for summary in summaries])
 
-    def _show(self, rows: list[Any]) -> None:
+    def _show(self, every: list[Any]) -> None:
+        rows = busiest_rooms(every, self._open_room)
+        self.hidden = len(every) - len(rows)
         fresh = {room.name: room for room in rows}
         for row in reversed(range(len(self._rooms))):
             if self._rooms[row].name not in fresh:
@@ -264,7 +275,7 @@ class RoomListModel(QAbstractListModel):
             self._rooms.extend(fresh.values())
             self._keys = None
             self.endInsertRows()
-        total = sum(int(room.unread) for room in self._rooms)
+        total = sum(int(room.unread) for room in every)
         if total != self._total_unread:
             self._total_unread = total
             self.totalUnreadChanged.emit(total)
@@ -305,7 +316,7 @@ class RoomListModel(QAbstractListModel):
         self._rosters_asked.clear()
         self._pulled.clear()
         self.beginResetModel()
-        self._rooms, self._stored, self.loaded = [], [], False
+        self._rooms, self._stored, self.loaded, self.hidden = [], [], False, 0
         self._keys = None
         self.endResetModel()
         if self._total_unread:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPalette
-from PySide6.QtWidgets import QLineEdit, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QLineEdit, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget
 
 from parler_desktop.app import roles
 from parler_desktop.app.hubs.hub_list import HubList
+from parler_desktop.app.room_list.busiest_rooms import SHOWN_ROOMS_MAX
 from parler_desktop.app.room_list.hub_rooms_model import HubRoomsModel
 from parler_desktop.app.room_list.room_list_model import RoomSortFilterProxy
 from parler_desktop.ui.appearance.theme import theme
@@ -149,10 +150,18 @@ class RoomListPanel(QWidget):
         self._pointed_at = False
         self.view.installEventFilter(self)  # its focus…
         self.view.viewport().installEventFilter(self)  # …and the pointer over it hold the order
+        self.more_rooms = QLabel(objectName="moreRooms", textFormat=Qt.TextFormat.PlainText, wordWrap=True, visible=False)
+        self.model.hiddenChanged.connect(self._hidden_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.filter)
         layout.addWidget(self.view)
+        layout.addWidget(self.more_rooms)
+
+    def _hidden_changed(self, hidden: int) -> None:
+        """Say how many rooms a hub's list leaves out (``busiest_rooms``): none goes silently."""
+        self.more_rooms.setText(f"{hidden:,} more rooms not listed: each hub lists its {SHOWN_ROOMS_MAX:,} busiest")
+        self.more_rooms.setVisible(hidden > 0)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
