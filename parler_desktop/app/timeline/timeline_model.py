@@ -227,7 +227,8 @@ class TimelineModel(TimelineRows):
     async def _pull_older(self, room: str, generation: int) -> None:
         count = 0
         try:
-            count = await self._bridge.pull_older(room, self._stored[0].seq or 0)
+            if generation == self._generation and self._stored:  # (the task runs later: another room, or none, may be shown)
+                count = await self._bridge.pull_older(room, self._stored[0].seq or 0)
         except (ConnectionLost, HubRefused, BadReply, SessionClosed) as error:
             log.info("older messages of %s not read from the hub: %s", room, error)
         finally:

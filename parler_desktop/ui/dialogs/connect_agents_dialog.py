@@ -253,6 +253,7 @@ class ConnectAgentsDialog(QDialog):
         self.timer.timeout.connect(self._poll)
         self.timer.start()
         self._poll()
+        self._stopped = False
         self.finished.connect(self._stop)
 
     def copy_command(self) -> None:
@@ -331,13 +332,14 @@ class ConnectAgentsDialog(QDialog):
         self.arrivals.addItems(self.tracker.lines() or ["No one yet."])
 
     def _stop(self) -> None:
-        """Closed: no more polls, and a still-running parler is ended."""
+        """Closed: no more polls, and a still-running parler is ended. Runs once, though both
+        ``finished`` and the close event ask (a second disconnect made PySide warn)."""
+        if self._stopped:
+            return
+        self._stopped = True
         self.timer.stop()
-        try:
-            self._bridge.rosterChanged.disconnect(self._roster_changed)
-            self._bridge.sessionChanged.disconnect(self.reject)
-        except (RuntimeError, TypeError):
-            pass
+        self._bridge.rosterChanged.disconnect(self._roster_changed)
+        self._bridge.sessionChanged.disconnect(self.reject)
         if self.process.parent() is self and self.process.state() != QProcess.ProcessState.NotRunning:
             # Killed without waiting on the UI thread: the process object outlives the dialog
             # until it has reaped the program, then goes.
