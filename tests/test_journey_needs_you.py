@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QAccessible
 from PySide6.QtTest import QTest
 from support.desktop_fixtures import click_room, join_room, post_as
 from support.peer_ops import hub_history
@@ -64,6 +65,7 @@ def test_each_kind_appears_once_and_the_keyboard_clears_the_queue(qtbot, qloop, 
     qtbot.waitUntil(lambda: need_count(window) == 3, timeout=10_000)
     assert queue_kinds(window) == [NeedKind.HANDOFF, NeedKind.QUESTION, NeedKind.FAILED]
     assert window.needs_you.entry.text() == "Needs you · 3"
+    assert QAccessible.queryAccessibleInterface(window.needs_you.entry).text(QAccessible.Text.Name) == "Needs you, 3 waiting"
 
     QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
     view = window.needs_you.view
@@ -82,6 +84,7 @@ def test_each_kind_appears_once_and_the_keyboard_clears_the_queue(qtbot, qloop, 
     QTest.keyClick(view.list, Qt.Key.Key_D)  # acknowledged
     qtbot.waitUntil(lambda: "need you" not in window.windowTitle(), timeout=10_000)
     assert window.needs_you.entry.text() == "Needs you"
+    assert QAccessible.queryAccessibleInterface(window.needs_you.entry).text(QAccessible.Text.Name) == "Needs you, nothing waiting"
     tray = desktop.attention.tray
     assert tray is None or "need you" not in tray.toolTip()
     QTest.keyClick(view, Qt.Key.Key_T, Qt.KeyboardModifier.AltModifier)  # Today…

@@ -124,6 +124,7 @@ class NeedsYou(QObject):
     def _count_changed(self, count: int) -> None:
         self.entry.setText(f"Needs you · {count}" if count else "Needs you")
         self.entry.setToolTip(f"{count} item(s) wait on you" if count else "Nothing waits on you")
+        self.entry.setAccessibleName(f"Needs you, {count} waiting" if count else "Needs you, nothing waiting")  # read as seen
 
     # -- acting -----------------------------------------------------------------------------
     def _act(self, name: str, found: HubItem) -> None:
