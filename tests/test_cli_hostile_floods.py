@@ -6,37 +6,17 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
-import threading
 
 import pytest
 
 from support.cli_runner import run_cli, started_cli
 from support.client_harness import wait_for
 from support.hostile_hub import HostileHub, Link, Misbehaviour
+from support.hub_lies import FLOOD, MalformedFlood
 from support.peer_ops import invite_code, say
 
 pytestmark = pytest.mark.timeout(90)
 
-FLOOD = 20_000
-
-
-class MalformedFlood(Misbehaviour):
-    """Right after ``welcome``, ``FLOOD`` pushed messages the client cannot read."""
-
-    def __init__(self) -> None:
-        self.done = threading.Event()
-
-    def welcomed(self, link: Link):
-        async def flood() -> None:
-            if link.number > 1:
-                return
-            for number in range(FLOOD):
-                await link.to_client(f'{{"type":"delivery","message":{{"seq":"x{number}"}}}}')
-                if number % 200 == 0:
-                    await asyncio.sleep(0)
-            self.done.set()
-
-        return flood()
 
 
 async def read_lines(stream: asyncio.StreamReader, into: list[str]) -> None:

@@ -3,33 +3,16 @@ then counts it (issue 47: the window's log rotated through all five files), and 
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import threading
 
 import pytest
 from support.desktop_fixtures import start_desktop, stop_desktop
-from support.hostile_hub import HostileHub, Link, Misbehaviour
+from support.hostile_hub import HostileHub
+from support.hub_lies import FLOOD, MalformedFlood
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.timeout(90)
 
-FLOOD = 20_000
-
-
-class MalformedFlood(Misbehaviour):
-    def __init__(self) -> None:
-        self.done = threading.Event()
-
-    def welcomed(self, link: Link):
-        async def flood() -> None:
-            for number in range(FLOOD):
-                await link.to_client(f'{{"type":"delivery","message":{{"seq":"x{number}"}}}}')
-                if number % 200 == 0:
-                    await asyncio.sleep(0)
-            self.done.set()
-
-        return flood() if link.number == 1 else None
 
 
 def test_a_flood_of_unreadable_pushes_is_logged_once_and_counted(qtbot, qloop, hub, tmp_path, caplog):

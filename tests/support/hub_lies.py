@@ -1,5 +1,5 @@
-"""Lies a hostile hub tells in its replies (issue 47, items 1, 2, 4a), as ``Misbehaviour``s of
-``hostile_hub.py``; the client, command and window tests share them.
+"""Lies a hostile hub tells in its replies (issue 47, items 1, 2, 4a), and its flood of unreadable
+pushes, as ``Misbehaviour``s of ``hostile_hub.py``; the client, command and window tests share them.
 
 Each lies ``times`` times (None: until a test sets ``times = None`` to ``lies``, ``stop()``) and
 counts its lies in ``lies``.
@@ -7,7 +7,12 @@ counts its lies in ``lies``.
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
 from support.hostile_hub import Link, Misbehaviour
+
+FLOOD = 20_000
 
 
 class Lie(Misbehaviour):
@@ -112,3 +117,21 @@ class StuckPage(Misbehaviour):
             self.first = {**reply, "messages": messages}
             return [self.first]
         return [reply]
+
+
+class MalformedFlood(Misbehaviour):
+    """Right after the first connection's ``welcome``, ``FLOOD`` pushed messages the client
+    cannot read; ``done`` once they are sent."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+
+    def welcomed(self, link: Link):
+        async def flood() -> None:
+            for number in range(FLOOD):
+                await link.to_client(f'{{"type":"delivery","message":{{"seq":"x{number}"}}}}')
+                if number % 200 == 0:
+                    await asyncio.sleep(0)
+            self.done.set()
+
+        return flood() if link.number == 1 else None
