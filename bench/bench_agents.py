@@ -28,12 +28,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtGui import QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QApplication, QTableView, QWidget
+from PySide6.QtWidgets import QTableView, QWidget
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_ui import StallMeter, idle_baseline  # noqa: E402
+from bench_ui import StallMeter, idle_baseline, run_on_app_loop  # noqa: E402
 from support.stored_session import StoreBackedSession  # noqa: E402
 
 from parler_desktop.app.agents.fleet_model import COLUMNS, FleetModel  # noqa: E402
@@ -47,9 +47,7 @@ from parler_desktop.protocol.values import (  # noqa: E402
 )
 from parler_desktop.store import LocalStore, StoreWorker  # noqa: E402
 from parler_desktop.ui.agents.agents_view import AgentsView  # noqa: E402
-from parler_desktop.ui.event_loop import AppEventLoop  # noqa: E402
 from parler_desktop.ui.idle_collector import IdleCollector  # noqa: E402
-from parler_desktop.ui.qt_environment import prepare_qt_environment  # noqa: E402
 
 HUBS, ROOMS, AGENTS, RECEIPTS = 5, 100, 200, 10_000
 PER_ROOM_ROSTER, PER_ROOM_TEXTS, LIVE_RECEIPTS, LIVE_BATCH = 20, 20, 1_000, 20
@@ -208,10 +206,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    prepare_qt_environment()  # as the app does
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setQuitOnLastWindowClosed(False)  # the benchmark ends when main() returns
-    loop = AppEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        loop.run_until_complete(main())
+    run_on_app_loop(main())

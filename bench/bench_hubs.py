@@ -83,12 +83,12 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QWidget
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from bench_hub import percentile  # noqa: E402
-from bench_ui import STALL_MS, StallMeter, wait_for  # noqa: E402
+from bench_ui import STALL_MS, StallMeter, run_on_app_loop, wait_for  # noqa: E402
 from support.hub_fixtures import HubProcess  # noqa: E402
 from support.raw_agent import RawAgent  # noqa: E402
 
@@ -98,8 +98,6 @@ from parler_desktop.paths import Home  # noqa: E402
 from parler_desktop.settings import Settings, save_settings  # noqa: E402
 from parler_desktop.store import LocalStore  # noqa: E402
 from parler_desktop.ui.desktop import DesktopApp  # noqa: E402
-from parler_desktop.ui.event_loop import AppEventLoop  # noqa: E402
-from parler_desktop.ui.qt_environment import prepare_qt_environment  # noqa: E402
 
 PAGE = 500  # the session's pull page (client/sync.py DEFAULT_PAGE_SIZE): the bare client pulls the same
 IN_FLIGHT = 64  # sends one agent has on the wire before it reads their replies (setting up, the night)
@@ -1025,10 +1023,4 @@ if __name__ == "__main__":
     arguments = parse()
     if arguments.launch_probe:
         raise SystemExit(launch_probe(arguments))
-    prepare_qt_environment()  # as the app does
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setQuitOnLastWindowClosed(False)  # the benchmark ends when main() returns
-    loop = AppEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        loop.run_until_complete(main(arguments))
+    run_on_app_loop(main(arguments))

@@ -30,19 +30,16 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_hubs import Agents, Crowd, PaintEnds, Plan, open_window, close_window, rss_mb, room_name, show, shows_last, sidebar, wait_caught_up  # noqa: E402
-from bench_ui import wait_for  # noqa: E402
+from bench_ui import run_on_app_loop, wait_for  # noqa: E402
 from support.hub_fixtures import HubProcess  # noqa: E402
 
 from parler_desktop.identity import load_or_create_identity  # noqa: E402
 from parler_desktop.paths import Home  # noqa: E402
 from parler_desktop.settings import Settings, save_settings  # noqa: E402
-from parler_desktop.ui.event_loop import AppEventLoop  # noqa: E402
-from parler_desktop.ui.qt_environment import prepare_qt_environment  # noqa: E402
 
 class RoomFiller(Crowd):
     """bench_hubs.py's agents, and one more command: ``fill`` one room with many messages."""
@@ -262,10 +259,4 @@ def parse() -> argparse.Namespace:
 
 if __name__ == "__main__":
     arguments = parse()
-    prepare_qt_environment()
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setQuitOnLastWindowClosed(False)
-    loop = AppEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        loop.run_until_complete(main(arguments))
+    run_on_app_loop(main(arguments))

@@ -26,6 +26,9 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_ui import run_on_app_loop  # noqa: E402
 
 from support.raw_agent import RawAgent  # noqa: E402
 
@@ -39,9 +42,7 @@ from parler_desktop.protocol.values import EndpointRef, StoredMessage  # noqa: E
 from parler_desktop.settings import Settings, save_settings  # noqa: E402
 from parler_desktop.store import LocalStore  # noqa: E402
 from parler_desktop.ui.desktop import DesktopApp  # noqa: E402
-from parler_desktop.ui.event_loop import AppEventLoop  # noqa: E402
 from parler_desktop.ui.main_window import MainWindow  # noqa: E402
-from parler_desktop.ui.qt_environment import prepare_qt_environment  # noqa: E402
 
 HUBS, ROOMS, ITEMS, WAKE, PAGE, TITLE_ROUNDS = 5, 100, 1000, 50_000, 500, 20
 REFRESH_EVERY = 10  # pages stored between two refreshes (needs_watch.REFRESH_MS; a wake stores ~100 pages a second)
@@ -186,10 +187,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    prepare_qt_environment()
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setQuitOnLastWindowClosed(False)
-    loop = AppEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        loop.run_until_complete(main())
+    run_on_app_loop(main())

@@ -19,7 +19,9 @@ import tempfile
 import multiprocessing
 import statistics
 import time
+from collections.abc import Coroutine
 from multiprocessing.connection import Connection
+from typing import Any
 from pathlib import Path
 
 from PySide6.QtCore import QElapsedTimer, QEvent, QObject, QTimer
@@ -245,11 +247,17 @@ async def main() -> None:
         )
 
 
-if __name__ == "__main__":
+def run_on_app_loop(work: Coroutine[Any, Any, None]) -> None:
+    """Run a benchmark's ``work`` on the window's own loop (Qt's offscreen or real platform, as
+    the app prepares it); every window benchmark ends this way."""
     prepare_qt_environment()  # as the app does
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setQuitOnLastWindowClosed(False)  # the benchmark ends when main() returns
+    app.setQuitOnLastWindowClosed(False)  # the benchmark ends when ``work`` returns
     loop = AppEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        loop.run_until_complete(main())
+        loop.run_until_complete(work)
+
+
+if __name__ == "__main__":
+    run_on_app_loop(main())

@@ -29,20 +29,17 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QApplication
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_ui import StallMeter, wait_for  # noqa: E402
+from bench_ui import StallMeter, run_on_app_loop, wait_for  # noqa: E402
 from support.raw_agent import RawAgent  # noqa: E402
 
 from parler_desktop.hub import EmbeddedHub, HubConfig, HubLimits  # noqa: E402
 from parler_desktop.paths import Home  # noqa: E402
 from parler_desktop.settings import Settings, save_settings  # noqa: E402
 from parler_desktop.ui.desktop import DesktopApp  # noqa: E402
-from parler_desktop.ui.event_loop import AppEventLoop  # noqa: E402
-from parler_desktop.ui.qt_environment import prepare_qt_environment  # noqa: E402
 
 MIB = 1024 * 1024
 SIZE = 100 * MIB
@@ -182,10 +179,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    prepare_qt_environment()
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setQuitOnLastWindowClosed(False)
-    loop = AppEventLoop(app)
-    asyncio.set_event_loop(loop)
-    with loop:
-        loop.run_until_complete(main())
+    run_on_app_loop(main())
