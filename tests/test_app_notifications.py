@@ -106,6 +106,19 @@ def test_a_burst_is_one_notification_and_the_next_message_replaces_it(qtbot, qlo
     assert (replaced.summary, replaced.body) == ("alice in incident-db", "@boss the database is back second line")
 
 
+def test_a_click_that_reaches_us_before_the_notify_reply_still_opens_the_message(qtbot, qloop, server, watching, peer):
+    """A fast human (or a busy loop) clicks the notification before our Notify call has returned
+    its id: the click names an id we do not know yet, and is kept until the reply names it."""
+    first = join_room(qtbot, qloop, watching, peer, "first")
+    wanted = join_room(qtbot, qloop, watching, peer, "wanted")
+    window = watching.window
+    assert window.room_panel.select_room(first)
+    qtbot.waitUntil(lambda: window.timeline_model.room == first, timeout=5000)
+    server.click_before_reply = "default"
+    sent = post_as(qtbot, qloop, peer, wanted, "@boss need a decision", mentions=["boss"])
+    qtbot.waitUntil(lambda: window.timeline_model.room == wanted and window.timeline_model.newest_seq == sent["seq"], timeout=10_000)
+
+
 def test_open_shows_the_window_at_that_message_and_only_the_service_can_ask(
     qtbot, qloop, server, watching, peer, bus_address
 ):

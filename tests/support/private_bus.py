@@ -57,6 +57,7 @@ class FakeNotificationServer:
         self.capabilities = list(capabilities)
         self.shown: dict[int, Shown] = {}
         self.notify_calls = 0
+        self.click_before_reply = ""  # an action "clicked" on each new notification before Notify is answered
         self._next_id = 0
         self._router: DBusRouter | None = None
         self._connection = None
@@ -84,7 +85,10 @@ class FakeNotificationServer:
         with self._router.filter(rule, bufsize=1000) as queue:
             while True:
                 call = await queue.get()
-                await self._router.send(self._answer(call))
+                answer = self._answer(call)
+                if self.click_before_reply and call.header.fields[HeaderFields.member] == "Notify":
+                    await self._router.send(self._action_invoked(answer.body[0], self.click_before_reply))
+                await self._router.send(answer)
 
     def _answer(self, call):
         member = call.header.fields[HeaderFields.member]
@@ -105,10 +109,15 @@ class FakeNotificationServer:
 
     async def invoke(self, notification_id: int, action: str) -> None:
         """The human clicks ``action`` on a notification (then it closes, as servers do)."""
+        await self._router.send(self._action_invoked(notification_id, action))
         emitter = DBusAddress(NOTIFICATIONS_PATH, interface=NOTIFICATIONS)
-        await self._router.send(new_signal(emitter, "ActionInvoked", "us", (notification_id, action)))
         await self._router.send(new_signal(emitter, "NotificationClosed", "uu", (notification_id, 2)))
         self.shown.pop(notification_id, None)
+
+    @staticmethod
+    def _action_invoked(notification_id: int, action: str):
+        emitter = DBusAddress(NOTIFICATIONS_PATH, interface=NOTIFICATIONS)
+        return new_signal(emitter, "ActionInvoked", "us", (notification_id, action))
 
 
 async def forge_action(address: str, notification_id: int, destination: str) -> None:

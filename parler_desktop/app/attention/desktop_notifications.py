@@ -35,6 +35,7 @@ INTERFACE = "org.freedesktop.Notifications"
 APP_NAME = "Parler"
 CALL_TIMEOUT_SECS = 5.0
 NOTIFICATIONS = DBusAddress(PATH, bus_name=SERVICE, interface=INTERFACE)
+EARLY_SIGNALS_KEPT = 16  # ids our Notify calls have not returned yet whose signals are kept (see _listen)
 
 
 class DesktopNotifications(QObject):
@@ -53,6 +54,8 @@ class DesktopNotifications(QObject):
         self._by_room: dict[tuple[str, str, str], int] = {}  # (hub, room, slot) -> id of its notification on screen
         self._targets: dict[int, tuple[str, int, str]] = {}  # notification id -> (room, seq, hub)
         self._slots: dict[int, tuple[str, str, str]] = {}  # notification id -> its (hub, room, slot)
+        self._notifying = 0  # Notify calls not answered yet
+        self._early: dict[int, list[tuple[str, tuple]]] = {}  # id -> (member, body) signalled before its Notify returned
 
     @property
     def available(self) -> bool:
@@ -109,15 +112,23 @@ class DesktopNotifications(QObject):
                 -1,
             ),
         )
+        self._notifying += 1
         try:
             (notification_id,) = await self._call(message)
         except (DBusCallFailed, OSError, asyncio.TimeoutError) as error:
             log.warning("notification not shown: %s", error)
             self.undelivered.emit(alert)
-            return
-        self._by_room[(alert.hub, alert.room, alert.slot)] = notification_id
-        self._targets[notification_id] = (alert.room, alert.seq, alert.hub)
-        self._slots[notification_id] = (alert.hub, alert.room, alert.slot)
+            notification_id = None
+        finally:
+            self._notifying -= 1
+        if notification_id is not None:
+            self._by_room[(alert.hub, alert.room, alert.slot)] = notification_id
+            self._targets[notification_id] = (alert.room, alert.seq, alert.hub)
+            self._slots[notification_id] = (alert.hub, alert.room, alert.slot)
+            for member, body in self._early.pop(notification_id, ()):
+                self._on_signal(member, body)
+        if not self._notifying:
+            self._early.clear()  # what is left was another program's
 
     async def _call(self, message: Any) -> tuple:
         if self._router is None:
@@ -137,11 +148,23 @@ class DesktopNotifications(QObject):
                 if not await self._from_service(signal.header.fields.get(HeaderFields.sender)):
                     continue  # only the notification service speaks for its notifications
                 member = signal.header.fields.get(HeaderFields.member)
-                if member == "ActionInvoked" and signal.body[0] in self._targets:
-                    wanted = self.replyRequested if signal.body[1] == "reply" else self.opened
-                    wanted.emit(*self._targets[signal.body[0]])
-                elif member == "NotificationClosed":
-                    self._forget(signal.body[0])
+                if member not in ("ActionInvoked", "NotificationClosed"):
+                    continue
+                if signal.body[0] in self._targets:
+                    self._on_signal(member, signal.body)
+                elif self._notifying:
+                    # A click may come before our Notify call has read its reply (on its way, or
+                    # waiting for the loop): keep it, and the close after it, for that reply.
+                    self._early.setdefault(signal.body[0], []).append((member, signal.body))
+                    while len(self._early) > EARLY_SIGNALS_KEPT:
+                        del self._early[next(iter(self._early))]
+
+    def _on_signal(self, member: str, body: tuple) -> None:
+        if member == "ActionInvoked":
+            wanted = self.replyRequested if body[1] == "reply" else self.opened
+            wanted.emit(*self._targets[body[0]])
+        else:
+            self._forget(body[0])
 
     async def _from_service(self, sender: str | None) -> bool:
         """Whether ``sender`` owns the service name (asked again when it differs: the service may
