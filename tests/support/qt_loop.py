@@ -32,13 +32,17 @@ def qloop(qapp):
 
 
 def close_loop(qapp, loop: AppEventLoop) -> None:
-    """Cancel the loop's tasks (giving them up to 5 s to end), then close it, as the app does
+    """Cancel the loop's tasks and those they start as they end (giving them up to 5 s), then close it, as the app does
     once its window is gone (idempotent)."""
-    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
-    for task in pending:
-        task.cancel()
+    cancelled: set[asyncio.Task] = set()
     deadline = time.monotonic() + 5
-    while any(not task.done() for task in pending) and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        pending = {task for task in asyncio.all_tasks(loop) if not task.done()}
+        if not pending:
+            break
+        for task in pending - cancelled:  # (a task may start others as it ends: cancel those too)
+            task.cancel()
+        cancelled |= pending
         qapp.processEvents()
     asyncio.events._set_running_loop(None)
     loop._QEventLoop__is_running = False  # stop() would call QApplication.exit()
