@@ -5,6 +5,9 @@ list above the timeline shows each state as it happens."""
 
 from __future__ import annotations
 
+import re
+import time
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -43,6 +46,11 @@ def shown_states(window) -> list[str]:
     return [model.index(row).data() for row in range(model.rowCount())]
 
 
+def without_lease(states: list[str]) -> list[str]:
+    """The rows without the lease's countdown (a held lease's rows end with it)."""
+    return [state.split(" · lease ")[0] for state in states]
+
+
 def receipt(worker: RawAgent, room: str, task: str, status: str) -> dict:
     part = {"kind": "com.parler.task", "status": status, "task": task, "note": f"worker is {status}"}
     return {"op": "send", "target": {"kind": "room", "room": room}, "parts": [part], "replyTo": task}
@@ -70,9 +78,54 @@ def test_work_dispatched_from_the_dialog_is_claimed_and_completed_by_a_worker_an
 
     for status, shown in (("accepted", "claimed by rev"), ("working", "rev is working on it"), ("done", "done by rev")):
         run_coroutine(qtbot, qloop, worker.ok(receipt(worker, room, work["id"], status), "sent"))
-        qtbot.waitUntil(lambda shown=shown: shown_states(window) == [f"review: review PR 42 — {shown}"], timeout=10_000)
+        qtbot.waitUntil(lambda shown=shown: without_lease(shown_states(window)) == [f"review: review PR 42 — {shown}"], timeout=10_000)
     completed = run_coroutine(qtbot, qloop, worker.ok({"op": "complete", "room": room, "message": work["id"], "status": "done"}, "completed"))
     assert completed["completed"]
     steps = [step.state for step in window.dispatch.model.work(0).steps]
     assert steps == ["queued", "claimed", "working", "done"]
     run_coroutine(qtbot, qloop, worker.close())
+
+
+def test_a_claims_lease_end_counts_down_in_the_room_the_agents_view_and_the_card_and_at_its_end_the_work_is_queued_again(
+    qtbot, qloop, desktop, hub
+) -> None:
+    """The hub tells a lease's end only to its holder; the window reckons it from the holder's
+    claim (its ``accepted`` receipt) and the hub's default lease, counts it down, says what
+    happens when it runs out, and shows that when it has."""
+    from test_journey_agents import open_agents_view, shown
+
+    window = desktop.window
+    worker = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="rev", role="reviewer"))
+    try:
+        room = join_service(qtbot, qloop, desktop, worker, "review")
+        open_room(qtbot, desktop, room)
+        dispatch_from_dialog(qtbot, window, "review PR 43")
+        qtbot.waitUntil(lambda: shown_states(window) == ["review: review PR 43 — queued"], timeout=10_000)
+        run_coroutine(qtbot, qloop, worker.ok({"op": "presence", "status": "idle"}, "presence_ok"))
+        [work] = run_coroutine(qtbot, qloop, worker.ok({"op": "queue", "room": room, "role": "review"}, "queued"))["messages"]
+        claimed = run_coroutine(qtbot, qloop, worker.ok({"op": "claim", "room": room, "message": work["id"]}, "claimed"))
+        run_coroutine(qtbot, qloop, worker.ok(receipt(worker, room, work["id"], "accepted"), "sent"))
+
+        lease = re.compile(r"^review: review PR 43 — claimed by rev · lease ends (\d\d:\d\d:\d\d) \(in ([45]:\d\d)\)$")
+        qtbot.waitUntil(lambda: bool(shown_states(window)) and lease.match(shown_states(window)[0]) is not None, timeout=10_000)
+        ends_at, left = lease.match(shown_states(window)[0]).groups()
+        hub_end = claimed["leaseUntil"] / 1000  # what the hub told the holder
+        assert abs(window.dispatch.model.work(0).lease_end_ms / 1000 - hub_end) < 5
+        assert ends_at == time.strftime("%H:%M:%S", time.localtime(window.dispatch.model.work(0).lease_end_ms / 1000))
+        qtbot.waitUntil(lambda: lease.match(shown_states(window)[0]).group(2) != left, timeout=5000)  # it counts down
+        tip = window.dispatch.model.index(0).data(Qt.ItemDataRole.ToolTipRole)
+        assert "When the lease runs out, the work goes back in the queue for the next review worker." in tip
+
+        view = open_agents_view(qtbot, desktop)  # the holder's row and card say it too
+        qtbot.waitUntil(lambda: re.search(r"· lease ends in [45]:\d\d$", shown(view).get("rev", {}).get("On", "")) is not None, timeout=10_000)
+        card = desktop.agents.open_card(next(k for k in desktop.agents.model.state.agents if k[1] == worker.id))
+        assert re.search(r"Lease: ends \d\d:\d\d:\d\d \(in [45]:\d\d\)\. When it runs out, the work goes back in the queue", card.summary.text())
+
+        later = time.time() + 301  # five minutes on: rev said nothing more and is not working
+        window.dispatch.model.clock = desktop.agents.model.clock = lambda: later
+        qtbot.waitUntil(lambda: shown_states(window) == ["review: review PR 43 — rev's lease ran out: back in the queue"], timeout=5000)
+        qtbot.waitUntil(lambda: shown(view)["rev"]["On"].endswith("· lease ran out: back in the queue"), timeout=5000)
+        qtbot.waitUntil(lambda: "Lease: ran out: the work is back in the queue" in card.summary.text(), timeout=5000)
+        card.close()
+    finally:
+        run_coroutine(qtbot, qloop, worker.close())

@@ -110,13 +110,16 @@ class AgentCard(QDialog):
             self.summary.setText("This agent is no longer known to the window.")
             return
         model = self.model
-        self.summary.setText(
-            f"{model.name_of(agent)} · {one_line(agent.role) or 'no role'} · on {model.hub_label(agent.hub)}\n"
-            f"id {one_line(agent.id)}\n{one_line(agent.presence)}{' — ' + one_line(agent.activity) if agent.activity else ''}\n"
-            f"On: {model.on_text(agent) or 'nothing reported'}\n"
-            f"Today: {model.costs.totals('agent', agent.hub, agent.id, 'today').summary()}\n"
-            f"All stored: {model.costs.totals('agent', agent.hub, agent.id).summary()}"
-        )
+        lines = [
+            f"{model.name_of(agent)} · {one_line(agent.role) or 'no role'} · on {model.hub_label(agent.hub)}",
+            f"id {one_line(agent.id)}",
+            f"{one_line(agent.presence)}{' — ' + one_line(agent.activity) if agent.activity else ''}",
+            f"On: {model.on_text(agent) or 'nothing reported'}",
+            model.lease_line(agent),  # (while it holds a lease: when it ends, counting down)
+            f"Today: {model.costs.totals('agent', agent.hub, agent.id, 'today').summary()}",
+            f"All stored: {model.costs.totals('agent', agent.hub, agent.id).summary()}",
+        ]
+        self.summary.setText("\n".join(line for line in lines if line))
         self.directory.setText(self._directory_text(agent))
         history = "\n".join(self._history_lines(agent))
         if history != self.history.toPlainText():  # (the rows repaint often: a reader's scroll stays)
