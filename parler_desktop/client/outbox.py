@@ -10,6 +10,11 @@ once a pull shows the hub's copy at that seq (``is_copy_of``: the human as autho
 signature). A ``sent`` naming the seq of another of the human's posts answers another request
 (``OutOfTurn``: nothing recorded, the line dropped); a seq the pull shows empty or held by
 someone else leaves the post failed, "the hub did not keep this", to send again (same clientId).
+
+A first message to an agent (the Agents view's card) is a post like any other, addressed by a
+``dm`` target (protocol.md §7.4): the room is the hub's to choose, so the item's ``room`` is ""
+until the ``sent`` names it (a ``dm.`` room), and then holds it. Its target is the one it was
+signed for (``send_target``); a repeat with its clientId finds the DM the first attempt made.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from parler_desktop.identity import Identity
 from parler_desktop.protocol import canonical
 from parler_desktop.protocol.frames import Pull, Pulled, Send, Sent
 from parler_desktop.protocol.parts import SIG_KIND
-from parler_desktop.protocol.values import Part, RoomTarget, StoredMessage, normalize_parts
+from parler_desktop.protocol.values import DmTarget, Part, RoomTarget, StoredMessage, Target, WireError, normalize_parts, target_from_wire
 from parler_desktop.store import LocalStore, StoreWorker
 
 log = logging.getLogger(__name__)
@@ -51,14 +56,19 @@ def build_item(
     extra_parts: Sequence[Part] = (),
     client_id: str | None = None,
     created_at: float,
+    dm_agent: str | None = None,
 ) -> OutboxItem:
-    """A signed outbox item; raises ``ValueError`` for parts the hub would reject."""
+    """A signed outbox item; raises ``ValueError`` for parts the hub would reject. With
+    ``dm_agent`` (and ``room`` ""), addressed to that agent's DM, wherever the hub keeps it."""
     parts: list[Part] = [{"kind": "text", "text": text}] if text else []
     parts.extend(extra_parts)
     if not parts:
         raise ValueError("nothing to send: the message is empty")
+    if (dm_agent is None) == (room == ""):
+        raise ValueError("a post names its room, or (a first message to an agent) its agent and no room")
     normalized = normalize_parts(parts)  # WireError is a ValueError
-    signed = canonical.sign_parts(identity.agent_id, RoomTarget(room), normalized, reply_to, identity.sign)
+    target: Target = RoomTarget(room) if dm_agent is None else DmTarget(dm_agent)
+    signed = canonical.sign_parts(identity.agent_id, target, normalized, reply_to, identity.sign)
     return OutboxItem(
         client_id=client_id or str(uuid.uuid4()),
         room=room,
@@ -82,16 +92,33 @@ def _content(item: OutboxItem) -> tuple:
     return (item.room, parts, tuple(item.mentions), item.reply_to)
 
 
+def dm_agent_of(item: OutboxItem) -> str | None:
+    """The agent a first message was signed for (its ``dm`` target), else None."""
+    part = next((part for part in item.parts if part.get("kind") == SIG_KIND), {})
+    try:
+        target = target_from_wire(part.get("target"))
+    except WireError:
+        return None
+    return target.agent if isinstance(target, DmTarget) else None
+
+
+def send_target(item: OutboxItem) -> Target:
+    """Where ``item`` goes: a first message (``room`` "" until sent) to its agent's DM, else its room."""
+    agent = None if item.room else dm_agent_of(item)
+    return RoomTarget(item.room) if agent is None else DmTarget(agent)
+
+
 def _signature(parts: Sequence[Part]) -> tuple[object, object] | None:
     part = next((part for part in parts if part.get("kind") == SIG_KIND), None)
     return None if part is None else (part.get("uid"), part.get("sig"))
 
 
-def is_copy_of(message: StoredMessage, item: OutboxItem, my_id: str) -> bool:
-    """Whether the hub's ``message`` is the human's post ``item``: in its room, by the human,
-    carrying its signature (the wire has no clientId; a signature's uid is fresh for every post)."""
+def is_copy_of(message: StoredMessage, item: OutboxItem, my_id: str, room: str | None = None) -> bool:
+    """Whether the hub's ``message`` is the human's post ``item``: in its room (``room``: the one
+    the hub named for a first message), by the human, carrying its signature (the wire has no
+    clientId; a signature's uid is fresh for every post)."""
     return (
-        message.room == item.room and message.sender.id == my_id
+        message.room == (room or item.room) and message.sender.id == my_id
         and (mine := _signature(item.parts)) is not None and _signature(message.parts) == mine
     )
 
@@ -164,7 +191,7 @@ class Outbox:
         if current is None or current.status is not OutboxStatus.PENDING:
             return  # discarded (or sent by another process) meanwhile
         frame = Send(
-            target=RoomTarget(item.room),
+            target=send_target(item),
             parts=item.parts,
             mentions=item.mentions or None,
             reply_to=item.reply_to,
@@ -186,25 +213,29 @@ class Outbox:
         holder = await self._store.call(LocalStore.outbox_holder, reply.seq)
         if holder not in (None, item.client_id):
             raise request.reject(OutOfTurn(f"the hub answered post {item.client_id} with #{reply.seq}, another post's"))
-        await self._confirm(request, item, reply.seq)
+        room = item.room or reply.room  # a first message's DM, as the hub named it
+        if not item.room and not reply.room.startswith("dm."):
+            raise request.reject(OutOfTurn(f"the hub answered the message {item.client_id} to an agent with room {reply.room!r}, not a DM"))
+        await self._confirm(request, item, reply.seq, room)
 
-    async def _confirm(self, request: Requester, item: OutboxItem, seq: int) -> None:
-        """Look for the hub's copy of ``item`` at ``seq`` (a pull of that one seq): there, the
-        post is sent; empty or someone else's, the hub did not keep it."""
+    async def _confirm(self, request: Requester, item: OutboxItem, seq: int, room: str) -> None:
+        """Look for the hub's copy of ``item`` at ``seq`` in ``room`` (a pull of that one seq):
+        there, the post is sent (and a first message's item holds its DM from then on); empty or
+        someone else's, the hub did not keep it."""
         try:
-            page = await request(Pull(room=item.room, since=seq - 1, limit=1), Pulled) if seq > 0 else None
+            page = await request(Pull(room=room, since=seq - 1, limit=1), Pulled) if seq > 0 else None
         except (HubRefused, BadReply) as error:  # not known: the post stays pending, sent again later
             log.warning("could not look for post %s at #%d (%s); sending it again in %g s", item.client_id, seq, error, TRANSIENT_RETRY_SECS)
             await self._later()
             return
         assert page is None or isinstance(page, Pulled)
         held = next((message for message in page.messages if message.seq == seq), None) if page else None
-        if held is None or not is_copy_of(held, item, self._my_id):
+        if held is None or not is_copy_of(held, item, self._my_id, room):
             whose = "nothing" if held is None else f"a message of {held.sender.id}"
             log.warning("the hub said it stored post %s as #%d, and holds %s there", item.client_id, seq, whose)
             await self._update(item.client_id, status=OutboxStatus.FAILED, error=NOT_KEPT_TEXT, error_code=NOT_KEPT)
             return
-        sent = await self._update(item.client_id, status=OutboxStatus.SENT, message_id=held.id, seq=held.seq)
+        sent = await self._update(item.client_id, status=OutboxStatus.SENT, message_id=held.id, seq=held.seq, room=room)
         await self._on_sent(sent, held)
 
     async def _later(self) -> None:

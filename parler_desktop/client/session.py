@@ -13,7 +13,6 @@ import asyncio
 import functools
 import logging
 import random
-import uuid
 from collections.abc import AsyncIterable, Callable, Iterable, Sequence
 from typing import Any
 
@@ -27,7 +26,7 @@ from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, State
 from parler_desktop.client.fault_log import FaultLog
 from parler_desktop.client.hub_identity import load_hub_identity
 from parler_desktop.client.lifecycle import ConnectionLifecycle
-from parler_desktop.client.outbox import FINISHED_ITEM_KEEP_SECS, Outbox, build_item
+from parler_desktop.client.outbox import FINISHED_ITEM_KEEP_SECS, Outbox, build_item, dm_agent_of
 from parler_desktop.client.pacing import RequestPacer, reserve_for
 from parler_desktop.client.read_markers import ReadMarkers
 from parler_desktop.client.other_posts import OtherPosts
@@ -59,14 +58,11 @@ from parler_desktop.protocol.frames import (
     Remember,
     Remembered,
     ResolveJoin,
-    Send,
-    Sent,
 )
-from parler_desktop.protocol import canonical
 from parler_desktop.protocol.canonical import verify_message
 from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.protocol.values import (
-    DirectoryEntry, DmTarget, Fact, JoinRequest, Part, RecallHit, RoomInfo, RoomTarget, StoredMessage, normalize_parts,
+    DirectoryEntry, Fact, JoinRequest, Part, RecallHit, RoomInfo, RoomTarget, StoredMessage,
 )
 from parler_desktop.settings import load_settings, read_join_secret
 from parler_desktop.store import LocalStore, StoreError, StoreWorker, open_for_session
@@ -365,17 +361,17 @@ class HubSession:
         assert isinstance(reply, JoinResolved)
         return reply
 
-    async def message_agent(self, agent: str, text: str) -> Sent:
-        """Send ``text`` to ``agent`` by a ``dm`` target (protocol.md §7.4): the hub uses the DM the
-        two share, else makes one when the agent has a directory card, else refuses (HubRefused).
-        Sent at once, not through the outbox (which posts to rooms it knows); one clientId, so the
-        retry after a lost line is not a second message."""
-        target = DmTarget(agent)
-        parts = canonical.sign_parts(self.agent_id, target, normalize_parts([{"kind": "text", "text": text}]), None, self.identity.sign)
-        reply = await self._lifecycle.call(Send(target=target, parts=parts, client_id=str(uuid.uuid4())), Sent)
-        assert isinstance(reply, Sent)
-        self._sync.request_full()  # the DM may be new: list it
-        return reply
+    async def message_agent(self, agent: str, text: str) -> OutboxItem:
+        """Post ``text`` to ``agent`` by a ``dm`` target (protocol.md §7.4) through the outbox, as
+        any post (durable on return, sent in the background): the hub uses the DM the two share,
+        else makes one when the agent has a directory card, else refuses (the item fails with the
+        hub's sentence). The item names the DM once the hub has it."""
+        if self.read_only is not None:
+            raise self.read_only
+        item = build_item(self.identity, "", text, dm_agent=agent, created_at=self._clock.time())
+        added = await self._outbox.add(item)
+        self._lifecycle.store_took_write()
+        return added
 
     async def pull_older(self, room: str, before: int) -> int:
         """Read the messages of ``room`` a catch-up left on the hub just below ``before`` (the
@@ -419,6 +415,8 @@ class HubSession:
 
     async def _on_sent(self, item: OutboxItem, copy: StoredMessage) -> None:
         self._other_posts.saw(item)
+        if dm_agent_of(item) is not None:
+            self._sync.request_full()  # a first message to an agent: its DM may be new, list it
         if self.sync_messages:
             await self._sync.store_sent(copy)  # our own message as the hub keeps it, into the store
             self._sync.mark_dirty(item.room)  # and, once the room is quiet, the history up to it: the

@@ -36,7 +36,7 @@ from parler_desktop.client.events import (
 )
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.tasks import TaskSupervisor
-from parler_desktop.protocol.frames import Invited, Joined, JoinPending, JoinResolved, Sent
+from parler_desktop.protocol.frames import Invited, Joined, JoinPending, JoinResolved
 from parler_desktop.protocol.values import JoinRequest
 from parler_desktop.store import StoreError, StoreProblem
 
@@ -233,8 +233,9 @@ class SessionBridge(QObject):
     async def resolve_join(self, room: str, agent: str, approve: bool) -> JoinResolved:
         return await self._require_session().resolve_join(room, agent, approve)
 
-    async def message_agent(self, agent: str, text: str) -> Sent:
-        """``text`` to ``agent``'s DM, made by the hub when need be (``HubSession.message_agent``)."""
+    async def message_agent(self, agent: str, text: str) -> OutboxItem:
+        """``text`` to ``agent``'s DM, made by the hub when need be, through the outbox as any post
+        (``HubSession.message_agent``): on disk on return; raises as ``post`` does."""
         return await self._require_session().message_agent(agent, text)
 
     async def pull_older(self, room: str, before: int) -> int:

@@ -4,9 +4,12 @@ the hub's cache), its task history (accepted → done/failed, with durations), a
 Message, Hand off…, Copy id.
 
 Message opens the DM the human shares with the agent; when the window knows none it asks for a
-first message and sends it with a ``dm`` target (protocol.md §7.4), which makes the DM on the hub
-when the agent has a directory card, no invite needed. An agent without a card cannot be reached
-so: the card says so in a sentence. Everything shown is wire text, in plain-text widgets only.
+first message and posts it with a ``dm`` target (protocol.md §7.4), which makes the DM on the hub
+when the agent has a directory card, no invite needed. The first message goes through the outbox
+as every post does (on disk at Enter, sent once, kept through a hub's or the app's restart): the
+card says it is queued, and opens the DM once the hub has it. An agent without a card cannot be
+reached so: the card says so in a sentence (and the hub's refusal, should it refuse). Everything
+shown is wire text, in plain-text widgets only.
 """
 
 from __future__ import annotations
@@ -23,8 +26,11 @@ from parler_desktop.app.agents.cost_totals import duration_text
 from parler_desktop.app.agents.fleet_model import NOTE_CHARS, FleetModel
 from parler_desktop.app.display_text import one_line
 from parler_desktop.app.agents.fleet_state import AgentRecord, task_runs
+from parler_desktop.app.display_text import NOTICE_CHARS, display_text
+from parler_desktop.app.hubs.bridge import why_not_posted
 from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
 from parler_desktop.protocol.parts import SIG_KIND, Handoff
 from parler_desktop.protocol.part_text import part_headline
 from parler_desktop.protocol.readable import readable
@@ -35,6 +41,7 @@ from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
 RECENT_MESSAGES = 30
 DESCRIPTION_CHARS = 2000  # of a card's description (its lines kept)
 SEND_FAILURES = (BadReply, ConnectionLost, HubRefused, SessionClosed, TimeoutError, ValueError, StoreError)
+NOT_WRITTEN = (StoreError, ValueError, SessionClosed)  # a post the outbox could not take
 OpenRoom = Callable[[HubEntry, str], Awaitable[None]]
 
 
@@ -47,6 +54,7 @@ class AgentCard(QDialog):
         self.key = key
         self.entry = model.hubs.entry(key[0])
         self._open_room = open_room
+        self._first: tuple[str, str] | None = None  # the first message queued: (its client id, its text)
         agent = self.agent
         self.setWindowTitle(f"Agent — {model.name_of(agent)}" if agent is not None else "Agent")
         self.resize(640, 620)
@@ -97,6 +105,8 @@ class AgentCard(QDialog):
         self.refresh()
         model.modelReset.connect(self.refresh)  # what the rows say, the card says (as often)
         model.dataChanged.connect(self.refresh)
+        if self.entry is not None:
+            self.entry.bridge.outboxChanged.connect(self._outbox_changed)
         if self.entry is not None and self.entry.bridge.store is not None and agent is not None:
             self.entry.bridge.tasks.spawn("agent's messages", self._read_recent(self.entry.bridge.store, sorted(agent.rooms)))
 
@@ -206,18 +216,43 @@ class AgentCard(QDialog):
             self.entry.bridge.tasks.spawn("message agent", self._send(self.entry, text))
 
     async def _send(self, entry: HubEntry, text: str) -> None:
+        """Into the outbox (as the composer posts); the outbox's word on it comes to
+        ``_outbox_changed``."""
         try:
-            sent = await entry.bridge.message_agent(self.key[1], text)
-        except SEND_FAILURES as error:
+            item = await entry.bridge.message_agent(self.key[1], text)
+        except NOT_WRITTEN as error:
             if shiboken6.isValid(self):
                 self.first_message.setEnabled(True)
-                self.note.setText(f"Not sent: {getattr(error, 'message', None) or error}")
+                self.note.setText(display_text(why_not_posted(error), NOTICE_CHARS))
             return
-        self.model.state.dm_rooms.setdefault(entry.url, set()).add(sent.room)
-        self.model.state.agent(entry.url, self.key[1]).rooms.add(sent.room)
-        if shiboken6.isValid(self):
+        if not shiboken6.isValid(self):
+            return
+        self._first = (item.client_id, text)
+        self.first_message.clear()
+        agent = self.agent
+        name = self.model.name_of(agent) if agent is not None else "it"
+        self.note.setText(f"Queued for {name}: sent as soon as the hub answers (kept if the app closes meanwhile); its DM opens then.")
+        current = await entry.bridge.store.call(LocalStore.outbox_get, item.client_id)  # (it may have gone already)
+        if current is not None and shiboken6.isValid(self):
+            self._outbox_changed(current)
+
+    def _outbox_changed(self, item: OutboxItem) -> None:
+        """The first message sent: its DM opens; refused: the text comes back with the hub's reason."""
+        if self._first is None or item.client_id != self._first[0] or self.entry is None:
+            return
+        entry = self.entry
+        if item.status is OutboxStatus.SENT and item.room:
+            self._first = None
+            self.model.state.dm_rooms.setdefault(entry.url, set()).add(item.room)
+            self.model.state.agent(entry.url, self.key[1]).rooms.add(item.room)
+            entry.bridge.tasks.spawn("open DM", self._open_room(entry, item.room))
             self.close()
-        await self._open_room(entry, sent.room)
+        elif item.status is OutboxStatus.FAILED:
+            text, self._first = self._first[1], None
+            entry.bridge.discard_outbox(item.client_id)  # the human has the text back to send again
+            self.first_message.setText(text)
+            self.first_message.setEnabled(True)
+            self.note.setText(display_text(f"Not sent: {item.error or 'the hub refused it'}", NOTICE_CHARS))
 
     def handoff_room(self) -> str | None:
         """Where a handoff to it is posted: the room of its current task, else a DM, else a room
