@@ -129,3 +129,43 @@ def test_a_claims_lease_end_counts_down_in_the_room_the_agents_view_and_the_card
         card.close()
     finally:
         run_coroutine(qtbot, qloop, worker.close())
+
+
+def test_work_dispatched_to_a_role_from_any_room_goes_to_its_service_which_opens_with_the_work_in_it(qtbot, qloop, desktop, hub, peer) -> None:
+    """As ``parler send --role review`` does: no invite to the service room is needed; the post's
+    service target joins the human to it (protocol.md §7.4), and the window shows it."""
+    from support.desktop_fixtures import join_room
+
+    window = desktop.window
+    worker = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="rev", role="reviewer"))
+    try:
+        room = run_coroutine(qtbot, qloop, worker.ok({"op": "serve", "service": "review"}, "joined"))["room"]
+        plans = join_room(qtbot, qloop, desktop, peer, "plans")
+        open_room(qtbot, desktop, plans)  # an ordinary room
+        assert room not in window.rooms.room_names()
+        choose(qtbot, window, "Hub", "Dispatch to role…")
+        qtbot.waitUntil(lambda: visible(window, DispatchDialog, "dispatchDialog") is not None, timeout=5000)
+        dialog = visible(window, DispatchDialog, "dispatchDialog")
+        assert dialog.role.text() == ""
+        qtbot.keyClicks(dialog.role, "review")
+        qtbot.keyClicks(dialog.task, "review PR 44")
+        QTest.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: window.timeline_model.room == room, timeout=10_000)  # its service room, opened
+        qtbot.waitUntil(lambda: shown_states(window) == ["review: review PR 44 — queued"], timeout=10_000)
+        run_coroutine(qtbot, qloop, worker.ok({"op": "presence", "status": "idle"}, "presence_ok"))
+        [work] = run_coroutine(qtbot, qloop, worker.ok({"op": "queue", "room": room, "role": "review"}, "queued"))["messages"]
+        assert work["from"]["id"] == desktop.bridge.agent_id
+        assert run_coroutine(qtbot, qloop, worker.ok({"op": "claim", "room": room, "message": work["id"]}, "claimed"))["claimed"]
+        run_coroutine(qtbot, qloop, worker.ok(receipt(worker, room, work["id"], "done"), "sent"))
+        qtbot.waitUntil(lambda: shown_states(window) == ["review: review PR 44 — done by rev"], timeout=10_000)
+
+        open_room(qtbot, desktop, plans)
+        choose(qtbot, window, "Hub", "Dispatch to role…")  # a role nobody serves on this hub: said so
+        qtbot.waitUntil(lambda: visible(window, DispatchDialog, "dispatchDialog") is not None, timeout=5000)
+        dialog = visible(window, DispatchDialog, "dispatchDialog")
+        dialog.role.setText("nobody")
+        qtbot.keyClicks(dialog.task, "anything")
+        QTest.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("Not dispatched to nobody: "), timeout=10_000)
+    finally:
+        run_coroutine(qtbot, qloop, worker.close())

@@ -11,10 +11,12 @@ signature). A ``sent`` naming the seq of another of the human's posts answers an
 (``OutOfTurn``: nothing recorded, the line dropped); a seq the pull shows empty or held by
 someone else leaves the post failed, "the hub did not keep this", to send again (same clientId).
 
-A first message to an agent (the Agents view's card) is a post like any other, addressed by a
-``dm`` target (protocol.md §7.4): the room is the hub's to choose, so the item's ``room`` is ""
-until the ``sent`` names it (a ``dm.`` room), and then holds it. Its target is the one it was
-signed for (``send_target``); a repeat with its clientId finds the DM the first attempt made.
+A post may be addressed by another target than its room (protocol.md §7.4), the one it is signed
+for (``send_target``): a first message to an agent (the Agents view's card) by a ``dm`` target,
+whose room is the hub's to choose, so the item's ``room`` is "" until the ``sent`` names it (a
+``dm.`` room), and then holds it (a repeat with its clientId finds the DM the first attempt
+made); work dispatched to a role from outside its service room by a ``service`` target, whose
+room (``svc.`` and the service) the sending joins.
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ from parler_desktop.identity import Identity
 from parler_desktop.protocol import canonical
 from parler_desktop.protocol.frames import Pull, Pulled, Send, Sent
 from parler_desktop.protocol.parts import SIG_KIND
-from parler_desktop.protocol.values import DmTarget, Part, RoomTarget, StoredMessage, Target, WireError, normalize_parts, target_from_wire
+from parler_desktop.protocol.values import (
+    DmTarget, Part, RoomTarget, ServiceTarget, StoredMessage, Target, WireError, normalize_parts, service_room, target_from_wire,
+)
 from parler_desktop.store import LocalStore, StoreWorker
 
 log = logging.getLogger(__name__)
@@ -56,19 +60,19 @@ def build_item(
     extra_parts: Sequence[Part] = (),
     client_id: str | None = None,
     created_at: float,
-    dm_agent: str | None = None,
+    target: DmTarget | ServiceTarget | None = None,
 ) -> OutboxItem:
-    """A signed outbox item; raises ``ValueError`` for parts the hub would reject. With
-    ``dm_agent`` (and ``room`` ""), addressed to that agent's DM, wherever the hub keeps it."""
+    """A signed outbox item; raises ``ValueError`` for parts the hub would reject. ``target``: a
+    DM (``room`` "": the hub names it) or a service (``room`` its ``svc.`` room), not the room."""
     parts: list[Part] = [{"kind": "text", "text": text}] if text else []
     parts.extend(extra_parts)
     if not parts:
         raise ValueError("nothing to send: the message is empty")
-    if (dm_agent is None) == (room == ""):
-        raise ValueError("a post names its room, or (a first message to an agent) its agent and no room")
+    expected = "" if isinstance(target, DmTarget) else service_room(target.service) if isinstance(target, ServiceTarget) else room or None
+    if room != expected:
+        raise ValueError(f"a post to {target or 'a room'} names the room {expected!r}, not {room!r}")
     normalized = normalize_parts(parts)  # WireError is a ValueError
-    target: Target = RoomTarget(room) if dm_agent is None else DmTarget(dm_agent)
-    signed = canonical.sign_parts(identity.agent_id, target, normalized, reply_to, identity.sign)
+    signed = canonical.sign_parts(identity.agent_id, target or RoomTarget(room), normalized, reply_to, identity.sign)
     return OutboxItem(
         client_id=client_id or str(uuid.uuid4()),
         room=room,
@@ -92,20 +96,30 @@ def _content(item: OutboxItem) -> tuple:
     return (item.room, parts, tuple(item.mentions), item.reply_to)
 
 
-def dm_agent_of(item: OutboxItem) -> str | None:
-    """The agent a first message was signed for (its ``dm`` target), else None."""
+def signed_target(item: OutboxItem) -> Target | None:
+    """The target ``item`` was signed for (None: not a readable one)."""
     part = next((part for part in item.parts if part.get("kind") == SIG_KIND), {})
     try:
-        target = target_from_wire(part.get("target"))
+        return target_from_wire(part.get("target"))
     except WireError:
         return None
+
+
+def dm_agent_of(item: OutboxItem) -> str | None:
+    """The agent a first message was signed for (its ``dm`` target), else None."""
+    target = signed_target(item)
     return target.agent if isinstance(target, DmTarget) else None
 
 
 def send_target(item: OutboxItem) -> Target:
-    """Where ``item`` goes: a first message (``room`` "" until sent) to its agent's DM, else its room."""
-    agent = None if item.room else dm_agent_of(item)
-    return RoomTarget(item.room) if agent is None else DmTarget(agent)
+    """Where ``item`` goes: a first message (``room`` "" until sent) to its agent's DM, a dispatch
+    to its service, else its room."""
+    target = signed_target(item)
+    if isinstance(target, DmTarget) and not item.room:
+        return target
+    if isinstance(target, ServiceTarget) and service_room(target.service) == item.room:
+        return target
+    return RoomTarget(item.room)
 
 
 def _signature(parts: Sequence[Part]) -> tuple[object, object] | None:

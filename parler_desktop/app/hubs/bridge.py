@@ -173,15 +173,17 @@ class SessionBridge(QObject):
         reply_to: str | None = None,
         extra_parts: Sequence[dict] = (),
         session: Any = None,
+        target: Any = None,
     ) -> OutboxItem:
         """Write the message to the outbox of ``session`` (default: the attached one; a caller
         that took the session when the human pressed Enter names it, so the post goes to that
         hub even if the window shows another meanwhile); returns once it is on disk (it is sent
-        in the background). Raises StoreError (e.g. the disk is full), ValueError (a message
+        in the background). ``target``: a service or DM target instead of ``room``
+        (``HubSession.post``). Raises StoreError (e.g. the disk is full), ValueError (a message
         the hub would refuse) or SessionClosed: the caller keeps the human's text until this
         returns."""
         return await (session or self._require_session()).post(
-            room, text, mentions=tuple(mentions), reply_to=reply_to, extra_parts=tuple(extra_parts)
+            room, text, mentions=tuple(mentions), reply_to=reply_to, extra_parts=tuple(extra_parts), target=target
         )
 
     def retry_outbox(self, client_id: str) -> None:
