@@ -50,3 +50,28 @@ async def test_an_agent_without_a_card_is_refused_in_a_sentence(hub, raw_agent, 
     await log.wait_state(ConnectionState.LIVE)
     refused = await settled(log, await session.message_agent(agent.id, "hello"))
     assert refused.status is OutboxStatus.FAILED and "discoverable" in (refused.error or "")
+
+
+async def test_a_first_message_whose_sent_was_lost_is_sent_again_into_the_same_dm_once(hub, raw_agent, session_factory):
+    """The hub made the DM and stored the message, the ``sent`` never came back: the resend on the
+    next line (same clientId, the same ``dm`` target) finds that DM and the original message."""
+    from support.fault_proxy import FaultProxy
+    from support.peer_ops import hub_history
+
+    agent = await raw_agent(hub.url, name="carded")
+    await agent.register("carded")
+    await agent.ok({"op": "subscribe"}, "subscribed")
+    proxy = await FaultProxy("127.0.0.1", hub.port).start()
+    try:
+        session, log = await session_factory(proxy.url)
+        await log.wait_state(ConnectionState.LIVE)
+        proxy.stall(upstream=False)  # the hub gets the send; its `sent` never comes back
+        queued = await session.message_agent(agent.id, "only once")
+        delivered = await agent.recv_delivery()
+        proxy.cut()
+        proxy.resume()
+        sent = await settled(log, queued)
+        assert sent.status is OutboxStatus.SENT and (sent.room, sent.seq) == (delivered["room"], delivered["seq"])
+        assert [m["parts"][0]["text"] for m in await hub_history(agent, sent.room)] == ["only once"]
+    finally:
+        await proxy.close()
