@@ -11,6 +11,7 @@ import time
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QLabel
 from support.desktop_fixtures import open_room
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
@@ -147,6 +148,7 @@ def test_work_dispatched_to_a_role_from_any_room_goes_to_its_service_which_opens
         qtbot.waitUntil(lambda: visible(window, DispatchDialog, "dispatchDialog") is not None, timeout=5000)
         dialog = visible(window, DispatchDialog, "dispatchDialog")
         assert dialog.role.text() == ""
+        assert "the role's own service room" in dialog.findChild(QLabel, "dispatchWhere").text()  # said where it goes
         qtbot.keyClicks(dialog.role, "review")
         qtbot.keyClicks(dialog.task, "review PR 44")
         QTest.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)

@@ -79,7 +79,8 @@ class RoleDispatch(QObject):
             self.statusMessage.emit("Not dispatched: no hub is connected.")
             return None
         in_service = room if is_service_room(room) else None
-        dialog = self.dialog = DispatchDialog(in_service.removeprefix(SERVICE_PREFIX) if in_service else "", self._window)
+        proposed = in_service.removeprefix(SERVICE_PREFIX) if in_service else ""
+        dialog = self.dialog = DispatchDialog(proposed, self._window, in_service_room=in_service is not None)
         dialog.accepted.connect(lambda: self._dispatch(session, in_service, dialog))
         dialog.open()
         return dialog
