@@ -119,7 +119,10 @@ def test_a_claims_lease_end_counts_down_in_the_room_the_agents_view_and_the_card
 
         view = open_agents_view(qtbot, desktop)  # the holder's row and card say it too
         qtbot.waitUntil(lambda: re.search(r"· lease ends in [45]:\d\d$", shown(view).get("rev", {}).get("On", "")) is not None, timeout=10_000)
-        card = desktop.agents.open_card(next(k for k in desktop.agents.model.state.agents if k[1] == worker.id))
+        key = next(k for k in desktop.agents.model.state.agents if k[1] == worker.id)
+        fleet = desktop.agents.model
+        assert "When it runs out, the work goes back in the queue" in fleet.index(fleet.row_of(key), 0).data(Qt.ItemDataRole.ToolTipRole)
+        card = desktop.agents.open_card(key)
         assert re.search(r"Lease: ends \d\d:\d\d:\d\d \(in [45]:\d\d\)\. When it runs out, the work goes back in the queue", card.summary.text())
 
         later = time.time() + 301  # five minutes on: rev said nothing more and is not working

@@ -240,6 +240,7 @@ class FleetModel(QAbstractTableModel):
             f"{self.name_of(agent)} ({one_line(agent.role) or 'no role'}) on {self.hub_label(agent.hub)}",
             f"{one_line(agent.presence)}{' — ' + one_line(agent.activity, NOTE_CHARS) if agent.activity else ''}",
             f"On: {self.on_text(agent) or 'nothing reported'}",
+            *filter(None, [self.lease_line(agent)]),
             f"Rooms shared with you: {rooms}",
             "Directory card: " + ("none" if agent.card is None else "verified" if agent.verified else "not verified"),
             f"Today: {self.costs.totals('agent', agent.hub, agent.id, 'today').summary()}",
