@@ -194,6 +194,9 @@ def test_cost_of_receipts_with_and_without_figures_in_the_view_the_room_header_t
         desktop.agents.model.rebuild()  # the rows repaint (as every stored message makes them)
         assert card.history.document().revision() == revision  # the history the human scrolls stays put
         qtbot.waitUntil(lambda: "the last of it" in card.recent.toPlainText(), timeout=5000)
+        post_as(qtbot, qloop, bob, room, "one more thing")  # said while the card is open: on top
+        qtbot.waitUntil(lambda: card.recent.toPlainText().splitlines()[0].endswith("build: one more thing"), timeout=10_000)
+        assert card.recent.toPlainText().count("the last of it") == 1  # (what was read stays, once)
 
         run_coroutine(qtbot, qloop, bob.ok({"op": "subscribe"}, "subscribed"))
         qtbot.mouseClick(card.handoff_button, Qt.MouseButton.LeftButton)  # the handoff dialog, addressed to it

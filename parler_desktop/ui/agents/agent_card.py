@@ -1,7 +1,7 @@
 """An agent's card, opened from its row in the Agents view: its directory card (description, tags,
 skills, verified or not), its recent messages in the rooms the human shares with it (read from
-the hub's cache), its task history (accepted → done/failed, with durations), and the actions:
-Message, Hand off…, Copy id.
+the hub's cache, then as they are stored), its task history (accepted → done/failed, with
+durations), and the actions: Message, Hand off…, Copy id.
 
 Message opens the DM the human shares with the agent; when the window knows none it asks for a
 first message and posts it with a ``dm`` target (protocol.md §7.4), which makes the DM on the hub
@@ -15,7 +15,7 @@ shown is wire text, in plain-text widgets only.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 import shiboken6
 from PySide6.QtCore import Qt
@@ -34,6 +34,7 @@ from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
 from parler_desktop.protocol.parts import SIG_KIND, Handoff
 from parler_desktop.protocol.part_text import part_headline
 from parler_desktop.protocol.readable import readable
+from parler_desktop.protocol.values import StoredMessage
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.ui.agents.agents_view import plain_label
 from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
@@ -105,8 +106,10 @@ class AgentCard(QDialog):
         self.refresh()
         model.modelReset.connect(self.refresh)  # what the rows say, the card says (as often)
         model.dataChanged.connect(self.refresh)
+        self._recent: dict[int, StoredMessage] = {}  # its newest messages shown, by seq
         if self.entry is not None:
             self.entry.bridge.outboxChanged.connect(self._outbox_changed)
+            self.entry.bridge.messagesStored.connect(self._stored)
         if self.entry is not None and self.entry.bridge.store is not None and agent is not None:
             self.entry.bridge.tasks.spawn("agent's messages", self._read_recent(self.entry.bridge.store, sorted(agent.rooms)))
 
@@ -181,12 +184,26 @@ class AgentCard(QDialog):
             problem = ""
         if not shiboken6.isValid(self):
             return
+        self.recent.setPlaceholderText(problem or "No messages from it are stored.")
+        self._show_recent(messages)
+
+    def _stored(self, _room: str, messages: Sequence[StoredMessage], _live: bool) -> None:
+        """What it says while the card is open shows on top (the rooms it shares with the human
+        are those it posts in)."""
+        mine = [m for m in messages if m.sender.id == self.key[1]]
+        if mine:
+            self._show_recent(mine)
+
+    def _show_recent(self, messages: Sequence[StoredMessage]) -> None:
+        """Add ``messages`` to those shown, newest first, the newest ``RECENT_MESSAGES`` kept."""
+        self._recent.update((m.seq, m) for m in messages)
+        for seq in sorted(self._recent)[:-RECENT_MESSAGES]:
+            del self._recent[seq]
         lines = [
             f"{time.strftime('%d %b %H:%M', time.localtime(m.ts / 1000))} · {self.model.room_label(self.key[0], m.room)}: "
             f"{one_line(m.text or '  '.join(part_headline(p) for p in m.parts if p.get('kind') not in ('text', SIG_KIND)), NOTE_CHARS)}"
-            for m in reversed(messages)
+            for _seq, m in sorted(self._recent.items(), reverse=True)
         ]
-        self.recent.setPlaceholderText(problem or "No messages from it are stored.")
         self.recent.setPlainText("\n".join(lines))
 
     # -- actions --------------------------------------------------------------------------
