@@ -346,8 +346,30 @@ def test_a_first_message_typed_on_a_card_while_the_hub_is_down_opens_its_dm_once
         stop_desktop(qtbot, qloop, app)
 
 
-def test_a_first_message_the_hub_refuses_after_its_card_closed_is_said_in_the_status_bar(qtbot, qloop, desktop, hub, peer):
+def test_a_message_to_an_agents_dm_the_hub_refuses_after_its_card_closed_is_said_in_the_status_bar(qtbot, qloop, desktop, hub, peer):
     run_coroutine(qtbot, qloop, desktop.bridge.session.message_agent(peer.id, "hello"))  # alice has no directory card
     bar = desktop.window.statusBar()
-    qtbot.waitUntil(lambda: bar.currentMessage().startswith("Your first message to "), timeout=10_000)
+    qtbot.waitUntil(lambda: bar.currentMessage().startswith("Your message to "), timeout=10_000)
     assert "was not sent: " in bar.currentMessage() and "discoverable" in bar.currentMessage()
+
+
+def test_work_is_handed_off_to_an_agent_known_only_by_its_directory_card_in_a_dm(qtbot, qloop, desktop, hub, peer):
+    """No room shared: the card's Hand off… posts the handoff by a ``dm`` target, through the
+    outbox, which makes the DM (as Message does)."""
+    run_coroutine(qtbot, qloop, peer.register("alice", role="planner"))
+    card = card_of(qtbot, desktop, peer.id)
+    assert card.handoff_button.isEnabled()
+    assert "in a DM" in card.handoff_button.toolTip()
+    qtbot.mouseClick(card.handoff_button, Qt.MouseButton.LeftButton)
+    dialog = card.findChild(HandoffDialog)
+    qtbot.waitUntil(dialog.isVisible, timeout=5000)
+    assert dialog.to.currentText() == "alice"
+    qtbot.keyClicks(dialog.next, "plan the sprint")
+    qtbot.mouseClick(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+    delivered = run_coroutine(qtbot, qloop, peer.recv_delivery())
+    assert delivered["room"].startswith("dm.") and delivered["mentions"] == ["alice"]
+    assert {"kind": "com.parler.handoff", "next": "plan the sprint", "to": "alice"} in delivered["parts"]
+    qtbot.waitUntil(lambda: card.note.text() == "Handed off in a DM with alice.", timeout=5000)
+    qtbot.waitUntil(lambda: delivered["room"] in desktop.window.rooms.room_names(), timeout=10_000)  # the DM, listed
+    assert list(dm_texts(qtbot, qloop, peer)) == [delivered["room"]]
+    card.close()

@@ -34,7 +34,7 @@ from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
 from parler_desktop.protocol.parts import SIG_KIND, Handoff
 from parler_desktop.protocol.part_text import part_headline
 from parler_desktop.protocol.readable import readable
-from parler_desktop.protocol.values import StoredMessage
+from parler_desktop.protocol.values import DmTarget, StoredMessage
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.ui.agents.agents_view import plain_label
 from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
@@ -138,9 +138,11 @@ class AgentCard(QDialog):
         if history != self.history.toPlainText():  # (the rows repaint often: a reader's scroll stays)
             self.history.setPlainText(history)
         room = self.handoff_room()
-        self.handoff_button.setEnabled(room is not None)
+        self.handoff_button.setEnabled(room is not None or agent.discoverable)
         self.handoff_button.setToolTip(
-            f"Posts a handoff to it in {model.room_label(agent.hub, room)}" if room else "You share no room with it."
+            f"Posts a handoff to it in {model.room_label(agent.hub, room)}" if room
+            else "Posts a handoff to it in a DM (made by the post: it has a directory card)." if agent.discoverable
+            else "You share no room with it, and it has no directory card for a DM."
         )
 
     def _directory_text(self, agent: AgentRecord) -> str:
@@ -253,6 +255,10 @@ class AgentCard(QDialog):
         if current is not None and shiboken6.isValid(self):
             self._outbox_changed(current)
 
+    def follows(self, client_id: str) -> bool:
+        """It waits for the hub's word on this post (its first message), and will say it."""
+        return self._first is not None and self._first[0] == client_id
+
     def _outbox_changed(self, item: OutboxItem) -> None:
         """The first message sent: its DM opens; refused: the text comes back with the hub's reason."""
         if self._first is None or item.client_id != self._first[0] or self.entry is None:
@@ -273,7 +279,8 @@ class AgentCard(QDialog):
 
     def handoff_room(self) -> str | None:
         """Where a handoff to it is posted: the room of its current task, else a DM, else a room
-        the human shares with it."""
+        the human shares with it (None: none; one with a directory card gets it in a DM the
+        post makes, as a first message does)."""
         agent = self.agent
         if agent is None:
             return None
@@ -283,7 +290,7 @@ class AgentCard(QDialog):
 
     def hand_off(self) -> HandoffDialog | None:
         agent, room = self.agent, self.handoff_room()
-        if agent is None or room is None or self.entry is None:
+        if agent is None or (room is None and not agent.discoverable) or self.entry is None:
             return None
         name = one_line(agent.name) or agent.id
         dialog = HandoffDialog([name], self)
@@ -293,7 +300,7 @@ class AgentCard(QDialog):
         dialog.open()
         return dialog
 
-    def _post_handoff(self, room: str, handoff: Handoff) -> None:
+    def _post_handoff(self, room: str | None, handoff: Handoff) -> None:
         entry = self.entry
         if entry is None or entry.bridge.session is None:
             self.note.setText("Not handed off: the hub is not connected.")
@@ -301,12 +308,15 @@ class AgentCard(QDialog):
         mentions = [handoff.to] if handoff.to else []
         entry.bridge.tasks.spawn("hand off", self._post(entry, room, handoff, mentions))
 
-    async def _post(self, entry: HubEntry, room: str, handoff: Handoff, mentions: list[str]) -> None:
+    async def _post(self, entry: HubEntry, room: str | None, handoff: Handoff, mentions: list[str]) -> None:
+        """Through the outbox: into ``room``, or (None) by a ``dm`` target to the agent."""
+        target = None if room is not None else DmTarget(self.key[1])
         try:
-            await entry.bridge.post(room, "", mentions, extra_parts=[handoff.to_part()], session=entry.bridge.session)
+            await entry.bridge.post(room or "", "", mentions, extra_parts=[handoff.to_part()], session=entry.bridge.session, target=target)
         except SEND_FAILURES as error:
             if shiboken6.isValid(self):
                 self.note.setText(f"Not handed off: {error}")
             return
         if shiboken6.isValid(self):
-            self.note.setText(f"Handed off in {self.model.room_label(entry.url, room)}.")
+            where = self.model.room_label(entry.url, room) if room is not None else f"a DM with {self.model.name_of(self.agent) if self.agent else 'it'}"
+            self.note.setText(f"Handed off in {where}.")

@@ -1,8 +1,8 @@
 """What joins the Agents view to the window: View → Agents opens it (made on first use), a row's
 card opens a room in the window (a DM just made once its hub lists it), the room header's
 tooltip (the room's full title) gets the lines of what the agents' work in the room cost, and a
-first message to an agent that the hub refused after its card was closed is said in the status
-bar (it has no room to show it in)."""
+post to an agent's DM (a first message, a handoff) that the hub refused is said in the status bar
+(it has no room to show it in), unless the card that posted it is open to say it."""
 
 from __future__ import annotations
 
@@ -68,15 +68,15 @@ class AgentsHookup(QObject):
         window.composer.edit.setFocus()
 
     def _follow_outbox(self, entry: HubEntry) -> None:
-        entry.bridge.outboxChanged.connect(lambda item: self._first_message_refused(entry, item))
+        entry.bridge.outboxChanged.connect(lambda item: self._dm_post_refused(entry, item))
 
-    def _first_message_refused(self, entry: HubEntry, item: OutboxItem) -> None:
+    def _dm_post_refused(self, entry: HubEntry, item: OutboxItem) -> None:
         agent = dm_agent_of(item) if item.status is OutboxStatus.FAILED and not item.room else None
         card = self.card if self.card is not None and shiboken6.isValid(self.card) else None
-        if agent is not None and (card is None or card.key != (entry.url, agent) or not card.isVisible()):
+        if agent is not None and (card is None or not card.follows(item.client_id)):
             record = self.model.record((entry.url, agent))
             name = self.model.name_of(record) if record is not None else agent
-            text = f"Your first message to {name} was not sent: {item.error or 'the hub refused it'}"
+            text = f"Your message to {name} (its DM) was not sent: {item.error or 'the hub refused it'}"
             self.window.statusBar().showMessage(display_text(text, NOTICE_CHARS), 15_000)
 
     def room_cost_line(self, hub: str, room: str) -> str:
