@@ -12,11 +12,11 @@ signature). A ``sent`` naming the seq of another of the human's posts answers an
 someone else leaves the post failed, "the hub did not keep this", to send again (same clientId).
 
 A post may be addressed by another target than its room (protocol.md §7.4), the one it is signed
-for (``send_target``): a first message to an agent (the Agents view's card) by a ``dm`` target,
-whose room is the hub's to choose, so the item's ``room`` is "" until the ``sent`` names it (a
-``dm.`` room), and then holds it (a repeat with its clientId finds the DM the first attempt
-made); work dispatched to a role from outside its service room by a ``service`` target, whose
-room (``svc.`` and the service) the sending joins.
+for (``send_target``): a post to an agent's DM (a first message or a handoff from the Agents
+view's card) by a ``dm`` target, whose room is the hub's to choose, so the item's ``room`` is ""
+until the ``sent`` names it (a ``dm.`` room), and then holds it (a repeat with its clientId finds
+the DM the first attempt made); work dispatched to a role from outside its service room by a
+``service`` target, whose room (``svc.`` and the service) the sending joins.
 """
 
 from __future__ import annotations
@@ -106,14 +106,14 @@ def signed_target(item: OutboxItem) -> Target | None:
 
 
 def dm_agent_of(item: OutboxItem) -> str | None:
-    """The agent a first message was signed for (its ``dm`` target), else None."""
+    """The agent whose DM a post was signed for (its ``dm`` target), else None."""
     target = signed_target(item)
     return target.agent if isinstance(target, DmTarget) else None
 
 
 def send_target(item: OutboxItem) -> Target:
-    """Where ``item`` goes: a first message (``room`` "" until sent) to its agent's DM, a dispatch
-    to its service, else its room."""
+    """Where ``item`` goes: a post to an agent's DM (``room`` "" until sent) there, a dispatch to
+    its service, else its room."""
     target = signed_target(item)
     if isinstance(target, DmTarget) and not item.room:
         return target
@@ -227,7 +227,7 @@ class Outbox:
         holder = await self._store.call(LocalStore.outbox_holder, reply.seq)
         if holder not in (None, item.client_id):
             raise request.reject(OutOfTurn(f"the hub answered post {item.client_id} with #{reply.seq}, another post's"))
-        room = item.room or reply.room  # a first message's DM, as the hub named it
+        room = item.room or reply.room  # a post to an agent's DM: the DM, as the hub named it
         if not item.room and not reply.room.startswith("dm."):
             raise request.reject(OutOfTurn(f"the hub answered the message {item.client_id} to an agent with room {reply.room!r}, not a DM"))
         await self._confirm(request, item, reply.seq, room)
