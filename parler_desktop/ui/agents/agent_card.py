@@ -251,7 +251,8 @@ class AgentCard(QDialog):
         agent = self.agent
         name = self.model.name_of(agent) if agent is not None else "it"
         self.note.setText(f"Queued for {name}: sent as soon as the hub answers (kept if the app closes meanwhile); its DM opens then.")
-        current = await entry.bridge.store.call(LocalStore.outbox_get, item.client_id)  # (it may have gone already)
+        store = entry.bridge.store
+        current = None if store is None else await store.call(LocalStore.outbox_get, item.client_id)  # (it may have gone already)
         if current is not None and shiboken6.isValid(self):
             self._outbox_changed(current)
 
