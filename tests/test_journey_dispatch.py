@@ -125,6 +125,16 @@ def test_a_claims_lease_end_counts_down_in_the_room_the_agents_view_and_the_card
         card = desktop.agents.open_card(key)
         assert re.search(r"Lease: ends \d\d:\d\d:\d\d \(in [45]:\d\d\)\. When it runs out, the work goes back in the queue", card.summary.text())
 
+        model = window.dispatch.model  # rev shows it works, as a worker renewing its lease does: the end moves on
+        resets: list[int] = []
+        model.modelReset.connect(lambda: resets.append(1))
+        claimed_end = model.work(0).lease_end_ms
+        for status in ("working", "idle"):
+            run_coroutine(qtbot, qloop, worker.ok({"op": "presence", "status": status}, "presence_ok"))
+            run_coroutine(qtbot, qloop, desktop.bridge.refresh_roster(room))
+        qtbot.waitUntil(lambda: model.work(0).lease_end_ms > claimed_end, timeout=10_000)
+        assert model.work(0).state == "claimed" and not resets  # the rows repainted, the list stayed
+
         later = time.time() + 301  # five minutes on: rev said nothing more and is not working
         window.dispatch.model.clock = desktop.agents.model.clock = lambda: later
         qtbot.waitUntil(lambda: shown_states(window) == ["review: review PR 43 — rev's lease ran out: back in the queue"], timeout=5000)

@@ -147,8 +147,14 @@ class DispatchModel(QAbstractListModel):
             self._lapse()
 
     def _lapse(self) -> None:
-        if self._working is not None and self._ledger.lapse(int(self.clock() * 1000), self._working):
+        if self._working is None or not self._ledger.lapse(int(self.clock() * 1000), self._working):
+            return
+        work = self._ledger.work
+        if [(w.message_id, w.state) for w in work] != [(w.message_id, w.state) for w in self._rows]:
             self._show()
+        elif work:  # only renewed: the rows repaint, the list (its selection, where it is scrolled) stays
+            self._rows = work
+            self.dataChanged.emit(self.index(0), self.index(len(work) - 1))
 
     def _tick(self) -> None:
         """A second on: leases that ran out, and the countdowns."""
