@@ -3,7 +3,8 @@ leases that ran out included, which the journey cannot wait five minutes for."""
 
 from __future__ import annotations
 
-from parler_desktop.app.dispatch.dispatch_ledger import DEFAULT_LEASE_MS, DispatchLedger
+from parler_desktop.app.dispatch.dispatch_ledger import DispatchLedger
+from parler_desktop.app.dispatch.lease import DEFAULT_LEASE_MS
 from parler_desktop.protocol.values import EndpointRef, StoredMessage
 
 ROOM = "svc.review"
@@ -37,10 +38,13 @@ def test_another_worker_accepting_the_work_means_the_first_lease_ran_out() -> No
 def test_a_silent_holder_that_is_not_working_loses_the_lease_and_the_work_is_queued_again() -> None:
     ledger = DispatchLedger()
     ledger.add([dispatch(1), task(2, "ann", "working")])
-    assert ledger.lapse(2000 + DEFAULT_LEASE_MS, working=set()) == set()  # not longer than a lease yet
-    assert ledger.lapse(2001 + DEFAULT_LEASE_MS, working={"Uann"}) == set()  # still working: it renews
-    assert ledger.lapse(2001 + DEFAULT_LEASE_MS, working=set()) == {"m1"}
-    assert ledger.work[0].state == "expired"
+    assert ledger.work[0].lease_end_ms == 2000 + DEFAULT_LEASE_MS  # a lease from its last receipt
+    assert ledger.lapse(2000 + DEFAULT_LEASE_MS, working={}) == set()  # not longer than a lease yet
+    assert ledger.lapse(2001 + DEFAULT_LEASE_MS, working={"Uann": 3000}) == {"m1"}  # still working: it renews
+    assert ledger.work[0].state == "working" and ledger.work[0].lease_end_ms == 3000 + DEFAULT_LEASE_MS
+    assert ledger.lapse(3001 + DEFAULT_LEASE_MS, working={}) == {"m1"}
+    assert ledger.work[0].state == "expired" and ledger.work[0].lease_end_ms is None
+    assert ledger.work[0].steps[-1].ts == 3000 + DEFAULT_LEASE_MS
     ledger.add([task(400, "bob", "accepted")])
     assert [s.state for s in ledger.work[0].steps] == ["queued", "working", "expired", "claimed"]
 

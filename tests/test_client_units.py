@@ -225,3 +225,26 @@ async def test_a_sender_the_roster_does_not_list_refreshes_it_once(tmp_path):
     finally:
         running.cancel()
         await store.close()
+
+
+def test_each_post_is_sent_to_the_target_it_was_signed_for():
+    import time
+
+    from parler_desktop.client.outbox import build_item, dm_agent_of, send_target
+    from parler_desktop.identity import Identity, verify_signature
+    from parler_desktop.protocol.canonical import SignatureState, verify_message
+    from parler_desktop.protocol.values import DmTarget, RoomTarget, ServiceTarget
+
+    me, now = Identity.generate(), time.time()
+    to_room = build_item(me, "team", "hi", created_at=now)
+    to_agent = build_item(me, "", "hi", created_at=now, target=DmTarget("Ubob"))
+    to_role = build_item(me, "svc.code_review", "do it", created_at=now, target=ServiceTarget("code review"))
+    assert [send_target(i) for i in (to_room, to_agent, to_role)] == [RoomTarget("team"), DmTarget("Ubob"), ServiceTarget("code review")]
+    assert [dm_agent_of(i) for i in (to_room, to_agent, to_role)] == [None, "Ubob", None]
+    for room, target in (("", None), ("team", DmTarget("Ubob")), ("svc.other", ServiceTarget("review"))):
+        with pytest.raises(ValueError):
+            build_item(me, room, "hi", created_at=now, target=target)  # a room that is not the target's
+    stored = StoredMessage(  # the hub's copy in the service room verifies: its signature binds that room
+        seq=1, id="m1", room="svc.code_review", sender=EndpointRef(id=me.agent_id, name="me"), parts=to_role.parts, ts=1,
+    )
+    assert verify_message(stored, verify_signature, "Uother") is SignatureState.VALID

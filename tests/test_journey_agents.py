@@ -21,6 +21,7 @@ from parler_desktop.ui.agents.agents_view import AgentsView
 from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
 from support.desktop_fixtures import join_room, open_room, post_as
 from support.needs_ops import human_request
+from support.peer_ops import hub_history
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 
@@ -193,6 +194,9 @@ def test_cost_of_receipts_with_and_without_figures_in_the_view_the_room_header_t
         desktop.agents.model.rebuild()  # the rows repaint (as every stored message makes them)
         assert card.history.document().revision() == revision  # the history the human scrolls stays put
         qtbot.waitUntil(lambda: "the last of it" in card.recent.toPlainText(), timeout=5000)
+        post_as(qtbot, qloop, bob, room, "one more thing")  # said while the card is open: on top
+        qtbot.waitUntil(lambda: card.recent.toPlainText().splitlines()[0].endswith("build: one more thing"), timeout=10_000)
+        assert card.recent.toPlainText().count("the last of it") == 1  # (what was read stays, once)
 
         run_coroutine(qtbot, qloop, bob.ok({"op": "subscribe"}, "subscribed"))
         qtbot.mouseClick(card.handoff_button, Qt.MouseButton.LeftButton)  # the handoff dialog, addressed to it
@@ -239,3 +243,133 @@ def test_a_hub_added_while_the_view_is_open_brings_its_agents(qtbot, qloop, desk
         assert shown(view)["carol"]["Hub"] == entry.label and shown(view)["alice"]["Hub"] != entry.label
     finally:
         run_coroutine(qtbot, qloop, carol.close())
+
+
+def dm_texts(qtbot, qloop, agent: RawAgent) -> dict[str, list[str]]:
+    """What each DM room of ``agent`` holds on the hub: room -> its texts, oldest first."""
+    rooms = run_coroutine(qtbot, qloop, agent.ok({"op": "rooms"}, "rooms"))["rooms"]
+    return {
+        room["name"]: [p.get("text") for m in run_coroutine(qtbot, qloop, hub_history(agent, room["name"])) for p in m["parts"] if p["kind"] == "text"]
+        for room in rooms if room["kind"] == "dm"
+    }
+
+
+def outbox_pending(qtbot, qloop, desktop: Any) -> list[Any]:
+    from parler_desktop.store import LocalStore
+    from parler_desktop.store.outbox_item import OutboxStatus
+
+    return run_coroutine(qtbot, qloop, desktop.bridge.store.call(LocalStore.outbox_items, [OutboxStatus.PENDING]))
+
+
+def card_of(qtbot, desktop: Any, agent_id: str) -> Any:
+    """The agent's card, opened from its row in View → Agents."""
+    view = open_agents_view(qtbot, desktop)
+    model = desktop.agents.model
+    qtbot.waitUntil(lambda: any(k[1] == agent_id and model.row_of(k) is not None for k in model.state.agents), timeout=10_000)
+    assert view.list.select_key(next(k for k in model.state.agents if k[1] == agent_id))
+    view.list.setFocus()
+    qtbot.keyClick(view.list, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: desktop.agents.card is not None and desktop.agents.card.isVisible(), timeout=5000)
+    return desktop.agents.card
+
+
+def type_first_message(qtbot, card: Any, text: str) -> None:
+    qtbot.mouseClick(card.message_button, Qt.MouseButton.LeftButton)  # no DM yet: a first message makes one
+    assert card.first_message.isVisible()
+    qtbot.keyClicks(card.first_message, text)
+    qtbot.keyClick(card.first_message, Qt.Key.Key_Return)
+
+
+def test_a_first_message_typed_on_a_card_while_the_hub_is_down_lands_once_after_the_hub_and_the_app_restart(
+    qtbot, qloop, hub_process_factory, tmp_path: Path
+):
+    """The card's Message goes through the outbox as every post does: typed while the hub is
+    killed, then the app closed before the hub is back, it lands exactly once."""
+    import asyncio
+
+    from support.desktop_fixtures import start_desktop, stop_desktop
+
+    hub = hub_process_factory()
+    home = tmp_path / "home"
+    app = start_desktop(qtbot, qloop, home, hub.url)
+    alice = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
+    try:
+        run_coroutine(qtbot, qloop, alice.register("alice", role="planner"))
+        card = card_of(qtbot, app, alice.id)
+        run_coroutine(qtbot, qloop, alice.close())
+        run_coroutine(qtbot, qloop, asyncio.to_thread(hub.kill))  # kill -9
+        qtbot.waitUntil(lambda: not app.bridge.is_live, timeout=10_000)
+        type_first_message(qtbot, card, "hello alice")
+        qtbot.waitUntil(lambda: card.note.text().startswith("Queued for alice"), timeout=5000)  # on disk, said so
+        assert card.first_message.text() == ""
+        stop_desktop(qtbot, qloop, app)  # the app goes before the hub is back
+        run_coroutine(qtbot, qloop, asyncio.to_thread(hub.restart))
+        app = start_desktop(qtbot, qloop, home, hub.url)
+        alice = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, identity=alice.identity, name="alice", role="planner"))
+        qtbot.waitUntil(lambda: list(dm_texts(qtbot, qloop, alice).values()) == [["hello alice"]], timeout=20_000)
+        [dm] = dm_texts(qtbot, qloop, alice)
+        qtbot.waitUntil(lambda: dm in app.window.rooms.room_names(), timeout=10_000)  # the DM made is listed
+        qtbot.waitUntil(lambda: not outbox_pending(qtbot, qloop, app), timeout=10_000)  # nothing left to send again
+        assert list(dm_texts(qtbot, qloop, alice).values()) == [["hello alice"]]  # once
+    finally:
+        run_coroutine(qtbot, qloop, alice.close())
+        stop_desktop(qtbot, qloop, app)
+
+
+def test_a_first_message_typed_on_a_card_while_the_hub_is_down_opens_its_dm_once_the_hub_is_back(qtbot, qloop, hub_process_factory, tmp_path: Path):
+    import asyncio
+
+    from support.desktop_fixtures import start_desktop, stop_desktop
+
+    hub = hub_process_factory()
+    app = start_desktop(qtbot, qloop, tmp_path / "home", hub.url)
+    alice = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
+    try:
+        run_coroutine(qtbot, qloop, alice.register("alice", role="planner"))
+        card = card_of(qtbot, app, alice.id)
+        run_coroutine(qtbot, qloop, alice.close())
+        run_coroutine(qtbot, qloop, asyncio.to_thread(hub.kill))  # kill -9
+        qtbot.waitUntil(lambda: not app.bridge.is_live, timeout=10_000)
+        type_first_message(qtbot, card, "are you there?")
+        qtbot.waitUntil(lambda: card.note.text().startswith("Queued for alice"), timeout=5000)
+        run_coroutine(qtbot, qloop, asyncio.to_thread(hub.restart))
+        alice = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, identity=alice.identity, name="alice", role="planner"))
+        qtbot.waitUntil(lambda: list(dm_texts(qtbot, qloop, alice).values()) == [["are you there?"]], timeout=20_000)
+        [dm] = dm_texts(qtbot, qloop, alice)
+        qtbot.waitUntil(lambda: app.window.timeline_model.room == dm, timeout=10_000)  # the card opened it
+        timeline = app.window.timeline_model
+        qtbot.waitUntil(lambda: [timeline.entry(r).text for r in range(timeline.rowCount())] == ["are you there?"], timeout=10_000)
+        qtbot.waitUntil(lambda: not outbox_pending(qtbot, qloop, app), timeout=10_000)
+        assert list(dm_texts(qtbot, qloop, alice).values()) == [["are you there?"]]
+    finally:
+        run_coroutine(qtbot, qloop, alice.close())
+        stop_desktop(qtbot, qloop, app)
+
+
+def test_a_message_to_an_agents_dm_the_hub_refuses_after_its_card_closed_is_said_in_the_status_bar(qtbot, qloop, desktop, hub, peer):
+    run_coroutine(qtbot, qloop, desktop.bridge.session.message_agent(peer.id, "hello"))  # alice has no directory card
+    bar = desktop.window.statusBar()
+    qtbot.waitUntil(lambda: bar.currentMessage().startswith("Your message to "), timeout=10_000)
+    assert "was not sent: " in bar.currentMessage() and "discoverable" in bar.currentMessage()
+
+
+def test_work_is_handed_off_to_an_agent_known_only_by_its_directory_card_in_a_dm(qtbot, qloop, desktop, hub, peer):
+    """No room shared: the card's Hand off… posts the handoff by a ``dm`` target, through the
+    outbox, which makes the DM (as Message does)."""
+    run_coroutine(qtbot, qloop, peer.register("alice", role="planner"))
+    card = card_of(qtbot, desktop, peer.id)
+    assert card.handoff_button.isEnabled()
+    assert "in a DM" in card.handoff_button.toolTip()
+    qtbot.mouseClick(card.handoff_button, Qt.MouseButton.LeftButton)
+    dialog = card.findChild(HandoffDialog)
+    qtbot.waitUntil(dialog.isVisible, timeout=5000)
+    assert dialog.to.currentText() == "alice"
+    qtbot.keyClicks(dialog.next, "plan the sprint")
+    qtbot.mouseClick(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+    delivered = run_coroutine(qtbot, qloop, peer.recv_delivery())
+    assert delivered["room"].startswith("dm.") and delivered["mentions"] == ["alice"]
+    assert {"kind": "com.parler.handoff", "next": "plan the sprint", "to": "alice"} in delivered["parts"]
+    qtbot.waitUntil(lambda: card.note.text() == "Handed off in a DM with alice.", timeout=5000)
+    qtbot.waitUntil(lambda: delivered["room"] in desktop.window.rooms.room_names(), timeout=10_000)  # the DM, listed
+    assert list(dm_texts(qtbot, qloop, peer)) == [delivered["room"]]
+    card.close()

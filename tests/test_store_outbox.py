@@ -226,3 +226,16 @@ def test_a_failed_update_leaves_the_item_as_it_was(store: LocalStore):
     assert store.outbox_get("c1") == make_item("c1")
     store._outbox.db.execute("PRAGMA max_page_count = 1073741823")
     assert store.outbox_update("c1", status=OutboxStatus.SENT).status is OutboxStatus.SENT
+
+
+def test_a_first_message_takes_the_room_the_hub_named_and_a_post_never_moves(store: LocalStore):
+    store.outbox_add(make_item("dm", room=""))  # to an agent: the hub names the DM
+    sent = store.outbox_update("dm", status=OutboxStatus.SENT, message_id="m-1", seq=3, room="dm.k3m9qx")
+    assert store.outbox_get("dm") == sent and sent.room == "dm.k3m9qx"
+    assert store.outbox_items(room="dm.k3m9qx") == [sent]
+    store.outbox_add(make_item("c1"))
+    with pytest.raises(TypeError):
+        store.outbox_update("c1", room="elsewhere")
+    with pytest.raises(TypeError):
+        store.outbox_update("dm", room="dm.other")
+    assert store.outbox_get("c1").room == "team" and store.outbox_get("dm").room == "dm.k3m9qx"

@@ -10,6 +10,13 @@ once a pull shows the hub's copy at that seq (``is_copy_of``: the human as autho
 signature). A ``sent`` naming the seq of another of the human's posts answers another request
 (``OutOfTurn``: nothing recorded, the line dropped); a seq the pull shows empty or held by
 someone else leaves the post failed, "the hub did not keep this", to send again (same clientId).
+
+A post may be addressed by another target than its room (protocol.md §7.4), the one it is signed
+for (``send_target``): a post to an agent's DM (a first message or a handoff from the Agents
+view's card) by a ``dm`` target, whose room is the hub's to choose, so the item's ``room`` is ""
+until the ``sent`` names it (a ``dm.`` room), and then holds it (a repeat with its clientId finds
+the DM the first attempt made); work dispatched to a role from outside its service room by a
+``service`` target, whose room (``svc.`` and the service) the sending joins.
 """
 
 from __future__ import annotations
@@ -28,7 +35,9 @@ from parler_desktop.identity import Identity
 from parler_desktop.protocol import canonical
 from parler_desktop.protocol.frames import Pull, Pulled, Send, Sent
 from parler_desktop.protocol.parts import SIG_KIND
-from parler_desktop.protocol.values import Part, RoomTarget, StoredMessage, normalize_parts
+from parler_desktop.protocol.values import (
+    DmTarget, Part, RoomTarget, ServiceTarget, StoredMessage, Target, WireError, normalize_parts, service_room, target_from_wire,
+)
 from parler_desktop.store import LocalStore, StoreWorker
 
 log = logging.getLogger(__name__)
@@ -51,14 +60,19 @@ def build_item(
     extra_parts: Sequence[Part] = (),
     client_id: str | None = None,
     created_at: float,
+    target: DmTarget | ServiceTarget | None = None,
 ) -> OutboxItem:
-    """A signed outbox item; raises ``ValueError`` for parts the hub would reject."""
+    """A signed outbox item; raises ``ValueError`` for parts the hub would reject. ``target``: a
+    DM (``room`` "": the hub names it) or a service (``room`` its ``svc.`` room), not the room."""
     parts: list[Part] = [{"kind": "text", "text": text}] if text else []
     parts.extend(extra_parts)
     if not parts:
         raise ValueError("nothing to send: the message is empty")
+    expected = "" if isinstance(target, DmTarget) else service_room(target.service) if isinstance(target, ServiceTarget) else room or None
+    if room != expected:
+        raise ValueError(f"a post to {target or 'a room'} names the room {expected!r}, not {room!r}")
     normalized = normalize_parts(parts)  # WireError is a ValueError
-    signed = canonical.sign_parts(identity.agent_id, RoomTarget(room), normalized, reply_to, identity.sign)
+    signed = canonical.sign_parts(identity.agent_id, target or RoomTarget(room), normalized, reply_to, identity.sign)
     return OutboxItem(
         client_id=client_id or str(uuid.uuid4()),
         room=room,
@@ -82,16 +96,43 @@ def _content(item: OutboxItem) -> tuple:
     return (item.room, parts, tuple(item.mentions), item.reply_to)
 
 
+def signed_target(item: OutboxItem) -> Target | None:
+    """The target ``item`` was signed for (None: not a readable one)."""
+    part = next((part for part in item.parts if part.get("kind") == SIG_KIND), {})
+    try:
+        return target_from_wire(part.get("target"))
+    except WireError:
+        return None
+
+
+def dm_agent_of(item: OutboxItem) -> str | None:
+    """The agent whose DM a post was signed for (its ``dm`` target), else None."""
+    target = signed_target(item)
+    return target.agent if isinstance(target, DmTarget) else None
+
+
+def send_target(item: OutboxItem) -> Target:
+    """Where ``item`` goes: a post to an agent's DM (``room`` "" until sent) there, a dispatch to
+    its service, else its room."""
+    target = signed_target(item)
+    if isinstance(target, DmTarget) and not item.room:
+        return target
+    if isinstance(target, ServiceTarget) and service_room(target.service) == item.room:
+        return target
+    return RoomTarget(item.room)
+
+
 def _signature(parts: Sequence[Part]) -> tuple[object, object] | None:
     part = next((part for part in parts if part.get("kind") == SIG_KIND), None)
     return None if part is None else (part.get("uid"), part.get("sig"))
 
 
-def is_copy_of(message: StoredMessage, item: OutboxItem, my_id: str) -> bool:
-    """Whether the hub's ``message`` is the human's post ``item``: in its room, by the human,
-    carrying its signature (the wire has no clientId; a signature's uid is fresh for every post)."""
+def is_copy_of(message: StoredMessage, item: OutboxItem, my_id: str, room: str | None = None) -> bool:
+    """Whether the hub's ``message`` is the human's post ``item``: in its room (``room``: the one
+    the hub named for a first message), by the human, carrying its signature (the wire has no
+    clientId; a signature's uid is fresh for every post)."""
     return (
-        message.room == item.room and message.sender.id == my_id
+        message.room == (room or item.room) and message.sender.id == my_id
         and (mine := _signature(item.parts)) is not None and _signature(message.parts) == mine
     )
 
@@ -164,7 +205,7 @@ class Outbox:
         if current is None or current.status is not OutboxStatus.PENDING:
             return  # discarded (or sent by another process) meanwhile
         frame = Send(
-            target=RoomTarget(item.room),
+            target=send_target(item),
             parts=item.parts,
             mentions=item.mentions or None,
             reply_to=item.reply_to,
@@ -186,25 +227,29 @@ class Outbox:
         holder = await self._store.call(LocalStore.outbox_holder, reply.seq)
         if holder not in (None, item.client_id):
             raise request.reject(OutOfTurn(f"the hub answered post {item.client_id} with #{reply.seq}, another post's"))
-        await self._confirm(request, item, reply.seq)
+        room = item.room or reply.room  # a post to an agent's DM: the DM, as the hub named it
+        if not item.room and not reply.room.startswith("dm."):
+            raise request.reject(OutOfTurn(f"the hub answered the message {item.client_id} to an agent with room {reply.room!r}, not a DM"))
+        await self._confirm(request, item, reply.seq, room)
 
-    async def _confirm(self, request: Requester, item: OutboxItem, seq: int) -> None:
-        """Look for the hub's copy of ``item`` at ``seq`` (a pull of that one seq): there, the
-        post is sent; empty or someone else's, the hub did not keep it."""
+    async def _confirm(self, request: Requester, item: OutboxItem, seq: int, room: str) -> None:
+        """Look for the hub's copy of ``item`` at ``seq`` in ``room`` (a pull of that one seq):
+        there, the post is sent (and a first message's item holds its DM from then on); empty or
+        someone else's, the hub did not keep it."""
         try:
-            page = await request(Pull(room=item.room, since=seq - 1, limit=1), Pulled) if seq > 0 else None
+            page = await request(Pull(room=room, since=seq - 1, limit=1), Pulled) if seq > 0 else None
         except (HubRefused, BadReply) as error:  # not known: the post stays pending, sent again later
             log.warning("could not look for post %s at #%d (%s); sending it again in %g s", item.client_id, seq, error, TRANSIENT_RETRY_SECS)
             await self._later()
             return
         assert page is None or isinstance(page, Pulled)
         held = next((message for message in page.messages if message.seq == seq), None) if page else None
-        if held is None or not is_copy_of(held, item, self._my_id):
+        if held is None or not is_copy_of(held, item, self._my_id, room):
             whose = "nothing" if held is None else f"a message of {held.sender.id}"
             log.warning("the hub said it stored post %s as #%d, and holds %s there", item.client_id, seq, whose)
             await self._update(item.client_id, status=OutboxStatus.FAILED, error=NOT_KEPT_TEXT, error_code=NOT_KEPT)
             return
-        sent = await self._update(item.client_id, status=OutboxStatus.SENT, message_id=held.id, seq=held.seq)
+        sent = await self._update(item.client_id, status=OutboxStatus.SENT, message_id=held.id, seq=held.seq, room=room)
         await self._on_sent(sent, held)
 
     async def _later(self) -> None:

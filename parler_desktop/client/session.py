@@ -13,7 +13,6 @@ import asyncio
 import functools
 import logging
 import random
-import uuid
 from collections.abc import AsyncIterable, Callable, Iterable, Sequence
 from typing import Any
 
@@ -27,7 +26,7 @@ from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, State
 from parler_desktop.client.fault_log import FaultLog
 from parler_desktop.client.hub_identity import load_hub_identity
 from parler_desktop.client.lifecycle import ConnectionLifecycle
-from parler_desktop.client.outbox import FINISHED_ITEM_KEEP_SECS, Outbox, build_item
+from parler_desktop.client.outbox import FINISHED_ITEM_KEEP_SECS, Outbox, build_item, signed_target
 from parler_desktop.client.pacing import RequestPacer, reserve_for
 from parler_desktop.client.read_markers import ReadMarkers
 from parler_desktop.client.other_posts import OtherPosts
@@ -59,14 +58,11 @@ from parler_desktop.protocol.frames import (
     Remember,
     Remembered,
     ResolveJoin,
-    Send,
-    Sent,
 )
-from parler_desktop.protocol import canonical
 from parler_desktop.protocol.canonical import verify_message
 from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.protocol.values import (
-    DirectoryEntry, DmTarget, Fact, JoinRequest, Part, RecallHit, RoomInfo, RoomTarget, StoredMessage, normalize_parts,
+    DirectoryEntry, DmTarget, Fact, JoinRequest, Part, RecallHit, RoomInfo, RoomTarget, ServiceTarget, StoredMessage,
 )
 from parler_desktop.settings import load_settings, read_join_secret
 from parler_desktop.store import LocalStore, StoreError, StoreWorker, open_for_session
@@ -226,8 +222,11 @@ class HubSession:
         reply_to: str | None = None,
         extra_parts: Sequence[Part] = (),
         client_id: str | None = None,
+        target: DmTarget | ServiceTarget | None = None,
     ) -> OutboxItem:
         """Write a signed message to the outbox (durable on return); it is sent in the background.
+        ``target``: sent to a service (``room`` its ``svc.`` room, joined by the sending) or an
+        agent's DM (see ``message_agent``) rather than to ``room``.
 
         With ``client_id`` (a caller retrying the same message) an existing item with the same
         content is returned as it stands; a different message under that id raises ValueError.
@@ -236,7 +235,7 @@ class HubSession:
             raise self.read_only
         item = build_item(
             self.identity, room, text, mentions=mentions, reply_to=reply_to, extra_parts=extra_parts,
-            client_id=client_id, created_at=self._clock.time(),
+            client_id=client_id, created_at=self._clock.time(), target=target,
         )
         added = await self._outbox.add(item)
         self._lifecycle.store_took_write()  # the post waits for a connection a full disk took
@@ -365,17 +364,12 @@ class HubSession:
         assert isinstance(reply, JoinResolved)
         return reply
 
-    async def message_agent(self, agent: str, text: str) -> Sent:
-        """Send ``text`` to ``agent`` by a ``dm`` target (protocol.md §7.4): the hub uses the DM the
-        two share, else makes one when the agent has a directory card, else refuses (HubRefused).
-        Sent at once, not through the outbox (which posts to rooms it knows); one clientId, so the
-        retry after a lost line is not a second message."""
-        target = DmTarget(agent)
-        parts = canonical.sign_parts(self.agent_id, target, normalize_parts([{"kind": "text", "text": text}]), None, self.identity.sign)
-        reply = await self._lifecycle.call(Send(target=target, parts=parts, client_id=str(uuid.uuid4())), Sent)
-        assert isinstance(reply, Sent)
-        self._sync.request_full()  # the DM may be new: list it
-        return reply
+    async def message_agent(self, agent: str, text: str) -> OutboxItem:
+        """Post ``text`` to ``agent`` by a ``dm`` target (protocol.md §7.4) through the outbox, as
+        any post: the hub uses the DM the two share, else makes one when the agent has a
+        directory card, else refuses (the item fails with the hub's sentence). The item names the
+        DM once the hub has it."""
+        return await self.post("", text, target=DmTarget(agent))
 
     async def pull_older(self, room: str, before: int) -> int:
         """Read the messages of ``room`` a catch-up left on the hub just below ``before`` (the
@@ -419,6 +413,8 @@ class HubSession:
 
     async def _on_sent(self, item: OutboxItem, copy: StoredMessage) -> None:
         self._other_posts.saw(item)
+        if not isinstance(signed_target(item), RoomTarget):
+            self._sync.request_full()  # to an agent's DM or a service: the room may be new to us, list it
         if self.sync_messages:
             await self._sync.store_sent(copy)  # our own message as the hub keeps it, into the store
             self._sync.mark_dirty(item.room)  # and, once the room is quiet, the history up to it: the

@@ -16,7 +16,7 @@ from parler_desktop.store.errors import StoreError, StoreProblem
 from parler_desktop.store.outbox_file import INSERT_ITEM
 from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
 
-_OUTBOX_CHANGES = frozenset({"status", "message_id", "seq", "error", "error_code"})
+_OUTBOX_CHANGES = frozenset({"status", "message_id", "seq", "error", "error_code", "room"})
 
 
 class OutboxTables(StoreDatabase):
@@ -102,9 +102,11 @@ class OutboxTables(StoreDatabase):
 
     @guarded("updating a message to send", outbox=True)
     def outbox_update(self, client_id: str, **changes: object) -> OutboxItem:
-        """Change ``status``, ``message_id``, ``seq``, ``error`` or ``error_code``; durable.
+        """Change ``status``, ``message_id``, ``seq``, ``error`` or ``error_code``; durable. A first
+        message to an agent (``room`` "") also takes the ``room`` the hub made its DM.
 
-        Raises ``KeyError`` for an unknown ``client_id`` and ``TypeError`` for other fields.
+        Raises ``KeyError`` for an unknown ``client_id`` and ``TypeError`` for other fields (and
+        for another room of a post that has one).
         """
         unknown = set(changes) - _OUTBOX_CHANGES
         if unknown:
@@ -116,11 +118,13 @@ class OutboxTables(StoreDatabase):
             current = self.outbox_get(client_id)
             if current is None:
                 raise KeyError(client_id)
+            if current.room and changes.get("room", current.room) != current.room:
+                raise TypeError("outbox_update cannot move a post to another room")
             updated = dataclasses.replace(current, **changes)  # type: ignore[arg-type]
             self._outbox.db.execute(
-                "UPDATE outbox SET status = ?, message_id = ?, seq = ?, error = ?, error_code = ? "
+                "UPDATE outbox SET status = ?, message_id = ?, seq = ?, error = ?, error_code = ?, room = ? "
                 "WHERE client_id = ?",
-                (updated.status.value, updated.message_id, updated.seq, updated.error, updated.error_code, client_id),
+                (updated.status.value, updated.message_id, updated.seq, updated.error, updated.error_code, updated.room, client_id),
             )
         return updated
 

@@ -2,7 +2,8 @@
 grouped, over what ``FleetFeed`` keeps (the agents and the cost of their work).
 
 Rows are rebuilt at most every ``REBUILD_MS`` after a change; the same rows in the same order only
-repaint (the selection stays). A row is a group's heading or an agent's key: the table draws a
+repaint (the selection stays), and, while an agent holds a lease on dispatched work, its "On" cell
+counts down to the lease's end every ``COUNTDOWN_MS``. A row is a group's heading or an agent's key: the table draws a
 cell at a time, asking for what it shows.
 """
 
@@ -17,6 +18,7 @@ from PySide6.QtGui import QFont
 
 from parler_desktop.app.agents.fleet_feed import FleetFeed
 from parler_desktop.app.agents.fleet_state import AgentRecord
+from parler_desktop.app.dispatch.lease import RAN_OUT, at_expiry, lease_words
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.needs_you.hub_needs import HubNeeds
 from parler_desktop.app.room_list.agent_watch import HubAgentWatches
@@ -29,6 +31,7 @@ FILTERS = ("All", "Working", "Waiting on me", "Stuck", "Offline")
 GROUPS = ("None", "Hub", "Room", "Role")
 AGENT_KEY = Qt.ItemDataRole.UserRole + 1  # (hub, id) of an agent row; None on a group heading
 REBUILD_MS = 150
+COUNTDOWN_MS = 1000
 DEFAULT_STUCK_MS = 600_000  # before the agent watches are asked
 NOTE_CHARS = 400  # of a task's note
 MAX_NAMES_KEPT = 10_000  # names made readable kept (a hostile hub renaming agents cannot grow it past)
@@ -83,6 +86,7 @@ class FleetModel(QAbstractTableModel):
         self._stuck_after_ms: dict[str, int] = {}  # hub -> how long "working" without a word is stuck
         self._rebuild = QTimer(self, singleShot=True, interval=REBUILD_MS)
         self._rebuild.timeout.connect(self.rebuild)
+        self._countdown = QTimer(self, interval=COUNTDOWN_MS, timeout=self._tick)
         self.feed.changed.connect(self._changed)
         watches.changed.connect(self._changed)
         needs.changed.connect(self._changed)
@@ -173,7 +177,24 @@ class FleetModel(QAbstractTableModel):
         if task is None:
             return ""
         note = f" — {one_line(task.note, NOTE_CHARS)}" if task.note else ""
-        return f"{MARKERS.get(task.status, '')} {task.status}{note} · in {self.room_label(agent.hub, task.room)}"
+        lease = self.lease_text(agent, at=False)
+        return f"{MARKERS.get(task.status, '')} {task.status}{note} · in {self.room_label(agent.hub, task.room)}" + (
+            f" · {lease}" if lease else ""
+        )
+
+    def lease_text(self, agent: AgentRecord, at: bool = True) -> str:
+        """Its lease on dispatched work: ``lease ends in 4:32`` (``at``: with the time), or ""."""
+        end = agent.lease_end_ms
+        return "" if end is None else lease_words(end, int(self.clock() * 1000), agent.presence == "working", at=at)
+
+    def lease_line(self, agent: AgentRecord) -> str:
+        """The card's line on its lease: when it ends and what happens then, or ""."""
+        lease = self.lease_text(agent)
+        if not lease:
+            return ""
+        if lease == RAN_OUT:
+            return "Lease: ran out: the work is back in the queue for the next worker of its role."
+        return f"Lease: {lease.removeprefix('lease ')}. When it runs out, {at_expiry('')}"
 
     def flag_names(self, agent: AgentRecord) -> list[str]:
         now_ms = int(self.clock() * 1000)
@@ -219,6 +240,7 @@ class FleetModel(QAbstractTableModel):
             f"{self.name_of(agent)} ({one_line(agent.role) or 'no role'}) on {self.hub_label(agent.hub)}",
             f"{one_line(agent.presence)}{' — ' + one_line(agent.activity, NOTE_CHARS) if agent.activity else ''}",
             f"On: {self.on_text(agent) or 'nothing reported'}",
+            *filter(None, [self.lease_line(agent)]),
             f"Rooms shared with you: {rooms}",
             "Directory card: " + ("none" if agent.card is None else "verified" if agent.verified else "not verified"),
             f"Today: {self.costs.totals('agent', agent.hub, agent.id, 'today').summary()}",
@@ -320,6 +342,8 @@ class FleetModel(QAbstractTableModel):
                 rows.append(group)
             rows.extend(grouped[group])
         self._sizes = {group: len(members) for group, members in grouped.items()}
+        if self.feed.watching and not self._countdown.isActive():
+            self._countdown.start()
         if rows == self._rows:
             if rows:
                 self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(COLUMNS) - 1))
@@ -328,6 +352,14 @@ class FleetModel(QAbstractTableModel):
         self._rows = rows
         self._row_of = None
         self.endResetModel()
+
+    def _tick(self) -> None:
+        """A second on: the countdowns of the leases shown (and the cards showing them)."""
+        if not self.feed.watching:
+            self._countdown.stop()
+        elif self._rows and any(agent.lease_end_ms is not None for agent in self.state.agents.values()):
+            on = COLUMNS.index("On")
+            self.dataChanged.emit(self.index(0, on), self.index(len(self._rows) - 1, on), [Qt.ItemDataRole.DisplayRole])
 
     def _changed(self, *_args: object) -> None:
         """Rebuild soon while the view is open (it rebuilds as it opens)."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from parler_desktop.app.dispatch.lease import HOLDING_STATUSES, lease_end
 from parler_desktop.app.room_list.agent_activity import HUMAN_ROLES
 from parler_desktop.protocol.parts import Handoff, TaskStatus
 from parler_desktop.protocol.values import AgentCard, DirectoryEntry, RosterEntry, StoredMessage
@@ -64,6 +65,16 @@ class AgentRecord:
     def discoverable(self) -> bool:
         """It has a directory card: a DM reaches it without an invite (§7.4)."""
         return self.card is not None
+
+    @property
+    def lease_end_ms(self) -> int | None:
+        """When its lease on the work it holds in a service room ends unless renewed, as the
+        window reckons it (app/dispatch/lease.py: from its newest status there, or its presence
+        while ``working``); None: it holds none."""
+        task = self.task
+        if task is None or not task.room.startswith("svc.") or task.status not in HOLDING_STATUSES:
+            return None
+        return lease_end(max(task.ts_ms, self.last_seen_ms if self.presence == "working" else 0))
 
     def is_stuck(self, now_ms: int, stuck_after_ms: int) -> bool:
         task = self.task

@@ -6,23 +6,25 @@ The hub tells only the worker holding a lease about it (``queue`` answers worker
 queued work; a worker that claims it posts ``com.parler.task`` receipts for it (``task`` or
 ``replyTo`` naming the dispatch, as ``parler supervise`` does): ``accepted`` = claimed by that
 worker, ``working``, then ``done``/``failed``/``cancelled``. A lease ran out when another worker
-accepts the same work, or when its holder is no longer ``working`` and posted nothing for longer
-than a lease lasts by default: the work is then back in the queue. Before the hub has it, the
+accepts the same work, or when its holder is no longer ``working`` and gave no sign on it for
+longer than a lease lasts by default (``lease.py``: when it ends, as the window reckons it): the
+work is then back in the queue. Before the hub has it, the
 human's dispatch is in the outbox: ``sending``, or ``unsent`` when the hub refused it. Plain
 values, no Qt.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
+from parler_desktop.app.dispatch.lease import lease_end, ran_out
 from parler_desktop.protocol.parts import Dispatch, TaskStatus
 from parler_desktop.protocol.values import StoredMessage
 from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
 
-DEFAULT_LEASE_MS = 300_000  # the hub's and `parler supervise`'s default lease (§7.15)
 FINAL = ("done", "failed", "cancelled")
+HELD = ("claimed", "working", "awaiting")  # a worker holds a lease on it
 
 
 @dataclass(frozen=True)
@@ -45,11 +47,17 @@ class DispatchedWork:
     holder_id: str = ""
     holder: str = ""
     last_ts: int = 0  # the newest step's time
+    renewed_ts: int = 0  # the holder's newest "working" presence seen (it renews the lease as it works)
     steps: tuple[Step, ...] = field(default_factory=tuple)
 
     @property
     def is_final(self) -> bool:
         return self.state in FINAL
+
+    @property
+    def lease_end_ms(self) -> int | None:
+        """When the holder's lease ends unless renewed (None: nobody holds one)."""
+        return lease_end(max(self.last_ts, self.renewed_ts)) if self.state in HELD else None
 
 
 def _text_of(parts: Iterable[dict]) -> str:
@@ -129,19 +137,27 @@ class DispatchLedger:
         if work.state != "expired" and work.holder_id not in ("", message.sender.id) and status.status == "accepted":
             steps.append(Step(message.ts, "expired", work.holder, "the lease ran out; back in the queue"))
         steps.append(Step(message.ts, state, who, status.note or ""))
+        renewed = work.renewed_ts if work.holder_id == message.sender.id else 0
         self._work[task] = replace(
-            work, state=state, holder_id=message.sender.id, holder=who, last_ts=message.ts, steps=tuple(steps)
+            work, state=state, holder_id=message.sender.id, holder=who, last_ts=message.ts, renewed_ts=renewed, steps=tuple(steps)
         )
         changed.add(task)
 
-    def lapse(self, now_ms: int, working: set[str]) -> set[str]:
-        """Mark work back in the queue whose holder (not among the agents ``working`` now) has
-        been silent on it for longer than a default lease; the ids it changed."""
+    def lapse(self, now_ms: int, working: Mapping[str, int]) -> set[str]:
+        """Take in who is ``working`` now (agent id -> its presence's time: a renewal of its lease)
+        and mark work back in the queue whose lease ran out (``lease.ran_out``); the ids it changed."""
         changed: set[str] = set()
-        for work in self._work.values():
-            if work.state in ("claimed", "working", "awaiting") and work.holder_id not in working:
-                if now_ms - work.last_ts > DEFAULT_LEASE_MS:
-                    step = Step(work.last_ts + DEFAULT_LEASE_MS, "expired", work.holder, "the lease ran out; back in the queue")
-                    self._work[work.message_id] = replace(work, state="expired", steps=(*work.steps, step))
-                    changed.add(work.message_id)
+        for work in list(self._work.values()):
+            if work.state not in HELD:
+                continue
+            renewed = working.get(work.holder_id, 0)
+            if renewed > work.renewed_ts:
+                work = self._work[work.message_id] = replace(work, renewed_ts=renewed)
+                changed.add(work.message_id)
+            end = work.lease_end_ms
+            assert end is not None
+            if ran_out(end, now_ms, work.holder_id in working):
+                step = Step(end, "expired", work.holder, "the lease ran out; back in the queue")
+                self._work[work.message_id] = replace(work, state="expired", steps=(*work.steps, step))
+                changed.add(work.message_id)
         return changed

@@ -36,7 +36,7 @@ from parler_desktop.client.events import (
 )
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.tasks import TaskSupervisor
-from parler_desktop.protocol.frames import Invited, Joined, JoinPending, JoinResolved, Sent
+from parler_desktop.protocol.frames import Invited, Joined, JoinPending, JoinResolved
 from parler_desktop.protocol.values import JoinRequest
 from parler_desktop.store import StoreError, StoreProblem
 
@@ -173,15 +173,17 @@ class SessionBridge(QObject):
         reply_to: str | None = None,
         extra_parts: Sequence[dict] = (),
         session: Any = None,
+        target: Any = None,
     ) -> OutboxItem:
         """Write the message to the outbox of ``session`` (default: the attached one; a caller
         that took the session when the human pressed Enter names it, so the post goes to that
         hub even if the window shows another meanwhile); returns once it is on disk (it is sent
-        in the background). Raises StoreError (e.g. the disk is full), ValueError (a message
+        in the background). ``target``: a service or DM target instead of ``room``
+        (``HubSession.post``). Raises StoreError (e.g. the disk is full), ValueError (a message
         the hub would refuse) or SessionClosed: the caller keeps the human's text until this
         returns."""
         return await (session or self._require_session()).post(
-            room, text, mentions=tuple(mentions), reply_to=reply_to, extra_parts=tuple(extra_parts)
+            room, text, mentions=tuple(mentions), reply_to=reply_to, extra_parts=tuple(extra_parts), target=target
         )
 
     def retry_outbox(self, client_id: str) -> None:
@@ -233,8 +235,9 @@ class SessionBridge(QObject):
     async def resolve_join(self, room: str, agent: str, approve: bool) -> JoinResolved:
         return await self._require_session().resolve_join(room, agent, approve)
 
-    async def message_agent(self, agent: str, text: str) -> Sent:
-        """``text`` to ``agent``'s DM, made by the hub when need be (``HubSession.message_agent``)."""
+    async def message_agent(self, agent: str, text: str) -> OutboxItem:
+        """``text`` to ``agent``'s DM, made by the hub when need be, through the outbox as any post
+        (``HubSession.message_agent``): on disk on return; raises as ``post`` does."""
         return await self._require_session().message_agent(agent, text)
 
     async def pull_older(self, room: str, before: int) -> int:

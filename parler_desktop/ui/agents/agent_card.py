@@ -1,18 +1,21 @@
 """An agent's card, opened from its row in the Agents view: its directory card (description, tags,
 skills, verified or not), its recent messages in the rooms the human shares with it (read from
-the hub's cache), its task history (accepted → done/failed, with durations), and the actions:
-Message, Hand off…, Copy id.
+the hub's cache, then as they are stored), its task history (accepted → done/failed, with
+durations), and the actions: Message, Hand off…, Copy id.
 
 Message opens the DM the human shares with the agent; when the window knows none it asks for a
-first message and sends it with a ``dm`` target (protocol.md §7.4), which makes the DM on the hub
-when the agent has a directory card, no invite needed. An agent without a card cannot be reached
-so: the card says so in a sentence. Everything shown is wire text, in plain-text widgets only.
+first message and posts it with a ``dm`` target (protocol.md §7.4), which makes the DM on the hub
+when the agent has a directory card, no invite needed. The first message goes through the outbox
+as every post does (on disk at Enter, sent once, kept through a hub's or the app's restart): the
+card says it is queued, and opens the DM once the hub has it. An agent without a card cannot be
+reached so: the card says so in a sentence (and the hub's refusal, should it refuse). Everything
+shown is wire text, in plain-text widgets only.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 
 import shiboken6
 from PySide6.QtCore import Qt
@@ -23,11 +26,15 @@ from parler_desktop.app.agents.cost_totals import duration_text
 from parler_desktop.app.agents.fleet_model import NOTE_CHARS, FleetModel
 from parler_desktop.app.display_text import one_line
 from parler_desktop.app.agents.fleet_state import AgentRecord, task_runs
+from parler_desktop.app.display_text import NOTICE_CHARS, display_text
+from parler_desktop.app.hubs.bridge import why_not_posted
 from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
+from parler_desktop.store.outbox_item import OutboxItem, OutboxStatus
 from parler_desktop.protocol.parts import SIG_KIND, Handoff
 from parler_desktop.protocol.part_text import part_headline
 from parler_desktop.protocol.readable import readable
+from parler_desktop.protocol.values import DmTarget, StoredMessage
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.ui.agents.agents_view import plain_label
 from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
@@ -35,6 +42,7 @@ from parler_desktop.ui.dialogs.handoff_dialog import HandoffDialog
 RECENT_MESSAGES = 30
 DESCRIPTION_CHARS = 2000  # of a card's description (its lines kept)
 SEND_FAILURES = (BadReply, ConnectionLost, HubRefused, SessionClosed, TimeoutError, ValueError, StoreError)
+NOT_WRITTEN = (StoreError, ValueError, SessionClosed)  # a post the outbox could not take
 OpenRoom = Callable[[HubEntry, str], Awaitable[None]]
 
 
@@ -47,6 +55,7 @@ class AgentCard(QDialog):
         self.key = key
         self.entry = model.hubs.entry(key[0])
         self._open_room = open_room
+        self._first: tuple[str, str] | None = None  # the first message queued: (its client id, its text)
         agent = self.agent
         self.setWindowTitle(f"Agent — {model.name_of(agent)}" if agent is not None else "Agent")
         self.resize(640, 620)
@@ -97,6 +106,10 @@ class AgentCard(QDialog):
         self.refresh()
         model.modelReset.connect(self.refresh)  # what the rows say, the card says (as often)
         model.dataChanged.connect(self.refresh)
+        self._recent: dict[int, StoredMessage] = {}  # its newest messages shown, by seq
+        if self.entry is not None:
+            self.entry.bridge.outboxChanged.connect(self._outbox_changed)
+            self.entry.bridge.messagesStored.connect(self._stored)
         if self.entry is not None and self.entry.bridge.store is not None and agent is not None:
             self.entry.bridge.tasks.spawn("agent's messages", self._read_recent(self.entry.bridge.store, sorted(agent.rooms)))
 
@@ -110,21 +123,26 @@ class AgentCard(QDialog):
             self.summary.setText("This agent is no longer known to the window.")
             return
         model = self.model
-        self.summary.setText(
-            f"{model.name_of(agent)} · {one_line(agent.role) or 'no role'} · on {model.hub_label(agent.hub)}\n"
-            f"id {one_line(agent.id)}\n{one_line(agent.presence)}{' — ' + one_line(agent.activity) if agent.activity else ''}\n"
-            f"On: {model.on_text(agent) or 'nothing reported'}\n"
-            f"Today: {model.costs.totals('agent', agent.hub, agent.id, 'today').summary()}\n"
-            f"All stored: {model.costs.totals('agent', agent.hub, agent.id).summary()}"
-        )
+        lines = [
+            f"{model.name_of(agent)} · {one_line(agent.role) or 'no role'} · on {model.hub_label(agent.hub)}",
+            f"id {one_line(agent.id)}",
+            f"{one_line(agent.presence)}{' — ' + one_line(agent.activity) if agent.activity else ''}",
+            f"On: {model.on_text(agent) or 'nothing reported'}",
+            model.lease_line(agent),  # (while it holds a lease: when it ends, counting down)
+            f"Today: {model.costs.totals('agent', agent.hub, agent.id, 'today').summary()}",
+            f"All stored: {model.costs.totals('agent', agent.hub, agent.id).summary()}",
+        ]
+        self.summary.setText("\n".join(line for line in lines if line))
         self.directory.setText(self._directory_text(agent))
         history = "\n".join(self._history_lines(agent))
         if history != self.history.toPlainText():  # (the rows repaint often: a reader's scroll stays)
             self.history.setPlainText(history)
         room = self.handoff_room()
-        self.handoff_button.setEnabled(room is not None)
+        self.handoff_button.setEnabled(room is not None or agent.discoverable)
         self.handoff_button.setToolTip(
-            f"Posts a handoff to it in {model.room_label(agent.hub, room)}" if room else "You share no room with it."
+            f"Posts a handoff to it in {model.room_label(agent.hub, room)}" if room
+            else "Posts a handoff to it in a DM (made by the post: it has a directory card)." if agent.discoverable
+            else "You share no room with it, and it has no directory card for a DM."
         )
 
     def _directory_text(self, agent: AgentRecord) -> str:
@@ -168,12 +186,26 @@ class AgentCard(QDialog):
             problem = ""
         if not shiboken6.isValid(self):
             return
+        self.recent.setPlaceholderText(problem or "No messages from it are stored.")
+        self._show_recent(messages)
+
+    def _stored(self, _room: str, messages: Sequence[StoredMessage], _live: bool) -> None:
+        """What it says while the card is open shows on top (the rooms it shares with the human
+        are those it posts in)."""
+        mine = [m for m in messages if m.sender.id == self.key[1]]
+        if mine:
+            self._show_recent(mine)
+
+    def _show_recent(self, messages: Sequence[StoredMessage]) -> None:
+        """Add ``messages`` to those shown, newest first, the newest ``RECENT_MESSAGES`` kept."""
+        self._recent.update((m.seq, m) for m in messages)
+        for seq in sorted(self._recent)[:-RECENT_MESSAGES]:
+            del self._recent[seq]
         lines = [
             f"{time.strftime('%d %b %H:%M', time.localtime(m.ts / 1000))} · {self.model.room_label(self.key[0], m.room)}: "
             f"{one_line(m.text or '  '.join(part_headline(p) for p in m.parts if p.get('kind') not in ('text', SIG_KIND)), NOTE_CHARS)}"
-            for m in reversed(messages)
+            for _seq, m in sorted(self._recent.items(), reverse=True)
         ]
-        self.recent.setPlaceholderText(problem or "No messages from it are stored.")
         self.recent.setPlainText("\n".join(lines))
 
     # -- actions --------------------------------------------------------------------------
@@ -203,22 +235,53 @@ class AgentCard(QDialog):
             self.entry.bridge.tasks.spawn("message agent", self._send(self.entry, text))
 
     async def _send(self, entry: HubEntry, text: str) -> None:
+        """Into the outbox (as the composer posts); the outbox's word on it comes to
+        ``_outbox_changed``."""
         try:
-            sent = await entry.bridge.message_agent(self.key[1], text)
-        except SEND_FAILURES as error:
+            item = await entry.bridge.message_agent(self.key[1], text)
+        except NOT_WRITTEN as error:
             if shiboken6.isValid(self):
                 self.first_message.setEnabled(True)
-                self.note.setText(f"Not sent: {getattr(error, 'message', None) or error}")
+                self.note.setText(display_text(why_not_posted(error), NOTICE_CHARS))
             return
-        self.model.state.dm_rooms.setdefault(entry.url, set()).add(sent.room)
-        self.model.state.agent(entry.url, self.key[1]).rooms.add(sent.room)
-        if shiboken6.isValid(self):
+        if not shiboken6.isValid(self):
+            return
+        self._first = (item.client_id, text)
+        self.first_message.clear()
+        agent = self.agent
+        name = self.model.name_of(agent) if agent is not None else "it"
+        self.note.setText(f"Queued for {name}: sent as soon as the hub answers (kept if the app closes meanwhile); its DM opens then.")
+        store = entry.bridge.store
+        current = None if store is None else await store.call(LocalStore.outbox_get, item.client_id)  # (it may have gone already)
+        if current is not None and shiboken6.isValid(self):
+            self._outbox_changed(current)
+
+    def follows(self, client_id: str) -> bool:
+        """It waits for the hub's word on this post (its first message), and will say it."""
+        return self._first is not None and self._first[0] == client_id
+
+    def _outbox_changed(self, item: OutboxItem) -> None:
+        """The first message sent: its DM opens; refused: the text comes back with the hub's reason."""
+        if self._first is None or item.client_id != self._first[0] or self.entry is None:
+            return
+        entry = self.entry
+        if item.status is OutboxStatus.SENT and item.room:
+            self._first = None
+            self.model.state.dm_rooms.setdefault(entry.url, set()).add(item.room)
+            self.model.state.agent(entry.url, self.key[1]).rooms.add(item.room)
+            entry.bridge.tasks.spawn("open DM", self._open_room(entry, item.room))
             self.close()
-        await self._open_room(entry, sent.room)
+        elif item.status is OutboxStatus.FAILED:
+            text, self._first = self._first[1], None
+            entry.bridge.discard_outbox(item.client_id)  # the human has the text back to send again
+            self.first_message.setText(text)
+            self.first_message.setEnabled(True)
+            self.note.setText(display_text(f"Not sent: {item.error or 'the hub refused it'}", NOTICE_CHARS))
 
     def handoff_room(self) -> str | None:
         """Where a handoff to it is posted: the room of its current task, else a DM, else a room
-        the human shares with it."""
+        the human shares with it (None: none; one with a directory card gets it in a DM the
+        post makes, as a first message does)."""
         agent = self.agent
         if agent is None:
             return None
@@ -228,7 +291,7 @@ class AgentCard(QDialog):
 
     def hand_off(self) -> HandoffDialog | None:
         agent, room = self.agent, self.handoff_room()
-        if agent is None or room is None or self.entry is None:
+        if agent is None or (room is None and not agent.discoverable) or self.entry is None:
             return None
         name = one_line(agent.name) or agent.id
         dialog = HandoffDialog([name], self)
@@ -238,7 +301,7 @@ class AgentCard(QDialog):
         dialog.open()
         return dialog
 
-    def _post_handoff(self, room: str, handoff: Handoff) -> None:
+    def _post_handoff(self, room: str | None, handoff: Handoff) -> None:
         entry = self.entry
         if entry is None or entry.bridge.session is None:
             self.note.setText("Not handed off: the hub is not connected.")
@@ -246,12 +309,15 @@ class AgentCard(QDialog):
         mentions = [handoff.to] if handoff.to else []
         entry.bridge.tasks.spawn("hand off", self._post(entry, room, handoff, mentions))
 
-    async def _post(self, entry: HubEntry, room: str, handoff: Handoff, mentions: list[str]) -> None:
+    async def _post(self, entry: HubEntry, room: str | None, handoff: Handoff, mentions: list[str]) -> None:
+        """Through the outbox: into ``room``, or (None) by a ``dm`` target to the agent."""
+        target = None if room is not None else DmTarget(self.key[1])
         try:
-            await entry.bridge.post(room, "", mentions, extra_parts=[handoff.to_part()], session=entry.bridge.session)
+            await entry.bridge.post(room or "", "", mentions, extra_parts=[handoff.to_part()], session=entry.bridge.session, target=target)
         except SEND_FAILURES as error:
             if shiboken6.isValid(self):
                 self.note.setText(f"Not handed off: {error}")
             return
         if shiboken6.isValid(self):
-            self.note.setText(f"Handed off in {self.model.room_label(entry.url, room)}.")
+            where = self.model.room_label(entry.url, room) if room is not None else f"a DM with {self.model.name_of(self.agent) if self.agent else 'it'}"
+            self.note.setText(f"Handed off in {where}.")

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLineEdit, QPlainTextEdit, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QFormLayout, QLabel, QLineEdit, QPlainTextEdit, QWidget
+
+ELSEWHERE = "From this room the work goes to the role's own service room (svc.<role>): you join it, and it opens."
 
 
 class DispatchDialog(QDialog):
-    def __init__(self, role: str, parent: QWidget | None = None) -> None:
-        """``role``: the one proposed (the service the room is for)."""
+    def __init__(self, role: str, parent: QWidget | None = None, *, in_service_room: bool = True) -> None:
+        """``role``: the one proposed (the service the room is for); ``in_service_room`` False: the
+        work goes to the role's service, which the dialog says."""
         super().__init__(parent)
         self.setWindowTitle("Dispatch to role")
         self.setObjectName("dispatchDialog")
@@ -22,6 +26,11 @@ class DispatchDialog(QDialog):
         buttons.accepted.connect(self._accept_if_complete)
         buttons.rejected.connect(self.reject)
         form = QFormLayout(self)
+        if not in_service_room:
+            where = QLabel(ELSEWHERE, objectName="dispatchWhere")
+            where.setTextFormat(Qt.TextFormat.PlainText)
+            where.setWordWrap(True)
+            form.addRow(where)
         form.addRow("&Role", self.role)
         form.addRow("&Task", self.task)
         form.addRow(buttons)
