@@ -21,9 +21,12 @@ def test_reference_agents_show_in_the_connect_dialog_as_they_dial_in(qtbot, qloo
     dialog = open_dialog(qtbot, desktop)
     qtbot.waitUntil(lambda: dialog.tracker.directory_baseline is not None and room in dialog.tracker._baseline, timeout=10_000)
 
+    alice = f"alice ({peer.id[:8]}…) — idle — in {room} — online before this opened"  # not an arrival
+    qtbot.waitUntil(lambda: listed(dialog) == [alice], timeout=10_000)
+
     cli = ref_agent(hub.url, "refbot")
     assert "registered in the directory" in run_coroutine(qtbot, qloop, cli.ok("register", "--tag", "planning"))
-    qtbot.waitUntil(lambda: listed(dialog) == [f"refbot ({cli.id[:8]}…) — idle"], timeout=15_000)
+    qtbot.waitUntil(lambda: listed(dialog) == [f"refbot ({cli.id[:8]}…) — idle", alice], timeout=15_000)
 
     mcp = ref_agent(hub.url, "unused")  # parler mcp makes an identity of its own on first launch
     mcp.env = {**mcp.env, "PARLER_HUB": hub.url, "PARLER_NAME": "claude-code"}
@@ -33,4 +36,4 @@ def test_reference_agents_show_in_the_connect_dialog_as_they_dial_in(qtbot, qloo
     assert made, ran.stderr
     mcp_line = f"claude-code ({made.group(1)[:8]}…) — idle"
     qtbot.waitUntil(lambda: mcp_line in listed(dialog), timeout=15_000)
-    assert listed(dialog) == [f"refbot ({cli.id[:8]}…) — idle", mcp_line]  # not the peer, not the window
+    assert listed(dialog) == [f"refbot ({cli.id[:8]}…) — idle", mcp_line, alice]  # the arrivals first; not the window

@@ -33,9 +33,14 @@ def test_work_dispatched_from_the_window_is_claimed_and_completed_by_parler_supe
     dispatch_from_dialog(qtbot, window, "say hello")
     qtbot.waitUntil(lambda: shown_states(window) == ["review: say hello — queued"], timeout=10_000)
     supervisor = run_coroutine(qtbot, qloop, agent.start("supervise", "--role", "review", "--runner", "cat", "--once"))
-    qtbot.waitUntil(lambda: shown_states(window) == ["review: say hello — done by rev"], timeout=60_000)
+    _, stderr = run_coroutine(qtbot, qloop, supervisor.communicate(), timeout=60)
+    assert supervisor.returncode == 0, stderr
+    # supervise runs as an identity of its own, made for the working directory on first launch
+    # (the reference scopes supervise, work and mcp per workspace), not as rev who made the room
+    made = re.search(r"initialized new agent (\S+) \((U[A-Z2-7]{55})\)", stderr.decode())
+    assert made and made[2] != agent.id, stderr
+    qtbot.waitUntil(lambda: shown_states(window) == [f"review: say hello — done by {made[1]}"], timeout=10_000)
     assert [step.state for step in window.dispatch.model.work(0).steps] == ["queued", "claimed", "working", "done"]
-    assert run_coroutine(qtbot, qloop, supervisor.wait()) == 0
 
 
 def test_a_file_the_window_sends_is_fetched_byte_identical_by_parler_fetch(qtbot, qloop, desktop, ref_agent, hub, tmp_path):
