@@ -74,7 +74,8 @@ def test_a_launch_agent_someone_else_wrote_is_left_alone(tmp_path):
     path.parent.mkdir(parents=True)
     theirs = agent_plist(path.stem, ["/usr/local/bin/my-wrapper"]).replace(f"<key>{MARKER_KEY}</key>\n\t<true/>\n".encode(), b"")
     assert MARKER_KEY.encode() not in theirs
-    for content in (theirs, b"not a plist"):
+    truncated = agent_plist(path.stem, ["/usr/local/bin/my-wrapper"])[:-30]  # cut off mid-write: malformed XML
+    for content in (theirs, b"not a plist", truncated, b"bplist00" + bytes(40)):
         path.write_bytes(content)
         assert sync_agent(True, home, path) is False and sync_agent(False, home, path) is False
         assert path.read_bytes() == content

@@ -42,7 +42,7 @@ def is_ours(content: bytes) -> bool:
     """Whether a plist is one this module wrote (an unreadable one is someone else's)."""
     try:
         agent = plistlib.loads(content)
-    except (plistlib.InvalidFileException, ValueError, TypeError):
+    except Exception:  # noqa: BLE001 - plistlib raises ExpatError (not a ValueError) on broken XML, others on binary
         return False
     return isinstance(agent, dict) and agent.get(MARKER_KEY) is True
 
