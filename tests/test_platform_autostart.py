@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from parler_desktop.paths import Home
 from parler_desktop.platform.autostart import login_start
-from parler_desktop.platform.autostart.command import launch_command
+from parler_desktop.platform.autostart.command import launch_command, windowless_python
 from parler_desktop.platform.autostart.launch_agent import MARKER_KEY, agent_file, agent_plist, sync_agent
 from parler_desktop.platform.autostart.run_key import (
     RunKeyAutostart,
@@ -99,6 +99,17 @@ def test_a_run_value_quotes_paths_with_spaces_and_quotes():
     value = run_value(command)
     assert value == r'"C:\Program Files\Parler\parler-desktop.exe" --home "C:\Users\a \"b\"\home\\"'
     assert parse_run_value(value) == command and is_ours(value)
+
+
+def test_a_run_value_of_a_pip_install_starts_pythonw_so_no_console_window_opens(tmp_path):
+    """Windows gives python.exe (a console program) a console window for as long as it runs, and
+    closing it ends the app; pythonw.exe, beside it in every install and venv, has none."""
+    (tmp_path / "python.exe").write_bytes(b"")
+    assert windowless_python(str(tmp_path / "python.exe"), "win32") == str(tmp_path / "python.exe")  # no pythonw: as is
+    (tmp_path / "pythonw.exe").write_bytes(b"")
+    assert windowless_python(str(tmp_path / "python.exe"), "win32") == str(tmp_path / "pythonw.exe")
+    assert windowless_python(str(tmp_path / "python.exe"), "darwin") == str(tmp_path / "python.exe")
+    assert is_ours(run_value([str(tmp_path / "pythonw.exe"), "-m", "parler_desktop"]))
 
 
 def test_the_run_value_follows_the_setting_and_another_programs_value_is_left_alone(tmp_path):
