@@ -12,6 +12,8 @@ import textwrap
 
 import pytest
 
+from parler_desktop.platform.native_modules import missing_native_modules, native_modules
+
 BLOCKED = ("winreg", "winrt", "objc", "AppKit", "Foundation", "rubicon", "rubicon.objc", "desktop_notifier")
 
 PROGRAM = textwrap.dedent(
@@ -40,3 +42,16 @@ def test_the_package_imports_without_any_platform_only_module():
     )
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.split()[0]) > 100
+
+
+def test_this_os_has_the_modules_its_seams_load_when_used():
+    """On each OS's runner: pyproject.toml's environment markers installed what the seams need
+    (the bundle's self-test checks the same in the bundle)."""
+    assert missing_native_modules() == []
+
+
+def test_a_missing_native_module_is_named(monkeypatch):
+    name = native_modules()[0]
+    monkeypatch.setitem(sys.modules, name, None)  # "import name" now raises ImportError
+    assert [entry.split(" ")[0] for entry in missing_native_modules()] == [name]
+    assert native_modules("sunos5") == () and native_modules("linux2") == native_modules("linux")
