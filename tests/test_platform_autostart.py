@@ -81,6 +81,21 @@ def test_a_launch_agent_someone_else_wrote_is_left_alone(tmp_path):
         assert path.read_bytes() == content
 
 
+def test_an_app_macos_runs_from_a_translocated_copy_writes_no_agent_and_says_to_move_it(tmp_path, monkeypatch):
+    """Gatekeeper runs a downloaded, unmoved app from a randomised read-only copy under
+    .../AppTranslocation/<uuid>/ that is gone after a restart (Apple's 'App Translocation Notes'):
+    an agent naming it would start nothing at the next login."""
+    from parler_desktop.platform.autostart import launch_agent
+
+    translocated = "/private/var/folders/zy/x/T/AppTranslocation/613DF902-6BE1-4C37/d/Parler.app/Contents/MacOS/parler-desktop"
+    monkeypatch.setattr(launch_agent, "launch_command", lambda _home: [translocated])
+    home = Home.resolve(tmp_path / "home")
+    path = agent_file(home, user_home=tmp_path)
+    with pytest.raises(OSError, match="Applications"):
+        sync_agent(True, home, path)
+    assert not path.exists() and sync_agent(False, home, path) is False
+
+
 @pytest.mark.skipif(sys.platform != "darwin", reason="plutil is macOS's")
 def test_plutil_accepts_the_launch_agent(tmp_path):
     path = tmp_path / "agent.plist"
