@@ -103,6 +103,19 @@ def test_an_alert_the_centre_refuses_goes_to_the_tray(qtbot, qloop, notification
     assert undelivered.args == [alert] and notification_centre.sent == 0
 
 
+def test_an_alert_the_service_fails_to_take_goes_to_the_tray(qtbot, qloop, notification_centre):
+    """desktop-notifier's send_notification logs a backend's failure and returns as if sent (its
+    docs: 'does not raise an exception when scheduling the notification fails'); only
+    on_dispatched tells that the service took it."""
+    notification_centre.failing = True
+    notifications = NativeNotifications(TaskSupervisor("test"))
+    assert run_coroutine(qtbot, qloop, notifications.start())
+    alert = Alert("ops", 3, "alice in ops", "deploy?", HUB)
+    with qtbot.waitSignal(notifications.undelivered, timeout=5000) as undelivered:
+        notifications.show(alert)
+    assert undelivered.args == [alert] and notification_centre.shown == {}
+
+
 def test_outside_an_app_bundle_on_macos_the_tray_serves(qtbot, qloop, notification_centre):
     notification_centre.backend = DummyNotificationCenter  # desktop-notifier's stand-in: shows nothing
     notifications = NativeNotifications(TaskSupervisor("test"))
