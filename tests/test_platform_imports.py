@@ -1,6 +1,7 @@
 """Every module of the package imports where a platform's own libraries are missing (AppKit and
-rubicon-objc are macOS's, winreg and winrt Windows', desktop-notifier is installed only on macOS
-and Windows), and the seams then fall back: no NSWorkspace observer, no toasts.
+rubicon-objc are macOS's, winreg, winrt and win32ctypes Windows', SecretStorage Linux's,
+desktop-notifier is installed only on macOS and Windows), and the seams then fall back: no
+NSWorkspace observer, no toasts.
 Run in a fresh interpreter with those modules blocked (``sys.modules[name] = None``)."""
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ import pytest
 
 from parler_desktop.platform.native_modules import missing_native_modules, native_modules
 
-BLOCKED = ("winreg", "winrt", "objc", "AppKit", "Foundation", "rubicon", "rubicon.objc", "desktop_notifier")
+BLOCKED = (
+    "winreg", "winrt", "win32ctypes", "pywintypes", "win32cred", "objc", "AppKit", "Foundation", "rubicon", "rubicon.objc",
+    "desktop_notifier", "secretstorage",
+)
 
 PROGRAM = textwrap.dedent(
     """
