@@ -59,7 +59,16 @@ def test_nsworkspace_did_wake_wakes_the_session(qtbot, session, bridge):
     assert watch.active
     center = ObjCClass("NSWorkspace").sharedWorkspace.notificationCenter
     center.postNotificationName(at("NSWorkspaceDidWakeNotification"), object=None)
-    qtbot.waitUntil(lambda: session.wakes == 1, timeout=5000)
+    # The observer's block runs on the main operation queue, which the main run loop drains. The
+    # app's cocoa platform runs that loop; the tests' offscreen one polls with select() instead
+    # (Qt's offscreen plugin on any Unix), so the test turns the run loop itself while it waits.
+    run_loop, date = ObjCClass("NSRunLoop").mainRunLoop, ObjCClass("NSDate")
+
+    def woke() -> bool:
+        run_loop.runUntilDate(date.dateWithTimeIntervalSinceNow(0.01))
+        return session.wakes == 1
+
+    qtbot.waitUntil(woke, timeout=5000)
 
 
 @pytest.mark.skipif(sys.platform != "win32", reason="the Windows message loop is Windows'")
