@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from parler_desktop.paths import Home
 from parler_desktop.platform.autostart import login_start
-from parler_desktop.platform.autostart.command import launch_command
+from parler_desktop.platform.autostart.command import launch_command, windowless_python
 from parler_desktop.platform.autostart.launch_agent import MARKER_KEY, agent_file, agent_plist, sync_agent
 from parler_desktop.platform.autostart.run_key import (
     RunKeyAutostart,
@@ -74,10 +74,26 @@ def test_a_launch_agent_someone_else_wrote_is_left_alone(tmp_path):
     path.parent.mkdir(parents=True)
     theirs = agent_plist(path.stem, ["/usr/local/bin/my-wrapper"]).replace(f"<key>{MARKER_KEY}</key>\n\t<true/>\n".encode(), b"")
     assert MARKER_KEY.encode() not in theirs
-    for content in (theirs, b"not a plist"):
+    truncated = agent_plist(path.stem, ["/usr/local/bin/my-wrapper"])[:-30]  # cut off mid-write: malformed XML
+    for content in (theirs, b"not a plist", truncated, b"bplist00" + bytes(40)):
         path.write_bytes(content)
         assert sync_agent(True, home, path) is False and sync_agent(False, home, path) is False
         assert path.read_bytes() == content
+
+
+def test_an_app_macos_runs_from_a_translocated_copy_writes_no_agent_and_says_to_move_it(tmp_path, monkeypatch):
+    """Gatekeeper runs a downloaded, unmoved app from a randomised read-only copy under
+    .../AppTranslocation/<uuid>/ that is gone after a restart (Apple's 'App Translocation Notes'):
+    an agent naming it would start nothing at the next login."""
+    from parler_desktop.platform.autostart import launch_agent
+
+    translocated = "/private/var/folders/zy/x/T/AppTranslocation/613DF902-6BE1-4C37/d/Parler.app/Contents/MacOS/parler-desktop"
+    monkeypatch.setattr(launch_agent, "launch_command", lambda _home: [translocated])
+    home = Home.resolve(tmp_path / "home")
+    path = agent_file(home, user_home=tmp_path)
+    with pytest.raises(OSError, match="Applications"):
+        sync_agent(True, home, path)
+    assert not path.exists() and sync_agent(False, home, path) is False
 
 
 @pytest.mark.skipif(sys.platform != "darwin", reason="plutil is macOS's")
@@ -98,6 +114,17 @@ def test_a_run_value_quotes_paths_with_spaces_and_quotes():
     value = run_value(command)
     assert value == r'"C:\Program Files\Parler\parler-desktop.exe" --home "C:\Users\a \"b\"\home\\"'
     assert parse_run_value(value) == command and is_ours(value)
+
+
+def test_a_run_value_of_a_pip_install_starts_pythonw_so_no_console_window_opens(tmp_path):
+    """Windows gives python.exe (a console program) a console window for as long as it runs, and
+    closing it ends the app; pythonw.exe, beside it in every install and venv, has none."""
+    (tmp_path / "python.exe").write_bytes(b"")
+    assert windowless_python(str(tmp_path / "python.exe"), "win32") == str(tmp_path / "python.exe")  # no pythonw: as is
+    (tmp_path / "pythonw.exe").write_bytes(b"")
+    assert windowless_python(str(tmp_path / "python.exe"), "win32") == str(tmp_path / "pythonw.exe")
+    assert windowless_python(str(tmp_path / "python.exe"), "darwin") == str(tmp_path / "python.exe")
+    assert is_ours(run_value([str(tmp_path / "pythonw.exe"), "-m", "parler_desktop"]))
 
 
 def test_the_run_value_follows_the_setting_and_another_programs_value_is_left_alone(tmp_path):

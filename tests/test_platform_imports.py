@@ -1,6 +1,7 @@
 """Every module of the package imports where a platform's own libraries are missing (AppKit and
-rubicon-objc are macOS's, winreg and winrt Windows', desktop-notifier is installed only on macOS
-and Windows), and the seams then fall back: no NSWorkspace observer, no toasts.
+rubicon-objc are macOS's, winreg, winrt and win32ctypes Windows', SecretStorage Linux's,
+desktop-notifier is installed only on macOS and Windows), and the seams then fall back: no
+NSWorkspace observer, no toasts.
 Run in a fresh interpreter with those modules blocked (``sys.modules[name] = None``)."""
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ import textwrap
 
 import pytest
 
-BLOCKED = ("winreg", "winrt", "objc", "AppKit", "Foundation", "rubicon", "rubicon.objc", "desktop_notifier")
+from parler_desktop.platform.native_modules import missing_native_modules, native_modules
+
+BLOCKED = (
+    "winreg", "winrt", "win32ctypes", "pywintypes", "win32cred", "objc", "AppKit", "Foundation", "rubicon", "rubicon.objc",
+    "desktop_notifier", "secretstorage",
+)
 
 PROGRAM = textwrap.dedent(
     """
@@ -40,3 +46,16 @@ def test_the_package_imports_without_any_platform_only_module():
     )
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.split()[0]) > 100
+
+
+def test_this_os_has_the_modules_its_seams_load_when_used():
+    """On each OS's runner: pyproject.toml's environment markers installed what the seams need
+    (the bundle's self-test checks the same in the bundle)."""
+    assert missing_native_modules() == []
+
+
+def test_a_missing_native_module_is_named(monkeypatch):
+    name = native_modules()[0]
+    monkeypatch.setitem(sys.modules, name, None)  # "import name" now raises ImportError
+    assert [entry.split(" ")[0] for entry in missing_native_modules()] == [name]
+    assert native_modules("sunos5") == () and native_modules("linux2") == native_modules("linux")

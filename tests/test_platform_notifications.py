@@ -24,11 +24,20 @@ HUB = "ws://127.0.0.1:7070/ws"
 
 
 def test_one_identifier_per_room_of_a_hub_that_never_shows_the_rooms_name():
-    first, second = payload_for(HUB, "ops", "alice in ops", "deploy?"), payload_for(HUB, "ops", "ops", "alice and bob: 2 new")
+    first, second = payload_for(HUB, "ops", "alice in ops", "deploy?", platform="darwin"), payload_for(HUB, "ops", "ops", "alice and bob: 2 new")
     assert first.identifier == second.identifier == first.thread == room_identifier(HUB, "ops")  # replaces
     assert "ops" not in first.identifier
     assert len({room_identifier(HUB, "ops"), room_identifier(HUB, "dev"), room_identifier("wss://other/ws", "ops")}) == 3
     assert first.actions == (("open", "Open"),) and (first.title, first.body) == ("alice in ops", "deploy?")
+
+
+def test_only_macos_groups_a_rooms_alerts_by_thread_windows_would_show_it_as_a_header():
+    """desktop-notifier turns ``thread`` into a toast <header> whose id and title are both the
+    thread, and Windows shows that title above the toast (Toast XML schema, element header): it
+    would read 'parler-room-3fa9…'. The toast's tag (the identifier) still replaces."""
+    mac, windows = payload_for(HUB, "ops", "t", "b", platform="darwin"), payload_for(HUB, "ops", "t", "b", platform="win32")
+    assert mac.thread == room_identifier(HUB, "ops") and windows.thread is None
+    assert mac.identifier == windows.identifier == room_identifier(HUB, "ops")
 
 
 def test_the_text_is_bounded_and_kept_as_plain_text():
@@ -76,7 +85,7 @@ def test_a_needs_you_items_alert_has_its_own_slot_and_a_reply_that_comes_back(qt
     notifications.show(Alert("ops", 5, "alice asks you", "which db?", HUB, slot="item-5", reply=True))
     qtbot.waitUntil(lambda: notification_centre.sent == 2)
     assert len(notification_centre.shown) == 2  # neither replaced the other
-    item = payload_for(HUB, "ops", "", "", "item-5", True)
+    item = payload_for(HUB, "ops", "", "", "item-5", True, platform="darwin")
     assert item.thread == room_identifier(HUB, "ops") and item.identifier != item.thread
     assert [(b.title, b.identifier) for b in notification_centre.shown[item.identifier].buttons] == [("Open", "open"), ("Reply", "reply")]
     with qtbot.waitSignal(notifications.replyRequested, timeout=5000) as replied:
@@ -92,6 +101,19 @@ def test_an_alert_the_centre_refuses_goes_to_the_tray(qtbot, qloop, notification
     with qtbot.waitSignal(notifications.undelivered, timeout=5000) as undelivered:
         notifications.show(alert)
     assert undelivered.args == [alert] and notification_centre.sent == 0
+
+
+def test_an_alert_the_service_fails_to_take_goes_to_the_tray(qtbot, qloop, notification_centre):
+    """desktop-notifier's send_notification logs a backend's failure and returns as if sent (its
+    docs: 'does not raise an exception when scheduling the notification fails'); only
+    on_dispatched tells that the service took it."""
+    notification_centre.failing = True
+    notifications = NativeNotifications(TaskSupervisor("test"))
+    assert run_coroutine(qtbot, qloop, notifications.start())
+    alert = Alert("ops", 3, "alice in ops", "deploy?", HUB)
+    with qtbot.waitSignal(notifications.undelivered, timeout=5000) as undelivered:
+        notifications.show(alert)
+    assert undelivered.args == [alert] and notification_centre.shown == {}
 
 
 def test_outside_an_app_bundle_on_macos_the_tray_serves(qtbot, qloop, notification_centre):

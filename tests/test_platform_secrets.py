@@ -134,6 +134,22 @@ def test_a_join_secret_the_store_refuses_is_written_to_its_private_file(home, fi
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
+class PlatformStoreError(Exception):
+    """Like win32ctypes' ``pywintypes.error`` (CredWrite refusing a blob over 2,560 bytes, access
+    denied): an OS store's own error, which keyring's backend lets through, not a KeyringError."""
+
+
+def test_a_store_failing_with_its_own_error_leaves_the_secrets_in_their_files(home, file_keyring):
+    file_keyring.fail_with = PlatformStoreError(87, "CredWrite", "The parameter is incorrect.")
+    path = save_join_secret(home, "s3cret")
+    assert path.read_text() == "s3cret" and read_join_secret(home, Settings()) == "s3cret"
+    identity = load_hub_identity(home, Settings(), HUB)
+    assert key_document(home) == {"id": identity.agent_id, "seed": identity.seed}
+    file_keyring.fail_with = None  # the store works again: both move on the next read
+    assert read_join_secret(home, Settings()) == "s3cret" and not path.exists()
+    assert load_hub_identity(home, Settings(), HUB).seed == identity.seed and "seed" not in key_document(home)
+
+
 @pytest.mark.timeout(90)
 async def test_join_and_send_keep_the_homes_seed_in_the_store_across_processes(hub, raw_agent, tmp_path):
     peer, link = await team(raw_agent, hub)

@@ -45,6 +45,23 @@ def test_the_power_filter_calls_on_wake_and_lets_every_event_through(qtbot):
     power.remove()
 
 
+def test_one_resume_is_one_wake_however_many_windows_hear_it(qtbot):
+    """Windows broadcasts WM_POWERBROADCAST to every top-level window (PBT_APMRESUMEAUTOMATIC's
+    docs: 'A window receives this event through the WM_POWERBROADCAST message'), and Qt keeps a
+    native window for the main window, each dialog and each menu or tooltip once shown: each would
+    have probed every connection and asked for a full sync again."""
+    now = [100.0]
+    wakes: list[None] = []
+    power = PowerBroadcastFilter(lambda: wakes.append(None), clock=lambda: now[0])
+    resume = native_msg(WM_POWERBROADCAST, PBT_APMRESUMEAUTOMATIC)
+    for _window in range(4):
+        power.nativeEventFilter(QByteArray(b"windows_generic_MSG"), ctypes.addressof(resume))
+    assert len(wakes) == 1
+    now[0] += 60  # the next resume
+    power.nativeEventFilter(QByteArray(b"windows_generic_MSG"), ctypes.addressof(resume))
+    assert len(wakes) == 2
+
+
 @pytest.mark.skipif(sys.platform == "darwin", reason="AppKit is there on macOS")
 def test_without_appkit_the_macos_watch_is_inactive(qtbot, bridge):
     assert WorkspaceWake(lambda: None).start() is False
@@ -59,7 +76,16 @@ def test_nsworkspace_did_wake_wakes_the_session(qtbot, session, bridge):
     assert watch.active
     center = ObjCClass("NSWorkspace").sharedWorkspace.notificationCenter
     center.postNotificationName(at("NSWorkspaceDidWakeNotification"), object=None)
-    qtbot.waitUntil(lambda: session.wakes == 1, timeout=5000)
+    # The observer's block runs on the main operation queue, which the main run loop drains. The
+    # app's cocoa platform runs that loop; the tests' offscreen one polls with select() instead
+    # (Qt's offscreen plugin on any Unix), so the test turns the run loop itself while it waits.
+    run_loop, date = ObjCClass("NSRunLoop").mainRunLoop, ObjCClass("NSDate")
+
+    def woke() -> bool:
+        run_loop.runUntilDate(date.dateWithTimeIntervalSinceNow(0.01))
+        return session.wakes == 1
+
+    qtbot.waitUntil(woke, timeout=5000)
 
 
 @pytest.mark.skipif(sys.platform != "win32", reason="the Windows message loop is Windows'")

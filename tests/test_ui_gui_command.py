@@ -36,7 +36,12 @@ def test_a_bad_hub_address_is_a_message_not_a_traceback(capsys):
     assert capsys.readouterr().err.startswith("parler-desktop: ")
 
 
-def test_a_second_window_on_one_home_says_so_and_starts_nothing(qtbot, tmp_path, capsys):
+@pytest.mark.parametrize("stderr", ["a pipe", "none"])
+def test_a_second_window_on_one_home_says_so_and_starts_nothing(qtbot, tmp_path, capsys, monkeypatch, stderr):
+    """``none``: Windows' pythonw.exe (what the Run key starts) and a windowed bundle run with
+    ``sys.stderr`` None (Python's docs, sys.__stderr__: 'can be None' for GUI applications)."""
+    import sys
+
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -60,15 +65,18 @@ def test_a_second_window_on_one_home_says_so_and_starts_nothing(qtbot, tmp_path,
         shown.append(box.text())
         box.accept()
 
+    if stderr == "none":
+        monkeypatch.setattr(sys, "stderr", None)
     with lock_home(home):  # the first window
         QTimer.singleShot(0, close_the_box)
         code = gui_command.run(parser_with_gui().parse_args(["--home", str(tmp_path / "home")]))
+    monkeypatch.undo()
     message = (
         f"parler-desktop is already running for this home ({tmp_path / 'home'}); "
         "switch to its window, or use --home DIR for another identity"
     )
     assert code == gui_command.EXIT_ALREADY_RUNNING != 0
-    assert capsys.readouterr().err == f"{message}\n"
+    assert capsys.readouterr().err == ("" if stderr == "none" else f"{message}\n")
     assert shown == [message]  # stderr is not a terminal here, as when started from a launcher
     assert not home.embedded_hub_dir.exists() and not (home.data_dir / "stores").exists()
 

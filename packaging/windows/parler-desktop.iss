@@ -43,3 +43,20 @@ Root: HKCU; Subkey: "Software\Classes\parler\shell\open\command"; ValueType: str
 
 [Run]
 Filename: "{app}\parler-desktop.exe"; Description: "Start Parler Desktop"; Flags: nowait postinstall skipifsilent
+
+[Code]
+// Start at login (parler_desktop/platform/autostart/run_key.py) keeps a "Parler" value under the
+// per-user Run key, written by the app, not by Setup. Uninstalling removes it when it runs this
+// program, so no login tries to start a program that is gone; another program's value stays.
+const
+  RunKey = 'Software\Microsoft\Windows\CurrentVersion\Run';
+
+procedure CurUninstallStepChanged(CurUninstallStep: TUninstallStep);
+var
+  Command: String;
+begin
+  if (CurUninstallStep = usPostUninstall)
+    and RegQueryStringValue(HKCU, RunKey, 'Parler', Command)
+    and (Pos('parler-desktop.exe', Lowercase(Command)) > 0) then
+    RegDeleteValue(HKCU, RunKey, 'Parler');
+end;

@@ -27,6 +27,7 @@ from parler_desktop.demo.plan import DEMO_FAILURES, DemoPlan
 from parler_desktop.hub import EmbeddedHub, HubConfig, HubLimits
 from parler_desktop.paths import Home
 from parler_desktop.settings import load_settings, read_join_secret
+from parler_desktop.stop_signals import calling_on_signals
 
 
 
@@ -71,8 +72,7 @@ async def _headless(args: argparse.Namespace, home: Home) -> int:
     plan = plan_from(args)
     task = asyncio.current_task()
     assert task is not None
-    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-    with tempfile.TemporaryDirectory(prefix="parler-demo-") as scratch:
+    with calling_on_signals(task.cancel, (signal.SIGTERM,)), tempfile.TemporaryDirectory(prefix="parler-demo-") as scratch:
         hub: EmbeddedHub | None = None
         try:
             if args.hub:

@@ -108,10 +108,16 @@ def _run_home(
         problem = system_libs.check(platform=platform_option(qt_arguments))
         if problem is not None:  # Qt would abort while loading its platform plugin
             print(problem, file=sys.stderr)
-            if not sys.stderr.isatty():  # started from a launcher: nobody reads stderr
+            if _nobody_reads_stderr():
                 system_libs.tell_desktop(problem)
             return system_libs.EXIT_MISSING_LIBRARIES
         return _run_window(home, hub_url, demo, link, more_hubs, qt_arguments)
+
+
+def _nobody_reads_stderr() -> bool:
+    """Started from a launcher, or with no stderr at all: Windows' pythonw.exe (what the Run key
+    starts) and a windowed bundle run with ``sys.stderr`` None."""
+    return sys.stderr is None or not sys.stderr.isatty()
 
 
 def _hand_over(home: Home, link: str | None, demo: bool, refusal: Exception) -> int:
@@ -122,7 +128,7 @@ def _hand_over(home: Home, link: str | None, demo: bool, refusal: Exception) -> 
         print(_handed_over(link, demo), flush=True)
         return 0
     print(refusal, file=sys.stderr)  # the sentence names the program itself
-    if not sys.stderr.isatty() and _display_available() and system_libs.check() is None:  # from a launcher
+    if _nobody_reads_stderr() and _display_available() and system_libs.check() is None:
         _show_refusal(str(refusal))
     return EXIT_ALREADY_RUNNING
 

@@ -11,7 +11,6 @@ import asyncio
 import errno
 import logging
 import secrets
-import signal
 import sys
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from parler_desktop.hub.event_loop import run_hub_loop
 from parler_desktop.paths import Home
 from parler_desktop.protocol.trim import trim
 from parler_desktop.cli.help_text import description
+from parler_desktop.stop_signals import calling_on_signals
 
 EXIT_RUNTIME = 1
 EXIT_USAGE = 2
@@ -100,12 +100,10 @@ async def serve_until_signalled(config: HubConfig) -> None:
     hub = Hub(config)
     await hub.start()
     stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stop.set)
     print(hub.url, flush=True)
     try:
-        await stop.wait()
+        with calling_on_signals(stop.set):
+            await stop.wait()
     finally:
         await hub.stop()
 

@@ -4,7 +4,8 @@ Starts the embedded hub in a private temporary home, builds the real window (off
 display is needed) and connects it; an agent invites the window into a room and posts, the
 message must arrive in the window, the window posts back and the agent must receive it. That
 exercises Qt and its plugins, qasync, SQLite, WebSockets and the signatures (PyNaCl/libsodium):
-what a frozen bundle most easily gets wrong. ``packaging/build.py`` runs it on every bundle.
+what a frozen bundle most easily gets wrong. It also checks that the modules this OS's seams load
+only when used (``platform/native_modules.py``: notifications, wake, the credential store) are there. ``packaging/build.py`` runs it on every bundle.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from parler_desktop import system_libs
 from parler_desktop.assets import ICON_SIZES, desktop_entry, icon_png, metainfo
 from parler_desktop.cli.help_text import description
 from parler_desktop.paths import Home
+from parler_desktop.platform.native_modules import missing_native_modules
 
 EXIT_FAILED = 1
 TIMEOUT_SECS = 60.0
@@ -70,6 +72,8 @@ async def exercise(home: Home) -> dict[str, float]:
     assets = [icon_png(size) for size in ICON_SIZES] + [desktop_entry(), metainfo()]
     if missing := [str(path) for path in assets if not path.is_file()]:
         raise RuntimeError(f"the app's assets are missing: {', '.join(missing)}")
+    if missing := missing_native_modules():  # the seams would fall back quietly without them
+        raise RuntimeError(f"this OS's own modules are missing: {', '.join(missing)}")
     desktop = DesktopApp(home, "")
     agent: DemoAgent | None = None
     try:

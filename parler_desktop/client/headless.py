@@ -8,10 +8,9 @@ import asyncio
 import contextlib
 import logging
 import os
-import signal
 import sys
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from parler_desktop.client.address import normalize_hub_url
@@ -24,6 +23,7 @@ from parler_desktop.logs import STDERR_FORMAT, EscapingFormatter
 from parler_desktop.paths import Home
 from parler_desktop.protocol.readable import escaped
 from parler_desktop.settings import load_settings
+from parler_desktop.stop_signals import calling_on_signals
 from parler_desktop.store import StoreError
 
 HUB_ENV = "PARLER_HUB"
@@ -77,20 +77,6 @@ def describe_state(event: StateChanged) -> str:
     if state is ConnectionState.CONNECTING:
         return f"connecting to {where}"
     return state.value
-
-
-@contextlib.contextmanager
-def stop_on_signals(stop: asyncio.Event) -> Iterator[None]:
-    """SIGINT and SIGTERM set ``stop`` (so the session closes cleanly) instead of killing us."""
-    loop = asyncio.get_running_loop()
-    signals = (signal.SIGINT, signal.SIGTERM)
-    for signum in signals:
-        loop.add_signal_handler(signum, stop.set)
-    try:
-        yield
-    finally:
-        for signum in signals:
-            loop.remove_signal_handler(signum)
 
 
 def report(command: str, text: str) -> None:
@@ -163,7 +149,7 @@ async def run_session(
     reporter = stderr_reporter(command, session.hub_url, on_store_failed=store_failed.set)
     session.add_listener(reporter)
     try:
-        with stop_on_signals(stop):
+        with calling_on_signals(stop.set):  # SIGINT, SIGTERM: the session closes cleanly
             session.start()
             work = asyncio.ensure_future(body(session))
             stopping = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(store_failed.wait())]

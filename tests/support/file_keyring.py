@@ -4,7 +4,9 @@
 so ``platform.secrets.credential_store()`` finds it as it finds the Keychain; a command in a
 subprocess gets it with ``PYTHON_KEYRING_BACKEND=support.file_keyring.FileKeyring`` and the file
 in ``KEYRING_TEST_FILE`` (``subprocess_environment``). ``refuse`` makes it
-refuse writes (a locked keychain); ``garble`` makes it keep something other than it was given.
+refuse writes (a locked keychain); ``garble`` makes it keep something other than it was given;
+``fail_with`` makes every call raise that error, as the OS stores' own errors pass through keyring
+(Windows' ``pywintypes.error`` from CredRead/CredWrite, a Keychain ``api.Error``, SecretStorage's).
 """
 
 from __future__ import annotations
@@ -29,14 +31,21 @@ class FileKeyring(KeyringBackend):
         self.path = path or Path(os.environ["KEYRING_TEST_FILE"])
         self.refuse = False
         self.garble = False
+        self.fail_with: Exception | None = None
+
+    def _fail(self) -> None:
+        if self.fail_with is not None:
+            raise self.fail_with
 
     def entries(self) -> dict[str, str]:
         return json.loads(self.path.read_text(encoding="utf-8")) if self.path.exists() else {}
 
     def get_password(self, service: str, username: str) -> str | None:
+        self._fail()
         return self.entries().get(f"{service}/{username}")
 
     def set_password(self, service: str, username: str, password: str) -> None:
+        self._fail()
         if self.refuse:
             raise KeyringLocked("the test's keychain is locked")
         entries = self.entries()
@@ -44,6 +53,7 @@ class FileKeyring(KeyringBackend):
         self.path.write_text(json.dumps(entries), encoding="utf-8")
 
     def delete_password(self, service: str, username: str) -> None:
+        self._fail()
         entries = self.entries()
         if entries.pop(f"{service}/{username}", None) is None:
             raise PasswordDeleteError(username)

@@ -34,6 +34,7 @@ class Notification:
     message: str
     buttons: tuple[Button, ...] = ()
     on_clicked: Callable[[], Any] | None = None
+    on_dispatched: Callable[[], Any] | None = None
     thread: str | None = None
     identifier: str = ""
 
@@ -47,6 +48,7 @@ class NotificationCentre:
     shown: dict[str, Notification] = field(default_factory=dict)  # identifier -> on screen
     sent: int = 0
     allowed: bool = True
+    failing: bool = False  # the service fails to take what it is sent (desktop-notifier logs it, raises nothing)
     backend: type = object  # a real backend (DummyNotificationCenter: none)
 
     def press(self, identifier: str, button: str | None = None) -> None:
@@ -68,8 +70,13 @@ def module(centre: NotificationCentre) -> dict[str, types.ModuleType]:
             return centre.allowed
 
         async def send_notification(self, notification: Notification) -> str:
+            """As desktop-notifier's: a failure is logged, not raised; on_dispatched only on success."""
+            if centre.failing:
+                return notification.identifier
             centre.sent += 1
             centre.shown[notification.identifier] = notification  # the same identifier replaces
+            if notification.on_dispatched is not None:
+                notification.on_dispatched()
             return notification.identifier
 
     main = types.ModuleType("desktop_notifier")

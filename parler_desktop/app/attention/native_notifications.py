@@ -5,7 +5,9 @@ room's earlier alert: ``platform/notifications/payload.py``), "Open" and a click
 shows it).
 
 ``start()`` is False (the tray serves) where desktop-notifier is missing or has only its dummy
-backend (macOS outside an app bundle). desktop-notifier may call back on a thread of its own, so
+backend (macOS outside an app bundle). ``send_notification`` never raises when the backend fails
+(desktop-notifier logs it); its ``on_dispatched`` callback, run only once the backend took the
+notification, tells us. desktop-notifier may call back on a thread of its own, so
 its callbacks hop to the window's loop before a signal is emitted.
 """
 
@@ -79,14 +81,17 @@ class NativeNotifications(QObject):
             Button(label, on_pressed=reply if action == REPLY_ACTION else open_message, identifier=action)
             for action, label in payload.actions
         )
+        dispatched: list[bool] = []
         notification = Notification(
             payload.title, payload.body, buttons=buttons, on_clicked=open_message, thread=payload.thread,
-            identifier=payload.identifier,
+            identifier=payload.identifier, on_dispatched=lambda: dispatched.append(True),
         )
         try:
             if not await notifier.request_authorisation():  # asks once; later, the current answer
                 raise PermissionError("notifications are not allowed for Parler")
             await notifier.send_notification(notification)
+            if not dispatched:  # desktop-notifier logs a backend's failure and returns as if sent
+                raise RuntimeError("the notification service did not take it")
         except Exception as error:  # the service refused or failed: the alert is shown elsewhere
             log.warning("notification not shown: %s", error)
             self.undelivered.emit(alert)

@@ -5,7 +5,9 @@ graphical session (``LimitLoadToSessionType`` Aqua); nothing is loaded now, as t
 about the next login. ``ProgramArguments`` is the program running now (``command.launch_command``:
 inside ``Parler.app`` the bundle's executable), rewritten on every start like the Linux entry.
 Only a plist this module wrote (it carries ``ParlerDesktopAutostart``, a key launchd ignores) is
-ever replaced or removed.
+ever replaced or removed. An app Gatekeeper runs from a translocated copy (downloaded, unzipped and
+opened in place: a randomised read-only path under ``AppTranslocation/``, gone after a restart;
+Apple's "App Translocation Notes") gets no agent: the human is asked to move it to Applications.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from parler_desktop.platform.autostart.command import home_suffix, launch_comman
 
 LABEL = "com.parler.desktop"
 MARKER_KEY = "ParlerDesktopAutostart"
+TRANSLOCATED = "/AppTranslocation/"
 
 
 def agent_file(home: Home, user_home: Path | None = None) -> Path:
@@ -42,7 +45,7 @@ def is_ours(content: bytes) -> bool:
     """Whether a plist is one this module wrote (an unreadable one is someone else's)."""
     try:
         agent = plistlib.loads(content)
-    except (plistlib.InvalidFileException, ValueError, TypeError):
+    except Exception:  # noqa: BLE001 - plistlib raises ExpatError (not a ValueError) on broken XML, others on binary
         return False
     return isinstance(agent, dict) and agent.get(MARKER_KEY) is True
 
@@ -57,7 +60,10 @@ def sync_agent(enabled: bool, home: Home, path: Path | None = None) -> bool:
         if existing is not None:
             path.unlink()
         return existing is not None
-    content = agent_plist(path.stem, launch_command(home))
+    command = launch_command(home)
+    if TRANSLOCATED in command[0]:
+        raise OSError("Parler runs from a temporary copy macOS made of it; move Parler.app to Applications and start it from there")
+    content = agent_plist(path.stem, command)
     if existing == content:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
