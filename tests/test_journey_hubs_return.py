@@ -66,6 +66,22 @@ def test_the_window_reopens_on_the_hub_and_room_left_open_with_folds_kept(qtbot,
         qtbot.waitUntil(relaunched.done, timeout=20_000)
 
 
+def test_the_open_room_stays_current_in_the_sidebar_when_another_hub_is_removed(qtbot, qloop, three_hubs):
+    """Removing (or attaching) one hub rebuilds the sidebar's rows of every hub: the room open in
+    the timeline stays the sidebar's current row, so Up and Down go on from it."""
+    app, shared, killable, _peers = three_hubs
+    window = app.window
+    click_row(app, "team", killable.url)
+    qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(killable.url) and window.timeline_model.room == "team", timeout=10_000)
+    box = app.hub_choices.remove(app.hubs.entry(shared.url))
+    QTest.mouseClick(next(button for button in box.buttons() if button.text() == "Remove"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: app.hubs.entry(shared.url) is None, timeout=10_000)
+    qtbot.waitUntil(lambda: (killable.url, "team") in [(hub, room) for hub, room, _n in rows(window)], timeout=10_000)
+    current = window.room_panel.view.currentIndex()
+    assert (current.data(roles.HUB_URL), current.data(roles.ROOM_NAME)) == (killable.url, "team")
+    assert window.shown_hub is app.hubs.entry(killable.url) and window.timeline_model.room == "team"
+
+
 def test_a_room_gone_from_its_hub_gives_way_to_that_hubs_newest_room(qtbot, qloop, three_hubs):
     """The room left open is no longer on the hub (its cache and the hub both lack it): the
     window opens the same hub's newest room, not another hub's."""

@@ -145,6 +145,8 @@ class RoomListPanel(QWidget):
         self.view.setItemDelegate(RoomBadgeDelegate(self.view))
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # rows elide to any width
         self.view.selectionModel().currentChanged.connect(self._current_changed)
+        self.proxy.modelReset.connect(self._keep_shown_current)  # one hub's list rebuilds every hub's rows
+        self.proxy.rowsInserted.connect(self._keep_shown_current)
         self.view.clicked.connect(self._fold_if_heading)
         self.view.activated.connect(self._fold_if_heading)
         self._pointed_at = False
@@ -249,6 +251,11 @@ class RoomListPanel(QWidget):
             self.filter.clear()
             self.reveal_room(room, hub)  # a room found in a folded hub: its hub unfolds to show it
             self.view.setFocus()
+
+    def _keep_shown_current(self, *_change: object) -> None:
+        """The room open in the timeline is the current row again once the rows are back."""
+        if self.shown_room is not None and not self.view.currentIndex().isValid():
+            self.select_room(self.shown_room[1], self.shown_room[0])
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not self._filtering:
