@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import socket
 import stat
 import subprocess
@@ -143,3 +144,27 @@ def test_cli_database_that_is_not_a_database_is_a_one_line_error(tmp_path):
         capture_output=True, text=True, timeout=30,
     )
     assert result.returncode == 1 and str(db) in result.stderr and "Traceback" not in result.stderr
+
+
+async def test_cli_max_blob_bytes_takes_a_file_that_large_and_refuses_one_larger(hub_process_factory, raw_agent):
+    """``--max-blob-bytes`` (the reference hub's option): 60 MiB is over the default 25 MiB and over
+    the default 50 MiB reserved for uploads in flight, and is taken; a byte more is refused."""
+    limit = 60 * 1024 * 1024
+    process = hub_process_factory(extra_args=["--max-blob-bytes", str(limit)])
+    alice = await raw_agent(process.url)
+    room = await make_room(alice, "files")
+    target = {"kind": "room", "room": room}
+    too_big = await alice.request({"op": "put_blob", "target": target, "sha256": "0" * 64, "size": limit + 1})
+    assert too_big["code"] == "too_large"
+    data = bytes(limit)
+    ready = await alice.ok({"op": "put_blob", "target": target, "sha256": hashlib.sha256(data).hexdigest(), "size": limit}, "blob_ready")
+    await alice.send_bytes(data)
+    assert (await alice.recv())["type"] == "blob_stored", ready
+
+
+def test_cli_max_blob_bytes_below_one_exits_2(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "parler_desktop", "hub", "--port", "0", "--db", str(tmp_path / "h.db"), "--max-blob-bytes", "0"],
+        capture_output=True, text=True, timeout=30,
+    )
+    assert result.returncode == 2 and "--max-blob-bytes must be at least 1" in result.stderr

@@ -7,6 +7,7 @@ and tests can read it); logs go to stderr. SIGINT/SIGTERM stop it cleanly with e
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 import asyncio
 import errno
 import logging
@@ -46,6 +47,12 @@ def register(subparsers: argparse._SubParsersAction, parser: argparse.ArgumentPa
         action="store_true",
         help="lift the per-agent/room rate budgets (a single-user local hub); size caps stay",
     )
+    sub.add_argument(
+        "--max-blob-bytes",
+        type=int,
+        default=HubLimits.max_blob_bytes,
+        help=f"largest file (blob) the hub accepts, in bytes (default {HubLimits.max_blob_bytes // (1 << 20)} MiB, as the reference hub's)",
+    )
     sub.add_argument("--verbose", action="store_true", help="log each connection to stderr")
     sub.set_defaults(run=run)
 
@@ -82,7 +89,14 @@ def build_config(args: argparse.Namespace) -> HubConfig:
         hub_dir = Home.resolve(args.home).embedded_hub_dir
         hub_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         db = hub_dir / "hub.sqlite3"
+    if args.max_blob_bytes < 1:
+        raise ValueError(f"--max-blob-bytes must be at least 1, not {args.max_blob_bytes}")
     limits = HubLimits().relaxed() if args.relaxed_limits else HubLimits()
+    limits = replace(  # a file as large as the limit must fit in the uploads' reserved bytes
+        limits,
+        max_blob_bytes=args.max_blob_bytes,
+        upload_reservation_pool_bytes=max(limits.upload_reservation_pool_bytes, args.max_blob_bytes),
+    )
     secret_file = args.join_secret_file
     return HubConfig(
         db_path=db,
