@@ -135,13 +135,16 @@ class HugeBlob(Misbehaviour):
 
 @pytest.mark.parametrize(("size", "body"), [(10 << 30, 10 << 30), (100, 30 << 20)], ids=["announced 10 GiB", "larger than announced"])
 async def test_a_blob_larger_than_the_cap_or_its_announcement_is_refused_at_once(hub, session_factory, size, body):
+    async def took(chunk: bytes) -> None:
+        raise AssertionError(f"{len(chunk)} bytes taken of a blob that should have been refused")
+
     proxy = await HostileHub(hub.url, HugeBlob(size, body)).start()
     try:
         session, log = await session_factory(proxy.url, tuning=dataclasses.replace(FAST, reply_timeout_secs=20.0))
         await log.wait_state(ConnectionState.LIVE)
         started = asyncio.get_running_loop().time()
         with pytest.raises((BadReply, ConnectionLost), match="larger than"):
-            await session.fetch_blob("ab" * 32)
+            await session.fetch_blob("ab" * 32, took)
         assert asyncio.get_running_loop().time() - started < 10  # not the reply timeout: refused as announced
     finally:
         await proxy.close()

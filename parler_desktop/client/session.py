@@ -14,7 +14,7 @@ import functools
 import logging
 import random
 import uuid
-from collections.abc import AsyncIterable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterable, Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 from parler_desktop.client.address import normalize_hub_url, parse_invite
@@ -387,11 +387,13 @@ class HubSession:
         conn = await self._lifecycle.connection()
         return await self._sync.fill_gap(self._lifecycle.requester(conn), room, gap)
 
-    async def fetch_blob(self, blob_id: str) -> bytes:
-        """Download a blob; raises BadReply when its bytes do not match ``blob_id`` (SHA-256)."""
+    async def fetch_blob(self, blob_id: str, take: Callable[[bytes], Awaitable[None]], *, size: int | None = None) -> int:
+        """Download a blob, its bytes handed to ``take`` as they come (``HubConnection.get_blob``:
+        ``size`` is what the message announced); the caller checks their SHA-256 (``blob_save``)."""
         conn = await self._lifecycle.connection()
         await self._pacer.acquire()
-        return await conn.get_blob(blob_id, timeout=self.tuning.reply_timeout_secs)
+        reply_secs = self.tuning.reply_timeout_secs
+        return await conn.get_blob(blob_id, take, size=size, timeout=reply_secs, stall_secs=reply_secs)
 
     async def put_blob(
         self, room: str, sha256: str, size: int, media_type: str | None, chunks: AsyncIterable[bytes]
