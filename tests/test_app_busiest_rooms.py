@@ -29,6 +29,7 @@ def test_mentions_then_newest_activity_then_claimed_unread_are_kept_in_their_ord
     assert names(busiest_rooms(rooms, limit=4)) == ["claimed", "old", "new", "mention"]
 
 
-def test_the_open_room_is_kept_however_busy_the_others_are():
-    rooms = [room("open"), *(room(f"r{n}", unread=1, last_ts=n) for n in range(5))]
-    assert names(busiest_rooms(rooms, "open", limit=2)) == ["open", "r4"]
+def test_the_open_room_and_the_rooms_found_are_kept_however_busy_the_others_are():
+    rooms = [room("open"), *(room(f"r{n}", unread=1, last_ts=n) for n in range(5)), room("found")]
+    assert names(busiest_rooms(rooms, {"open", None}, limit=2)) == ["open", "r4"]
+    assert names(busiest_rooms(rooms, {"open", "found"}, limit=3)) == ["open", "r4", "found"]
