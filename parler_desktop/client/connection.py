@@ -454,7 +454,8 @@ class HubConnection:
                         received += len(chunk)
                         if received > header.size:
                             raise BadReply(f"the hub sent more than the {header.size} bytes it announced")
-                        await take(chunk)
+                        if chunk:  # (a fragmented message may end with an empty frame)
+                            await take(chunk)
                 owed = False
                 if received != header.size:
                     raise BadReply(f"the hub sent {received} of the {header.size} bytes it announced")
