@@ -21,11 +21,25 @@ from parler_desktop.store.room_counts import RoomSummary
 SHOWN_ROOMS_MAX = 2000  # sorted in about 40 ms; no real hub has a person in more rooms than this
 
 
-def busiest_rooms(rooms: Sequence[RoomSummary], keep: Collection[str | None] = (), limit: int = SHOWN_ROOMS_MAX) -> list[RoomSummary]:
+def ranked_rooms(rooms: Sequence[RoomSummary], count: int) -> list[RoomSummary]:
+    """The ``count`` busiest of ``rooms``, busiest first: mentions, newest, unread (then by name)."""
+    return heapq.nsmallest(count, rooms, key=lambda room: (
+        -int(room.mentions_unread), -int(room.last_ts or 0), -int(room.unread > 0), room.name))
+
+
+def busiest_rooms(
+    rooms: Sequence[RoomSummary], keep: Collection[str | None] = (), limit: int = SHOWN_ROOMS_MAX,
+    ranked: Sequence[RoomSummary] | None = None,
+) -> list[RoomSummary]:
     """``rooms`` (in their order) with at most ``limit`` kept: those named in ``keep`` (the open
-    room, the rooms the filter found), then mentions, newest, unread first."""
+    room, the rooms the filter found), then mentions, newest, unread first. ``ranked``: the
+    ``ranked_rooms`` of ``rooms`` made before, at least ``limit + len(keep)`` of them (the rooms
+    the filter finds change with each key, the rooms do not: ranking 100,000 took 0.1-0.7 s)."""
     if len(rooms) <= limit:
         return list(rooms)
-    kept = {id(room) for room in heapq.nsmallest(limit, rooms, key=lambda room: (
-        room.name not in keep, -int(room.mentions_unread), -int(room.last_ts or 0), -int(room.unread > 0), room.name))}
+    kept = {id(room) for room in rooms if room.name in keep}
+    for room in ranked if ranked is not None else ranked_rooms(rooms, limit + len(keep)):
+        if len(kept) >= limit:
+            break
+        kept.add(id(room))
     return [room for room in rooms if id(room) in kept]

@@ -34,10 +34,10 @@ from PySide6.QtCore import (
 from parler_desktop.app import roles
 from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
-from parler_desktop.app.room_list.busiest_rooms import busiest_rooms
+from parler_desktop.app.room_list.busiest_rooms import SHOWN_ROOMS_MAX, busiest_rooms, ranked_rooms
 from parler_desktop.app.room_list.pulled_ahead import PulledAhead
 from parler_desktop.app.room_list.room_labels import dm_partner, room_label
-from parler_desktop.app.room_list.room_search import rooms_matching
+from parler_desktop.app.room_list.room_search import FOUND_ROOMS_MAX, rooms_matching
 from parler_desktop.app.room_list.row_reading import room_reading
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
@@ -76,6 +76,8 @@ class RoomListModel(QAbstractListModel):
         self._found: set[str] = set()  # rooms matching it, listed whatever the others do
         self.found_more = False  # more rooms match than are found
         self._finding = False
+        self._every: list[Any] = []  # the rooms last shown from (``_show``)…
+        self._ranked: list[Any] = []  # …and their busiest, ranked once for every search of them
         self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
         self.by_name = False  # rooms A–Z instead of newest activity first
         self._reload_running = False
@@ -152,7 +154,7 @@ class RoomListModel(QAbstractListModel):
         if not text or not self.hidden:  # (every room is listed: the filter finds them)
             if self._found or self.found_more:
                 self._found, self.found_more = set(), False
-                self._show_again()
+                self._show_found()
         elif not self._finding:
             self._finding = True
             self._bridge.tasks.spawn("find rooms", self._find())
@@ -171,7 +173,12 @@ class RoomListModel(QAbstractListModel):
             self._finding = False
         if store is self._bridge.store and (set(found), more) != (self._found, self.found_more):
             self._found, self.found_more = set(found), more
-            self._show_again()
+            self._show_found()
+
+    def _show_found(self) -> None:
+        """The rows again, of the rooms last shown (ranked already), for other rooms found."""
+        if self.loaded:
+            self._show(self._every)
 
     def set_by_name(self, by_name: bool) -> None:
         """Order the rooms A–Z (else by activity); the proxy sorts again on the rows' change."""
@@ -287,7 +294,10 @@ class RoomListModel(QAbstractListModel):
         self._show([self._pulled.shown(summary) for summary in summaries])
 
     def _show(self, every: list[Any]) -> None:
-        rows = busiest_rooms(every, {self._open_room, *self._found})
+        if every is not self._every:
+            self._every = every
+            self._ranked = ranked_rooms(every, SHOWN_ROOMS_MAX + FOUND_ROOMS_MAX + 1) if len(every) > SHOWN_ROOMS_MAX else []
+        rows = busiest_rooms(every, {self._open_room, *self._found}, ranked=self._ranked)
         self.hidden = len(every) - len(rows)
         fresh = {room.name: room for room in rows}
         for row in reversed(range(len(self._rooms))):
@@ -353,7 +363,7 @@ class RoomListModel(QAbstractListModel):
         self._pulled.clear()
         self.beginResetModel()
         self._rooms, self._stored, self.loaded, self.hidden = [], [], False, 0
-        self._found, self.found_more = set(), False
+        self._found, self.found_more, self._every, self._ranked = set(), False, [], []
         self._keys = None
         self.endResetModel()
         if self._total_unread:
