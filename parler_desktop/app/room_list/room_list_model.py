@@ -292,6 +292,8 @@ class RoomListModel(QAbstractListModel):
         self._stored, self.loaded = summaries, True
         self._pulled.prune(summaries)
         self._show([self._pulled.shown(summary) for summary in summaries])
+        if self._search and not self._found:  # typed before the rooms it looks for were listed
+            self.find(self._search)
 
     def _show(self, every: list[Any]) -> None:
         if every is not self._every:
