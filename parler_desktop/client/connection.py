@@ -78,7 +78,7 @@ class Requester(Protocol):
 """Sends one request and returns its reply of the expected kind (the session paces and retries)."""
 
 BLOB_MAX_BYTES = 25 << 20  # the largest blob a hub stores (protocol.md §7.16)
-SLOWEST_BLOB_BYTES_PER_SEC = 32 * 1024  # a blob's bytes may take this long on a slow line (a stalled one is dropped sooner)
+SLOWEST_BLOB_BYTES_PER_SEC = 32 * 1024  # a blob's bytes, up or down, may take this long on a slow line (a stalled one is dropped sooner)
 MAX_MESSAGE_BYTES = 64 << 20  # the largest message read (protocol.md §1.5): a larger one closes the line at its header
 CLOSE_TIMEOUT_SECS = 2.0
 LAST_WORDS_SECS = 1.0  # a send the close broke waits this long for the frames read before it (the hub's reason)

@@ -22,6 +22,7 @@ from parler_desktop.client.arrivals import Arrivals
 from parler_desktop.client.clock import Clock, SystemClock
 from parler_desktop.client.cache_keeper import CacheKeeper
 from parler_desktop.client.commit import Committer
+from parler_desktop.client.connection import SLOWEST_BLOB_BYTES_PER_SEC
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, StateChanged, StoreFailed
 from parler_desktop.client.fault_log import FaultLog
@@ -73,7 +74,6 @@ from parler_desktop.store import LocalStore, StoreError, StoreWorker, open_for_s
 from parler_desktop.store.retention import RetentionPolicy
 
 log = logging.getLogger(__name__)
-SLOWEST_UPLOAD_BYTES_PER_SEC = 32 * 1024  # a slow line may take this long (a stalled one is dropped sooner)
 
 Listener = Callable[[SessionEvent], None]
 
@@ -405,7 +405,7 @@ class HubSession:
         await self._pacer.acquire()
         frame = PutBlob(target=RoomTarget(room), sha256=sha256, size=size, media_type=media_type)
         reply_secs = self.tuning.reply_timeout_secs
-        return await send_blob(conn, frame, chunks, stall_secs=reply_secs, timeout=reply_secs + size / SLOWEST_UPLOAD_BYTES_PER_SEC)
+        return await send_blob(conn, frame, chunks, stall_secs=reply_secs, timeout=reply_secs + size / SLOWEST_BLOB_BYTES_PER_SEC)
 
     async def remember(self, fact: Fact) -> None:
         """Write a fact to shared memory (§7.15); a keyed one replaces this identity's fact with that key."""
