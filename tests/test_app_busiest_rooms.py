@@ -4,7 +4,7 @@ unread claims; in their order, none beyond the limit."""
 
 from __future__ import annotations
 
-from parler_desktop.app.room_list.busiest_rooms import busiest_rooms
+from parler_desktop.app.room_list.busiest_rooms import busiest_rooms, ranked_rooms
 from parler_desktop.store.room_counts import RoomSummary
 
 
@@ -29,6 +29,14 @@ def test_mentions_then_newest_activity_then_claimed_unread_are_kept_in_their_ord
     assert names(busiest_rooms(rooms, limit=4)) == ["claimed", "old", "new", "mention"]
 
 
-def test_the_open_room_is_kept_however_busy_the_others_are():
-    rooms = [room("open"), *(room(f"r{n}", unread=1, last_ts=n) for n in range(5))]
-    assert names(busiest_rooms(rooms, "open", limit=2)) == ["open", "r4"]
+def test_the_open_room_and_the_rooms_found_are_kept_however_busy_the_others_are():
+    rooms = [room("open"), *(room(f"r{n}", unread=1, last_ts=n) for n in range(5)), room("found")]
+    assert names(busiest_rooms(rooms, {"open", None}, limit=2)) == ["open", "r4"]
+    assert names(busiest_rooms(rooms, {"open", "found"}, limit=3)) == ["open", "r4", "found"]
+
+
+def test_a_ranking_made_once_keeps_what_ranking_anew_keeps_for_any_rooms_found():
+    rooms = [room(f"r{n:03d}", last_ts=n * 7 % 101, unread=n % 3, mentions=int(n % 17 == 0)) for n in range(300)]
+    ranked = ranked_rooms(rooms, 20 + 5)
+    for keep in ({"r299"}, {"r000", "r150", "r299", None}, {f"r{n:03d}" for n in range(0, 300, 60)}):
+        assert names(busiest_rooms(rooms, keep, limit=20, ranked=ranked)) == names(busiest_rooms(rooms, keep, limit=20))

@@ -4,13 +4,17 @@ RSS), and a pulled page that would not fit is asked for again with fewer message
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
+import hashlib
 import json
 import struct
+from typing import Any
 
 import pytest
 
 from parler_desktop.client import BadReply, ConnectionLost
+from parler_desktop.client.blob_save import BlobSave
 from parler_desktop.client.connection import MAX_MESSAGE_BYTES
 from parler_desktop.client.events import ConnectionState, CursorChanged, Notice
 from parler_desktop.identity import Identity
@@ -135,13 +139,98 @@ class HugeBlob(Misbehaviour):
 
 @pytest.mark.parametrize(("size", "body"), [(10 << 30, 10 << 30), (100, 30 << 20)], ids=["announced 10 GiB", "larger than announced"])
 async def test_a_blob_larger_than_the_cap_or_its_announcement_is_refused_at_once(hub, session_factory, size, body):
+    async def took(chunk: bytes) -> None:
+        raise AssertionError(f"{len(chunk)} bytes taken of a blob that should have been refused")
+
     proxy = await HostileHub(hub.url, HugeBlob(size, body)).start()
     try:
         session, log = await session_factory(proxy.url, tuning=dataclasses.replace(FAST, reply_timeout_secs=20.0))
         await log.wait_state(ConnectionState.LIVE)
         started = asyncio.get_running_loop().time()
         with pytest.raises((BadReply, ConnectionLost), match="larger than"):
-            await session.fetch_blob("ab" * 32)
+            await session.fetch_blob("ab" * 32, took)
         assert asyncio.get_running_loop().time() - started < 10  # not the reply timeout: refused as announced
+    finally:
+        await proxy.close()
+
+
+class PushBeforeBytes(Misbehaviour):
+    """Pushes are held until a ``get_blob``, which is answered by the hub's own ``blob_incoming``
+    for ``data``, then the pushes held, then ``data`` in 64 KiB fragments of one message (all but
+    the last one, ``stall``: the message then never ends)."""
+
+    def __init__(self, data: bytes, stall: bool = False) -> None:
+        self.data, self.stall = data, stall
+        self.held: list[dict] = []
+
+    def push(self, link: Link, delivery: dict) -> list:
+        self.held.append(delivery)
+        return []
+
+    def request(self, link: Link, frame: dict) -> list | None:
+        if frame.get("op") != "get_blob":
+            return None
+        asyncio.ensure_future(self._send(link, frame["id"]))
+        return []
+
+    async def _send(self, link: Link, blob: str) -> None:
+        async def fragments() -> Any:
+            pieces = [self.data[start:start + (64 << 10)] for start in range(0, len(self.data), 64 << 10)]
+            for piece in pieces[:-1] if self.stall else pieces:
+                yield piece
+            if self.stall:
+                await link.client.wait_closed()
+
+        await link.to_client({"type": "blob_incoming", "id": blob, "size": len(self.data)}, *self.held)
+        with contextlib.suppress(Exception):  # (the client may drop the line: the stall's point)
+            await link.client.send(fragments())
+
+
+async def shared(peer: Any, data: bytes) -> str:
+    digest = hashlib.sha256(data).hexdigest()
+    await peer.ok({"op": "put_blob", "target": {"kind": "room", "room": "team"}, "sha256": digest, "size": len(data)}, "blob_ready")
+    await peer.send_bytes(data)
+    assert (await peer.recv())["type"] == "blob_stored"
+    return digest
+
+
+async def test_a_blob_streams_to_its_file_a_fragment_at_a_time_and_a_push_before_its_bytes_is_kept(hub, raw_agent, session_factory, tmp_path):
+    peer = await raw_agent(hub.url, name="bot")
+    code = await invite_code(peer)
+    data = bytes(range(256)) * 1024  # 256 KiB: four fragments
+    digest = await shared(peer, data)
+    hostile = PushBeforeBytes(data)
+    proxy = await HostileHub(hub.url, hostile).start()
+    try:
+        session, log = await session_factory(proxy.url)
+        await log.wait_state(ConnectionState.LIVE)
+        await session.redeem(code)
+        await say(peer, "team", "while the file comes")
+        await log.wait_until(lambda: hostile.held, "the push held back")
+        progress: list[int] = []
+        await BlobSave(digest, len(data), tmp_path / "file.bin").run(session, lambda save: progress.append(save.received))
+        assert (tmp_path / "file.bin").read_bytes() == data
+        assert progress == [65536, 131072, 196608, 262144]  # as each fragment was written
+        await log.wait_until(lambda: "while the file comes" in [m.text for m in log.messages("team")], "the push kept")
+    finally:
+        await proxy.close()
+
+
+async def test_a_blob_that_stalls_is_dropped_with_its_line_and_leaves_no_file(hub, raw_agent, session_factory, tmp_path):
+    peer = await raw_agent(hub.url, name="bot")
+    code = await invite_code(peer)
+    data = b"stalls\n" * 40_000
+    digest = await shared(peer, data)
+    proxy = await HostileHub(hub.url, PushBeforeBytes(data, stall=True)).start()
+    folder = tmp_path / "saved"
+    folder.mkdir()
+    try:
+        session, log = await session_factory(proxy.url)
+        await log.wait_state(ConnectionState.LIVE)
+        await session.redeem(code)
+        with pytest.raises(ConnectionLost, match=f"sent nothing of the file for {FAST.reply_timeout_secs:g} s"):
+            await BlobSave(digest, len(data), folder / "file.bin").run(session, lambda _save: None)
+        assert list(folder.iterdir()) == []
+        await log.wait_state(ConnectionState.LIVE)  # on a new line
     finally:
         await proxy.close()

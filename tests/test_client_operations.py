@@ -7,6 +7,7 @@ import hashlib
 
 import pytest
 
+from parler_desktop.client.blob_save import BlobSave
 from parler_desktop.client.errors import HubRefused
 from parler_desktop.client.events import ConnectionState, OutboxStatus, RosterChanged
 from parler_desktop.identity import verify_signature
@@ -86,7 +87,7 @@ async def test_discover_lists_the_cards_of_agents_in_no_room_of_ours(hub, raw_ag
     assert await session.discover("public") == ()
 
 
-async def test_fetch_blob_checks_the_hash(hub, raw_agent, session_factory):
+async def test_a_saved_blob_is_checked_then_renamed_into_place(hub, raw_agent, session_factory, tmp_path):
     peer = await raw_agent(hub.url, name="bot")
     invited = await peer.ok({"op": "invite", "kind": "channel", "room": "team"}, "invited")
     data = b"report bytes " * 1000
@@ -96,10 +97,14 @@ async def test_fetch_blob_checks_the_hash(hub, raw_agent, session_factory):
     assert (await peer.recv())["type"] == "blob_stored"
     session, _ = await live_session(session_factory, hub.url)
     await session.redeem(invited["code"])
-    assert await session.fetch_blob(digest) == data
+    folder = tmp_path / "saved"
+    folder.mkdir()
+    await BlobSave(digest, len(data), folder / "report.bin").run(session, lambda _save: None)
+    assert (folder / "report.bin").read_bytes() == data
     with pytest.raises(HubRefused) as refused:
-        await session.fetch_blob("0" * 64)
+        await BlobSave("0" * 64, None, folder / "gone.bin").run(session, lambda _save: None)
     assert refused.value.code == "unknown_blob"
+    assert [path.name for path in folder.iterdir()] == ["report.bin"]  # no partial file left
 
 
 async def test_a_post_is_signed_and_carries_mentions_reply_and_extension_parts(hub, raw_agent, session_factory):

@@ -104,3 +104,38 @@ async def test_a_send_to_each_kind_of_target_is_pushed_to_the_rooms_other_member
     for agent in (alice, bob, carol, worker):
         await agent.ok({"op": "ping"}, "pong")  # a push written before it would be read by now
         assert agent.deliveries.empty(), agent.name
+
+
+async def test_a_push_offered_while_a_blob_goes_out_in_fragments_follows_it():
+    """Our hub sends a blob's message in fragments (§7.13); a push offered meanwhile, the socket
+    keeping up, went to websockets' broadcast, which skips a connection in the middle of a
+    fragmented message: the push was lost. It waits for the message's end instead."""
+    import asyncio
+
+    from websockets.asyncio.server import serve
+
+    from parler_desktop.hub.push import PushQueue
+
+    halfway, offered = asyncio.Event(), asyncio.Event()
+
+    async def handler(ws) -> None:  # noqa: ANN001
+        async def fragments():  # noqa: ANN202
+            yield b"first half"
+            halfway.set()
+            await offered.wait()
+            yield b"second half"
+
+        queue = PushQueue(ws, 4)
+        sending = asyncio.ensure_future(ws.send(fragments()))
+        await halfway.wait()
+        assert queue.offer(b'{"type":"delivery"}')
+        offered.set()
+        await sending
+        await ws.wait_closed()
+        queue.close()
+
+    async with serve(handler, "127.0.0.1", 0, compression=None) as server:
+        port = server.sockets[0].getsockname()[1]
+        async with connect(f"ws://127.0.0.1:{port}", compression=None) as client:
+            assert await asyncio.wait_for(client.recv(), 5) == b"first halfsecond half"
+            assert await asyncio.wait_for(client.recv(), 5) == '{"type":"delivery"}'

@@ -172,3 +172,39 @@ def test_the_rooms_a_pass_leaves_are_pulled_by_the_passes_that_follow(qtbot, qlo
     finally:
         stop_desktop(qtbot, qloop, desktop)
         proxy.stop()
+
+
+def test_the_filter_finds_any_room_the_hub_listed_and_opens_it(qtbot, qloop, tmp_path, hub):
+    """The sidebar lists a hub's ``SHOWN_ROOMS_MAX`` busiest rooms; typing in the filter finds
+    every room the hub listed (it searched only those shown: 97,991 of these could not be found),
+    also when typed before the hub listed them, a bounded number at a time (searched on a worker
+    thread), and Enter opens the one found, which stays listed."""
+    from parler_desktop.app.room_list.room_search import FOUND_ROOMS_MAX
+    from support.desktop_fixtures import listed_rooms
+
+    lie = ManyRooms()
+    proxy = HostileHub.in_thread(hub.url, lie)
+    desktop = start_desktop(qtbot, qloop, tmp_path / "home", proxy.url)
+    try:
+        window = desktop.window
+        qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClicks(window.room_panel.filter, "r9876")  # typed before the hub lists them
+        lie.listing = True
+        desktop.bridge.notify_wake()  # a full reconciliation: the hub now lists 100,000 rooms
+        more = window.room_panel.more_rooms
+        qtbot.waitUntil(lambda: more.isVisible() and "more rooms not listed" in more.text(), timeout=60_000)
+        qtbot.waitUntil(lambda: len(listed_rooms(desktop)) == 10, timeout=10_000)  # r98760 … r98769
+        assert set(listed_rooms(desktop)) == {f"r9876{n}" for n in range(10)}
+        qtbot.keyClicks(window.room_panel.filter, "5")
+        qtbot.waitUntil(lambda: listed_rooms(desktop) == ["r98765"], timeout=10_000)
+        qtbot.keyClick(window.room_panel.filter, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: window.timeline_model.room == "r98765", timeout=10_000)
+        assert window.room_panel.filter.text() == "" and "r98765" in listed_rooms(desktop)  # open: it stays listed
+        qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClicks(window.room_panel.filter, "r9")  # 9,990 rooms match: a bounded number are shown
+        qtbot.waitUntil(lambda: "type more of the name" in more.text(), timeout=10_000)
+        found = listed_rooms(desktop)
+        assert FOUND_ROOMS_MAX <= len(found) <= FOUND_ROOMS_MAX + 1 and all(name.startswith("r9") for name in found)
+    finally:
+        stop_desktop(qtbot, qloop, desktop)
+        proxy.stop()

@@ -207,7 +207,8 @@ def test_a_shared_file_is_saved_after_its_checksum_is_checked(qtbot, qloop, desk
     part = FileRef(blob=digest, name="../q3.txt", size=len(data)).to_part()
     card = card_for(part, "boss", None)
     saved = tmp_path / card.file_name
-    run_coroutine(qtbot, qloop, desktop.window.save_blob(card, saved))
+    desktop.window.saves.model.save(card.blob_id, card.file_size, saved)
+    qtbot.waitUntil(saved.exists, timeout=10_000)
     assert saved.read_bytes() == data and card.file_name == "q3.txt"
 
 

@@ -22,3 +22,6 @@ HUB_ORDER = Qt.ItemDataRole.UserRole + 62  # int: the hub's place in the sidebar
 HUB_STATE = Qt.ItemDataRole.UserRole + 63  # StatusView: the hub's connection line (headings)
 HUB_COLLAPSED = Qt.ItemDataRole.UserRole + 64  # bool: the hub's rooms are folded away (headings)
 HUB_NEEDS = Qt.ItemDataRole.UserRole + 65  # int: items waiting on the human on the hub (headings; app/needs_you)
+
+TRANSFER_FRACTION = Qt.ItemDataRole.UserRole + 80  # float 0..1: how far a file being sent or saved is
+TRANSFER_PROBLEM = Qt.ItemDataRole.UserRole + 81  # str: why it failed ("" while it goes on)

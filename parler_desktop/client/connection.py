@@ -12,18 +12,18 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import hashlib
 import logging
 import random
 import ssl
 import time
-from collections.abc import AsyncIterable, Callable, Sequence
+from collections.abc import AsyncIterable, Awaitable, Callable, Sequence
 from typing import Protocol
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.exceptions import ConnectionClosed, ConnectionClosedOK, InvalidHandshake
 from websockets.frames import CloseCode
 
+from parler_desktop.client.blob_fragments import END, Fragments, LineClosed
 from parler_desktop.client.clock import Clock
 from parler_desktop.client.errors import (
     BadReply, ConnectionLost, HandshakeRefused, HubRefused, HubUnreachable, OutOfTurn, TlsRefused,
@@ -78,6 +78,7 @@ class Requester(Protocol):
 """Sends one request and returns its reply of the expected kind (the session paces and retries)."""
 
 BLOB_MAX_BYTES = 25 << 20  # the largest blob a hub stores (protocol.md §7.16)
+SLOWEST_BLOB_BYTES_PER_SEC = 32 * 1024  # a blob's bytes, up or down, may take this long on a slow line (a stalled one is dropped sooner)
 MAX_MESSAGE_BYTES = 64 << 20  # the largest message read (protocol.md §1.5): a larger one closes the line at its header
 CLOSE_TIMEOUT_SECS = 2.0
 LAST_WORDS_SECS = 1.0  # a send the close broke waits this long for the frames read before it (the hub's reason)
@@ -111,6 +112,7 @@ class HubConnection:
         self._awaiting: collections.deque[ClientFrame | None] = collections.deque()  # what the hub still owes
         # replies to, oldest first (None: a blob's bytes, or raw bytes sent): anything beyond is unsolicited
         self.oversized: ClientFrame | None = None  # the request whose reply was larger than we read
+        self._fragments: Fragments | None = None  # where a blob's bytes go while one is asked for
         self._lock = asyncio.Lock()
         self._closed = asyncio.Event()
         self.close_reason = ""
@@ -207,6 +209,8 @@ class HubConnection:
         self.close_reason = self.close_reason or reason
         self._closed.set()
         self._replies.put_nowait(_Closed())
+        if self._fragments is not None:
+            self._fragments.end(LineClosed())
 
     def _notice(self, text: str, kind: str | None = None) -> None:
         """A fault to tell; repeats of ``kind`` (default: the same text) are counted."""
@@ -218,7 +222,11 @@ class HubConnection:
         reason = "the hub closed the connection"
         try:
             slice_ends = routed_at = 0.0
-            async for data in self._ws:  # frames already buffered come without a pause
+            while True:
+                if self._fragments is not None and self._awaiting and self._awaiting[0] is None:
+                    await self._stream_blob(self._fragments)
+                    continue
+                data = await self._ws.recv()  # frames already buffered come without a pause
                 if isinstance(data, str) and len(data) >= DECODE_OFF_LOOP_CHARS:
                     # A page of 500 messages is 10-20 ms of decoding: held on the loop, that is
                     # a stall in the window. Awaited here, so frames keep their order.
@@ -230,6 +238,8 @@ class HubConnection:
                 if routed_at > slice_ends:
                     await asyncio.sleep(0)
                     slice_ends = time.monotonic() + READ_SLICE_SECS
+        except ConnectionClosedOK:
+            pass
         except ConnectionClosed as error:
             reason = f"connection lost ({error})"
             if error.sent is not None and error.sent.code == CloseCode.MESSAGE_TOO_BIG:
@@ -244,6 +254,22 @@ class HubConnection:
             if self.final_error is not None:
                 reason = f"{self.final_error.message} ({self.final_error.code or 'error'})"
             self._mark_closed(reason)
+
+    async def _stream_blob(self, fragments: Fragments) -> None:
+        """The message after ``blob_incoming``, a fragment at a time as it is read: its bytes to
+        ``fragments`` (waiting while the download writes), never assembled; a push that comes
+        first is routed as any (§9.2)."""
+        text: list[str] = []
+        async for fragment in self._ws.recv_streaming():
+            if isinstance(fragment, str):
+                text.append(fragment)
+            else:
+                await fragments.put(fragment)
+        if text:
+            self._route("".join(text))
+        else:
+            self._awaiting.popleft()
+            await fragments.put(END)
 
     def _route(self, data: str | bytes | Decoded) -> None:
         """``data``: a frame as read, or a text frame already decoded."""
@@ -263,7 +289,9 @@ class HubConnection:
         elif isinstance(frame, Malformed) and frame.tag == "delivery":
             self._notice(f"ignored a pushed message the hub sent malformed: {frame.reason}", "malformed delivery")
         elif self._awaiting:
-            self._awaiting.popleft()
+            if self._awaiting.popleft() is None and self._fragments is not None:
+                self._fragments.end(frame)  # a frame in place of the blob's bytes ends the download
+                return
             if isinstance(frame, BlobIncoming):
                 self._awaiting.appendleft(None)  # the blob's bytes follow as one binary frame (§7.13)
             self._replies.put_nowait(frame)
@@ -392,38 +420,68 @@ class HubConnection:
                 self.abort(f"bad answer to ping: {error}")
                 return
 
-    async def get_blob(self, blob_id: str, *, timeout: float) -> bytes:
-        """Download a blob (``blob_incoming`` + one binary frame) and check its size and SHA-256.
+    async def get_blob(
+        self, blob_id: str, take: Callable[[bytes], Awaitable[None]], *, size: int | None, timeout: float, stall_secs: float
+    ) -> int:
+        """Download a blob (``blob_incoming`` + one binary message, §7.13), handing its bytes to
+        ``take`` a fragment at a time as they are read: never held whole, the reader waiting
+        while ``take`` writes. Returns how many came; the caller checks their SHA-256.
 
-        A blob is at most ``BLOB_MAX_BYTES`` (§7.16): while it is asked for, no larger message is
-        read (the line closes at its header), and one announced larger is refused before its
-        bytes come (the line is dropped, as they cannot be skipped); bytes other than announced
-        are refused. A hub announcing 10 GiB once had 1.56 GB held until the reply timeout."""
+        Refused (BadReply): an announcement above ``BLOB_MAX_BYTES`` or other than ``size`` (what
+        the message said), before any byte; bytes beyond the announcement, as they come; fewer.
+        No byte for ``stall_secs``, or the bytes slower than ``SLOWEST_BLOB_BYTES_PER_SEC``, is
+        ConnectionLost. The rest of a message cannot be skipped: a download that ends before its
+        bytes did (refused, stalled, cancelled by the human, or ``take`` failing) drops the line.
+        A hub announcing 10 GiB once had 1.56 GB held until the reply timeout."""
         async with self._lock:
             bound = self._ws.protocol.max_message_size
             self._ws.protocol.max_message_size = min(bound or BLOB_MAX_BYTES, BLOB_MAX_BYTES)
+            fragments = self._fragments = Fragments()
+            owed = True  # the hub owes a reply or bytes: a download ending now drops the line
             try:
-                header = expect(await self._exchange(encode(GetBlob(id=blob_id)), timeout), BlobIncoming, "get_blob")
+                request = GetBlob(id=blob_id)
+                reply = (await self._exchange_all([(encode(request), request)], timeout))[0]
+                owed = isinstance(reply, BlobIncoming)  # (bytes follow no other reply)
+                header = expect(reply, BlobIncoming, "get_blob")
                 assert isinstance(header, BlobIncoming)
                 if header.size > BLOB_MAX_BYTES:
-                    self.abort("the hub announced a blob larger than a blob may be")
-                    raise BadReply(
-                        f"the hub announced a blob of {header.size} bytes, larger than the {BLOB_MAX_BYTES >> 20} MiB a blob may be"
-                    )
-                try:
-                    async with asyncio.timeout(timeout):
-                        body = await self._next_reply()
-                except TimeoutError:
-                    self.abort(f"blob bytes did not arrive within {timeout:g} s")
-                    raise ConnectionLost("the hub did not send the blob in time") from None
+                    raise BadReply(f"the hub announced {header.size} bytes, larger than the {BLOB_MAX_BYTES >> 20} MiB a file may be")
+                if size is not None and header.size != size:
+                    raise BadReply(f"the hub announced {header.size} bytes where the message said {size}")
+                received = 0
+                async with asyncio.timeout(timeout + header.size / SLOWEST_BLOB_BYTES_PER_SEC):
+                    while (chunk := await self._next_fragment(fragments, stall_secs)) is not END:
+                        received += len(chunk)
+                        if received > header.size:
+                            raise BadReply(f"the hub sent more than the {header.size} bytes it announced")
+                        if chunk:  # (a fragmented message may end with an empty frame)
+                            await take(chunk)
+                owed = False
+                if received != header.size:
+                    raise BadReply(f"the hub sent {received} of the {header.size} bytes it announced")
+                return received
+            except TimeoutError:
+                raise ConnectionLost("the hub sent the file too slowly") from None
             finally:
+                self._fragments = None
+                fragments.drop()
+                if owed:
+                    self.abort("a download ended before its bytes did")
                 self._ws.protocol.max_message_size = bound
-        if not isinstance(body, bytes):
-            expect(body, BlobIncoming, "get_blob")  # an interleaved error ends the download
-            raise BadReply("the hub sent no blob bytes")
-        if len(body) != header.size or hashlib.sha256(body).hexdigest() != blob_id.lower():
-            raise BadReply(f"blob {blob_id[:12]}… arrived damaged (size or SHA-256 mismatch)")
-        return body
+
+    async def _next_fragment(self, fragments: Fragments, stall_secs: float) -> bytes | None:
+        """The next fragment of a blob, or ``END``."""
+        try:
+            item = await asyncio.wait_for(fragments.get(), stall_secs)
+        except TimeoutError:
+            raise ConnectionLost(f"the hub sent nothing of the file for {stall_secs:g} s") from None
+        if isinstance(item, LineClosed):
+            raise ConnectionLost(self.close_reason)
+        if item is END or isinstance(item, bytes):
+            return item
+        if isinstance(item, ErrorFrame):  # the hub's error ends the download (§9.2)
+            raise HubRefused(item.message, item.code, "get_blob")
+        raise BadReply(f"the hub sent {describe(item)} in place of the file's bytes")
 
     async def put_blob(self, frame: PutBlob, data: bytes | AsyncIterable[bytes], *, timeout: float) -> BlobStored:
         """Upload a blob: ``put_blob`` → ``blob_ready``, then the bytes as one binary message →

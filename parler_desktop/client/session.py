@@ -13,7 +13,8 @@ import asyncio
 import functools
 import logging
 import random
-from collections.abc import AsyncIterable, Callable, Iterable, Sequence
+import uuid
+from collections.abc import AsyncIterable, Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 from parler_desktop.client.address import normalize_hub_url, parse_invite
@@ -21,6 +22,7 @@ from parler_desktop.client.arrivals import Arrivals
 from parler_desktop.client.clock import Clock, SystemClock
 from parler_desktop.client.cache_keeper import CacheKeeper
 from parler_desktop.client.commit import Committer
+from parler_desktop.client.connection import SLOWEST_BLOB_BYTES_PER_SEC
 from parler_desktop.client.errors import SessionClosed
 from parler_desktop.client.events import Notice, OutboxItem, SessionEvent, StateChanged, StoreFailed
 from parler_desktop.client.fault_log import FaultLog
@@ -69,7 +71,6 @@ from parler_desktop.store import LocalStore, StoreError, StoreWorker, open_for_s
 from parler_desktop.store.retention import RetentionPolicy
 
 log = logging.getLogger(__name__)
-SLOWEST_UPLOAD_BYTES_PER_SEC = 32 * 1024  # a slow line may take this long (a stalled one is dropped sooner)
 
 Listener = Callable[[SessionEvent], None]
 
@@ -381,11 +382,13 @@ class HubSession:
         conn = await self._lifecycle.connection()
         return await self._sync.fill_gap(self._lifecycle.requester(conn), room, gap)
 
-    async def fetch_blob(self, blob_id: str) -> bytes:
-        """Download a blob; raises BadReply when its bytes do not match ``blob_id`` (SHA-256)."""
+    async def fetch_blob(self, blob_id: str, take: Callable[[bytes], Awaitable[None]], *, size: int | None = None) -> int:
+        """Download a blob, its bytes handed to ``take`` as they come (``HubConnection.get_blob``:
+        ``size`` is what the message announced); the caller checks their SHA-256 (``blob_save``)."""
         conn = await self._lifecycle.connection()
         await self._pacer.acquire()
-        return await conn.get_blob(blob_id, timeout=self.tuning.reply_timeout_secs)
+        reply_secs = self.tuning.reply_timeout_secs
+        return await conn.get_blob(blob_id, take, size=size, timeout=reply_secs, stall_secs=reply_secs)
 
     async def put_blob(
         self, room: str, sha256: str, size: int, media_type: str | None, chunks: AsyncIterable[bytes]
@@ -397,7 +400,7 @@ class HubSession:
         await self._pacer.acquire()
         frame = PutBlob(target=RoomTarget(room), sha256=sha256, size=size, media_type=media_type)
         reply_secs = self.tuning.reply_timeout_secs
-        return await send_blob(conn, frame, chunks, stall_secs=reply_secs, timeout=reply_secs + size / SLOWEST_UPLOAD_BYTES_PER_SEC)
+        return await send_blob(conn, frame, chunks, stall_secs=reply_secs, timeout=reply_secs + size / SLOWEST_BLOB_BYTES_PER_SEC)
 
     async def remember(self, fact: Fact) -> None:
         """Write a fact to shared memory (§7.15); a keyed one replaces this identity's fact with that key."""

@@ -29,6 +29,7 @@ from parler_desktop.protocol.frames import ErrorFrame, Hello, HubFrame, Malforme
 log = logging.getLogger(__name__)
 
 Reply = HubFrame | tuple[HubFrame, bytes]  # get_blob answers with a frame and then the bytes
+BLOB_FRAGMENT_BYTES = 256 * 1024  # a blob's message goes out in frames this large: a client sees it come
 
 
 def remote_host(ws: ServerConnection) -> str:
@@ -156,8 +157,12 @@ class ClientConnection:
             text, data = encode(ErrorFrame(message="internal hub error", code=errors.INTERNAL)), None
         if not write_now(self._ws, text):
             await self._ws.send(text)
-        if data is not None:
-            await self._ws.send(data)
+        if data is not None:  # one binary message (§7.13), fragmented when large
+            view = memoryview(data)
+            await self._ws.send(
+                data if len(data) <= BLOB_FRAGMENT_BYTES
+                else (view[start:start + BLOB_FRAGMENT_BYTES] for start in range(0, len(data), BLOB_FRAGMENT_BYTES))
+            )
 
     async def _fail(self, message: str, code: str, close_code: CloseCode) -> None:
         await self._ws.send(encode(ErrorFrame(message=message, code=code)))

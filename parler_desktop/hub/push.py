@@ -32,8 +32,17 @@ def write_now(ws: ServerConnection, frame: str | bytes) -> bool:
     transport = ws.transport
     if ws.state is not State.OPEN or transport.get_write_buffer_size() >= transport.get_write_buffer_limits()[1]:
         return False
+    if _sending_fragments(ws):
+        return False
     broadcast((ws,), frame, text=True)  # the library's non-waiting write (never fragmented here)
     return True
+
+
+def _sending_fragments(ws: ServerConnection) -> bool:
+    """The socket is in the middle of a fragmented message (a blob, §7.13): ``broadcast`` would
+    skip it, losing the frame, where ``send`` waits for the message's end. (websockets names the
+    state ``send_in_progress`` since 15, ``fragmented_send_waiter`` before.)"""
+    return getattr(ws, "send_in_progress", None) is not None or getattr(ws, "fragmented_send_waiter", None) is not None
 
 
 class PushQueue:

@@ -5,12 +5,9 @@ lives in its own module and all session traffic goes through the bridge.
 
 from __future__ import annotations
 
-import asyncio
-from pathlib import Path
-
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent
-from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QSplitter, QStackedWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QMainWindow, QMenu, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
 from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
@@ -22,8 +19,6 @@ from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.app.room_list.room_list_model import RoomListModel
 from parler_desktop.app.members.roster_model import RosterModel
 from parler_desktop.app.timeline.timeline_model import TimelineModel
-from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
-from parler_desktop.app.timeline.cards import Card
 from parler_desktop.ui.accessibility import Announcer, ConnectionAnnouncements
 from parler_desktop.ui.appearance.appearance_menu import AppearanceMenu
 from parler_desktop.ui.composer.composer import Composer
@@ -36,12 +31,12 @@ from parler_desktop.ui.memory.room_memory import RoomMemory
 from parler_desktop.ui.panel_layout import PanelLayout
 from parler_desktop.ui.hubs.room_actions import RoomActions
 from parler_desktop.ui.composer.room_composer import RoomComposer
-from parler_desktop.ui.dialogs.save_as import ask_save_path
 from parler_desktop.ui.room_list.room_list_view import RoomListPanel
 from parler_desktop.ui.room_list.room_opener import RoomOpener
 from parler_desktop.ui.members.roster_panel import RosterPanel
 from parler_desktop.ui.timeline.request_bar import RequestBar
 from parler_desktop.ui.timeline.timeline_view import TimelineView
+from parler_desktop.ui.saves.file_saves import FileSaves
 from parler_desktop.ui.uploads.uploads import FileUploads
 
 APP_TITLE = "Parler"
@@ -88,6 +83,7 @@ class MainWindow(QMainWindow):
         self.timeline = TimelineView(self.timeline_model)
         self.composer = Composer()
         self.uploads = FileUploads(bridge, self.timeline_model, self.composer, self)
+        self.saves = FileSaves(bridge, self)
         self.roster_panel = RosterPanel(self.roster)
         self.connection_bar = ConnectionBar()
         self.demo_offer = DemoOffer(self.timeline)
@@ -98,7 +94,7 @@ class MainWindow(QMainWindow):
         self.splitter.addWidget(self.room_panel)
         self.request_bar = RequestBar(self.timeline)  # the current message's request actions, as buttons
         self.centre = QStackedWidget()  # the room's timeline, or the Needs you queue
-        self.centre.addWidget(_column(self.room_title, self.dispatch.panel, self.timeline, self.request_bar, self.uploads.strip, self.composer, stretch=self.timeline))
+        self.centre.addWidget(_column(self.room_title, self.dispatch.panel, self.timeline, self.request_bar, self.uploads.strip, self.saves.strip, self.composer, stretch=self.timeline))
         self.splitter.addWidget(self.centre)
         self.splitter.addWidget(self.roster_panel)
         self.splitter.setCollapsible(1, False)
@@ -122,7 +118,7 @@ class MainWindow(QMainWindow):
             bar.retry, bar.fresh_cache, bar.connect_button, self.room_panel.filter, self.room_panel.view, self.dispatch.panel,
             self.timeline, *self.request_bar.buttons.values(), *self.composer.focus_order, self.roster_panel.view,
         ])
-        self.uploads.strip.tab_after = list(self.request_bar.buttons.values())[-1]  # its buttons come next
+        self.uploads.strip.tab_after = self.saves.strip.tab_after = list(self.request_bar.buttons.values())[-1]  # their buttons come next
         self.panels.fit_screen()
         self.opener = RoomOpener(self)
         self.needs_you = NeedsYou(self, self.needs, self.centre, lambda text: self.statusBar().showMessage(text, 10_000))
@@ -214,11 +210,12 @@ class MainWindow(QMainWindow):
         delegate = self.timeline.message_delegate
         delegate.retryRequested.connect(bridge.retry_outbox)
         delegate.discardRequested.connect(bridge.discard_outbox)
-        delegate.saveRequested.connect(self._save_blob)
+        delegate.saveRequested.connect(self.saves.ask)
         self.room_actions.roomReady.connect(self.opener.open_when_listed)
         self.demo_offer.clicked.connect(self.demoRequested)
         self.dispatch.statusMessage.connect(lambda text: self.statusBar().showMessage(text, 10_000))
         self.uploads.statusMessage.connect(lambda text: self.statusBar().showMessage(text, 10_000))
+        self.saves.statusMessage.connect(lambda text: self.statusBar().showMessage(text, 10_000))
 
     # -- hubs -------------------------------------------------------------------------------
     @property
@@ -361,20 +358,6 @@ class MainWindow(QMainWindow):
         for needs_room in self.room_actions_needing_a_room:
             needs_room.setEnabled(False)
         self.room_panel.shown_room = None  # the new session's timeline opens afresh, even the same room
-
-    def _save_blob(self, card: Card) -> QFileDialog:
-        """Ask where to save, then fetch and write the file."""
-        return ask_save_path(self, "Save file", card.file_name, lambda target: self.bridge.tasks.spawn("save file", self.save_blob(card, target)))
-
-    async def save_blob(self, card: Card, target: Path) -> None:
-        """The session checks the bytes against the blob id (SHA-256) before we write them."""
-        try:
-            data = await self.bridge.fetch_blob(card.blob_id or "")
-            await asyncio.to_thread(target.write_bytes, data)
-        except (OSError, ConnectionLost, HubRefused, BadReply, SessionClosed) as error:
-            self.statusBar().showMessage(display_text(f"Could not save {card.file_name}: {error}", NOTICE_CHARS), 10_000)
-            return
-        self.statusBar().showMessage(f"Saved {target}", 10_000)
 
     def _show_notice(self, text: str, _room: str) -> None:
         self.statusBar().showMessage(display_text(text, NOTICE_CHARS), 10_000)  # it may quote the hub

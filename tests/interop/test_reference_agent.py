@@ -14,6 +14,7 @@ from support.desktop_fixtures import activate, click_room
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 from parler_desktop.app import roles
+from parler_desktop.client.blob_save import BlobSave
 from parler_desktop.protocol.canonical import sign_parts
 from parler_desktop.protocol.values import RoomTarget, SignatureState
 from test_window import type_and_enter
@@ -165,7 +166,9 @@ def test_a_file_the_reference_agent_sends_shows_in_the_window_and_its_bytes_come
     card = next(part for part in shown.parts if part["kind"] == "com.parler.file")
     assert (card["name"], card["size"]) == ("build.log", len(payload))
     assert card["blob"] == hashlib.sha256(payload).hexdigest()
-    assert run_coroutine(qtbot, qloop, desktop.bridge.session.fetch_blob(card["blob"])) == payload
+    saved = tmp_path / "saved.log"
+    run_coroutine(qtbot, qloop, BlobSave(card["blob"], card["size"], saved).run(desktop.bridge.session, lambda _save: None))
+    assert saved.read_bytes() == payload
 
 
 def test_a_watching_reference_agent_gets_the_windows_post_as_it_is_sent(qtbot, qloop, desktop, ref_agent, hub):

@@ -243,9 +243,6 @@ class SessionBridge(QObject):
     async def pull_older(self, room: str, before: int) -> int:
         return await self._require_session().pull_older(room, before)
 
-    async def fetch_blob(self, blob_id: str) -> bytes:
-        return await self._require_session().fetch_blob(blob_id)
-
     def _require_session(self) -> Any:
         if self._session is None:
             raise SessionClosed("not connected to a hub")

@@ -168,6 +168,15 @@ class HubRoomsModel(QAbstractListModel):
     def hidden(self) -> int:
         return sum(entry.rooms.hidden for entry in self._hubs.entries)
 
+    def find(self, text: str) -> None:
+        """The filter box's text: each hub's list also lists the rooms matching it (``RoomListModel.find``)."""
+        for entry in self._hubs.entries:
+            entry.rooms.find(text)
+
+    def found_more(self) -> bool:
+        """More rooms match the filter's text than a hub's list shows (``room_search``)."""
+        return any(entry.rooms.found_more for entry in self._hubs.entries)
+
     # -- following each hub's model ---------------------------------------------------------
     def _added(self, entry: HubEntry) -> None:
         first = self._offset(entry)

@@ -17,6 +17,7 @@ roster, or fetched once from the hub when none is stored yet; until then it show
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from PySide6.QtCore import (
@@ -33,9 +34,10 @@ from PySide6.QtCore import (
 from parler_desktop.app import roles
 from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
-from parler_desktop.app.room_list.busiest_rooms import busiest_rooms
+from parler_desktop.app.room_list.busiest_rooms import SHOWN_ROOMS_MAX, busiest_rooms, ranked_rooms
 from parler_desktop.app.room_list.pulled_ahead import PulledAhead
 from parler_desktop.app.room_list.room_labels import dm_partner, room_label
+from parler_desktop.app.room_list.room_search import FOUND_ROOMS_MAX, rooms_matching
 from parler_desktop.app.room_list.row_reading import room_reading
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
@@ -70,6 +72,12 @@ class RoomListModel(QAbstractListModel):
         self._total_unread = 0
         self.hidden = 0  # rooms the hub lists that the list leaves out (``busiest_rooms``)
         self._open_room: str | None = None  # listed whatever the others do (``keep_listed``)
+        self._search = ""  # the filter box's text (``find``)
+        self._found: set[str] = set()  # rooms matching it, listed whatever the others do
+        self.found_more = False  # more rooms match than are found
+        self._finding = False
+        self._every: list[Any] = []  # the rooms last shown from (``_show``)…
+        self._ranked: list[Any] = []  # …and their busiest, ranked once for every search of them
         self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
         self.by_name = False  # rooms A–Z instead of newest activity first
         self._reload_running = False
@@ -77,7 +85,7 @@ class RoomListModel(QAbstractListModel):
         self._timer = QTimer(self, singleShot=True, interval=RELOAD_DELAY_MS)
         self._timer.timeout.connect(self.reload)
         self._pulled_timer = QTimer(self, singleShot=True, interval=PULLED_SHOW_DELAY_MS)
-        self._pulled_timer.timeout.connect(self._show_pulled)
+        self._pulled_timer.timeout.connect(self._show_again)
         bridge.sessionChanged.connect(self._session_changed)
         # Bound methods (not lambdas): Qt drops the connections when this model is destroyed.
         bridge.messagesPulled.connect(self._messages_pulled)
@@ -137,6 +145,40 @@ class RoomListModel(QAbstractListModel):
         if room != self._open_room:
             self._open_room = room
             self.schedule_reload()
+
+    def find(self, text: str) -> None:
+        """The filter box's text: the rooms matching it among all the hub listed are listed too
+        (``room_search``, on a worker thread), however many busier rooms there are; with no text,
+        the busiest again."""
+        self._search = text
+        if not text or not self.hidden:  # (every room is listed: the filter finds them)
+            if self._found or self.found_more:
+                self._found, self.found_more = set(), False
+                self._show_found()
+        elif not self._finding:
+            self._finding = True
+            self._bridge.tasks.spawn("find rooms", self._find())
+
+    async def _find(self) -> None:
+        """Search until the text searched for is still the filter's (typing goes on meanwhile)."""
+        try:
+            while True:
+                text, store = self._search, self._bridge.store
+                found, more = await asyncio.to_thread(rooms_matching, self._stored, dict(self._partners), text)
+                if text == self._search:
+                    break
+                if not self._search:
+                    return
+        finally:
+            self._finding = False
+        if store is self._bridge.store and (set(found), more) != (self._found, self.found_more):
+            self._found, self.found_more = set(found), more
+            self._show_found()
+
+    def _show_found(self) -> None:
+        """The rows again, of the rooms last shown (ranked already), for other rooms found."""
+        if self.loaded:
+            self._show(self._every)
 
     def set_by_name(self, by_name: bool) -> None:
         """Order the rooms A–Z (else by activity); the proxy sorts again on the rows' change."""
@@ -207,9 +249,10 @@ class RoomListModel(QAbstractListModel):
     def _pulls_over(self) -> None:
         if self._pulled_timer.isActive():
             self._pulled_timer.stop()
-            self._show_pulled()
+            self._show_again()
 
-    def _show_pulled(self) -> None:
+    def _show_again(self) -> None:
+        """The rows again, of the summaries last read (what was pulled since counted in)."""
         if self.loaded:  # (else the first reload shows them)
             self._show([self._pulled.shown(summary) for summary in self._stored])
 
@@ -249,9 +292,14 @@ class RoomListModel(QAbstractListModel):
         self._stored, self.loaded = summaries, True
         self._pulled.prune(summaries)
         self._show([self._pulled.shown(summary) for summary in summaries])
+        if self._search and not self._found:  # typed before the rooms it looks for were listed
+            self.find(self._search)
 
     def _show(self, every: list[Any]) -> None:
-        rows = busiest_rooms(every, self._open_room)
+        if every is not self._every:
+            self._every = every
+            self._ranked = ranked_rooms(every, SHOWN_ROOMS_MAX + FOUND_ROOMS_MAX + 1) if len(every) > SHOWN_ROOMS_MAX else []
+        rows = busiest_rooms(every, {self._open_room, *self._found}, ranked=self._ranked)
         self.hidden = len(every) - len(rows)
         fresh = {room.name: room for room in rows}
         for row in reversed(range(len(self._rooms))):
@@ -317,6 +365,7 @@ class RoomListModel(QAbstractListModel):
         self._pulled.clear()
         self.beginResetModel()
         self._rooms, self._stored, self.loaded, self.hidden = [], [], False, 0
+        self._found, self.found_more, self._every, self._ranked = set(), False, [], []
         self._keys = None
         self.endResetModel()
         if self._total_unread:

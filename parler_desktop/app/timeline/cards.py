@@ -29,6 +29,7 @@ class Card:
     highlight: bool = False  # addressed to the human: painted to stand out
     blob_id: str | None = None  # a downloadable blob (file / bundle)
     file_name: str = ""
+    file_size: int | None = None  # the blob's size as the part announced it
     more: str = ""  # the whole part, shown when the card is expanded ("" = nothing to expand)
     actions: tuple[str, ...] = ()  # buttons: a handoff addressed to the human, a task awaiting input
 
@@ -52,10 +53,10 @@ def card_for(part: dict[str, Any], my_name: str, my_role: str | None) -> Card:
         actions = REQUEST_ACTIONS if task.status == "awaiting" else ()
         return Card(title, _clip(task.note or ""), more=part_details(part), actions=actions)
     if (file := FileRef.from_part(part)) is not None:
-        return Card(title, _clip(file.summary or ""), blob_id=file.blob, file_name=file.safe_name)
+        return Card(title, _clip(file.summary or ""), blob_id=file.blob, file_name=file.safe_name, file_size=file.size)
     if (bundle := BundleRef.from_part(part)) is not None:
         name = f"bundle-{bundle.blob[:12]}.{bundle.vcs}"
-        return Card(title, f"{bundle.vcs} bundle — never applied automatically", blob_id=bundle.blob, file_name=name)
+        return Card(title, f"{bundle.vcs} bundle — never applied automatically", blob_id=bundle.blob, file_name=name, file_size=bundle.size)
     if Dispatch.from_part(part) is not None:
         return Card(title)
     if kind == "data":

@@ -3,7 +3,7 @@
 ``send(paths, room)`` starts one ``FileUpload`` (client/uploads.py) per file on the session of
 the moment they were chosen; a row leaves the list once its post is in the outbox (the timeline
 shows it from then on) and stays, with one sentence, when the hub or the disk refused it, until
-dismissed. Progress repaints a row at most every ``PROGRESS_STEP`` of its bytes.
+dismissed (``TransferRows``).
 """
 
 from __future__ import annotations
@@ -13,67 +13,58 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 
 from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.hubs.bridge import SessionBridge, why_not_posted
+from parler_desktop.app.transfer_rows import TransferRows
 from parler_desktop.client.errors import ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.client.uploads import FileUpload, UploadCancelled, refusal_sentence
 from parler_desktop.protocol.part_text import human_size
 from parler_desktop.store import StoreError
-
-PROGRESS_STEP = 1 / 100
 
 Index = QModelIndex | QPersistentModelIndex
 
 
 @dataclass
 class UploadRow:
-    upload: FileUpload
+    transfer: FileUpload
     problem: str = ""  # the sentence when it failed
     shown_fraction: float = -1.0
 
     @property
     def fraction(self) -> float:
-        upload = self.upload
+        upload = self.transfer
         return upload.sent / upload.size if upload.size else (1.0 if upload.sending else 0.0)
 
 
-class UploadsModel(QAbstractListModel):
-    FRACTION = Qt.ItemDataRole.UserRole + 1  # float 0..1 of the current attempt
-    PROBLEM = Qt.ItemDataRole.UserRole + 2  # str: why it failed ("" while it goes on)
+class UploadsModel(TransferRows):
     posted = Signal(str)  # the sentence the window shows once a file's post is in the outbox
 
     def __init__(self, bridge: SessionBridge, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._bridge = bridge
-        self._rows: list[UploadRow] = []
         self._tasks: dict[str, Any] = {}  # client id -> the task running it
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
-
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not 0 <= index.row() < len(self._rows):
-            return None
-        row = self._rows[index.row()]
-        upload = row.upload
-        if role == Qt.ItemDataRole.DisplayRole:
-            if row.problem:
-                return row.problem
-            where = f"{display_text(upload.name)} to {display_text(upload.room)}"
-            if not upload.sha256:
-                return f"{where}: reading…"
-            again = f" (try {upload.attempts})" if upload.attempts > 1 else ""
-            return f"{where}: {human_size(upload.sent)} of {human_size(upload.size)}{again}"
-        if role == self.FRACTION:
-            return row.fraction
-        if role == self.PROBLEM:
+        row, value = self._row_data(index, role)
+        if row is None or role != Qt.ItemDataRole.DisplayRole:
+            return value
+        upload = row.transfer
+        if row.problem:
             return row.problem
-        return None
+        where = f"{display_text(upload.name)} to {display_text(upload.room)}"
+        if not upload.sha256:
+            return f"{where}: reading…"
+        again = f" (try {upload.attempts})" if upload.attempts > 1 else ""
+        return f"{where}: {human_size(upload.sent)} of {human_size(upload.size)}{again}"
 
     def upload(self, row: int) -> FileUpload:
-        return self._rows[row].upload
+        return self._rows[row].transfer
+
+    def subject(self, row: int) -> str:
+        """What the row's Cancel stops, for its accessible name."""
+        return f"sending {self._rows[row].transfer.name}"
 
     def send(self, paths: Iterable[str], room: str | None) -> None:
         """Start sending each file to ``room`` of the session shown now."""
@@ -82,15 +73,13 @@ class UploadsModel(QAbstractListModel):
             return
         for path in paths:
             upload = FileUpload(Path(path), room)
-            self.beginInsertRows(QModelIndex(), len(self._rows), len(self._rows))
-            self._rows.append(UploadRow(upload))
-            self.endInsertRows()
+            self._append(UploadRow(upload))
             self._tasks[upload.client_id] = self._bridge.tasks.spawn("send file", self._run(session, upload))
 
     def cancel(self, row: int) -> None:
         """Stop the upload on ``row`` and take its row away at once (its message is ended in the
         background); a failed row is dismissed. Once its post is being written, it goes out."""
-        upload = self._rows[row].upload
+        upload = self._rows[row].transfer
         task = self._tasks.get(upload.client_id)
         if upload.posting and task is not None:
             return
@@ -118,28 +107,3 @@ class UploadsModel(QAbstractListModel):
             self.posted.emit(display_text(f"Sent {upload.name} ({human_size(upload.size)}).", NOTICE_CHARS))
         finally:
             self._tasks.pop(upload.client_id, None)
-
-    def _row_of(self, upload: FileUpload) -> int | None:
-        return next((i for i, row in enumerate(self._rows) if row.upload is upload), None)
-
-    def _progress(self, upload: FileUpload) -> None:
-        number = self._row_of(upload)
-        if number is None:
-            return
-        row = self._rows[number]
-        if abs(row.fraction - row.shown_fraction) >= PROGRESS_STEP or row.fraction in (0.0, 1.0):
-            row.shown_fraction = row.fraction
-            self.dataChanged.emit(self.index(number), self.index(number))
-
-    def _fail(self, upload: FileUpload, sentence: str) -> None:
-        number = self._row_of(upload)
-        if number is not None:
-            self._rows[number].problem = display_text(sentence, NOTICE_CHARS)
-            self.dataChanged.emit(self.index(number), self.index(number))
-
-    def _remove(self, upload: FileUpload) -> None:
-        number = self._row_of(upload)
-        if number is not None:
-            self.beginRemoveRows(QModelIndex(), number, number)
-            del self._rows[number]
-            self.endRemoveRows()

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QListView, QStyle, QStyledItemD
 from parler_desktop.app import roles
 from parler_desktop.app.hubs.hub_list import HubList
 from parler_desktop.app.room_list.busiest_rooms import SHOWN_ROOMS_MAX
+from parler_desktop.app.room_list.room_search import FOUND_ROOMS_MAX
 from parler_desktop.app.room_list.hub_rooms_model import HubRoomsModel
 from parler_desktop.app.room_list.room_list_model import RoomSortFilterProxy
 from parler_desktop.ui.appearance.theme import theme
@@ -161,8 +162,12 @@ class RoomListPanel(QWidget):
         layout.addWidget(self.more_rooms)
 
     def _hidden_changed(self, hidden: int) -> None:
-        """Say how many rooms a hub's list leaves out (``busiest_rooms``): none goes silently."""
-        self.more_rooms.setText(f"{hidden:,} more rooms not listed: each hub lists its {SHOWN_ROOMS_MAX:,} busiest")
+        """Say how many rooms a hub's list leaves out (``busiest_rooms``): none goes silently;
+        while the filter finds more than it shows (``room_search``), say so."""
+        if self.filter.text() and self.model.found_more():
+            self.more_rooms.setText(f"More rooms match than the {FOUND_ROOMS_MAX} shown per hub: type more of the name")
+        else:
+            self.more_rooms.setText(f"{hidden:,} more rooms not listed: each hub lists its {SHOWN_ROOMS_MAX:,} busiest; the filter finds any")
         self.more_rooms.setVisible(hidden > 0)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -209,6 +214,7 @@ class RoomListPanel(QWidget):
     def _filter_changed(self, text: str) -> None:
         self._filtering = True
         try:
+            self.model.find(text)  # rooms beyond the busiest the list holds, found on a worker thread
             self.proxy.setFilterFixedString(text)
             if self.shown_room is None or not self.select_room(self.shown_room[1], self.shown_room[0]):
                 self.view.clearSelection()

@@ -20,7 +20,7 @@ from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.app.uploads.uploads_model import UploadsModel
 from parler_desktop.ui.composer.composer import Composer
 from parler_desktop.ui.uploads.file_intake import FileIntake
-from parler_desktop.ui.uploads.upload_strip import UploadStrip
+from parler_desktop.ui.transfer_strip import TransferStrip
 
 
 class FileUploads(QObject):
@@ -34,7 +34,7 @@ class FileUploads(QObject):
         self._window = parent
         self.model = UploadsModel(bridge, self)
         self.model.posted.connect(self.statusMessage)
-        self.strip = UploadStrip(self.model)
+        self.strip = TransferStrip(self.model, "upload", "Files being sent")
         self.intake = FileIntake(composer.edit, self.send_files, self.send_image)
         composer.attachRequested.connect(self.choose_files)
         self.model.rowsAboutToBeRemoved.connect(self._forget_pasted)
