@@ -13,7 +13,6 @@ import asyncio
 import functools
 import logging
 import random
-import uuid
 from collections.abc import AsyncIterable, Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
