@@ -30,6 +30,11 @@ class RoomHolds:
     def held(self, room: str) -> bool:
         return room in self._faults and self._clock.monotonic() < self._faults[room][1]
 
+    def held_now(self) -> set[str]:
+        """The rooms held at this moment (a few: read once for a pass over many rooms)."""
+        now = self._clock.monotonic()
+        return {room for room, (_faults, until) in self._faults.items() if now < until}
+
     def release(self, room: str) -> None:
         """``room``'s pull completed: its next fault is held for the first pause again."""
         self._faults.pop(room, None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from operator import attrgetter
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -26,6 +27,7 @@ from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.store.outbox_item import OutboxStatus
 
 SCAN_PAGE = 2000
+NAME, KIND = attrgetter("name"), attrgetter("kind")
 REFRESH_MS = 100  # stored messages are taken in at once, the visible items worked out at most this often
 CHECK_MS = 30_000  # silence is looked at this often
 JOIN_POLL_MS = 15_000
@@ -183,11 +185,11 @@ class NeedsWatch(QObject):
         self.refresh()
 
     def _rooms(self, rooms: tuple[RoomInfo, ...]) -> None:
-        listed = {room.name: room.kind for room in rooms}
-        for gone in set(self.ledger.room_kinds) - set(listed):
+        listed = dict(zip(map(NAME, rooms), map(KIND, rooms)))  # (100,000 rooms: at C speed)
+        for gone in self.ledger.room_kinds.keys() - listed.keys():
             self.ledger.forget_room(gone)
             self.ledger.set_join_requests(gone, ())
-        new = set(listed) - set(self.ledger.room_kinds)
+        new = listed.keys() - self.ledger.room_kinds.keys()
         self.ledger.room_kinds = listed
         self.refresh()
         if new:  # (the room list is listed again often; a new room may be one we own)

@@ -78,6 +78,9 @@ class RoomListModel(QAbstractListModel):
         self._finding = False
         self._every: list[Any] = []  # the rooms last shown from (``_show``)…
         self._ranked: list[Any] = []  # …and their busiest, ranked once for every search of them
+        self._to_rank: list[Any] | None = None  # rooms waiting to be ranked on a worker thread
+        self._search_when_shown = False
+        self._ranking = False
         self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
         self.by_name = False  # rooms A–Z instead of newest activity first
         self._reload_running = False
@@ -178,7 +181,7 @@ class RoomListModel(QAbstractListModel):
     def _show_found(self) -> None:
         """The rows again, of the rooms last shown (ranked already), for other rooms found."""
         if self.loaded:
-            self._show(self._every)
+            self._show_rows()
 
     def set_by_name(self, by_name: bool) -> None:
         """Order the rooms A–Z (else by activity); the proxy sorts again on the rows' change."""
@@ -291,14 +294,47 @@ class RoomListModel(QAbstractListModel):
     def _apply(self, summaries: list[Any]) -> None:
         self._stored, self.loaded = summaries, True
         self._pulled.prune(summaries)
+        self._search_when_shown = bool(self._search and not self._found)  # typed before the rooms it looks for were listed
         self._show([self._pulled.shown(summary) for summary in summaries])
-        if self._search and not self._found:  # typed before the rooms it looks for were listed
-            self.find(self._search)
 
     def _show(self, every: list[Any]) -> None:
+        """Show ``every`` room (those listed of them): more than ``SHOWN_ROOMS_MAX`` are ranked
+        on a worker thread first (0.1-0.7 s for 100,000 on the Qt thread: the window froze)."""
+        if every is not self._every and len(every) > SHOWN_ROOMS_MAX:
+            self._to_rank = every
+            if not self._ranking:
+                self._ranking = True
+                self._bridge.tasks.spawn("rank rooms", self._rank())
+            return
         if every is not self._every:
-            self._every = every
-            self._ranked = ranked_rooms(every, SHOWN_ROOMS_MAX + FOUND_ROOMS_MAX + 1) if len(every) > SHOWN_ROOMS_MAX else []
+            self._every, self._ranked, self._to_rank = every, [], None
+        self._show_rows()
+        self._search_again()
+
+    async def _rank(self) -> None:
+        """Rank the rooms last asked for (they may change while a ranking runs), then show them."""
+        try:
+            while (every := self._to_rank) is not None:
+                ranked = await asyncio.to_thread(ranked_rooms, every, SHOWN_ROOMS_MAX + FOUND_ROOMS_MAX + 1)
+                if self._to_rank is every:
+                    break
+            else:
+                return  # another session's, or a short list shown meanwhile
+        finally:
+            self._ranking = False
+        self._every, self._ranked, self._to_rank = every, ranked, None
+        self._show_rows()
+        self._search_again()
+
+    def _search_again(self) -> None:
+        """The filter's text, typed before the rooms it looks for were listed, searched now that
+        they are (how many are not listed is known once they are shown)."""
+        if self._search_when_shown:
+            self._search_when_shown = False
+            self.find(self._search)
+
+    def _show_rows(self) -> None:
+        every = self._every
         rows = busiest_rooms(every, {self._open_room, *self._found}, ranked=self._ranked)
         self.hidden = len(every) - len(rows)
         fresh = {room.name: room for room in rows}
@@ -365,7 +401,7 @@ class RoomListModel(QAbstractListModel):
         self._pulled.clear()
         self.beginResetModel()
         self._rooms, self._stored, self.loaded, self.hidden = [], [], False, 0
-        self._found, self.found_more, self._every, self._ranked = set(), False, [], []
+        self._found, self.found_more, self._every, self._ranked, self._to_rank = set(), False, [], [], None
         self._keys = None
         self.endResetModel()
         if self._total_unread:
