@@ -81,6 +81,8 @@ def test_following_the_bottom_keeps_only_the_newest_rows_and_scrolling_up_reads_
     seqs = [model.entry(row).seq for row in range(model.rowCount())]
     assert seqs == [*range(seqs[0], newest + 1)] and FOLLOW_WINDOW <= len(seqs) < FOLLOW_WINDOW + TRIM_ROWS  # the oldest went
     assert len(view.message_delegate.sizes._known) <= len(seqs)  # and their layouts with them (issue 42)
+    layouts, shown = view.message_delegate.layouts, {model.entry(row).key for row in range(model.rowCount())}
+    assert set(layouts._documents) <= shown and {key[0] for key in layouts._rows} <= shown  # their bodies too
     bar = view.verticalScrollBar()
 
     def scrolled_up_to_the_first() -> bool:  # the reader keeps scrolling up: a page is read in each time

@@ -270,9 +270,12 @@ class TimelineView(MessageRowsView):
 
     def rowsAboutToBeRemoved(self, parent: QModelIndex, start: int, end: int) -> None:
         """Rows that go (a followed room trimmed from the top) are forgotten by the row sizes,
-        which held every row ever laid out with its body, up to 20,000 (issue 42)."""
+        which held every row ever laid out with its body, up to 20,000, and by the layout cache,
+        which held 1,500 bodies (issue 42)."""
         model = self._model
-        self.message_delegate.sizes.forget(entry.key for row in range(start, end + 1) if (entry := model.entry(row)) is not None)
+        keys = [entry.key for row in range(start, end + 1) if (entry := model.entry(row)) is not None]
+        self.message_delegate.sizes.forget(keys)
+        self.message_delegate.layouts.forget(keys)
         super().rowsAboutToBeRemoved(parent, start, end)
 
     def _room_reset(self) -> None:
