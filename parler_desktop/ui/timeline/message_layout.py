@@ -27,7 +27,7 @@ from parler_desktop.app.timeline.timeline_entry import RowContext, TimelineEntry
 from parler_desktop.protocol.values import SignatureState
 from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.app.timeline.cards import Card, card_for
-from parler_desktop.app.timeline.message_reading import format_time, shown_name, shows_role
+from parler_desktop.app.timeline.message_reading import WARNING, format_time, shown_name, shows_role
 from parler_desktop.ui.timeline.markdown import SafeTextDocument, blank_document, fill_document
 from parler_desktop.ui.timeline.row_text import button_label, fold, shown_text, status_text
 
