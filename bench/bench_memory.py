@@ -105,8 +105,9 @@ class Census:
         self.first_types: dict[str, int] | None = None
 
     @staticmethod
-    def python_arenas() -> tuple[int, int]:
-        """pymalloc's arenas now (mmap'd directly, so outside the C heap) and the bytes its blocks in use take."""
+    def python_arenas() -> str:
+        """pymalloc's arenas now (mmap'd directly, so outside the C heap) and the bytes its blocks
+        in use take ("" while tracemalloc wraps the allocator: pymalloc's statistics are off then)."""
         with tempfile.TemporaryFile() as out:
             saved = os.dup(2)
             os.dup2(out.fileno(), 2)
@@ -116,17 +117,18 @@ class Census:
                 os.dup2(saved, 2)
                 os.close(saved)
             out.seek(0)
-            stats = out.read().decode()
-        arenas = next(int(line.split("=")[1].replace(",", "")) for line in stats.splitlines() if line.startswith("# arenas allocated current"))
-        used = next(int(line.split("=")[1].replace(",", "")) for line in stats.splitlines() if line.startswith("# bytes in allocated blocks"))
-        return arenas, used
+            stats = {key.strip(): value for key, value in
+                     (line.split("=", 1) for line in out.read().decode().splitlines() if line.startswith("# ") and "=" in line)}
+        arenas, used = stats.get("# arenas allocated current"), stats.get("# bytes in allocated blocks")
+        if arenas is None or used is None:
+            return ""
+        return f", Python's blocks {int(used.replace(',', '')) / 2**20:.1f} MB in {int(arenas.replace(',', ''))} arenas of 1 MB"
 
     def line(self) -> str:
         info = self._mallinfo2()
-        arenas, used = self.python_arenas()
         traced = f", Python {tracemalloc.get_traced_memory()[0] / 2**20:.1f} MB traced" if tracemalloc.is_tracing() else ""
         return (f"C heap {(info.uordblks + info.hblkhd) / 2**20:.1f} MB in use ({info.fordblks / 2**20:.1f} MB free in it), "
-                f"SQLite {self._sqlite_used() / 2**20:.1f} MB{traced}, Python's blocks {used / 2**20:.1f} MB in {arenas} arenas of 1 MB")
+                f"SQLite {self._sqlite_used() / 2**20:.1f} MB{traced}{self.python_arenas()}")
 
     @staticmethod
     def types() -> dict[str, int]:
@@ -144,6 +146,43 @@ class Census:
         print(f"\ngc-tracked objects that grew the most over {messages:,} messages (per 1,000 messages):")
         for count, name in grown:
             print(f"  {count * 1000 / messages:8.1f}  {name} ({now[name]:,} alive)")
+
+
+class PeakWatch:
+    """``--peaks``: the gc-tracked objects by type whenever Python's allocated blocks reach a new
+    high (by 20,000) during the rounds after the first: pymalloc keeps a 1 MB arena as long as
+    one block in it lives, so the peaks, not what is held between them, set how many arenas
+    stay. (Not tracemalloc: it slowed the window tenfold, and the traffic's peaks with it.)"""
+
+    def __init__(self) -> None:
+        self.high = 0
+        self.types: dict[str, int] = {}
+        self.holders: list[str] = []
+        self._task: asyncio.Task | None = None
+
+    def start(self) -> None:
+        self.high = sys.getallocatedblocks()
+        self._task = asyncio.ensure_future(self._watch())
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(0.02)
+            now = sys.getallocatedblocks()
+            if now > self.high + 20_000:
+                self.high = now
+                self.types = Census.types()
+                self.holders = message_holders()
+
+    def report(self, top: int = 15) -> None:
+        self._task.cancel()
+        if not self.types:
+            print("\nno peak above the first round's")
+            return
+        now = Census.types()
+        print(f"\nat the peak ({self.high:,} blocks; {sys.getallocatedblocks():,} at the end), the objects alive then beyond the end's:")
+        for count, name in sorted(((count - now.get(name, 0), name) for name, count in self.types.items()), reverse=True)[:top]:
+            print(f"  {count:9,}  {name}")
+        print("and then " + "\n".join(self.holders))
 
 
 def print_growth(first: tracemalloc.Snapshot, last: tracemalloc.Snapshot, messages: int, top: int = 15) -> None:
@@ -176,6 +215,23 @@ def owners_of(thing: object, ignore: set[int]) -> list[object]:
     return [o for o in gc.get_referrers(thing) if id(o) not in ignore and not isinstance(o, frame_type)]
 
 
+def referrers_tree(thing: object, ignore: set[int], depth: int = 4) -> str:
+    """``thing``'s referrers, theirs, up ``depth`` levels, named (functions and code by name)."""
+    def name(o: object) -> str:
+        if hasattr(o, "__qualname__") and callable(o):
+            return f"{type(o).__name__} {o.__qualname__}"
+        if hasattr(o, "f_code"):
+            return f"frame {o.f_code.co_name}"
+        if hasattr(o, "cr_code"):
+            return f"coroutine {o.cr_code.co_qualname}"
+        return f"{type(o).__qualname__}" + (f"({len(o)})" if hasattr(o, "__len__") else "")
+    ignore = ignore | {id(sys._getframe())}
+    if depth == 0:
+        return name(thing)
+    owners = [o for o in gc.get_referrers(thing) if id(o) not in ignore][:3]
+    return name(thing) + " <- [" + ", ".join(referrers_tree(o, ignore | {id(owners)}, depth - 1) for o in owners) + "]"
+
+
 def describe(container: object, ignore: set[int], depth: int = 4) -> str:
     """``container``'s type, and where it lives: the attribute or key of the object holding it."""
     name = type(container).__qualname__
@@ -192,14 +248,12 @@ def describe(container: object, ignore: set[int], depth: int = 4) -> str:
     return name
 
 
-def print_holders(top: int = 12) -> None:
+def message_holders(top: int = 8) -> list[str]:
     """Who holds the messages alive now: the containers referring to StoredMessages, by how
     many each holds, named by their owner (one pass over every object: get_referrers per
     message is quadratic)."""
     from parler_desktop.protocol.values import StoredMessage
 
-    gc.unfreeze()  # (the window froze what it built: those containers are holders too)
-    gc.collect()
     held: list[tuple[int, object]] = []
     everything = gc.get_objects()
     alive = 0
@@ -214,13 +268,20 @@ def print_holders(top: int = 12) -> None:
     held.sort(key=lambda item: -item[0])
     ignore = {id(held), *(id(pair) for pair in held)}
     by_name: dict[str, int] = {}
-    for count, container in held[:200]:
+    for count, container in held[:100]:
         name = describe(container, ignore)
         by_name[name] = by_name.get(name, 0) + count
-    print(f"\n{alive:,} StoredMessage objects alive; the 200 containers holding the most, by owner:")
-    for name, count in sorted(by_name.items(), key=lambda item: -item[1])[:top]:
-        print(f"  {count:8,}  {name}")
-    print(f"  ({len(held):,} containers hold one or more)")
+    if held:
+        by_name["(the biggest one's referrers: " + referrers_tree(held[0][1], ignore) + ")"] = 0
+    lines = [f"{alive:,} StoredMessage objects alive; the 100 containers holding the most, by owner:"]
+    lines += [f"  {count:8,}  {name}" for name, count in sorted(by_name.items(), key=lambda item: -item[1])[:top]]
+    return lines + [f"  ({len(held):,} containers hold one or more)"]
+
+
+def print_holders() -> None:
+    gc.unfreeze()  # (the window froze what it built: those containers are holders too)
+    gc.collect()
+    print("\n" + "\n".join(message_holders()))
 
 
 async def soak(args: argparse.Namespace, desktop, agents: Agents, plan: Plan, urls: list[str]) -> None:
@@ -229,6 +290,7 @@ async def soak(args: argparse.Namespace, desktop, agents: Agents, plan: Plan, ur
     curve: list[tuple[int, float]] = []
     first: tracemalloc.Snapshot | None = None
     census = Census()
+    peaks = PeakWatch() if args.peaks else None
     sent = 0
     for number in range(1, args.rounds + 1):
         started = time.perf_counter()
@@ -244,6 +306,10 @@ async def soak(args: argparse.Namespace, desktop, agents: Agents, plan: Plan, ur
             census.first_types = census.types()
         if args.trace and number == 1:
             first = tracemalloc.take_snapshot()
+        if peaks is not None and number == 1:
+            peaks.start()
+    if peaks is not None:
+        peaks.report()
     if args.rounds > 1:
         census.print_types(sent - args.round)
     if args.trace and first is not None:
@@ -327,6 +393,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--hot-share", type=float, default=0.1)
     parser.add_argument("--trace", action="store_true", help="tracemalloc snapshots after the first and the last round")
+    parser.add_argument("--peaks", action="store_true", help="the objects by type at Python's new highs after the first round: what the peaks hold")
     parser.add_argument("--holders", action="store_true", help="after the last round, who holds the StoredMessages still alive")
     parser.add_argument("--room-messages", type=int, default=0, help="measure opening and closing a room of this many messages")
     return parser.parse_args()
