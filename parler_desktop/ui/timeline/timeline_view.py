@@ -261,11 +261,15 @@ class TimelineView(MessageRowsView):
             self.verticalScrollBar().parentWidget().setAutoFillBackground(True)
         return handled
 
-    def _older_loaded(self, _count: int) -> None:
+    def _older_loaded(self, count: int) -> None:
+        """Keep the text under the reader in place: below the ``count`` rows put on top (not at its
+        distance from the bottom: the model may have dropped its newest rows, ``MAX_ROWS``)."""
         bar = self._bar
-        self._anchor_from_bottom = bar.maximum() - bar.value()
-        self.doItemsLayout()  # settle heights now so the anchor applies once
-        self._anchor_from_bottom = None  # (not applied if the rows still fit: the range stayed)
+        value = bar.value()
+        self._anchor_from_bottom = bar.maximum() - value  # (keeps the scroll handler from reading more meanwhile)
+        self.doItemsLayout()  # settle heights now
+        self._anchor_from_bottom = None
+        bar.setValue(value + self._tops[min(count, len(self._tops) - 1)])
         self._read_more_while_short()
 
     def rowsAboutToBeRemoved(self, parent: QModelIndex, start: int, end: int) -> None:
