@@ -329,7 +329,8 @@ async def big_room(args: argparse.Namespace, desktop, agents: Agents, urls: list
     await wait_for(lambda: shows_last(sidebar(desktop.hubs.entries[0]).get(big, (0, ""))[1], mark), 900)
     await show(desktop, paints, urls[0], other)
     await asyncio.sleep(1.0)
-    before = settled_rss()
+    census = Census()
+    before, before_census = settled_rss(), census.line()
     await show(desktop, paints, urls[0], big)
     model, bar = desktop.window.timeline_model, desktop.window.timeline.verticalScrollBar()
     model.load_latest()  # (it opened at its first unread, its oldest): from the newest, back to the start
@@ -347,6 +348,7 @@ async def big_room(args: argparse.Namespace, desktop, agents: Agents, urls: list
     trimmed = trimmed_rss()
     print(f"room of {args.room_messages:,}: RSS {before:.1f} MB before opening, {opened:.1f} MB scrolled to its start ({rows:,} rows), "
           f"{closed:.1f} MB closed (40 s later) = {closed / before:.2f}x; {trimmed:.1f} MB after another malloc_trim = {trimmed / before:.2f}x", flush=True)
+    print(f"before opening: {before_census}\nclosed: {census.line()}")
 
 
 async def main(args: argparse.Namespace) -> None:
