@@ -39,7 +39,7 @@ BOTTOM_SLACK_PX = 4
 LOAD_OLDER_PX = 300
 ANNOUNCED_ROWS = 3  # more new messages at once are announced as their number and the newest
 ANNOUNCE_EVERY_MS = 1000  # a burst is announced once (a screen reader would read behind a busy room)
-KEPT_LAYOUTS = 300  # laid-out rows of the rooms shown before kept when another is shown (5 pages)
+KEPT_LAYOUTS = 120  # laid-out rows of the rooms shown before kept when another is shown (2 pages, ~26 KB each)
 
 
 class TimelineView(MessageRowsView):
