@@ -84,6 +84,107 @@ def trimmed_rss() -> float:
     return rss_mb()
 
 
+class Census:
+    """Where the process's memory is, by owner: the C heap glibc has handed out (``mallinfo2``:
+    every arena, Qt's allocations and Python's larger objects among them), SQLite's own
+    (``sqlite3_memory_used``: page caches and statements), Python's (``tracemalloc`` while
+    tracing) and the gc-tracked objects by type: RSS growth that none of Python's explains is
+    Qt's or SQLite's, or pages the allocator keeps."""
+
+    def __init__(self) -> None:
+        import ctypes
+
+        class MallInfo2(ctypes.Structure):
+            _fields_ = [(name, ctypes.c_size_t) for name in
+                        ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
+
+        self._mallinfo2 = ctypes.CDLL("libc.so.6").mallinfo2
+        self._mallinfo2.restype = MallInfo2
+        self._sqlite_used = ctypes.CDLL("libsqlite3.so.0").sqlite3_memory_used
+        self._sqlite_used.restype = ctypes.c_int64
+        self.first_types: dict[str, int] | None = None
+
+    @staticmethod
+    def python_arenas() -> str:
+        """pymalloc's arenas now (mmap'd directly, so outside the C heap) and the bytes its blocks
+        in use take ("" while tracemalloc wraps the allocator: pymalloc's statistics are off then)."""
+        with tempfile.TemporaryFile() as out:
+            saved = os.dup(2)
+            os.dup2(out.fileno(), 2)
+            try:
+                sys._debugmallocstats()
+            finally:
+                os.dup2(saved, 2)
+                os.close(saved)
+            out.seek(0)
+            stats = {key.strip(): value for key, value in
+                     (line.split("=", 1) for line in out.read().decode().splitlines() if line.startswith("# ") and "=" in line)}
+        arenas, used = stats.get("# arenas allocated current"), stats.get("# bytes in allocated blocks")
+        if arenas is None or used is None:
+            return ""
+        return f", Python's blocks {int(used.replace(',', '')) / 2**20:.1f} MB in {int(arenas.replace(',', ''))} arenas of 1 MB"
+
+    def line(self) -> str:
+        info = self._mallinfo2()
+        traced = f", Python {tracemalloc.get_traced_memory()[0] / 2**20:.1f} MB traced" if tracemalloc.is_tracing() else ""
+        return (f"C heap {(info.uordblks + info.hblkhd) / 2**20:.1f} MB in use ({info.fordblks / 2**20:.1f} MB free in it), "
+                f"SQLite {self._sqlite_used() / 2**20:.1f} MB{traced}{self.python_arenas()}")
+
+    @staticmethod
+    def types() -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for thing in gc.get_objects():
+            name = type(thing).__qualname__
+            counts[name] = counts.get(name, 0) + 1
+        return counts
+
+    def print_types(self, messages: int, top: int = 15) -> None:
+        if self.first_types is None:
+            return
+        now = self.types()
+        grown = sorted(((count - self.first_types.get(name, 0), name) for name, count in now.items()), reverse=True)[:top]
+        print(f"\ngc-tracked objects that grew the most over {messages:,} messages (per 1,000 messages):")
+        for count, name in grown:
+            print(f"  {count * 1000 / messages:8.1f}  {name} ({now[name]:,} alive)")
+
+
+class PeakWatch:
+    """``--peaks``: the gc-tracked objects by type whenever Python's allocated blocks reach a new
+    high (by 20,000) during the rounds after the first: pymalloc keeps a 1 MB arena as long as
+    one block in it lives, so the peaks, not what is held between them, set how many arenas
+    stay. (Not tracemalloc: it slowed the window tenfold, and the traffic's peaks with it.)"""
+
+    def __init__(self) -> None:
+        self.high = 0
+        self.types: dict[str, int] = {}
+        self.holders: list[str] = []
+        self._task: asyncio.Task | None = None
+
+    def start(self) -> None:
+        self.high = sys.getallocatedblocks()
+        self._task = asyncio.ensure_future(self._watch())
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(0.02)
+            now = sys.getallocatedblocks()
+            if now > self.high + 20_000:
+                self.high = now
+                self.types = Census.types()
+                self.holders = message_holders()
+
+    def report(self, top: int = 15) -> None:
+        self._task.cancel()
+        if not self.types:
+            print("\nno peak above the first round's")
+            return
+        now = Census.types()
+        print(f"\nat the peak ({self.high:,} blocks; {sys.getallocatedblocks():,} at the end), the objects alive then beyond the end's:")
+        for count, name in sorted(((count - now.get(name, 0), name) for name, count in self.types.items()), reverse=True)[:top]:
+            print(f"  {count:9,}  {name}")
+        print("and then " + "\n".join(self.holders))
+
+
 def print_growth(first: tracemalloc.Snapshot, last: tracemalloc.Snapshot, messages: int, top: int = 15) -> None:
     """The sites that grew the most between the snapshots, by line and by our first frame."""
     print(f"\ntop growing allocation sites over {messages:,} messages (bytes per message, blocks per message):")
@@ -95,7 +196,7 @@ def print_growth(first: tracemalloc.Snapshot, last: tracemalloc.Snapshot, messag
     def ours(snapshot: tracemalloc.Snapshot) -> dict[str, int]:
         sizes: dict[str, int] = {}
         for stat in snapshot.statistics("traceback"):
-            frame = next((f for f in stat.traceback if f.filename.startswith(PACKAGE)), None)
+            frame = next((f for f in reversed(stat.traceback) if f.filename.startswith(PACKAGE) and "/protocol/" not in f.filename), None)
             if frame is not None:
                 key = f"{frame.filename.removeprefix(PACKAGE)}:{frame.lineno}"
                 sizes[key] = sizes.get(key, 0) + stat.size
@@ -103,56 +204,84 @@ def print_growth(first: tracemalloc.Snapshot, last: tracemalloc.Snapshot, messag
 
     before, after = ours(first), ours(last)
     grown = sorted(((after.get(key, 0) - before.get(key, 0), key) for key in after), reverse=True)[:top]
-    print("\nby the first frame in parler_desktop (bytes per message):")
+    print("\nby the innermost frame in parler_desktop outside protocol/ (bytes per message):")
     for size, key in grown:
         print(f"  {size / messages:8.1f} B  {key}")
 
 
-def describe(container: object, skip: object, depth: int = 3) -> str:
+def owners_of(thing: object, ignore: set[int]) -> list[object]:
+    """What refers to ``thing``, but for frames and this bench's own containers (``ignore``)."""
+    frame_type = type(sys._getframe())
+    return [o for o in gc.get_referrers(thing) if id(o) not in ignore and not isinstance(o, frame_type)]
+
+
+def referrers_tree(thing: object, ignore: set[int], depth: int = 4) -> str:
+    """``thing``'s referrers, theirs, up ``depth`` levels, named (functions and code by name)."""
+    def name(o: object) -> str:
+        if hasattr(o, "__qualname__") and callable(o):
+            return f"{type(o).__name__} {o.__qualname__}"
+        if hasattr(o, "f_code"):
+            return f"frame {o.f_code.co_name}"
+        if hasattr(o, "cr_code"):
+            return f"coroutine {o.cr_code.co_qualname}"
+        return f"{type(o).__qualname__}" + (f"({len(o)})" if hasattr(o, "__len__") else "")
+    ignore = ignore | {id(sys._getframe())}
+    if depth == 0:
+        return name(thing)
+    owners = [o for o in gc.get_referrers(thing) if id(o) not in ignore][:3]
+    return name(thing) + " <- [" + ", ".join(referrers_tree(o, ignore | {id(owners)}, depth - 1) for o in owners) + "]"
+
+
+def describe(container: object, ignore: set[int], depth: int = 4) -> str:
     """``container``'s type, and where it lives: the attribute or key of the object holding it."""
-    name = type(container).__name__
+    name = type(container).__qualname__
     if depth == 0 or hasattr(container, "__dict__") and not isinstance(container, type):
         return name
-    for owner in gc.get_referrers(container):
-        if owner is skip or owner is sys._getframe():
-            continue
+    for owner in owners_of(container, ignore):
         if isinstance(owner, dict):
             key = next((k for k, v in owner.items() if v is container), "?")
-            holder = next((o for o in gc.get_referrers(owner) if getattr(o, "__dict__", None) is owner), None)
+            holder = next((o for o in owners_of(owner, ignore) if getattr(o, "__dict__", None) is owner), None)
             if holder is not None:
-                return f"{name} in {type(holder).__name__}.{key}"
-            return f"{name} in dict[{str(key)[:20]}] in " + describe(owner, skip, depth - 1)
-        if isinstance(owner, (list, tuple, set)) or hasattr(owner, "__dict__"):
-            return f"{name} in " + describe(owner, skip, depth - 1)
+                return f"{name} in {type(holder).__qualname__}.{key}"
+            return f"{name} in dict[{str(key)[:30]}] in " + describe(owner, ignore, depth - 1)
+        return f"{name} in " + describe(owner, ignore, depth - 1)
     return name
 
 
-def print_holders(top: int = 12) -> None:
-    """Who holds the messages alive now: each StoredMessage's referrers, named by their owner."""
+def message_holders(top: int = 8) -> list[str]:
+    """Who holds the messages alive now: the containers referring to StoredMessages, by how
+    many each holds, named by their owner (one pass over every object: get_referrers per
+    message is quadratic)."""
     from parler_desktop.protocol.values import StoredMessage
 
+    held: list[tuple[int, object]] = []
+    everything = gc.get_objects()
+    alive = 0
+    for thing in everything:
+        if isinstance(thing, StoredMessage):
+            alive += 1
+            continue
+        count = sum(1 for r in gc.get_referents(thing) if isinstance(r, StoredMessage))
+        if count:
+            held.append((count, thing))
+    del everything, thing
+    held.sort(key=lambda item: -item[0])
+    ignore = {id(held), *(id(pair) for pair in held)}
+    by_name: dict[str, int] = {}
+    for count, container in held[:100]:
+        name = describe(container, ignore)
+        by_name[name] = by_name.get(name, 0) + count
+    if held:
+        by_name["(the biggest one's referrers: " + referrers_tree(held[0][1], ignore) + ")"] = 0
+    lines = [f"{alive:,} StoredMessage objects alive; the 100 containers holding the most, by owner:"]
+    lines += [f"  {count:8,}  {name}" for name, count in sorted(by_name.items(), key=lambda item: -item[1])[:top]]
+    return lines + [f"  ({len(held):,} containers hold one or more)"]
+
+
+def print_holders() -> None:
+    gc.unfreeze()  # (the window froze what it built: those containers are holders too)
     gc.collect()
-    messages = [o for o in gc.get_objects() if isinstance(o, StoredMessage)]
-    holders: dict[str, int] = {}
-    for message in messages:
-        for referrer in gc.get_referrers(message):
-            if referrer is messages:
-                continue
-            name = describe(referrer, messages)
-            holders[name] = holders.get(name, 0) + 1
-    oldest = min(messages, key=lambda m: m.seq, default=None)
-    chain, node = [], oldest
-    for _ in range(6):
-        owners = [o for o in gc.get_referrers(node) if o is not messages and not isinstance(o, type(sys._getframe()))]
-        if not owners:
-            break
-        node = owners[0]
-        size = len(node) if hasattr(node, "__len__") else ""
-        chain.append(f"{type(node).__name__}({size}){'' if not isinstance(node, tuple) else repr(node)[:120]}")
-    print("\nthe oldest message alive is held by: " + " <- ".join(chain))
-    print(f"\n{len(messages):,} StoredMessage objects alive, held by:")
-    for name, count in sorted(holders.items(), key=lambda item: -item[1])[:top]:
-        print(f"  {count:8,}  {name}")
+    print("\n" + "\n".join(message_holders()))
 
 
 async def soak(args: argparse.Namespace, desktop, agents: Agents, plan: Plan, urls: list[str]) -> None:
@@ -160,6 +289,8 @@ async def soak(args: argparse.Namespace, desktop, agents: Agents, plan: Plan, ur
     await show(desktop, paints, urls[0], room_name(0))
     curve: list[tuple[int, float]] = []
     first: tracemalloc.Snapshot | None = None
+    census = Census()
+    peaks = PeakWatch() if args.peaks else None
     sent = 0
     for number in range(1, args.rounds + 1):
         started = time.perf_counter()
@@ -170,11 +301,20 @@ async def soak(args: argparse.Namespace, desktop, agents: Agents, plan: Plan, ur
         settled = settled_rss()
         curve.append((sent, trimmed_rss()))  # as the idle collector leaves it once the traffic pauses
         print(f"round {number}: {sent:,} messages, RSS {settled:.1f} MB, {curve[-1][1]:.1f} MB trimmed "
-              f"({time.perf_counter() - started:.1f} s)", flush=True)
+              f"({time.perf_counter() - started:.1f} s); {census.line()}", flush=True)
+        if number == 1:
+            census.first_types = census.types()
         if args.trace and number == 1:
             first = tracemalloc.take_snapshot()
+        if peaks is not None and number == 1:
+            peaks.start()
+    if peaks is not None:
+        peaks.report()
+    if args.rounds > 1:
+        census.print_types(sent - args.round)
     if args.trace and first is not None:
         print_growth(first, tracemalloc.take_snapshot(), sent - args.round)
+    if args.holders:
         print_holders()
     base = curve[0][1]
     print(f"\nRSS after {curve[-1][0]:,} messages vs after {curve[0][0]:,}: {curve[-1][1]:.1f} / {base:.1f} MB = {curve[-1][1] / base:.2f}x")
@@ -189,7 +329,8 @@ async def big_room(args: argparse.Namespace, desktop, agents: Agents, urls: list
     await wait_for(lambda: shows_last(sidebar(desktop.hubs.entries[0]).get(big, (0, ""))[1], mark), 900)
     await show(desktop, paints, urls[0], other)
     await asyncio.sleep(1.0)
-    before = settled_rss()
+    census = Census()
+    before, before_census = settled_rss(), census.line()
     await show(desktop, paints, urls[0], big)
     model, bar = desktop.window.timeline_model, desktop.window.timeline.verticalScrollBar()
     model.load_latest()  # (it opened at its first unread, its oldest): from the newest, back to the start
@@ -207,6 +348,7 @@ async def big_room(args: argparse.Namespace, desktop, agents: Agents, urls: list
     trimmed = trimmed_rss()
     print(f"room of {args.room_messages:,}: RSS {before:.1f} MB before opening, {opened:.1f} MB scrolled to its start ({rows:,} rows), "
           f"{closed:.1f} MB closed (40 s later) = {closed / before:.2f}x; {trimmed:.1f} MB after another malloc_trim = {trimmed / before:.2f}x", flush=True)
+    print(f"before opening: {before_census}\nclosed: {census.line()}")
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -253,6 +395,8 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--hot-share", type=float, default=0.1)
     parser.add_argument("--trace", action="store_true", help="tracemalloc snapshots after the first and the last round")
+    parser.add_argument("--peaks", action="store_true", help="the objects by type at Python's new highs after the first round: what the peaks hold")
+    parser.add_argument("--holders", action="store_true", help="after the last round, who holds the StoredMessages still alive")
     parser.add_argument("--room-messages", type=int, default=0, help="measure opening and closing a room of this many messages")
     return parser.parse_args()
 

@@ -80,3 +80,14 @@ def test_a_workers_name_from_the_wire_is_shown_as_plain_bounded_text() -> None:
     ledger.add([dispatch(1), task(2, "rtl-\u202egpj.exe" + "x" * 300, "accepted")])
     shown = state_line(ledger.work[0])
     assert shown.startswith("claimed by rtl-\ufffdgpj.exe") and shown.endswith("…") and len(shown) < 150
+
+
+def test_the_room_talking_keeps_nothing_per_message_but_the_work() -> None:
+    """Issue 42: every message id of a service room left shown was remembered (to ignore it if
+    read again); only a dispatch or a receipt changes the list, so only theirs are."""
+    ledger = DispatchLedger()
+    chatter = [message(seq, "ann", [{"kind": "text", "text": f"looking at {seq}"}]) for seq in range(2, 1002)]
+    ledger.add([dispatch(1), *chatter, task(1002, "ann", "done")])
+    ledger.add([*chatter, task(1002, "ann", "done")])  # read again (the room's history and its live stores overlap)
+    assert len(ledger._seen) == 2
+    assert [s.state for s in ledger.work[0].steps] == ["queued", "done"]

@@ -366,3 +366,20 @@ async def test_a_push_fed_as_it_arrives_is_recorded_once_its_write_lands(store):
     assert feed.all_recorded() and fed == [1, 2]
     await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # a new listen
     assert fed == [1, 2]
+
+async def test_a_room_whose_drain_never_ends_clean_holds_a_bounded_number_of_live_messages(store):
+    """Issue 47: under a push flood into a joined room every drain raced a catch-up (dropped
+    pushes are pulled), so the room never counted as drained and every live message was held
+    for it: listen grew ~2.2 KB a message (96,000 held after 35 s). Past ``MAX_HELD`` the feed
+    leaves them to the drains, which read them from the store in order, each once."""
+    from parler_desktop.client.feed import MAX_HELD
+
+    fed: list[int] = []
+    feed = StoreFeed(store, lambda m: fed.append(m.seq) or True)
+    live = [stored(seq) for seq in range(1, 2 * MAX_HELD + 1)]
+    assert feed.feed_live(live) and fed == []  # the room was never drained: its lines wait
+    assert len(feed._held["team"]) <= MAX_HELD
+    await store.call(LocalStore.insert_messages, live)
+    await store.call(LocalStore.set_sync_mark, "team", len(live))
+    await feed.drain()
+    assert fed == [m.seq for m in live]

@@ -81,6 +81,8 @@ def test_following_the_bottom_keeps_only_the_newest_rows_and_scrolling_up_reads_
     seqs = [model.entry(row).seq for row in range(model.rowCount())]
     assert seqs == [*range(seqs[0], newest + 1)] and FOLLOW_WINDOW <= len(seqs) < FOLLOW_WINDOW + TRIM_ROWS  # the oldest went
     assert len(view.message_delegate.sizes._known) <= len(seqs)  # and their layouts with them (issue 42)
+    layouts, shown = view.message_delegate.layouts, {model.entry(row).key for row in range(model.rowCount())}
+    assert set(layouts._documents) <= shown and {key[0] for key in layouts._rows} <= shown  # their bodies too
     bar = view.verticalScrollBar()
 
     def scrolled_up_to_the_first() -> bool:  # the reader keeps scrolling up: a page is read in each time
@@ -102,6 +104,27 @@ def test_scrolling_to_the_top_loads_older_history_in_place(qtbot, qloop, session
     top_seq = model.entry(view.indexAt(QPoint(10, 10)).row()).seq
     was_on_top = 451 - PAGE_SIZE
     assert was_on_top - 6 <= top_seq <= was_on_top + 1  # the message that was on top stays about where it was
+
+
+def test_older_pages_past_the_row_bound_drop_the_newest_rows_and_keep_the_text_in_place(qtbot, qloop, session, bridge, monkeypatch):
+    """Issue 42: scrolling back through a long room kept every row (a room of 10,000 scrolled to
+    its start held 10,000 laid-out rows); past MAX_ROWS the newest go, below the reader."""
+    from parler_desktop.app.timeline import timeline_model
+
+    monkeypatch.setattr(timeline_model, "MAX_ROWS", 2 * PAGE_SIZE)
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 451)])
+    read_up_to(qtbot, qloop, session, 450)
+    view = make_view(qtbot, bridge)
+    model = view.model()
+    for pages in (2, 3):
+        view.verticalScrollBar().setValue(0)
+        oldest = 451 - pages * PAGE_SIZE
+        qtbot.waitUntil(lambda: model.entry(0).seq == oldest, timeout=5000)
+        qtbot.waitUntil(lambda: view.indexAt(QPoint(10, 10)).isValid(), timeout=5000)
+        top_seq = model.entry(view.indexAt(QPoint(10, 10)).row()).seq
+        was_on_top = oldest + PAGE_SIZE
+        assert was_on_top - 6 <= top_seq <= was_on_top + 1  # the message that was on top stays about where it was
+    assert model.rowCount() == 2 * PAGE_SIZE and model.has_newer and len(view.message_delegate.sizes._known) <= 2 * PAGE_SIZE
 
 
 def test_a_room_opens_at_its_first_unread_and_jump_returns_there(qtbot, qloop, session, bridge):

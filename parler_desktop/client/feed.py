@@ -25,7 +25,8 @@ first); the rest are held until the room's drain ends and fed then, in seq order
 the drain read (a push held so may not be stored yet, so the drain itself may not see it; fed
 any later, a push read after it would come first). The session announces pushes only once the
 pushes read before them are stored, so a push fed as it arrives never comes before an earlier
-push.
+push. At most ``MAX_HELD`` are held a room: the rest are stored after those, so the drains read
+them from the store after those, in order.
 """
 
 from __future__ import annotations
@@ -40,6 +41,10 @@ from parler_desktop.store import LocalStore, StoreWorker
 
 FED_KEY = "listen-fed:"  # + room: "<seq up to which every message was fed> <fed seqs above it>..."
 PAGE = 500
+# Live messages held per room for its first clean drain; past these the drains read them from the
+# store (in seq order, each once): under a push flood every drain raced a catch-up, the room never
+# counted as drained and every message was held (issue 47: listen grew ~2.2 KB a message).
+MAX_HELD = 1024
 
 
 @dataclass(frozen=True)
@@ -90,7 +95,9 @@ class StoreFeed:
             if rooms and message.room not in rooms:
                 continue
             if message.room not in self._drained:
-                self._held.setdefault(message.room, {})[message.seq] = message
+                held = self._held.setdefault(message.room, {})
+                if len(held) < MAX_HELD:
+                    held[message.seq] = message
                 continue
             fed = self._fed[message.room]
             if fed.has_fed(message.seq):

@@ -13,6 +13,7 @@ it, in the same transaction, so a value that survives says nothing here moved si
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,13 +160,11 @@ class LocalStore(OutboxTables, DraftTables, FleetReads, SearchTables, RoomCounts
         return inserted
 
     def _stored_seqs(self, seqs: list[int]) -> set[int]:
-        """Which of ``seqs`` are stored already (a pull repeats what pushes brought: no re-check)."""
-        found: set[int] = set()
-        for start in range(0, len(seqs), 500):
-            chunk = seqs[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            found.update(seq for (seq,) in self._db.execute(f"SELECT seq FROM messages WHERE seq IN ({marks})", chunk))
-        return found
+        """Which of ``seqs`` are stored already (a pull repeats what pushes brought: no re-check).
+        One statement for every size, the list as JSON (``seq IN (?, ?, …)`` was a statement per
+        size, and sqlite3 kept 128 of them prepared: 6.5 MB per connection, issue 42)."""
+        rows = self._db.execute("SELECT seq FROM messages WHERE seq IN (SELECT value FROM json_each(?))", (json.dumps(seqs),))
+        return {seq for (seq,) in rows}
 
     def _check_same_message(self, message: StoredMessage) -> None:
         """A seq already stored must hold the same message: seqs are never reused by a hub."""
@@ -279,10 +278,8 @@ class LocalStore(OutboxTables, DraftTables, FleetReads, SearchTables, RoomCounts
     def sync_marks(self, rooms: Sequence[str]) -> dict[str, int | None]:
         """``sync_mark`` of each of ``rooms``, in one call."""
         marks: dict[str, int | None] = dict.fromkeys(rooms)
-        for start in range(0, len(rooms), 500):
-            chunk = rooms[start : start + 500]
-            rows = self._db.execute(f"SELECT name, sync_mark FROM rooms WHERE name IN ({','.join('?' * len(chunk))})", chunk)
-            marks.update(rows.fetchall())
+        rows = self._db.execute("SELECT name, sync_mark FROM rooms WHERE name IN (SELECT value FROM json_each(?))", (json.dumps(list(rooms)),))
+        marks.update(rows.fetchall())
         return marks
 
     @guarded("saving a sync mark")

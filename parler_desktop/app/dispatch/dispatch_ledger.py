@@ -75,7 +75,7 @@ class DispatchLedger:
     def __init__(self) -> None:
         self._work: dict[str, DispatchedWork] = {}
         self._early: dict[str, list[StoredMessage]] = {}  # receipts whose dispatch is not read yet
-        self._seen: set[str] = set()
+        self._seen: set[str] = set()  # ids of the dispatches and receipts read (each read once)
         self._outbox: dict[str, tuple[DispatchedWork, str | None]] = {}  # client id -> (work, message id once sent)
 
     @property
@@ -103,8 +103,11 @@ class DispatchLedger:
         for message in sorted(messages, key=lambda m: m.seq):
             if message.id in self._seen:
                 continue
-            self._seen.add(message.id)
             dispatch = _dispatch_in(message.parts)
+            statuses = [] if dispatch is not None else list(filter(None, map(TaskStatus.from_part, message.parts)))
+            if dispatch is None and not statuses:
+                continue  # the room's talk changes no work: remembered by nothing (issue 42)
+            self._seen.add(message.id)
             if dispatch is not None:
                 self._work[message.id] = DispatchedWork(
                     message.id, dispatch.role, _text_of(message.parts), message.ts, last_ts=message.ts,
@@ -117,7 +120,7 @@ class DispatchLedger:
                 for early in self._early.pop(message.id, []):
                     self._receipt(early, message.id, changed)
                 continue
-            for status in filter(None, map(TaskStatus.from_part, message.parts)):
+            for status in statuses:
                 task = status.task or message.reply_to
                 if task is None:
                     continue

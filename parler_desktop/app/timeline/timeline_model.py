@@ -222,7 +222,21 @@ class TimelineModel(TimelineRows):
         self.beginInsertRows(QModelIndex(), 0, len(entries) - 1)
         self._stored[:0] = entries
         self._end_insert_rows(0)
+        self._trim_newest()
         self.olderLoaded.emit(len(entries))
+
+    def _trim_newest(self) -> None:
+        """Past ``MAX_ROWS`` on the way up, the newest rows go (read again from the store on the
+        way down, ``has_newer``): a room of 10,000 scrolled back to its start held them all,
+        with their laid-out bodies (issue 42)."""
+        excess = len(self._stored) - MAX_ROWS
+        if excess <= 0:
+            return
+        first = len(self._stored) - excess
+        self.beginRemoveRows(QModelIndex(), first, first + excess - 1)
+        del self._stored[first:]
+        self.has_newer = True
+        self.endRemoveRows()
 
     async def _pull_older(self, room: str, generation: int) -> None:
         count = 0
@@ -260,6 +274,7 @@ class TimelineModel(TimelineRows):
             self.beginInsertRows(QModelIndex(), at, at + len(entries) - 1)
             self._stored.extend(entries)
             self._end_insert_rows(at)
+            self._trim_oldest(len(self._stored) - MAX_ROWS)  # (on the way down: as _trim_newest on the way up)
         self.newerLoaded.emit(len(entries))
 
     async def load_back_to_id(self, message_id: str) -> int | None:
@@ -376,7 +391,12 @@ class TimelineModel(TimelineRows):
 
     def _trim_if_following(self) -> None:
         excess = len(self._stored) - FOLLOW_WINDOW
-        if not self.following or excess < TRIM_ROWS:
+        if self.following and excess >= TRIM_ROWS:
+            self._trim_oldest(excess)
+
+    def _trim_oldest(self, excess: int) -> None:
+        """The ``excess`` oldest rows go (read again from the store on the way up)."""
+        if excess <= 0:
             return
         self.beginRemoveRows(QModelIndex(), 0, excess - 1)
         del self._stored[:excess]

@@ -39,7 +39,7 @@ BOTTOM_SLACK_PX = 4
 LOAD_OLDER_PX = 300
 ANNOUNCED_ROWS = 3  # more new messages at once are announced as their number and the newest
 ANNOUNCE_EVERY_MS = 1000  # a burst is announced once (a screen reader would read behind a busy room)
-KEPT_LAYOUTS = 300  # laid-out rows of the rooms shown before kept when another is shown (5 pages)
+KEPT_LAYOUTS = 120  # laid-out rows of the rooms shown before kept when another is shown (2 pages, ~26 KB each)
 
 
 class TimelineView(MessageRowsView):
@@ -261,18 +261,25 @@ class TimelineView(MessageRowsView):
             self.verticalScrollBar().parentWidget().setAutoFillBackground(True)
         return handled
 
-    def _older_loaded(self, _count: int) -> None:
+    def _older_loaded(self, count: int) -> None:
+        """Keep the text under the reader in place: below the ``count`` rows put on top (not at its
+        distance from the bottom: the model may have dropped its newest rows, ``MAX_ROWS``)."""
         bar = self._bar
-        self._anchor_from_bottom = bar.maximum() - bar.value()
-        self.doItemsLayout()  # settle heights now so the anchor applies once
-        self._anchor_from_bottom = None  # (not applied if the rows still fit: the range stayed)
+        value = bar.value()
+        self._anchor_from_bottom = bar.maximum() - value  # (keeps the scroll handler from reading more meanwhile)
+        self.doItemsLayout()  # settle heights now
+        self._anchor_from_bottom = None
+        bar.setValue(value + self._tops[min(count, len(self._tops) - 1)])
         self._read_more_while_short()
 
     def rowsAboutToBeRemoved(self, parent: QModelIndex, start: int, end: int) -> None:
         """Rows that go (a followed room trimmed from the top) are forgotten by the row sizes,
-        which held every row ever laid out with its body, up to 20,000 (issue 42)."""
+        which held every row ever laid out with its body, up to 20,000, and by the layout cache,
+        which held 1,500 bodies (issue 42)."""
         model = self._model
-        self.message_delegate.sizes.forget(entry.key for row in range(start, end + 1) if (entry := model.entry(row)) is not None)
+        keys = [entry.key for row in range(start, end + 1) if (entry := model.entry(row)) is not None]
+        self.message_delegate.sizes.forget(keys)
+        self.message_delegate.layouts.forget(keys)
         super().rowsAboutToBeRemoved(parent, start, end)
 
     def _room_reset(self) -> None:
