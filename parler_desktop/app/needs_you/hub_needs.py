@@ -55,10 +55,15 @@ class HubNeeds(QObject):
         """How many items wait on the human (on ``hub``, as the settings name it; None: every hub)."""
         return sum(watch.count() for entry, watch in self._watches.items() if hub in (None, entry.url))
 
-    def waiting_in(self, hub: str, room: str) -> bool:
+    def in_room(self, hub: str, room: str) -> list[NeedItem]:
+        """The items of ``room`` on ``hub``, oldest first: the room's warning line reads them."""
         entry = self.hubs.entry(hub)
         watch = None if entry is None else self._watches.get(entry)
-        return watch is not None and watch.waiting_in(room)
+        return [] if watch is None else [item for item in watch.items() if item.room == room]
+
+    def waiting_in(self, hub: str, room: str) -> bool:
+        """An agent waits on the human in ``room`` of ``hub``: the room list's dot reads it."""
+        return bool(self.in_room(hub, room))
 
     def agent_waits(self, hub: str, agent_id: str) -> bool:
         """An item of ``agent_id``'s waits on the human on ``hub``: the Agents view's "waiting on

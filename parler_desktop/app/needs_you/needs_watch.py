@@ -71,9 +71,6 @@ class NeedsWatch(QObject):
     def count(self) -> int:
         return len(self._shown)
 
-    def waiting_in(self, room: str) -> bool:
-        return any(item.room == room for item in self._shown)
-
     def refresh(self, announce: bool = False) -> None:
         """Work out the visible items again (at the clock's time); announce a change (or, with
         ``announce``, in any case). An item gone for anything but a snooze was answered

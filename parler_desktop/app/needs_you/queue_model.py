@@ -10,16 +10,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelInde
 
 from parler_desktop.app.needs_you.hub_needs import HubItem, HubNeeds
 from parler_desktop.app.needs_you.needs_rules import NeedKind
-
-def waited(seconds: float) -> str:
-    minutes = max(0, int(seconds // 60))
-    if minutes < 60:
-        return f"waiting {minutes} min"
-    return f"waiting {minutes // 60} h {minutes % 60} min"
-
-
-def first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+from parler_desktop.app.needs_you.waiting_words import first_line, waited
 
 
 class NeedsQueueModel(QAbstractListModel):

@@ -66,7 +66,7 @@ class Attention:
         window.room_panel.view.setItemDelegate(AgentDotDelegate(self.agents, window.room_panel.view))
         window.room_panel.model.agents = self.agents  # a screen reader hears the dot too
         self.hint_bar = RoomHintBar(
-            self.agents, window.timeline_model, lambda: None if window.shown_hub is None else window.shown_hub.url
+            self.agents, window.needs, window.timeline_model, lambda: None if window.shown_hub is None else window.shown_hub.url
         )
         window.shownHubChanged.connect(self.hint_bar.refresh)
         column = window.timeline.parentWidget().layout()  # MainWindow's room title / timeline / composer
