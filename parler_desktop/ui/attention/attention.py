@@ -42,7 +42,7 @@ class Attention:
         window.hubs.added.connect(self._hub_added)
         window.hubs.removed.connect(lambda entry: self.notifiers.pop(entry).deleteLater())
         self.agents = HubAgentWatches(window.hubs, self.preferences.current, parent=window, waiting=window.needs.waiting_in)
-        window.needs.changed.connect(self.agents.changed)  # the dots read "waiting" from Needs you
+        window.needs.waitingRoomsChanged.connect(self.agents.changed)  # the dots read "waiting" from Needs you
         self.agents.hintRaised.connect(lambda entry, room, hint: self.notifiers[entry].hint(room, hint))
         self.desktop = platform_notifications(bridge.tasks, parent=window)
         self.jump = MessageJump(window, window.room_panel, window.timeline_model)
