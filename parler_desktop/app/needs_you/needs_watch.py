@@ -1,8 +1,8 @@
 """NeedsWatch: one hub's "Needs you" items, kept from its session's events (design.md §4b).
 
-On a new session it reads what the human did (the decisions) and then every stored message in
-seq order, a page a store call, into a fresh ``NeedsLedger`` (so a fresh cache recomputes the
-items from the hub's history); from then on each stored message, cursor, room list and outbox
+On a new session it reads what the human did (the decisions) and then every message stored until
+then in seq order, a page a store call, into a fresh ``NeedsLedger`` (so a fresh cache recomputes
+the items from the hub's history); each message stored since, and from then on each stored message, cursor, room list and outbox
 change is taken in as the session announces it, never by rescanning. Join requests are asked of
 the hub for each channel room (a room that refuses is not ours and is not asked again), on a
 timer while live. An answer the human posted is "queued" until the hub has it; the item then
@@ -137,7 +137,11 @@ class NeedsWatch(QObject):
             bridge.tasks.spawn("needs you", self._read_store(bridge.store))
 
     async def _read_store(self, store: object) -> None:
+        """What the human did, then the messages stored before now (those stored from now on
+        arrive as the session stores them: a wake's catch-up, read here too, was decoded and taken
+        in twice)."""
         try:
+            stored_before = await store.call(LocalStore.newest_stored_seq)
             rows = await store.call(LocalStore.needs_decisions)
             answered = await store.call(LocalStore.needs_answered, start_of_day(self.clock()))
             rooms = await store.call(LocalStore.room_kinds_and_cursors)
@@ -155,7 +159,7 @@ class NeedsWatch(QObject):
                 self.ledger.set_cursor(room, cursor)
             after = 0
             while True:
-                page = await store.call(LocalStore.messages_in_order, after, SCAN_PAGE)
+                page = await store.call(LocalStore.messages_in_order, after, stored_before, SCAN_PAGE)
                 if store is not self._bridge.store:
                     return
                 self._observe(page)
