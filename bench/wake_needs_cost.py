@@ -16,7 +16,8 @@ the pages are pulled) and, what Needs you's work is in, the wall and CPU time (t
 thread) until the store holds every message of the night. A last row weighs the Qt thread's own
 CPU time in Needs you during the "on" wake (``needs_timed``) against the rest of that wake's: the
 A/B wall and CPU times move by more than 10 % from one wake to the next on a shared machine, this
-one does not.
+one much less; but what its changes cause later (the sidebar's repaint, an alert, the join
+requests' round trips) is only in the A/B.
 """
 
 from __future__ import annotations
