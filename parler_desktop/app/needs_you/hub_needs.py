@@ -31,7 +31,7 @@ class HubItem:
 class HubNeeds(QObject):
     changed = Signal()  # an item came, left, or changed on any hub
     countChanged = Signal(int)
-    waitingRoomsChanged = Signal()  # the rooms with an item changed (the room list's dots: a repaint of every row)
+    waitingRoomsChanged = Signal(object)  # set of (hub, room) that gained their first item or lost their last (the dots)
 
     def __init__(self, hubs: HubList, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -119,5 +119,5 @@ class HubNeeds(QObject):
             self.countChanged.emit(count)
         rooms = {(entry.url, room) for entry, watch in self._watches.items() for room in watch.rooms()}
         if rooms != self._waiting_rooms:
-            self._waiting_rooms = rooms
-            self.waitingRoomsChanged.emit()
+            changed, self._waiting_rooms = rooms ^ self._waiting_rooms, rooms
+            self.waitingRoomsChanged.emit(changed)

@@ -198,7 +198,6 @@ class HubRoomsModel(QAbstractListModel):
         rooms.modelReset.connect(self._end_reset_model)
         rooms.dataChanged.connect(lambda top, bottom, changed=(): self._rooms_changed(entry, top, bottom))
         entry.changed.connect(lambda: self._heading_changed(entry))
-        entry.needsChanged.connect(lambda: self._heading_changed(entry, (roles.HUB_NEEDS,)))
 
     def _end_insert_rows(self) -> None:
         self._rows_changed()
@@ -222,10 +221,7 @@ class HubRoomsModel(QAbstractListModel):
             self._rows_changed()
             self.dataChanged.emit(self.index(first), self.index(last))
 
-    def _heading_changed(self, entry: HubEntry, changed: tuple[int, ...] = ()) -> None:
-        """``changed``: the roles that changed (none named: any). Naming them spares the sidebar
-        its sorting and filtering again, and a repaint of every row: a wake changes the Needs you
-        count several times a second."""
+    def _heading_changed(self, entry: HubEntry) -> None:
         if entry in self._hubs.entries:
             heading = self.index(self._offset(entry))
-            self.dataChanged.emit(heading, heading, list(changed))
+            self.dataChanged.emit(heading, heading)
