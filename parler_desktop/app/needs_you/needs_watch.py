@@ -137,11 +137,10 @@ class NeedsWatch(QObject):
             bridge.tasks.spawn("needs you", self._read_store(bridge.store))
 
     async def _read_store(self, store: object) -> None:
-        """What the human did, then the messages stored before now (those stored from now on
-        arrive as the session stores them: a wake's catch-up, read here too, was decoded and taken
-        in twice)."""
+        """What the human did and each room's kind and cursor, then the messages stored until
+        then (those stored since arrive as the session stores them, with the rooms' kinds known;
+        a read overlapping a catch-up otherwise decodes its pages again)."""
         try:
-            stored_before = await store.call(LocalStore.newest_stored_seq)
             rows = await store.call(LocalStore.needs_decisions)
             answered = await store.call(LocalStore.needs_answered, start_of_day(self.clock()))
             rooms = await store.call(LocalStore.room_kinds_and_cursors)
@@ -157,6 +156,9 @@ class NeedsWatch(QObject):
             for room, (kind, cursor) in rooms.items():
                 self.ledger.room_kinds.setdefault(room, kind)
                 self.ledger.set_cursor(room, cursor)
+            stored_before = await store.call(LocalStore.newest_stored_seq)  # (taken once the kinds are known: see above)
+            if store is not self._bridge.store:
+                return
             after = 0
             while True:
                 page = await store.call(LocalStore.messages_in_order, after, stored_before, SCAN_PAGE)
