@@ -4,13 +4,15 @@ messages/s in all, each figure against a baseline measured in the same run.
 Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_hubs.py
      [--hubs 5] [--rooms 100] [--agents 20] [--rate 10] [--duration 180 | --hour]
      [--night 50000] [--history 20] [--switches 60] [--idle-secs 30] [--repeats 3]
-     [--only wake] [--profile-wake FILE]
+     [--only wake] [--profile-wake FILE] [--needs-cost]
 
 The full size is the default; every size can be scaled down for a small machine (the output's
 first line says which size ran); ``--only wake`` runs figure 6 alone, and ``--profile-wake FILE``
 records the wake with py-spy (every thread, as a speedscope file; py-spy must be installed; its
 sampling options in ``PYSPY_MODE``, ``--idle`` unless set: ``PYSPY_MODE=--gil`` samples only the
-thread holding the GIL). What runs where:
+thread holding the GIL). ``--needs-cost`` also wakes copies of the home with the window's Needs you
+derivation off, before and after figure 6, and prints what keeping it current adds to the wake
+(``wake_needs_cost.py``). What runs where:
 
 - the hubs: ``--hubs`` processes of our hub (``python -m parler_desktop hub --relaxed-limits``);
 - the agents: one child process (multiprocessing) of raw-wire agents (``tests/support/raw_agent``),
@@ -64,6 +66,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import bisect
 import dataclasses
 import gc
@@ -89,6 +92,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from bench_hub import percentile  # noqa: E402
 from bench_ui import STALL_MS, StallMeter, run_on_app_loop, wait_for  # noqa: E402
+from wake_needs_cost import copy_home, cost_rows, needs_derivation_off, needs_share_row, needs_timed, night_message  # noqa: E402
 from support.hub_fixtures import HubProcess  # noqa: E402
 from support.raw_agent import RawAgent  # noqa: E402
 
@@ -165,6 +169,7 @@ class Crowd:
         self.last_token = {url: dict.fromkeys(self.rooms, "") for url in self.urls}
         self.before_night: dict[str, dict[str, int]] = {}
         self.count = 0  # messages posted so far (the next one's number)
+        self.needs_mix = False  # the night's messages include what Needs you parses (wake_needs_cost.night_message)
         self.rng = random.Random(34)
         self.window_identity: Identity | None = None
 
@@ -183,7 +188,8 @@ class Crowd:
         mark = token(self.count)
         self.count += 1
         text = f"{mark}: {TEMPLATES[self.count % len(TEMPLATES)]}"
-        return {"op": "send", "target": {"kind": "room", "room": room}, "parts": [{"kind": "text", "text": text}]}, mark
+        parts = night_message(self.count, mark) if self.needs_mix else None
+        return {"op": "send", "target": {"kind": "room", "room": room}, "parts": parts or [{"kind": "text", "text": text}]}, mark
 
     def _record(self, url: str, room: str, seq: int, mark: str) -> None:
         if seq > self.last_seq[url][room]:
@@ -273,15 +279,19 @@ class Crowd:
         await asyncio.gather(*(chatter(hub, agent) for hub, url in enumerate(self.urls) for agent in self.agents[url]))
         return {"sent": sent, "secs": time.monotonic() - started, "tokens": self.last_token}
 
-    async def night(self, total: int) -> dict:
-        """``total`` messages spread evenly over every room of every hub, as fast as the hubs take them."""
+    async def night(self, plan: dict) -> dict:
+        """``plan["total"]`` messages spread evenly over every room of every hub, as fast as the hubs
+        take them (with ``plan["needs_mix"]``, some of them what Needs you parses)."""
+        total, self.needs_mix = plan["total"], plan["needs_mix"]
         self.before_night = {url: dict(seqs) for url, seqs in self.last_seq.items()}
         started = time.perf_counter()
         per_hub = [total // len(self.urls) + (1 if index < total % len(self.urls) else 0) for index in range(len(self.urls))]
         await asyncio.gather(*(
             self._post(url, [self.rooms[n % len(self.rooms)] for n in range(count)]) for url, count in zip(self.urls, per_hub)
         ))
-        return {"secs": time.perf_counter() - started, "tokens": self.last_token}
+        self.needs_mix = False
+        posted = {url: {room: seq for room, seq in seqs.items() if seq > self.before_night[url].get(room, 0)} for url, seqs in self.last_seq.items()}
+        return {"secs": time.perf_counter() - started, "tokens": self.last_token, "seqs": posted}
 
     async def bare(self, pipelined: object) -> dict:
         """The bare client: the window's identity on every hub at once; each hub's rooms (their
@@ -693,7 +703,9 @@ async def bench_wake(home: Home, urls: Sequence[str], rooms: int, expected: dict
     """Launch on the same home after the night (another window active: nothing gets read); the
     time until every sidebar row shows the hub's unread count and the room's last message, the
     longest stall meanwhile, and the gaps over ``STALL_MS`` before every room list was loaded from
-    the cache (the launch) and after (the catch-up)."""
+    the cache (the launch) and after (the catch-up); then the time and CPU time until the store held
+    every message of the night (``caught_secs``, ``caught_cpu``: the rows can be right before,
+    from the hub's room list, while pages are still being pulled)."""
     meter = GapMeter()
     decoy = QWidget()  # another application the human is looking at
     started, cpu = time.perf_counter(), time.process_time()
@@ -707,6 +719,8 @@ async def bench_wake(home: Home, urls: Sequence[str], rooms: int, expected: dict
     decoy.activateWindow()
     await wait_for(lambda: not desktop.window.read_tracker.window_active, 10)
     done: list[float] = []
+    caught: list[tuple[float, float]] = []  # (wall, CPU time) when the store held every room's last message of the night
+    missing = {(url, room) for url, seqs in expected["seqs"].items() for room in seqs}
     listed: list[float] = []  # when every hub's room list held all its rooms (from the cache)
     wrong: dict[str, int] = {}  # hub -> rooms not right yet (checked on each reload of its room list)
 
@@ -721,8 +735,15 @@ async def bench_wake(home: Home, urls: Sequence[str], rooms: int, expected: dict
         if not done and len(wrong) == len(urls) and not any(wrong.values()):
             done.append(time.perf_counter())
 
+    def stored(url: str, room: str, messages: Sequence[Any]) -> None:
+        if missing and messages and max(m.seq for m in messages) >= expected["seqs"][url].get(room, 0):
+            missing.discard((url, room))
+            if not missing:
+                caught.append((time.perf_counter(), time.process_time()))
+
     def follow(entry: Any) -> None:
         entry.rooms.reloaded.connect(lambda: check(entry))
+        entry.bridge.messagesStored.connect(lambda room, messages, _live: stored(entry.url, room, messages))
 
     for entry in desktop.hubs.entries:
         follow(entry)
@@ -732,14 +753,19 @@ async def bench_wake(home: Home, urls: Sequence[str], rooms: int, expected: dict
     except TimeoutError:
         raise TimeoutError(f"after the night, rooms still wrong in the sidebar, by hub: {wrong}") from None
     longest = meter.stop()
-    cpu = time.process_time() - cpu
+    cpu_start, cpu = cpu, time.process_time() - cpu
     requests = sum(getattr(getattr(entry.bridge.session, "_pacer", None), "total", 0) for entry in desktop.hubs.entries)
+    try:
+        await wait_for(lambda: bool(caught), 600)
+    except TimeoutError:
+        raise TimeoutError(f"after the night, rooms whose last message the store lacks: {sorted(missing)[:10]}") from None
     await close_window(desktop, running)
     decoy.close()
     launch_gaps = [gap for gap in meter.gaps if gap[0] - gap[1] / 1000 <= listed[0]]
     return {
         "secs": done[0] - started, "stall": longest, "requests": requests, "cpu": cpu, "gaps": meter.gaps,
         "listed": listed[0] - started, "launch_gaps": launch_gaps, "catch_up_gaps": [gap for gap in meter.gaps if gap not in launch_gaps],
+        "caught_secs": caught[0][0] - started, "caught_cpu": caught[0][1] - cpu_start,
     }
 
 
@@ -797,20 +823,43 @@ async def night_and_wake(
     notes: list[str], idle_gap: float | None,
 ) -> None:
     """6.: the night's messages posted with the window closed, the bare client's pass, the window's
-    wake on ``home`` and the bare client's pass again; figures into ``table`` and ``notes``."""
-    night = await agents.ask("night", args.night)
+    wake on ``home`` and the bare client's pass again; figures into ``table`` and ``notes``. With
+    ``--needs-cost``, copies of ``home`` made before the night wake too, Needs you off, one before
+    figure 6's wake and one after (``wake_needs_cost.py``)."""
+    without_needs = [copy_home(home, f"home-needs-off-{n}") for n in range(2)] if args.needs_cost else []
+    if without_needs:  # a window opened once in this process first: the first wake would pay for its imports alone
+        warm_up = await open_window(copy_home(home, "home-warm-up"), plan.hubs, plan.rooms)
+        await close_window(*warm_up)
+    night = await agents.ask("night", {"total": args.night, "needs_mix": args.needs_cost})
     print(f"the night: {args.night:,} messages posted with the window closed in {night['secs']:.1f} s", flush=True)
     bare_before = await agents.ask("bare", False)
-    expected = {"unread": bare_before["unread"], "last": night["tokens"]}
+    expected = {"unread": bare_before["unread"], "last": night["tokens"], "seqs": night["seqs"]}
+    off: list[dict] = []
+
+    async def wake_without_needs(copy: Home) -> None:
+        with needs_derivation_off():
+            off.append(await bench_wake(copy, urls, plan.rooms, expected))
+        print(f"wake with Needs you off: {off[-1]['caught_secs']:.2f} s to every message stored, {off[-1]['caught_cpu']:.2f} s of CPU", flush=True)
+
+    if without_needs:
+        await wake_without_needs(without_needs[0])
     floor.start()
     profiler = py_spy(args.profile_wake) if args.profile_wake else None
+    needs_spent = [0.0]
     try:
-        woke = await bench_wake(home, urls, plan.rooms, expected)
+        with needs_timed(needs_spent) if without_needs else contextlib.nullcontext():
+            woke = await bench_wake(home, urls, plan.rooms, expected)
     finally:
         if profiler is not None:
             profiler.send_signal(signal.SIGINT)  # py-spy writes its file and ends
             await asyncio.to_thread(profiler.wait, 60)
     wake_floor = await floor.stop()
+    if without_needs:
+        print(f"wake with Needs you on: {woke['caught_secs']:.2f} s to every message stored, {woke['caught_cpu']:.2f} s of CPU", flush=True)
+        await wake_without_needs(without_needs[1])
+        for row in cost_rows(woke, off):
+            table.add(*row)
+        table.add(*needs_share_row(needs_spent[0], woke["caught_cpu"]))
     bare_after = await agents.ask("bare", False)
     bare_pipelined = await agents.ask("bare", True)
     bare = min(bare_before["secs"], bare_after["secs"], bare_pipelined["secs"])
@@ -1007,6 +1056,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=3, help="launches of each home for the cold start")
     parser.add_argument("--only", choices=("wake",), help="only this figure (its caches filled by a first launch)")
     parser.add_argument("--profile-wake", metavar="FILE", help="record the wake with py-spy (speedscope JSON)")
+    parser.add_argument("--needs-cost", action="store_true", help="also wake with Needs you off, and print what it adds")
     # The launched window's own options (``launch_probe``): not for people.
     parser.add_argument("--launch-probe", metavar="REPORT", help=argparse.SUPPRESS)
     parser.add_argument("--home", help=argparse.SUPPRESS)

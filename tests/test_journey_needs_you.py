@@ -5,6 +5,8 @@ title and the sidebar entry say nothing waits."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAccessible
@@ -320,3 +322,38 @@ def test_a_direct_message_and_a_handoff_with_no_addressee_in_a_dm_wait_on_the_hu
     send_parts(qtbot, qloop, peer, room, "yours", {"kind": "com.parler.handoff", "next": "pick the name"})
     qtbot.waitUntil(lambda: queue_kinds(window) == [NeedKind.MENTION, NeedKind.HANDOFF], timeout=10_000)
     assert need_count(window) == 2
+
+
+def test_every_item_shows_how_long_it_has_waited_and_the_queue_keeps_it_current(qtbot, qloop, desktop, peer):
+    """A mention and a DM say "waiting N min" like a handoff, on screen: however long the
+    message, its row shows the wait (the row's end is cut to fit, and the wait was the end); and
+    every row moves on with the clock (the queue's tick)."""
+    window = desktop.window
+    room = join_room(qtbot, qloop, desktop, peer, "builds")
+    invited = run_coroutine(qtbot, qloop, peer.ok({"op": "invite", "kind": "dm"}, "invited"))
+    run_coroutine(qtbot, qloop, desktop.bridge.session.redeem(invited["code"]))
+    qtbot.waitUntil(lambda: invited["room"] in window.rooms.room_names(), timeout=10_000)
+    offset = [0.0]
+    window.needs.clock = lambda: time.time() + offset[0]
+    send_parts(qtbot, qloop, peer, room, "over to you", {"kind": "com.parler.handoff", "next": "approve the patch", "to": "boss"})
+    post_as(qtbot, qloop, peer, room, "hey @boss, " + "the build log says the linker ran out of memory again " * 8)
+    post_as(qtbot, qloop, peer, invited["room"], "got a minute? " + "I would like to walk you through the migration plan " * 8)
+    qtbot.waitUntil(lambda: queue_kinds(window) == [NeedKind.HANDOFF, NeedKind.MENTION, NeedKind.MENTION], timeout=10_000)
+    QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
+    view = window.needs_you.view
+    qtbot.waitUntil(lambda: window.needs_you.showing and view.list.hasFocus(), timeout=5000)
+
+    def on_screen() -> list[str]:
+        """Each row's text as far as it fits the list's width (the rest is cut off with "…")."""
+        metrics, rows = view.list.fontMetrics(), range(view.model.rowCount())
+        return [
+            metrics.elidedText(view.model.index(row).data(), Qt.TextElideMode.ElideRight, view.list.visualRect(view.model.index(row)).width() - 8)
+            for row in rows
+        ]
+
+    assert all("waiting 0 min" in line for line in on_screen()), on_screen()
+    assert on_screen()[2].startswith("Mention · alice (planner) · ") and "got a minute?" in on_screen()[2]  # the DM
+    offset[0] = 14 * 60 + 5
+    view.refresh_times()  # (what the queue's timer does every 30 s)
+    assert all("waiting 14 min" in line for line in on_screen()), on_screen()
+    assert view.header.text() == "1 agent waiting on you · longest 14 min"

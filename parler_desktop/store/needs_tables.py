@@ -24,12 +24,17 @@ class NeedsTables(StoreDatabase):
     """The "Needs you" methods of ``LocalStore``."""
 
     @guarded("reading messages")
-    def messages_in_order(self, after_seq: int, limit: int) -> list[StoredMessage]:
-        """Up to ``limit`` stored messages of every room with seq > ``after_seq``, ascending."""
+    def messages_in_order(self, after_seq: int, up_to_seq: int, limit: int) -> list[StoredMessage]:
+        """Up to ``limit`` stored messages of every room with ``after_seq`` < seq <= ``up_to_seq``, ascending."""
         rows = self._db.execute(
-            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE seq > ? ORDER BY seq LIMIT ?", (after_seq, limit)
+            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?", (after_seq, up_to_seq, limit)
         ).fetchall()
         return self.messages_from_rows(rows)
+
+    @guarded("reading messages")
+    def newest_stored_seq(self) -> int:
+        """The largest seq stored, of any room (0: none)."""
+        return self._db.execute("SELECT coalesce(max(seq), 0) FROM messages").fetchone()[0]
 
     @guarded("reading the outbox", outbox=True)
     def sent_posts(self) -> list[tuple[str, str | None]]:

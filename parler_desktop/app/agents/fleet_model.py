@@ -83,7 +83,7 @@ class FleetModel(QAbstractTableModel):
         self._hub_labels: dict[str, str] = {}
         self._room_labels: dict[tuple[str, str], str] = {}
         self._looping: set[tuple[str, str]] = set()  # (hub, name) named in a loop warning
-        self._stuck_after_ms: dict[str, int] = {}  # hub -> how long "working" without a word is stuck
+        self._stuck_after_ms = DEFAULT_STUCK_MS  # how long "working" without a word is stuck
         self._rebuild = QTimer(self, singleShot=True, interval=REBUILD_MS)
         self._rebuild.timeout.connect(self.rebuild)
         self._countdown = QTimer(self, interval=COUNTDOWN_MS, timeout=self._tick)
@@ -198,7 +198,7 @@ class FleetModel(QAbstractTableModel):
 
     def flag_names(self, agent: AgentRecord) -> list[str]:
         now_ms = int(self.clock() * 1000)
-        after_ms = self._stuck_after_ms.get(agent.hub, DEFAULT_STUCK_MS)
+        after_ms = self._stuck_after_ms
         found = []
         if self.needs.agent_waits(agent.hub, agent.id):
             found.append("waiting on you")
@@ -312,11 +312,7 @@ class FleetModel(QAbstractTableModel):
     def rebuild(self) -> None:
         """Rows for the filter and grouping; the same rows only repaint."""
         self._rebuild.stop()
-        self._stuck_after_ms = {  # the room list's setting, as its agent watches hold it
-            entry.url: int(watch.activity.stuck_after * 1000)
-            for entry in self.hubs.entries
-            if (watch := self.watches.watch(entry.url)) is not None
-        }
+        self._stuck_after_ms = int(self.watches.settings().stuck_minutes * 60_000)  # (one setting, every hub)
         self._looping = {
             (entry.url, name)
             for entry in self.hubs.entries

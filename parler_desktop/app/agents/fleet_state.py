@@ -7,7 +7,7 @@ Its flags at a time ``now``:
 - waiting on you: an item of its waits in the Needs you queue (``HubNeeds.agent_waits``, asked by
   ``FleetModel``: not kept here);
 - stuck: its newest status says it works, and it has posted nothing for ``stuck_after`` seconds
-  (the room list's rule, app/room_list/agent_activity.py, with the same setting);
+  (the attention settings' "seems stuck after"; the room's header warns of §4b's silence instead);
 - silent on your work: the human addressed it (a mention, a handoff to it, or a message in a DM
   with it) and it has posted nothing in that room for ``stuck_after`` seconds since;
 - looping: named in a room's loop warning (the room list's agent watch gives those).

@@ -143,7 +143,7 @@ class AttentionNotifier(QObject):
         return decide(settings.rules, facts)
 
     def hint(self, room: str, hint: Hint) -> None:
-        """A warning about the room's agents (stuck, looping), shown at once if the room's level
+        """A warning about the room's agents (a loop), shown at once if the room's level
         and the rules keep it (its part kind is the hint's kind)."""
         settings = self._settings()
         level = settings.level(self._hub(), room)
@@ -161,8 +161,7 @@ class AttentionNotifier(QObject):
             False,
         )
         if level is Level.ALL or decide(settings.rules, facts):
-            title = "an agent may be stuck" if hint.kind == "stuck" else "agents may be in a loop"
-            self.alert.emit(Alert(room, hint.seq, f"{self._label(room)}: {title}", hint.text))
+            self.alert.emit(Alert(room, hint.seq, f"{self._label(room)}: agents may be in a loop", hint.text))
 
     def _stored(self, room: str, messages: Sequence[StoredMessage], _live: bool) -> None:
         settings = self._settings()

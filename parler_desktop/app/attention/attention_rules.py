@@ -4,8 +4,8 @@ condition holds decides, and a message no rule matches is dropped.
 
 Conditions (strings compare without case; ``*`` and ``?`` are wildcards; a list means any of):
 ``room``, ``room_kind`` (channel/dm/service), ``author``, ``author_role``, ``part_kind`` (text,
-handoff, task, file, bundle, dispatch or a full extension kind; ``stuck`` and ``loop`` for the
-app's own warnings about agents, see ``agent_activity``), ``task_state`` (accepted,
+handoff, task, file, bundle, dispatch or a full extension kind; ``loop`` for the app's own
+warning about agents, see ``agent_activity``), ``task_state`` (accepted,
 working, awaiting, done, failed, cancelled), ``text_prefix``, ``text_contains``, and the flags
 ``mentions_me`` (``protocol/mentions.py``: the rule behind the @ badge, which counts handoffs
 addressed to me too) and ``handoff_to_me`` (a handoff naming me or my role), true or false.
@@ -169,7 +169,7 @@ DEFAULT_RULES: tuple[Rule, ...] = parse_rules(
         {"action": "keep", "when": {"handoff_to_me": True}},
         {"action": "keep", "when": {"task_state": ["failed", "awaiting"]}},
         {"action": "keep", "when": {"room_kind": "dm"}},
-        {"action": "keep", "when": {"part_kind": ["stuck", "loop"]}},
+        {"action": "keep", "when": {"part_kind": "loop"}},
         {"action": "drop", "when": {}},
     ]
 )

@@ -29,6 +29,7 @@ class HubEntry(QObject):
     """One hub: ``url`` as the settings hold it (``""`` = the embedded hub)."""
 
     changed = Signal()  # its label, state or unread count changed
+    needsChanged = Signal()  # how many items need the human here changed (its heading's count alone)
 
     def __init__(self, url: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -56,7 +57,7 @@ class HubEntry(QObject):
     def set_needs_you(self, count: int) -> None:
         if count != self.needs_you:
             self.needs_you = count
-            self.changed.emit()
+            self.needsChanged.emit()
 
     def _session_changed(self) -> None:
         self.status.reset()

@@ -8,6 +8,7 @@ Each line names the message it opens (the first of its kind; a room's newest).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from parler_desktop.protocol.parts import BundleRef, FileRef, Handoff, TaskStatus
@@ -54,14 +55,22 @@ class DigestTally:
     rooms: Counter[str] = field(default_factory=Counter)
     newest: dict[str, int] = field(default_factory=dict)  # room -> newest seq
 
-    def observe(self, message: StoredMessage) -> None:
-        if message.sender.id == self.my_id:
-            return
-        self.rooms[message.room] += 1
-        self.newest[message.room] = max(self.newest.get(message.room, 0), message.seq)
-        for category in {c for c in map(_category, message.parts) if c is not None}:
-            self.counts[category] += 1
-            self.first.setdefault(category, (message.room, message.seq))
+    def observe(self, messages: Iterable[StoredMessage]) -> None:
+        """Count ``messages`` (a stored batch: a wake stores tens of thousands, and a chat line,
+        most of them, has no category to look for)."""
+        rooms, newest = self.rooms, self.newest
+        for message in messages:
+            if message.sender.id == self.my_id:
+                continue
+            room, seq, parts = message.room, message.seq, message.parts
+            rooms[room] += 1
+            if seq > newest.get(room, 0):
+                newest[room] = seq
+            if len(parts) == 1 and parts[0].get("kind") == "text":
+                continue
+            for category in {c for c in map(_category, parts) if c is not None}:
+                self.counts[category] += 1
+                self.first.setdefault(category, (room, seq))
 
     def reset(self) -> None:
         self.counts.clear()

@@ -31,6 +31,7 @@ class HubItem:
 class HubNeeds(QObject):
     changed = Signal()  # an item came, left, or changed on any hub
     countChanged = Signal(int)
+    waitingRoomsChanged = Signal(object)  # set of (hub, room) that gained their first item or lost their last (the dots)
 
     def __init__(self, hubs: HubList, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -38,6 +39,8 @@ class HubNeeds(QObject):
         self.hubs = hubs
         self._watches: dict[HubEntry, NeedsWatch] = {}
         self._count = 0
+        self._items: list[HubItem] | None = None  # every hub's, sorted: made again after a change, when asked
+        self._waiting_rooms: set[tuple[str, str]] = set()  # (hub, room) with an item
         for entry in hubs.entries:
             self._added(entry)
         hubs.added.connect(self._added)
@@ -47,18 +50,26 @@ class HubNeeds(QObject):
         return self._watches.get(entry)
 
     def items(self) -> list[HubItem]:
-        """Every hub's items, oldest first."""
-        found = [HubItem(entry, item) for entry, watch in self._watches.items() for item in watch.items()]
-        return sorted(found, key=lambda found: (found.item.since, found.item.seq, found.item.key))
+        """Every hub's items, oldest first (one list a change: the queue, its header, its filters
+        and the alerts each ask, and a wake changes the items ten times a second)."""
+        if self._items is None:
+            found = [HubItem(entry, item) for entry, watch in self._watches.items() for item in watch.items()]
+            self._items = sorted(found, key=lambda found: (found.item.since, found.item.seq, found.item.key))
+        return self._items
 
     def count(self, hub: str | None = None) -> int:
         """How many items wait on the human (on ``hub``, as the settings name it; None: every hub)."""
         return sum(watch.count() for entry, watch in self._watches.items() if hub in (None, entry.url))
 
-    def waiting_in(self, hub: str, room: str) -> bool:
+    def in_room(self, hub: str, room: str) -> list[NeedItem]:
+        """The items of ``room`` on ``hub``, oldest first: the room's warning line reads them."""
         entry = self.hubs.entry(hub)
         watch = None if entry is None else self._watches.get(entry)
-        return watch is not None and watch.waiting_in(room)
+        return [] if watch is None else watch.in_room(room)
+
+    def waiting_in(self, hub: str, room: str) -> bool:
+        """An agent waits on the human in ``room`` of ``hub``: the room list's dot reads it."""
+        return bool(self.in_room(hub, room))
 
     def agent_waits(self, hub: str, agent_id: str) -> bool:
         """An item of ``agent_id``'s waits on the human on ``hub``: the Agents view's "waiting on
@@ -98,6 +109,7 @@ class HubNeeds(QObject):
         self._changed()
 
     def _changed(self) -> None:
+        self._items = None
         for entry, watch in self._watches.items():
             entry.set_needs_you(watch.count())
         self.changed.emit()
@@ -105,3 +117,7 @@ class HubNeeds(QObject):
         if count != self._count:
             self._count = count
             self.countChanged.emit(count)
+        rooms = {(entry.url, room) for entry, watch in self._watches.items() for room in watch.rooms()}
+        if rooms != self._waiting_rooms:
+            changed, self._waiting_rooms = rooms ^ self._waiting_rooms, rooms
+            self.waitingRoomsChanged.emit(changed)

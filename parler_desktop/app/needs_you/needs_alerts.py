@@ -22,7 +22,7 @@ from parler_desktop.app.attention.attention_settings import AttentionSettings, L
 from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.app.needs_you.hub_needs import HubItem, HubNeeds
 from parler_desktop.app.needs_you.needs_rules import NeedKind
-from parler_desktop.app.needs_you.queue_model import first_line
+from parler_desktop.app.needs_you.waiting_words import first_line
 from parler_desktop.protocol.readable import readable
 from parler_desktop.store import LocalStore, StoreError
 

@@ -121,6 +121,16 @@ class _Task:
     since: float
 
 
+def _text_only(parts: Sequence[dict]) -> bool | None:
+    """None when a part is not text; else whether a text has an "@" (what may mention someone)."""
+    if len(parts) == 1:  # (most messages: one text part)
+        part = parts[0]
+        return "@" in str(part.get("text", "")) if part.get("kind") == "text" else None
+    if any(part.get("kind") != "text" for part in parts):
+        return None
+    return any("@" in str(part.get("text", "")) for part in parts)
+
+
 def _text_of(message: StoredMessage) -> str:
     return "\n".join(str(part.get("text", "")) for part in message.parts if part.get("kind") == "text").strip()
 
@@ -146,18 +156,22 @@ class NeedsLedger:
     def observe(self, message: StoredMessage) -> list[str]:
         """Take in one stored message (once or more, in any order: a message arriving while the
         store is read at start is taken in twice); returns the keys of the questions it ended."""
-        sender = message.sender
-        self.newest_seq = max(self.newest_seq, message.seq)
+        sender, seq = message.sender, message.seq
+        if seq > self.newest_seq:
+            self.newest_seq = seq
         if sender.id == self.me.agent_id:
             self.mine(message.id)
             if message.reply_to:
                 self.replied(message.reply_to)
             return []
-        self._last_post[sender.id] = max(self._last_post.get(sender.id, 0.0), message.ts / 1000)
+        at, last_post = message.ts / 1000, self._last_post
+        if at > last_post.get(sender.id, 0.0):
+            last_post[sender.id] = at
         parts = message.parts
-        if all(part.get("kind") == "text" for part in parts):  # most messages: chatter, nothing to parse
+        text_only = _text_only(parts)  # most messages: chatter, nothing to parse (a wake takes in tens of thousands)
+        if text_only is not None:
             handoffs, statuses = [], []
-            if not message.mentions and self.room_kinds.get(message.room) != "dm" and not any("@" in str(p.get("text", "")) for p in parts):
+            if not text_only and not message.mentions and self.room_kinds.get(message.room) != "dm":
                 return []  # (a mention needs "mentions" or an "@": mentions_human's rule, its cheap half first)
         else:
             handoffs = [h for p in parts if p.get("kind") == Handoff.TAG and (h := Handoff.from_part(p)) is not None]

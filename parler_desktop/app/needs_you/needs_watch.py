@@ -1,8 +1,8 @@
 """NeedsWatch: one hub's "Needs you" items, kept from its session's events (design.md §4b).
 
-On a new session it reads what the human did (the decisions) and then every stored message in
-seq order, a page a store call, into a fresh ``NeedsLedger`` (so a fresh cache recomputes the
-items from the hub's history); from then on each stored message, cursor, room list and outbox
+On a new session it reads what the human did (the decisions) and then every message stored until
+then in seq order, a page a store call, into a fresh ``NeedsLedger`` (so a fresh cache recomputes
+the items from the hub's history); each message stored since, and from then on each stored message, cursor, room list and outbox
 change is taken in as the session announces it, never by rescanning. Join requests are asked of
 the hub for each channel room (a room that refuses is not ours and is not asked again), on a
 timer while live. An answer the human posted is "queued" until the hub has it; the item then
@@ -29,6 +29,7 @@ from parler_desktop.store.outbox_item import OutboxStatus
 SCAN_PAGE = 2000
 NAME, KIND = attrgetter("name"), attrgetter("kind")
 REFRESH_MS = 100  # stored messages are taken in at once, the visible items worked out at most this often
+CATCH_UP_REFRESH_MS = 500  # and while a catch-up stores pages: each change repaints the sidebar (its heading's count)
 CHECK_MS = 30_000  # silence is looked at this often
 JOIN_POLL_MS = 15_000
 
@@ -51,6 +52,7 @@ class NeedsWatch(QObject):
         self._not_owned: set[str] = set()
         self._polling = False
         self._shown: list[NeedItem] = []
+        self._by_room: dict[str, list[NeedItem]] = {}  # the shown items of each room (every sidebar row asks)
         self._soon = QTimer(self, singleShot=True, interval=REFRESH_MS, timeout=self.refresh)
         self._timer = QTimer(self, interval=CHECK_MS, timeout=self.refresh)
         self._timer.start()
@@ -73,8 +75,13 @@ class NeedsWatch(QObject):
     def count(self) -> int:
         return len(self._shown)
 
-    def waiting_in(self, room: str) -> bool:
-        return any(item.room == room for item in self._shown)
+    def in_room(self, room: str) -> list[NeedItem]:
+        """The room's items, oldest first."""
+        return self._by_room.get(room, [])
+
+    def rooms(self) -> set[str]:
+        """The rooms with an item."""
+        return set(self._by_room)
 
     def refresh(self, announce: bool = False) -> None:
         """Work out the visible items again (at the clock's time); announce a change (or, with
@@ -88,6 +95,9 @@ class NeedsWatch(QObject):
             self._answered([item for item in self._shown if item.key not in kept and not self._snoozed(item.key, now)], now)
         changed = announce or [(i.key, i.text) for i in shown] != [(i.key, i.text) for i in self._shown]
         self._shown = shown
+        self._by_room = {}
+        for item in shown:
+            self._by_room.setdefault(item.room, []).append(item)
         if changed:
             self.changed.emit()
 
@@ -129,6 +139,9 @@ class NeedsWatch(QObject):
             bridge.tasks.spawn("needs you", self._read_store(bridge.store))
 
     async def _read_store(self, store: object) -> None:
+        """What the human did and each room's kind and cursor, then the messages stored until
+        then (those stored since arrive as the session stores them, with the rooms' kinds known;
+        a read overlapping a catch-up otherwise decodes its pages again)."""
         try:
             rows = await store.call(LocalStore.needs_decisions)
             answered = await store.call(LocalStore.needs_answered, start_of_day(self.clock()))
@@ -145,9 +158,12 @@ class NeedsWatch(QObject):
             for room, (kind, cursor) in rooms.items():
                 self.ledger.room_kinds.setdefault(room, kind)
                 self.ledger.set_cursor(room, cursor)
+            stored_before = await store.call(LocalStore.newest_stored_seq)  # (taken once the kinds are known: see above)
+            if store is not self._bridge.store:
+                return
             after = 0
             while True:
-                page = await store.call(LocalStore.messages_in_order, after, SCAN_PAGE)
+                page = await store.call(LocalStore.messages_in_order, after, stored_before, SCAN_PAGE)
                 if store is not self._bridge.store:
                     return
                 self._observe(page)
@@ -157,16 +173,19 @@ class NeedsWatch(QObject):
         except StoreError:
             pass  # the session reports a damaged cache; the items then start from what arrives
         if store is self._bridge.store:
-            self._shown = []  # what showed while the store was read was not answered since
+            self._shown, self._by_room = [], {}  # what showed while the store was read was not answered since
             self.ready = True
             self.refresh(announce=True)
 
     def _observe(self, messages: tuple[StoredMessage, ...] | list[StoredMessage]) -> None:
-        ended = []
+        ended: list[str] = []
+        ledger, me = self.ledger, self.ledger.me.agent_id
+        snoozes = [d for d in self.decisions.values() if d.action == "until_speaks"]  # (once a batch: a wake's are long)
         for message in messages:
-            self.ledger.observe(message)
-            ended += self.ledger.poster_spoke(message.sender.id, message.seq, self.decisions.values())
-            if message.reply_to and message.sender.id == self.ledger.me.agent_id:
+            ledger.observe(message)
+            if snoozes:
+                ended += ledger.poster_spoke(message.sender.id, message.seq, snoozes)
+            if message.reply_to and message.sender.id == me:
                 self.queued.discard(message.reply_to)
         if ended:
             for key in ended:
@@ -175,10 +194,10 @@ class NeedsWatch(QObject):
             if store is not None:
                 self._bridge.tasks.spawn("end snoozes", store.call(LocalStore.drop_needs_decisions, ended))
 
-    def _stored(self, _room: str, messages: tuple[StoredMessage, ...], _live: bool) -> None:
+    def _stored(self, _room: str, messages: tuple[StoredMessage, ...], live: bool) -> None:
         self._observe(messages)
         if not self._soon.isActive():  # a wake's pages: one refresh for those stored meanwhile
-            self._soon.start()
+            self._soon.start(REFRESH_MS if live else CATCH_UP_REFRESH_MS)
 
     def _cursor(self, room: str, cursor: int) -> None:
         self.ledger.set_cursor(room, cursor)

@@ -1,6 +1,7 @@
 """NeedsQueueModel: the Needs you queue as a list model, oldest first, filtered by hub, kind and
 agent; each row reads as one line of plain text (for the list and for screen readers), and says
-"answer queued" while the human's answer is in the outbox and "waiting 14 min" from the clock."""
+"answer queued" while the human's answer is in the outbox and "waiting 14 min" from the clock,
+before the message's first line (which the list cuts to fit)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelInde
 
 from parler_desktop.app.needs_you.hub_needs import HubItem, HubNeeds
 from parler_desktop.app.needs_you.needs_rules import NeedKind
-
-def waited(seconds: float) -> str:
-    minutes = max(0, int(seconds // 60))
-    if minutes < 60:
-        return f"waiting {minutes} min"
-    return f"waiting {minutes // 60} h {minutes % 60} min"
-
-
-def first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+from parler_desktop.app.needs_you.waiting_words import first_line, waited
 
 
 class NeedsQueueModel(QAbstractListModel):
@@ -73,9 +65,9 @@ class NeedsQueueModel(QAbstractListModel):
         item = found.item
         role = f" ({item.agent_role})" if item.agent_role else ""
         state = "answer queued" if self.needs.is_queued(found) else waited(self.needs.clock() - item.since)
-        return (
+        return (  # the wait before the text: a row too long for the list is cut at its end
             f"{item.kind.label} · {item.agent_name}{role} · {found.entry.label} / {found.entry.rooms.label(item.room)} · "
-            f"{first_line(item.text)} · {state}"
+            f"{state} · {first_line(item.text)}"
         )
 
     def header(self) -> str:

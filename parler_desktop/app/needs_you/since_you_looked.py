@@ -73,8 +73,7 @@ class SinceYouLooked(QObject):
             tally.my_id = entry.bridge.agent_id
 
         def stored(_room: str, messages: tuple, _live: bool) -> None:
-            for message in messages:
-                tally.observe(message)
+            tally.observe(messages)
 
         entry.bridge.sessionChanged.connect(session_changed)
         entry.bridge.messagesStored.connect(stored)

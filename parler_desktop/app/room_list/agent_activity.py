@@ -1,18 +1,18 @@
 """What the agents in each room are doing, from the messages they post: the most urgent state
-per room for the room list, and two warnings for the room header and the notifications.
+per room for the room list, and the loop warning for the room header and the notifications.
 
 An agent's state comes from its latest task status part: ``failed``, ``accepted``/``working`` =
 working, ``awaiting``/``done``/``cancelled`` = idle. A room shows the most urgent of its agents
-(failed > working > idle); whether one waits on the human is not guessed here but read from
-"Needs you" (``app/needs_you``, design.md §4b) by ``agent_watch``, so the dots and the queue agree.
+(failed > working > idle). Whether one waits on the human, or has gone silent on the human's
+work, is not guessed here (the first guess was: any ``awaiting`` task, any quiet worker) but read
+from "Needs you" (``app/needs_you``, design.md §4b) by ``agent_watch`` and the header, so the dots,
+the warnings and the queue agree.
 
-- **Stuck**: an agent whose latest state is working and that has posted nothing for
-  ``stuck_after`` seconds.
-- **Loop**: in the last ``loop_window`` seconds more than ``loop_messages`` messages passed
-  between exactly two agents and none came from a human (us, or anyone with a human role). Of a
-  busy room's window only the newest ``RECENT_KEPT`` messages (or ``loop_messages`` + 1, if more)
-  are kept: at 200 messages a second the window held 60,000 per room, and every message of an
-  accelerated soak (issue 42); the warning then speaks of those.
+**Loop**: in the last ``loop_window`` seconds more than ``loop_messages`` messages passed
+between exactly two agents and none came from a human (us, or anyone with a human role). Of a
+busy room's window only the newest ``RECENT_KEPT`` messages (or ``loop_messages`` + 1, if more)
+are kept: at 200 messages a second the window held 60,000 per room, and every message of an
+accelerated soak (issue 42); the warning then speaks of those.
 
 Plain values and an injectable ``now``: the Qt side (``agent_watch``) feeds messages in and asks.
 """
@@ -51,18 +51,10 @@ class AgentState(enum.IntEnum):
 
 @dataclass(frozen=True)
 class Hint:
-    kind: str  # "stuck" | "loop"
+    kind: str  # "loop" (the attention rules' part kind for it)
     agents: tuple[str, ...]  # display names
     seq: int  # the message to open (the agent's last, or the loop's newest)
     text: str
-
-
-@dataclass
-class _Agent:
-    name: str
-    state: AgentState = AgentState.IDLE
-    last_at: float = 0.0  # wall seconds of its newest message
-    last_seq: int = 0
 
 
 @dataclass
@@ -70,7 +62,7 @@ class _Room:
     """A room's agents, and its messages of the last ``loop_window`` with running counts of them
     (the loop check then costs the same however busy the room is)."""
 
-    agents: dict[str, _Agent] = field(default_factory=dict)
+    agents: dict[str, AgentState] = field(default_factory=dict)  # agent id -> its state
     recent: deque[tuple[float, str, str, bool, int]] = field(default_factory=deque)  # (at, id, name, human, seq)
     senders: Counter[str] = field(default_factory=Counter)  # sender id -> its messages in ``recent``
     humans: int = 0  # messages in ``recent`` from humans
@@ -94,11 +86,8 @@ class _Room:
 
 
 class AgentActivity:
-    def __init__(
-        self, my_id: str, stuck_after: float = 600.0, loop_messages: int = 20, loop_window: float = 300.0
-    ) -> None:
+    def __init__(self, my_id: str, loop_messages: int = 20, loop_window: float = 300.0) -> None:
         self.my_id = my_id
-        self.stuck_after = stuck_after
         self.loop_messages = loop_messages
         self.loop_window = loop_window
         self._rooms: dict[str, _Room] = {}
@@ -120,44 +109,22 @@ class AgentActivity:
         room.drop_before(at - self.loop_window, max(RECENT_KEPT, self.loop_messages + 1))
         if human:
             return
-        agent = room.agents.get(sender.id)
-        if agent is None:
-            agent = room.agents[sender.id] = _Agent(sender.name)
-        agent.name, agent.last_at, agent.last_seq = sender.name, max(agent.last_at, at), message.seq
         for part in message.parts:
             task = TaskStatus.from_part(part) if part.get("kind") == TaskStatus.TAG else None
             if task is not None:
-                agent.state = AgentState[STATE_OF_TASK[task.status].upper()]
+                room.agents[sender.id] = AgentState[STATE_OF_TASK[task.status].upper()]
 
     def rooms(self) -> list[str]:
         return sorted(self._rooms)
 
     def room_state(self, room: str) -> AgentState:
-        agents = self._rooms.get(room, _Room()).agents.values()
-        return max((agent.state for agent in agents), default=AgentState.IDLE)
+        return max(self._rooms.get(room, _Room()).agents.values(), default=AgentState.IDLE)
 
     def hints(self, room: str, now: float) -> list[Hint]:
         """The room's warnings at wall time ``now``."""
         state = self._rooms.get(room)
-        if state is None:
-            return []
-        found = []
-        for agent in state.agents.values():
-            quiet = now - agent.last_at
-            if agent.state is AgentState.WORKING and quiet > self.stuck_after:
-                found.append(
-                    Hint(
-                        "stuck",
-                        (agent.name,),
-                        agent.last_seq,
-                        f"{display_text(agent.name)} has shown “working” for {quiet / 60:.0f} min without a message: "
-                        "it may be stuck",
-                    )
-                )
-        loop = self._loop(state, now)
-        if loop is not None:
-            found.append(loop)
-        return found
+        loop = None if state is None else self._loop(state, now)
+        return [] if loop is None else [loop]
 
     def _loop(self, state: _Room, now: float) -> Hint | None:
         """The loop warning for the messages since ``now - loop_window``: the room's counts, less

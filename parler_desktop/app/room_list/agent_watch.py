@@ -1,5 +1,5 @@
 """AgentWatch: keeps ``AgentActivity`` fed from one hub's session and checks it on a timer, so the
-room list's dots, the room header's warnings and the hint notifications follow what agents do.
+room list's dots, the room header's loop warning and its notification follow what agents do.
 ``HubAgentWatches`` holds one per hub of the window, on that hub's own bridge: every hub's rooms
 get their own dots and warnings, looked up by (hub, room), while the human looks at another.
 
@@ -14,7 +14,8 @@ Then every stored message is observed as it arrives, and its room looked at agai
 if that was not done in the last few seconds: a busy room's burst costs one room a batch). A
 watch has one timer, however many rooms. A warning is announced once (``hintRaised``) and again
 only after it has cleared. The clock is injectable for tests. A room whose agent waits on the
-human is one with an open "Needs you" item (``waiting``, from ``app/needs_you``): one source.
+human is one with an open "Needs you" item (``waiting``, from ``app/needs_you``): one source (and
+the header reads what waits, and who went silent on the human's work, there too).
 """
 
 from __future__ import annotations
@@ -76,7 +77,6 @@ class AgentWatch(QObject):
             self._session_changed()
 
     def apply_settings(self, settings: AttentionSettings) -> None:
-        self.activity.stuck_after = settings.stuck_minutes * 60
         self.activity.loop_messages = settings.loop_messages
         self.activity.loop_window = settings.loop_minutes * 60
 
@@ -177,7 +177,7 @@ class HubAgentWatches(QObject):
         self._waiting = waiting
         self.clock: Callable[[], float] = time.time  # every watch's wall time; tests move it by hand
         self._hubs = hubs
-        self._settings = settings
+        self.settings = settings  # (the Agents view reads its stuck setting here too)
         self._watches: dict[HubEntry, AgentWatch] = {}
         for entry in hubs.entries:
             self._added(entry)
@@ -198,7 +198,7 @@ class HubAgentWatches(QObject):
 
     def _added(self, entry: HubEntry) -> None:
         watch = AgentWatch(
-            entry.bridge, self._settings, lambda: self.clock(), parent=self, waiting=lambda room: self._waiting(entry.url, room)
+            entry.bridge, self.settings, lambda: self.clock(), parent=self, waiting=lambda room: self._waiting(entry.url, room)
         )
         watch.changed.connect(self.changed)
         watch.hintRaised.connect(lambda room, hint: entry in self._watches and self.hintRaised.emit(entry, room, hint))

@@ -20,7 +20,7 @@ from parler_desktop.app.attention.platform_notifications import platform_notific
 from parler_desktop.app.needs_you.needs_alerts import NeedsAlerts
 from parler_desktop.paths import Home
 from parler_desktop.settings import load_settings
-from parler_desktop.ui.room_list.agent_glance import AgentDotDelegate, RoomHintBar
+from parler_desktop.ui.room_list.agent_glance import AgentDotDelegate, RoomHintBar, repaint_rooms
 from parler_desktop.ui.attention.close_to_tray import CloseToTray
 from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.timeline.message_jump import MessageJump
@@ -42,7 +42,6 @@ class Attention:
         window.hubs.added.connect(self._hub_added)
         window.hubs.removed.connect(lambda entry: self.notifiers.pop(entry).deleteLater())
         self.agents = HubAgentWatches(window.hubs, self.preferences.current, parent=window, waiting=window.needs.waiting_in)
-        window.needs.changed.connect(self.agents.changed)  # the dots read "waiting" from Needs you
         self.agents.hintRaised.connect(lambda entry, room, hint: self.notifiers[entry].hint(room, hint))
         self.desktop = platform_notifications(bridge.tasks, parent=window)
         self.jump = MessageJump(window, window.room_panel, window.timeline_model)
@@ -63,10 +62,11 @@ class Attention:
         self.needs_alerts.alert.connect(self._deliver)
         self.requests = RequestActions(bridge, window.timeline_model, window.timeline, window.composer)
         self.agents.changed.connect(window.room_panel.view.viewport().update)
+        window.needs.waitingRoomsChanged.connect(lambda rooms: repaint_rooms(window.room_panel.view, rooms))  # the dots read "waiting" from Needs you
         window.room_panel.view.setItemDelegate(AgentDotDelegate(self.agents, window.room_panel.view))
         window.room_panel.model.agents = self.agents  # a screen reader hears the dot too
         self.hint_bar = RoomHintBar(
-            self.agents, window.timeline_model, lambda: None if window.shown_hub is None else window.shown_hub.url
+            self.agents, window.needs, window.timeline_model, lambda: None if window.shown_hub is None else window.shown_hub.url
         )
         window.shownHubChanged.connect(self.hint_bar.refresh)
         column = window.timeline.parentWidget().layout()  # MainWindow's room title / timeline / composer

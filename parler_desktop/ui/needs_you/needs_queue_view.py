@@ -10,7 +10,7 @@ done, B hands back, A approves, X denies, S snoozes; the buttons do the same for
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox, QHBoxLayout, QLabel, QSizePolicy, QLineEdit, QListView, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton, QTextEdit, QToolButton,
     QVBoxLayout, QWidget,
@@ -104,6 +104,7 @@ class NeedsQueueView(QWidget):
         layout.addLayout(row)
         self._selected_key: tuple[str, str] | None = None
         self._selected_row = 0
+        self._stale = False  # changed while hidden (``_hidden``)
         model.modelAboutToBeReset.connect(self._remember)
         model.modelReset.connect(self._restore)
         self.list.selectionModel().currentChanged.connect(lambda current, _previous: self._show(current.row()))
@@ -157,10 +158,31 @@ class NeedsQueueView(QWidget):
         if row >= 0:
             self.list.setCurrentIndex(self.model.index(row))
         self._show(row)
-        self.header.setText(self.model.header())
-        self._fill_filters()
+        self._summarise()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """What changed while the queue was hidden is shown now (``_hidden``)."""
+        super().showEvent(event)
+        if self._stale:
+            self._stale = False
+            self._show(self.list.currentIndex().row())
+            self._summarise()
+
+    def _hidden(self) -> bool:
+        """The queue is not on screen: the selected item, the header and the filters wait until it
+        shows (a wake changes the items ten times a second, and each would render the item's
+        Markdown and read its context from the store)."""
+        self._stale = self._stale or not self.isVisible()
+        return not self.isVisible()
+
+    def _summarise(self) -> None:
+        if not self._hidden():
+            self.header.setText(self.model.header())
+            self._fill_filters()
 
     def _show(self, row: int) -> None:
+        if self._hidden():
+            return
         found = self.model.item(row)
         self.detail.setDocument(markdown_document(found.item.text if found else "", self.detail.font()))
         self.context.clear()

@@ -9,12 +9,16 @@ name). With several hubs each hub's rooms sit under its heading: its name, its c
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QRect, QSize, Qt, Signal
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPalette
-from PySide6.QtWidgets import QLabel, QLineEdit, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView, QLabel, QLineEdit, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget,
+)
 
 from parler_desktop.app import roles
-from parler_desktop.app.hubs.hub_list import HubList
+from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.room_list.busiest_rooms import SHOWN_ROOMS_MAX
 from parler_desktop.app.room_list.room_search import FOUND_ROOMS_MAX
 from parler_desktop.app.room_list.hub_rooms_model import HubRoomsModel
@@ -24,6 +28,22 @@ from parler_desktop.ui.accessibility import name_clear_button
 
 KIND_MARKS = {"channel": "#", "dm": "@", "service": "⚙"}
 TEXT_LEFT = 14  # the row's text starts here; the margin holds the agents' dot (ui/room_list/agent_glance.py)
+
+
+def repaint_rows(view: QAbstractItemView, wanted: Callable[[QModelIndex], bool]) -> None:
+    """Repaint the rows on screen that are ``wanted`` alone, for what the rows show but the model
+    does not announce: QListView lays out and repaints every row at any ``dataChanged``."""
+    viewport, model = view.viewport(), view.model()
+    first = view.indexAt(QPoint(0, 0))
+    row = first.row() if first.isValid() else 0
+    while row < model.rowCount():
+        index = model.index(row, 0)
+        rect = view.visualRect(index)
+        if rect.top() > viewport.height():
+            break
+        if wanted(index):
+            viewport.update(rect)
+        row += 1
 
 
 class RoomBadgeDelegate(QStyledItemDelegate):
@@ -131,6 +151,9 @@ class RoomListPanel(QWidget):
         hubs.added.connect(self._hubs_changed)
         hubs.removed.connect(self._hubs_changed)
         self._hubs_changed()
+        for entry in hubs.entries:
+            self._follow_needs(entry)
+        hubs.added.connect(self._follow_needs)
         self.filter = QLineEdit(placeholderText="Filter rooms (Ctrl+K)", objectName="roomFilter")
         self.filter.setClearButtonEnabled(True)
         self.filter.setAccessibleName("Filter rooms")
@@ -144,6 +167,9 @@ class RoomListPanel(QWidget):
         self.view = QListView(objectName="roomList", accessibleName="Rooms")
         self.view.setModel(self.proxy)
         self.view.setItemDelegate(RoomBadgeDelegate(self.view))
+        # Every row is one height (RoomBadgeDelegate.sizeHint): said so, a change of one row (a count)
+        # no longer lays every row out again, asking each its size (a wake changes counts often).
+        self.view.setUniformItemSizes(True)
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # rows elide to any width
         self.view.selectionModel().currentChanged.connect(self._current_changed)
         self.proxy.modelReset.connect(self._keep_shown_current)  # one hub's list rebuilds every hub's rows
@@ -207,6 +233,15 @@ class RoomListPanel(QWidget):
     def _fold_if_heading(self, index: QModelIndex) -> None:
         if index.isValid() and index.data(roles.HUB_HEADER):
             self.set_collapsed(index.data(roles.HUB_URL), not index.data(roles.HUB_COLLAPSED))
+
+    def _follow_needs(self, entry: HubEntry) -> None:
+        """A hub's Needs you count (its heading's ``HUB_NEEDS``) is repainted on its heading alone,
+        not announced as a ``dataChanged``: that repainted every row, several times a second in a
+        wake (nothing sorts, filters or sizes by it)."""
+        url = entry.url
+        entry.needsChanged.connect(
+            lambda: repaint_rows(self.view, lambda index: bool(index.data(roles.HUB_HEADER)) and index.data(roles.HUB_URL) == url)
+        )
 
     def _hubs_changed(self, *_entry: object) -> None:
         self.proxy.set_show_headings(len(self.hubs.entries) > 1)
