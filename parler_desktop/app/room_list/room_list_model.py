@@ -37,12 +37,13 @@ from parler_desktop.app.room_list.busiest_rooms import busiest_rooms
 from parler_desktop.app.room_list.pulled_ahead import PulledAhead
 from parler_desktop.app.room_list.room_labels import dm_partner, room_label
 from parler_desktop.app.room_list.row_reading import room_reading
+from parler_desktop.app.room_list.sidebar_ticks import SidebarFrames, due_in
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.client.events import ConnectionState
 from parler_desktop.store import LocalStore
 
-RELOAD_DELAY_MS = 120
+RELOAD_DELAY_MS = 120  # live, reloads are due on ticks this far apart, the same for every hub (``sidebar_ticks``)
 CATCH_UP_RELOAD_DELAY_MS = 1000  # while a session catches up: each reload re-sorts and repaints the
 # list on the UI thread, which the stored pages compete with (bench/bench_hubs.py's wake: 8.3 s at
 # 120 ms, 6.6 s at 1 s)
@@ -57,9 +58,12 @@ class RoomListModel(QAbstractListModel):
     totalUnreadChanged = Signal(int)
     reloaded = Signal()
 
-    def __init__(self, bridge: SessionBridge, parent: QObject | None = None) -> None:
+    def __init__(self, bridge: SessionBridge, parent: QObject | None = None, frames: SidebarFrames | None = None) -> None:
+        """``frames``: where the sidebar's changes wait for the end of their frame, shared by every
+        hub's list of one window (``sidebar_ticks``); a list of its own by default."""
         super().__init__(parent)
         self._bridge = bridge
+        self._frames = frames if frames is not None else SidebarFrames(self)
         self._rooms: list[Any] = []  # RoomSummary, as shown
         self._stored: list[Any] = []  # RoomSummary, as last read from the store
         self.loaded = False  # the store was read for the session attached (an empty list is then known empty)
@@ -186,7 +190,7 @@ class RoomListModel(QAbstractListModel):
     def schedule_reload(self, *_event: Any) -> None:
         if not self._timer.isActive():
             catching_up = self._rooms and not self._bridge.is_live  # (an empty list is read at once)
-            self._timer.start(CATCH_UP_RELOAD_DELAY_MS if catching_up else RELOAD_DELAY_MS)
+            self._timer.start(CATCH_UP_RELOAD_DELAY_MS if catching_up else due_in(RELOAD_DELAY_MS))
 
     def _state_changed(self, event: Any) -> None:
         """Caught up: the reload the catch-up put off (for up to a second) runs now, so the rows
@@ -221,29 +225,37 @@ class RoomListModel(QAbstractListModel):
         if self._bridge.store is None:
             return
         self._reload_running = True
+        self._frames.reading(self)
         self._bridge.tasks.spawn("room list", self._reload())
 
     async def _reload(self) -> None:
         store = self._bridge.store  # (None: the session went since the reload was asked for)
-        summaries = None
+        summaries: list[Any] | None = None
         forget_pulled, self._pulled_stale = self._pulled_stale, False
         try:
             if store is not None:
-                summaries = await store.call(LocalStore.room_summaries, self._bridge.agent_id)
-                for room in summaries:
+                read = await store.call(LocalStore.room_summaries, self._bridge.agent_id)
+                for room in read:
                     if room.kind == "dm" and room.name not in self._partners:
                         await self._learn_partner(store, room.name)
+                summaries = list(read)
         finally:
             self._reload_running = False
             if summaries is None:
                 self._pulled_stale |= forget_pulled  # (the next reload, then)
-        if summaries is not None and store is self._bridge.store:
-            if forget_pulled:
-                self._pulled.clear()
-            self._apply(list(summaries))
+            current = summaries is not None and store is self._bridge.store
+            self._frames.done(self, (lambda: self._apply_read(store, summaries, forget_pulled)) if current else None)
         if self._reload_again:
             self._reload_again = False
             self.reload()
+
+    def _apply_read(self, store: Any, summaries: list[Any], forget_pulled: bool) -> None:
+        """A reload's summaries, with the other hubs' of its tick (``sidebar_ticks``)."""
+        if store is not self._bridge.store:
+            return  # another session took over meanwhile
+        if forget_pulled:
+            self._pulled.clear()
+        self._apply(summaries)
 
     def _apply(self, summaries: list[Any]) -> None:
         self._stored, self.loaded = summaries, True
@@ -312,6 +324,7 @@ class RoomListModel(QAbstractListModel):
             self.dataChanged.emit(index, index)
 
     def _session_changed(self) -> None:
+        self._frames.discard(self)
         self._partners.clear()
         self._rosters_asked.clear()
         self._pulled.clear()
