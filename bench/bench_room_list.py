@@ -8,8 +8,9 @@ Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_room_list.py [--hubs
 Each hub is a stand-in session over a real local store (``tests/support/stored_session.py``),
 attached to a real ``MainWindow`` (1200 x 800, shown); the messages are written to the stores as
 the session writes pushes (one at a time, ``hot-share`` of them into the open room) and announced
-as ``MessagesStored``. Reported: the Qt thread's CPU per message and per second, the sidebar's and
-the timeline's paints (how many, their CPU), and the longest gap of bench_ui.py's 2 ms meter,
+as ``MessagesStored``; meanwhile another room is opened every half second. Reported: the Qt
+thread's CPU per message and per second, the sidebar's and the timeline's paints (how many, their
+CPU), the time from opening a room to its page loaded and painted, and the longest gap of bench_ui.py's 2 ms meter,
 against the same window idle for as long (the baseline).
 """
 
@@ -27,6 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
+from bench_hub import percentile  # noqa: E402
 from bench_ui import StallMeter, run_on_app_loop, wait_for  # noqa: E402
 from support.stored_session import ALICE, StoreBackedSession  # noqa: E402
 
@@ -117,6 +119,7 @@ async def run(args: argparse.Namespace) -> None:
 
         rng = random.Random(42)
         sidebar, timeline = PaintCost(window.room_panel.view), PaintCost(window.timeline)
+        switches = asyncio.ensure_future(switching(window, hubs, args))
         meter.start()
         cpu, started, sent = time.thread_time(), time.perf_counter(), 0
         while (now := time.perf_counter()) < started + args.secs:
@@ -133,6 +136,7 @@ async def run(args: argparse.Namespace) -> None:
             await asyncio.sleep(0.002)
         await asyncio.sleep(0.5)  # the last reloads
         busy_cpu, busy_gap = time.thread_time() - cpu, meter.stop()
+        loads, paints = await switches
         secs = time.perf_counter() - started
         window_rows = window.timeline_model.rowCount()
         print(
@@ -142,6 +146,11 @@ async def run(args: argparse.Namespace) -> None:
         print(f"Qt thread CPU: {1000 * busy_cpu / sent:.2f} ms a message, {100 * busy_cpu / secs:.1f} % of a core "
               f"(idle window: {100 * idle_cpu / args.secs:.1f} %)")
         print(f"sidebar: {sidebar}; timeline: {timeline}")
+        print(
+            f"switching rooms (show_room, every other one on another hub), {len(loads)}: to the page loaded p50 "
+            f"{percentile(loads, 0.5):.1f} ms, max {max(loads):.1f} ms; to the first paint after it p50 {percentile(paints, 0.5):.1f} ms, "
+            f"max {max(paints):.1f} ms"
+        )
         print(f"longest gap of the 2 ms meter: {busy_gap:.1f} ms ({meter.stalls} over 50 ms); idle window {idle_gap:.1f} ms")
         collector.stop()
         window.close()
@@ -150,6 +159,40 @@ async def run(args: argparse.Namespace) -> None:
         await window.bridge.tasks.cancel_all()
         for session in sessions:
             await session.store.close()
+
+
+async def switching(window: MainWindow, hubs: HubList, args: argparse.Namespace) -> tuple[list[float], list[float]]:
+    """Open another room every half second while the messages come (every other one on another
+    hub; the traffic's own room last): ms until its page is in, and until the timeline's first
+    paint after that."""
+    model, loads, paints = window.timeline_model, [], []
+    painted: list[float] = []
+    paint = window.timeline.paintEvent
+
+    def timed_paint(event: object) -> None:
+        paint(event)
+        painted.append(time.perf_counter())
+
+    window.timeline.paintEvent = timed_paint
+    rng = random.Random(7)
+    n = 0
+    deadline = time.perf_counter() + args.secs - 1.0
+    while time.perf_counter() < deadline:
+        await asyncio.sleep(0.5)
+        n += 1
+        hub = hubs.entries[(n // 2) % len(hubs.entries)].url
+        room = room_name(rng.randrange(1, args.rooms))
+        loaded: list[float] = []
+        model.roomLoaded.connect(lambda _room: loaded.append(time.perf_counter()))
+        started = time.perf_counter()
+        window.show_room(hub, room)
+        await wait_for(lambda: bool(loaded) and any(t > loaded[-1] for t in painted[-3:]), 15)
+        model.roomLoaded.disconnect()
+        loads.append(1000 * (loaded[-1] - started))
+        paints.append(1000 * (next(t for t in painted if t > loaded[-1]) - started))
+    window.show_room(hubs.entries[0].url, room_name(0))
+    window.timeline.paintEvent = paint
+    return loads, paints
 
 
 def parse() -> argparse.Namespace:

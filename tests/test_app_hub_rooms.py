@@ -121,3 +121,36 @@ def test_a_held_order_keeps_every_room_in_place_and_letting_go_sorts_them(qtbot,
 
     model.hold_order(False)
     assert shown(proxy) == ["#0", "alpha", "beta", "#1", "gamma", "omega", "delta"]
+
+
+class CountingProxy(RoomSortFilterProxy):
+    """The sidebar's proxy, counting the rows it filters again (each a Python call, as the window's)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.filtered = 0
+
+    def filterAcceptsRow(self, source_row, source_parent) -> bool:
+        self.filtered += 1
+        return super().filterAcceptsRow(source_row, source_parent)
+
+
+def test_a_reload_that_changes_two_rooms_far_apart_has_the_proxy_look_at_those_two_only(qtbot, qloop, sessions):
+    """At 60 msg/s a hub's reload changes a few rooms scattered over its list; the proxy filtered
+    and re-sorted every row between them (issue 42 item 3). The order stays right."""
+    first, _second = sessions
+    names = [f"room-{n:03d}" for n in range(100)]
+    store_call(qtbot, qloop, first.store, LocalStore.replace_rooms, [RoomInfo(name, "channel", 2, 0) for name in names])
+    add_messages(qtbot, qloop, first, [message(n + 1, name) for n, name in enumerate(names)])
+    hubs = HubList()
+    model = HubRoomsModel(hubs)
+    proxy = CountingProxy()
+    proxy.setSourceModel(model)
+    hubs.add("ws://first").bridge.attach(first)
+    qtbot.waitUntil(lambda: len(shown(proxy)) == 100, timeout=5000)
+    assert shown(proxy)[:2] == ["room-099", "room-098"]
+    proxy.filtered = 0
+    add_messages(qtbot, qloop, first, [message(500, "room-010"), message(501, "room-090")])
+    qtbot.waitUntil(lambda: shown(proxy)[:2] == ["room-090", "room-010"], timeout=5000)
+    assert proxy.filtered == 3  # the two changed rows and the heading (its unread total), not the 81 from one to the other
+    assert shown(proxy)[2:] == [name for name in reversed(names) if name not in ("room-010", "room-090")]
