@@ -100,6 +100,9 @@ class HubRoomsModel(QAbstractListModel):
         if room_row >= 0 and role == Qt.ItemDataRole.AccessibleTextRole and self.agents is not None:
             room = entry.rooms.row_data(room_row, roles.ROOM_NAME)
             return with_agents(entry.rooms.row_data(room_row, role), self.agents.state(entry.url, room))
+        if room_row >= 0 and role == roles.ROOM_ROW:
+            row = entry.rooms.row_data(room_row, role)
+            return None if row is None else row._replace(hub=entry.url)
         if room_row >= 0:
             return entry.rooms.row_data(room_row, role)
         if role == Qt.ItemDataRole.DisplayRole:

@@ -17,7 +17,7 @@ roster, or fetched once from the hub when none is stored yet; until then it show
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import (
     QAbstractListModel,
@@ -52,6 +52,20 @@ PULLED_SHOW_DELAY_MS = 500  # while the pulls go on, what they brought is shown 
 # bench_hubs.py's wake)
 
 Index = QModelIndex | QPersistentModelIndex
+
+
+class RoomRow(NamedTuple):
+    """All a room's row paints, asked for once a row (``roles.ROOM_ROW``): the sidebar repaints
+    every row on screen at each change, and each role asked for was a call through the proxy and
+    the all-hubs model (nine a row with the agents' dot)."""
+
+    hub: str  # the hub as the settings name it (set by the all-hubs model; "" here)
+    name: str  # the hub's room name
+    label: str  # what the row is called (``DisplayRole``)
+    kind: str
+    unread: int
+    mentions: int
+    preview: str  # "sender: preview" (``ROOM_PREVIEW``)
 
 
 def runs(rows: list[int]) -> list[tuple[int, int]]:
@@ -135,10 +149,16 @@ class RoomListModel(QAbstractListModel):
         if role == roles.ROOM_LAST_TS:
             return int(room.last_ts or 0)
         if role in (roles.ROOM_PREVIEW, Qt.ItemDataRole.AccessibleDescriptionRole):
-            sender = display_text(room.last_sender or "")
-            preview = room.last_preview or ""  # (readable already: ``store/codec.preview_text``)
-            return f"{sender}: {preview}" if sender else preview
+            return self._preview(room)
+        if role == roles.ROOM_ROW:
+            return RoomRow("", room.name, self._label(room), room.kind, int(room.unread), int(room.mentions_unread), self._preview(room))
         return None
+
+    @staticmethod
+    def _preview(room: Any) -> str:
+        sender = display_text(room.last_sender or "")
+        preview = room.last_preview or ""  # (readable already: ``store/codec.preview_text``)
+        return f"{sender}: {preview}" if sender else preview
 
     def sort_keys(self) -> list[tuple]:
         """Each row's key for the proxy's order: newest activity first, then by label (or by
