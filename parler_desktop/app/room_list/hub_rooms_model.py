@@ -63,6 +63,12 @@ class HubRoomsModel(QAbstractListModel):
             row -= size
         return None
 
+    def row_place(self, row: int) -> tuple[str | None, bool]:
+        """(the hub of ``row``, whether the row is its heading) without an index: the sidebar's
+        proxy asks for each row it filters."""
+        where = self._locate(row)
+        return (None, False) if where is None else (where[0].url, where[1] < 0)
+
     def heading_index(self, url: str) -> QModelIndex:
         entry = self._hubs.entry(url)
         return self.index(self._offset(entry)) if entry is not None else QModelIndex()
