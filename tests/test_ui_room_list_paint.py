@@ -6,7 +6,7 @@ size (they are all as tall). Over a real local store; what a row shows is read b
 from __future__ import annotations
 
 from support.qt_loop import qloop  # noqa: F401 - fixture
-from support.stored_session import ALICE, add_messages, bridge, message, session, store, store_call  # noqa: F401
+from support.stored_session import add_messages, message, session, store, store_call  # noqa: F401 - fixtures
 
 from parler_desktop.app import roles
 from parler_desktop.app.hubs.hub_list import HubList
