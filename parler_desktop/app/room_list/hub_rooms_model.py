@@ -23,8 +23,8 @@ from parler_desktop.app.display_text import display_text
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.app.room_list.agent_watch import HubAgentWatches
-from parler_desktop.app.room_list.room_list_model import runs
 from parler_desktop.app.room_list.row_reading import heading_reading, with_agents
+from parler_desktop.app.room_list.sidebar_ticks import runs
 
 Index = QModelIndex | QPersistentModelIndex
 

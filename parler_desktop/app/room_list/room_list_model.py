@@ -37,7 +37,7 @@ from parler_desktop.app.room_list.busiest_rooms import busiest_rooms
 from parler_desktop.app.room_list.pulled_ahead import PulledAhead
 from parler_desktop.app.room_list.room_labels import dm_partner, room_label
 from parler_desktop.app.room_list.row_reading import room_reading
-from parler_desktop.app.room_list.sidebar_ticks import SidebarFrames, due_in
+from parler_desktop.app.room_list.sidebar_ticks import SidebarFrames, due_in, runs
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.client.events import ConnectionState
@@ -68,20 +68,6 @@ class RoomRow(NamedTuple):
     unread: int
     mentions: int
     preview: str  # "sender: preview" (``ROOM_PREVIEW``)
-
-
-def runs(rows: list[int]) -> list[tuple[int, int]]:
-    """Ascending ``rows`` as (first, last) runs of neighbours: a signal for each run, not one from
-    the first changed row to the last. The proxy filters and re-sorts every row a signal spans
-    (Python calls, some 60 µs a row): at 60 msg/s a hub's reload changes a few rows scattered over
-    its list, and the span between them re-sorted most of it, once a tick for every hub."""
-    spans: list[tuple[int, int]] = []
-    for row in rows:
-        if spans and spans[-1][1] == row - 1:
-            spans[-1] = (spans[-1][0], row)
-        else:
-            spans.append((row, row))
-    return spans
 
 
 class RoomListModel(QAbstractListModel):
