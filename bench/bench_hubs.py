@@ -3,16 +3,18 @@ messages/s in all, each figure against a baseline measured in the same run.
 
 Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_hubs.py
      [--hubs 5] [--rooms 100] [--agents 20] [--rate 10] [--duration 180 | --hour]
-     [--night 50000] [--history 20] [--switches 60] [--idle-secs 30] [--repeats 3]
-     [--only wake] [--profile-wake FILE] [--needs-cost]
+     [--burst-rate 200] [--burst-secs 10] [--night 50000] [--history 20] [--switches 60]
+     [--idle-secs 30] [--repeats 3] [--only wake | --only traffic]
+     [--profile-wake FILE] [--profile-traffic FILE] [--needs-cost]
 
 The full size is the default; every size can be scaled down for a small machine (the output's
-first line says which size ran); ``--only wake`` runs figure 6 alone, and ``--profile-wake FILE``
-records the wake with py-spy (every thread, as a speedscope file; py-spy must be installed; its
-sampling options in ``PYSPY_MODE``, ``--idle`` unless set: ``PYSPY_MODE=--gil`` samples only the
-thread holding the GIL). ``--needs-cost`` also wakes copies of the home with the window's Needs you
-derivation off, before and after figure 6, and prints what keeping it current adds to the wake
-(``wake_needs_cost.py``). What runs where:
+first line says which size ran); ``--only wake`` runs figure 6 alone, ``--only traffic`` figures
+2, 3 and 5 (after a first launch fills the caches). ``--profile-wake FILE`` records the wake with
+py-spy, ``--profile-traffic FILE`` the traffic and the burst (every thread, as a speedscope file;
+py-spy must be installed; its sampling options in ``PYSPY_MODE``, ``--idle`` unless set:
+``PYSPY_MODE=--gil`` samples only the thread holding the GIL). ``--needs-cost`` also wakes copies
+of the home with the window's Needs you derivation off, before and after figure 6, and prints what
+keeping it current adds to the wake (``wake_needs_cost.py``). What runs where:
 
 - the hubs: ``--hubs`` processes of our hub (``python -m parler_desktop hub --relaxed-limits``);
 - the agents: one child process (multiprocessing) of raw-wire agents (``tests/support/raw_agent``),
@@ -32,17 +34,21 @@ Figures and their baselines:
    <= 1.5 s. The launched process runs this file with ``--launch-probe``: it imports this file's
    modules (mostly the app's own), then calls the app's command line (``parler_desktop.cli.main``)
    with ``DesktopApp.run`` wrapped by a watcher that only timestamps paints and reloads.
-2. switching rooms: a click on a sidebar row (QTest) of a room on another hub than the one
-   shown, until the end of the timeline's first paint after that room's page loaded (as
-   bench_push.py times paints: the end of the pass); p99 of ``--switches`` clicks; baseline: the
-   same clicks between two rooms of one hub. Target p99 <= 50 ms.
+2. switching rooms under traffic: a click on a sidebar row (QTest) of a room on another hub than
+   the one shown, until the end of the timeline's first paint after that room's page loaded (as
+   bench_push.py times paints: the end of the pass), while the agents post as in 3.; p99 of
+   ``--switches`` clicks; baseline: the same clicks between two rooms of one hub, under the same
+   load. Target p99 <= 50 ms.
 3. stalls under traffic: the longest gap of bench_ui.py's ``StallMeter`` (a 2 ms QTimer on the Qt
    thread, which also runs asyncio) and the gaps over 50 ms, while the agents post ``--rate``
    messages/s for ``--duration`` seconds (``--hot-share`` of them into the room the window shows,
    the rest into random rooms of every hub); baseline: the same meter on the idle window. Target:
    no gap over 50 ms. A bare Qt process (``floor_process``: the same meter, nothing else) runs
    meanwhile; a gap of the window's that overlaps one of its is the machine's (another process
-   or VM had the cores), not the window's: the notes say how many.
+   or VM had the cores), not the window's: the notes say how many. The switching of 2. runs
+   within it. Then a burst: ``--burst-rate`` messages/s for ``--burst-secs`` (the same share into
+   the shown room), the same meter and floor. After each, the notes say how soon every sidebar row
+   and the open room's last row showed the last message posted to them.
 4. idle CPU: the launched window's CPU time (every thread of its process) over ``--idle-secs`` of
    wall time, no traffic, once it has been live for a few seconds; baseline: the one-hub,
    one-room window the same way. Target < 1 %.
@@ -85,8 +91,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, QPointF, Qt
+from PySide6.QtGui import QEnterEvent
+from PySide6.QtWidgets import QApplication, QWidget
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -253,12 +260,14 @@ class Crowd:
         await asyncio.gather(*(self._post(url, self.rooms * self.plan.history) for url in self.urls))
         return {"secs": time.perf_counter() - started, "tokens": self.last_token}
 
-    async def traffic(self, seconds: float) -> dict:
-        """Every agent posts at its share of ``rate`` into random rooms of its hub (agents of the
-        first hub also into the shown room, so it gets ``hot_share`` of all messages)."""
+    async def traffic(self, pace: tuple[float, float]) -> dict:
+        """For ``pace`` (seconds, messages per second) every agent posts at its share of the rate
+        into random rooms of its hub (agents of the first hub also into the shown room, so it
+        gets ``hot_share`` of all messages)."""
+        seconds, rate = pace
         plan = self.plan
         total_agents = sum(plan.agents_on(index) for index in range(plan.hubs))
-        interval = total_agents / plan.rate
+        interval = total_agents / rate
         hot = min(1.0, plan.hot_share * total_agents / plan.agents_on(0))
         started = time.monotonic()
         until = started + seconds
@@ -610,6 +619,8 @@ async def open_window(home: Home, hubs: int, rooms: int) -> tuple[DesktopApp, as
     desktop.collector.start()
     desktop.window.resize(1200, 800)
     running = asyncio.ensure_future(desktop.run())
+    await wait_for(desktop.window.isVisible, 30)
+    desktop.window.activateWindow()  # the human looks at it: the shown room is read as it comes
     await wait_for(
         lambda: len(desktop.hubs.entries) == hubs and all(e.bridge.is_live and e.rooms.rowCount() == rooms for e in desktop.hubs.entries), 120
     )
@@ -635,6 +646,10 @@ async def click_room(desktop: DesktopApp, paints: PaintEnds, hub: str, room: str
 
     window = desktop.window
     panel, model = window.room_panel, window.timeline_model
+    viewport = panel.view.viewport()
+    # The pointer comes over the list first, as a person's does: the rows hold their order under it
+    # (``HubRoomsModel.hold_order``), so traffic does not move the row between the aim and the click.
+    QApplication.sendEvent(viewport, QEnterEvent(QPointF(5, 5), QPointF(5, 5), QPointF(5, 5)))
     index = next(
         panel.proxy.index(row, 0) for row in range(panel.proxy.rowCount())
         if panel.proxy.index(row, 0).data(roles.HUB_URL) == hub and not panel.proxy.index(row, 0).data(roles.HUB_HEADER)
@@ -650,7 +665,8 @@ async def click_room(desktop: DesktopApp, paints: PaintEnds, hub: str, room: str
 
     model.roomLoaded.connect(on_loaded)
     start = time.perf_counter()
-    QTest.mouseClick(panel.view.viewport(), Qt.MouseButton.LeftButton, pos=panel.view.visualRect(index).center())
+    QTest.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=panel.view.visualRect(index).center())
+    QApplication.sendEvent(viewport, QEvent(QEvent.Type.Leave))
     try:
         await wait_for(
             lambda: window.shown_hub is not None and window.shown_hub.url == hub and model.room == room
@@ -683,19 +699,41 @@ async def bench_switching(desktop: DesktopApp, urls: Sequence[str], rooms: int, 
             shown = hub
             await asyncio.sleep(0.1)
     await show(desktop, paints, urls[0], room_name(0))  # the room the traffic's share goes to
+    model = desktop.window.timeline_model
+    if model.has_newer:  # it opened at its first unread: the human goes to the bottom and follows it
+        model.load_latest()
+        await wait_for(lambda: not model.loading, 15)
     return across, within
 
 
 async def wait_caught_up(desktop: DesktopApp, tokens: dict[str, dict[str, str]], timeout: float) -> float:
-    """Seconds until every room's sidebar row shows the last message posted to it."""
+    """Seconds until every room's sidebar row shows the last message posted to it, and the
+    timeline's last row is the open room's last message."""
     started = time.perf_counter()
+    window = desktop.window
+
+    def open_room_current() -> bool:
+        model, hub = window.timeline_model, window.shown_hub
+        last = model._stored[-1] if model._stored else None
+        return hub is None or model.room is None or (last is not None and shows_last(last.text, tokens[hub.url][model.room]))
 
     def caught_up() -> bool:
-        return all(
+        return open_room_current() and all(
             shows_last(preview, tokens[entry.url][room]) for entry in desktop.hubs.entries for room, (_n, preview) in sidebar(entry).items()
         )
 
-    await wait_for(caught_up, timeout)
+    try:
+        await wait_for(caught_up, timeout)
+    except TimeoutError:
+        model = window.timeline_model
+        behind = sum(
+            not shows_last(preview, tokens[entry.url][room]) for entry in desktop.hubs.entries for room, (_n, preview) in sidebar(entry).items()
+        )
+        last = model._stored[-1].text[:12] if model._stored else None
+        raise TimeoutError(
+            f"not caught up: {behind} sidebar rows behind; the open room {model.room!r} ends with {last!r} "
+            f"(has_newer {model.has_newer}, following {model.following})"
+        ) from None
     return time.perf_counter() - started
 
 
@@ -887,16 +925,13 @@ async def night_and_wake(
     notes.append(floor_note("wake", woke["gaps"], wake_floor))
 
 
-async def window_figures(
-    args: argparse.Namespace, plan: Plan, root: Path, homes: tuple[Home, Home], urls: Sequence[str], agents: Agents, floor: Floor,
-    table: Table, notes: list[str],
-) -> float:
-    """1.-5.: the first launches fill the caches of ``homes`` (every hub's; the baseline's), then
-    the figures; the window in this process is closed at the end, every room's last pull complete.
-    The idle window's longest gap (ms), the stall baseline."""
+async def launched_figures(
+    args: argparse.Namespace, plan: Plan, root: Path, homes: tuple[Home, Home], urls: Sequence[str], table: Table, notes: list[str],
+) -> None:
+    """1. and 4.: the first launches fill the caches of ``homes`` (every hub's; the baseline's),
+    then launches on them."""
     home, baseline_home = homes
     everything, one_room = dict.fromkeys(urls, plan.rooms), {urls[0]: 1}
-    rss_first = min(60.0, args.duration / 3)
     # 1. cold start, and 4. idle CPU: first launches fill the caches; then launches on them.
     for each, expected in ((home, everything), (baseline_home, one_room)):
         filled = await asyncio.to_thread(launch, root, each, expected, "fill")
@@ -926,7 +961,15 @@ async def window_figures(
             cpu / base_cpu if base_cpu else None, f"< {IDLE_CPU_PCT:g} %", cpu < IDLE_CPU_PCT,
         )
 
-    # The window in this process from here on.
+
+
+async def window_figures(
+    args: argparse.Namespace, plan: Plan, home: Home, urls: Sequence[str], agents: Agents, floor: Floor, table: Table, notes: list[str],
+) -> float:
+    """2., 3. and 5. on the window in this process (its caches filled by a first launch), closed
+    at the end, every room's last pull complete. The idle window's longest gap (ms), the stall
+    baseline."""
+    rss_first = min(60.0, args.duration / 3)
     desktop, running = await open_window(home, plan.hubs, plan.rooms)
     await asyncio.sleep(SETTLE_SECS)  # its catch-up (a rooms call per hub) is over
     meter = GapMeter()
@@ -935,36 +978,37 @@ async def window_figures(
     await asyncio.sleep(IDLE_STALL_SECS)
     idle_gap, idle_stalls, idle_gaps = meter.stop(), meter.stalls, meter.gaps
     idle_floor = await floor.stop()
+    notes.append(floor_note(f"idle window ({IDLE_STALL_SECS:g} s)", idle_gaps, idle_floor))
 
-    # 2. switching rooms.
-    across, within = await bench_switching(desktop, urls, plan.rooms, args.switches)
-    p99, base_p99 = percentile(across, 0.99), percentile(within, 0.99)
-    table.add(
-        f"switch rooms across hubs, click -> painted, p99 of {len(across)}", ms(p99), f"{ms(base_p99)} (2 rooms of 1 hub)",
-        p99 / base_p99, f"<= {SWITCH_MS:g} ms", p99 <= SWITCH_MS / 1000,
-    )
-    notes.append(
-        f"switching: across hubs p50 {ms(percentile(across, 0.5))}, max {ms(max(across))}; "
-        f"within one hub p50 {ms(percentile(within, 0.5))}, max {ms(max(within))}"
-    )
-
-    # 3. stalls under traffic, and 5. memory.
+    # 3. stalls under traffic, 2. switching rooms meanwhile, and 5. memory.
     await asyncio.sleep(1.0)
+    profiler = py_spy(args.profile_traffic) if args.profile_traffic else None
     meter.start()
     floor.start()
     started = time.perf_counter()
-    traffic = asyncio.ensure_future(agents.ask("traffic", args.duration))
+    traffic = asyncio.ensure_future(agents.ask("traffic", (args.duration, plan.rate)))
+    await asyncio.sleep(1.0)  # the traffic under way
+    across, within = await bench_switching(desktop, urls, plan.rooms, args.switches)
     rss_marks: list[float] = []
-    await asyncio.sleep(rss_first)
+    await asyncio.sleep(max(0.0, started + rss_first - time.perf_counter()))
     rss_marks.append(rss_mb())
     ran = await traffic
     rss_marks.append(rss_mb())
     gap = meter.stop()
     traffic_floor = await floor.stop()
     lag = await wait_caught_up(desktop, ran["tokens"], 120)
+    p99, base_p99 = percentile(across, 0.99), percentile(within, 0.99)
+    table.add(
+        f"switch rooms across hubs under {plan.rate:g} msg/s, click -> painted, p99 of {len(across)}", ms(p99),
+        f"{ms(base_p99)} (2 rooms of 1 hub, same load)", p99 / base_p99, f"<= {SWITCH_MS:g} ms", p99 <= SWITCH_MS / 1000,
+    )
+    notes.append(
+        f"switching (under traffic): across hubs p50 {ms(percentile(across, 0.5))}, max {ms(max(across))}; "
+        f"within one hub p50 {ms(percentile(within, 0.5))}, max {ms(max(within))}"
+    )
     measured, verdict = stall_cells(gap, meter.gaps, traffic_floor)
     table.add(
-        f"longest stall, {plan.rate:g} msg/s for {span(args.duration)}", measured,
+        f"longest stall, {plan.rate:g} msg/s for {span(args.duration)} (switching meanwhile)", measured,
         f"{idle_gap:.1f} ms, {idle_stalls} over (idle window)", gap / idle_gap, f"none over {STALL_MS:g} ms", verdict,
     )
     growth = rss_marks[1] / rss_marks[0]
@@ -974,13 +1018,17 @@ async def window_figures(
     )
     notes.append(
         f"traffic: {ran['sent']:,} messages in {ran['secs']:.0f} s ({ran['sent'] / ran['secs']:.1f} msg/s); "
-        f"every room's last message in the sidebar {lag:.2f} s after the last send; {time.perf_counter() - started:.0f} s in all"
+        f"every room's last message in the sidebar and the open room {lag:.2f} s after the last send; {time.perf_counter() - started:.0f} s in all"
     )
-    notes.append(floor_note(f"idle window ({IDLE_STALL_SECS:g} s)", idle_gaps, idle_floor))
     notes.append(
         floor_note("traffic", meter.gaps, traffic_floor)
         + (f"; the window's: {', '.join(f'{length:.0f} ms' for _, length in meter.gaps[:10])}" if meter.gaps else "")
     )
+    if args.burst_secs > 0:
+        await burst_figure(args, desktop, agents, floor, meter, (idle_gap, idle_stalls), table, notes)
+    if profiler is not None:
+        profiler.send_signal(signal.SIGINT)  # py-spy writes its file and ends
+        await asyncio.to_thread(profiler.wait, 60)
 
     # 6. waking after a night away.
     settling = time.monotonic()
@@ -992,6 +1040,33 @@ async def window_figures(
     )
     await close_window(desktop, running)
     return idle_gap
+
+
+async def burst_figure(
+    args: argparse.Namespace, desktop: DesktopApp, agents: Agents, floor: Floor, meter: GapMeter, idle: tuple[float, int],
+    table: Table, notes: list[str],
+) -> None:
+    """3b.: the longest stall while the agents post ``--burst-rate`` messages/s for ``--burst-secs``
+    (the same share into the shown room), and how soon the sidebar and the open room caught up."""
+    await asyncio.sleep(1.0)
+    meter.start()
+    floor.start()
+    ran = await agents.ask("traffic", (args.burst_secs, args.burst_rate))
+    gap = meter.stop()
+    burst_floor = await floor.stop()
+    lag = await wait_caught_up(desktop, ran["tokens"], 120)
+    measured, verdict = stall_cells(gap, meter.gaps, burst_floor)
+    idle_gap, idle_stalls = idle
+    table.add(
+        f"longest stall, a burst of {args.burst_rate:g} msg/s for {span(args.burst_secs)}", measured,
+        f"{idle_gap:.1f} ms, {idle_stalls} over (idle window)", gap / idle_gap, f"none over {STALL_MS:g} ms", verdict,
+    )
+    notes.append(
+        f"burst: {ran['sent']:,} messages in {ran['secs']:.1f} s ({ran['sent'] / ran['secs']:.1f} msg/s); every room's last "
+        f"message in the sidebar and the open room {lag:.2f} s after the last send; "
+        + floor_note("burst", meter.gaps, burst_floor)
+        + (f"; the window's: {', '.join(f'{length:.0f} ms' for _, length in meter.gaps[:10])}" if meter.gaps else "")
+    )
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -1021,13 +1096,14 @@ async def main(args: argparse.Namespace) -> None:
         try:
             made = await agents.ask("setup", {"window": str(home.key_file), "baseline": str(baseline_home.key_file)})
             print(f"set up: {plan.hubs * plan.rooms} rooms, {plan.hubs * plan.rooms * plan.history:,} messages in {made['secs']:.1f} s", flush=True)
-            if args.only == "wake":  # the first launch fills the caches, as before figure 1
+            if args.only is None:
+                await launched_figures(args, plan, root, (home, baseline_home), urls, table, notes)
+            else:  # the first launch fills the caches, as before figure 1
                 filled = await asyncio.to_thread(launch, root, home, dict.fromkeys(urls, plan.rooms), "fill")
                 print(f"first launch: caches filled {filled['filled'] - filled['start']:.1f} s after the start", flush=True)
-                idle_gap = None
-            else:
-                idle_gap = await window_figures(args, plan, root, (home, baseline_home), urls, agents, floor, table, notes)
-            await night_and_wake(args, plan, home, urls, agents, floor, table, notes, idle_gap)
+            idle_gap = None if args.only == "wake" else await window_figures(args, plan, home, urls, agents, floor, table, notes)
+            if args.only != "traffic":
+                await night_and_wake(args, plan, home, urls, agents, floor, table, notes, idle_gap)
         finally:
             floor.quit()
             agents.quit()
@@ -1054,9 +1130,15 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--switches", type=int, default=60, help="clicks of each kind (across hubs; within one hub)")
     parser.add_argument("--idle-secs", type=float, default=30.0, help="idle CPU window (0: skip)")
     parser.add_argument("--repeats", type=int, default=3, help="launches of each home for the cold start")
-    parser.add_argument("--only", choices=("wake",), help="only this figure (its caches filled by a first launch)")
+    parser.add_argument("--burst-rate", type=float, default=200.0, help="messages per second of the burst after the traffic")
+    parser.add_argument("--burst-secs", type=float, default=10.0, help="seconds of the burst (0: none)")
+    parser.add_argument(
+        "--only", choices=("wake", "traffic"), help="only the wake, or only the traffic (switching, stalls, the burst, memory); "
+        "the caches filled by a first launch",
+    )
     parser.add_argument("--profile-wake", metavar="FILE", help="record the wake with py-spy (speedscope JSON)")
     parser.add_argument("--needs-cost", action="store_true", help="also wake with Needs you off, and print what it adds")
+    parser.add_argument("--profile-traffic", metavar="FILE", help="record the traffic and the burst with py-spy (speedscope JSON)")
     # The launched window's own options (``launch_probe``): not for people.
     parser.add_argument("--launch-probe", metavar="REPORT", help=argparse.SUPPRESS)
     parser.add_argument("--home", help=argparse.SUPPRESS)

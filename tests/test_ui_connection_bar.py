@@ -12,6 +12,7 @@ from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, save_settings
 from parler_desktop.ui.desktop import DesktopApp
+from parler_desktop.ui.hubs.connection_bar import ElidedLabel
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -43,3 +44,28 @@ def test_a_long_status_is_elided_and_the_buttons_stay_in_the_window(qtbot, qloop
         run_coroutine(qtbot, qloop, app.shutdown())
         window.close()
         window.deleteLater()
+
+
+def test_an_elided_label_given_the_same_text_again_changes_nothing(qtbot):
+    """The room title is set again at every reload of the shown hub's rooms (several a second
+    while agents talk fast: issue 42 item 3); the same text is neither elided nor told to screen
+    readers again."""
+
+    class CountingLabel(ElidedLabel):
+        def __init__(self) -> None:
+            super().__init__("countingLabel")
+            self.set_texts = 0
+
+        def setText(self, text: str) -> None:
+            self.set_texts += 1
+            super().setText(text)
+
+    label = CountingLabel()
+    qtbot.addWidget(label)
+    label.resize(400, 30)
+    label.set_full_text("team  ·  channel  ·  3 members")
+    assert (label.set_texts, label.text(), label.accessibleName()) == (1, "team  ·  channel  ·  3 members", "team · channel · 3 members")
+    label.set_full_text("team  ·  channel  ·  3 members")
+    assert label.set_texts == 1
+    label.set_full_text("team  ·  channel  ·  4 members")
+    assert (label.set_texts, label.text()) == (2, "team  ·  channel  ·  4 members")

@@ -8,6 +8,7 @@ ROOM_MENTIONS = Qt.ItemDataRole.UserRole + 3
 ROOM_LAST_TS = Qt.ItemDataRole.UserRole + 4
 ROOM_PREVIEW = Qt.ItemDataRole.UserRole + 5
 ROOM_NAME = Qt.ItemDataRole.UserRole + 6  # the hub's room name (DisplayRole is the label shown)
+ROOM_ROW = Qt.ItemDataRole.UserRole + 7  # RoomRow: all a room row paints, in one call (None for a heading)
 
 FIRST_UNREAD = Qt.ItemDataRole.UserRole + 20  # bool: the "new messages" divider sits above this row
 

@@ -230,11 +230,12 @@ class MainWindow(QMainWindow):
 
     def _hub_added(self, entry: HubEntry) -> None:
         rooms = entry.rooms
-        for changed in (self._update_placeholder, self._update_room_title):
-            rooms.reloaded.connect(changed)
+        shown_hub_title = lambda *_changed: self._update_room_title() if entry is self.shown_hub else None  # noqa: E731
+        rooms.reloaded.connect(self._update_placeholder)
+        rooms.reloaded.connect(shown_hub_title)
         rooms.reloaded.connect(lambda: self.opener.listed(entry))
-        rooms.dataChanged.connect(self._update_room_title)  # e.g. a DM learns its member's name
-        entry.changed.connect(self._update_room_title)  # e.g. the hub renamed
+        rooms.dataChanged.connect(shown_hub_title)  # e.g. a DM learns its member's name
+        entry.changed.connect(self._update_room_title)  # e.g. the hub renamed (another hub's name may show too)
         entry.bridge.sessionChanged.connect(lambda: self._follow(entry) if entry is self.shown_hub else None)
         self.remove_hub_action.setEnabled(len(self.hubs.entries) > 1)
         if self.shown_hub is None:

@@ -15,6 +15,7 @@ from PySide6.QtCore import QObject, Signal
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.connection_status import ConnectionStatus, hub_place
 from parler_desktop.app.room_list.room_list_model import RoomListModel
+from parler_desktop.app.room_list.sidebar_ticks import SidebarFrames
 
 EMBEDDED_LABEL = "This computer"
 
@@ -31,14 +32,15 @@ class HubEntry(QObject):
     changed = Signal()  # its label, state or unread count changed
     needsChanged = Signal()  # how many items need the human here changed (its heading's count alone)
 
-    def __init__(self, url: str, parent: QObject | None = None) -> None:
+    def __init__(self, url: str, parent: QObject | None = None, frames: SidebarFrames | None = None) -> None:
+        """``frames``: shared by every hub of a window, so their rows change in one frame."""
         super().__init__(parent)
         self.url = url
         self.name = ""  # what the human called it (Rename…); "" = named after its address
         self.needs_you = 0  # items waiting on the human here (set by app/needs_you's HubNeeds, their one source)
         self.damaged_store: Path | None = None  # its cache could not be used: "Start with a fresh cache" replaces it
         self.bridge = SessionBridge(self)
-        self.rooms = RoomListModel(self.bridge, self)
+        self.rooms = RoomListModel(self.bridge, self, frames)
         self.status = ConnectionStatus(self)
         self.bridge.stateChanged.connect(self.status.on_state)
         self.bridge.sessionChanged.connect(self._session_changed)
@@ -74,6 +76,7 @@ class HubList(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.entries: list[HubEntry] = []
+        self.sidebar_frames = SidebarFrames(self)  # every hub's room list changes in one frame (``sidebar_ticks``)
         self._total_unread = 0
 
     def add(self, url: str) -> HubEntry:
@@ -81,13 +84,14 @@ class HubList(QObject):
         existing = self.entry(url)
         if existing is not None:
             return existing
-        entry = HubEntry(url, self)
+        entry = HubEntry(url, self, self.sidebar_frames)
         self.entries.append(entry)
         entry.rooms.totalUnreadChanged.connect(self._count)
         self.added.emit(entry)
         return entry
 
     def remove(self, entry: HubEntry) -> None:
+        self.sidebar_frames.discard(entry.rooms)
         self.entries.remove(entry)
         self.removed.emit(entry)
         self._count()

@@ -24,6 +24,7 @@ from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.app.room_list.agent_watch import HubAgentWatches
 from parler_desktop.app.room_list.row_reading import heading_reading, with_agents
+from parler_desktop.app.room_list.sidebar_ticks import runs
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -39,6 +40,8 @@ class HubRoomsModel(QAbstractListModel):
         self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
         self._row_count: int | None = None  # (None: rows changed since)
         self._held: dict[tuple[str, str], int] | None = None  # (hub, room) -> its place while held
+        self._held_keys: dict[tuple[str, str], tuple] | None = None  # (hub, room) -> its sort key when held
+        self._made_keys: dict[HubEntry, tuple[list, int, list]] = {}  # (its model's keys, its order, its sidebar keys)
         for entry in hubs.entries:
             self._follow(entry)
         hubs.added.connect(self._added)
@@ -62,6 +65,12 @@ class HubRoomsModel(QAbstractListModel):
                 return entry, row - 1
             row -= size
         return None
+
+    def row_place(self, row: int) -> tuple[str | None, bool]:
+        """(the hub of ``row``, whether the row is its heading) without an index: the sidebar's
+        proxy asks for each row it filters."""
+        where = self._locate(row)
+        return (None, False) if where is None else (where[0].url, where[1] < 0)
 
     def heading_index(self, url: str) -> QModelIndex:
         entry = self._hubs.entry(url)
@@ -100,6 +109,9 @@ class HubRoomsModel(QAbstractListModel):
         if room_row >= 0 and role == Qt.ItemDataRole.AccessibleTextRole and self.agents is not None:
             room = entry.rooms.row_data(room_row, roles.ROOM_NAME)
             return with_agents(entry.rooms.row_data(room_row, role), self.agents.state(entry.url, room))
+        if room_row >= 0 and role == roles.ROOM_ROW:
+            row = entry.rooms.row_data(room_row, role)
+            return None if row is None else row._replace(hub=entry.url)
         if room_row >= 0:
             return entry.rooms.row_data(room_row, role)
         if role == Qt.ItemDataRole.DisplayRole:
@@ -133,28 +145,48 @@ class HubRoomsModel(QAbstractListModel):
                 self._keys.append((order, 0))
                 keys = entry.rooms.sort_keys()
                 if held is None:
-                    self._keys.extend((order, 1, *key) for key in keys)
+                    self._keys.extend(self._hub_keys(entry, order, keys))
                 else:
                     names = entry.rooms.room_names()
                     self._keys.extend((order, 1, held.get((entry.url, name), last), *key) for name, key in zip(names, keys))
         return self._keys
+
+    def _hub_keys(self, entry: HubEntry, order: int, keys: list[tuple]) -> list[tuple]:
+        """``entry``'s rows' keys as the sidebar's, made again only when its model's keys are new
+        (a change of one hub's rows made all five hubs' 500 keys again, at each change)."""
+        cached = self._made_keys.get(entry)
+        if cached is None or cached[0] is not keys or cached[1] != order:
+            cached = (keys, order, [(order, 1, *key) for key in keys])
+            self._made_keys[entry] = cached
+        return cached[2]
 
     def hold_order(self, hold: bool) -> None:
         """Keep each room where it is now (True) until released (False: sorted again)."""
         if hold == (self._held is not None):
             return
         if hold:
-            self._held = {}
+            self._held, self._held_keys = {}, {}
             for entry in self._hubs.entries:
                 keys, names = entry.rooms.sort_keys(), entry.rooms.room_names()
                 for place, row in enumerate(sorted(range(len(keys)), key=keys.__getitem__)):
                     self._held[(entry.url, names[row])] = place
+                    self._held_keys[(entry.url, names[row])] = keys[row]
             self._keys = None
         else:
-            self._held = None
+            # The proxy sorts again the rows it is told changed, each a few Python lessThan calls:
+            # told of every row, it sorted all of them at each letting go (the pointer leaving the
+            # list). The rooms whose keys are the same as when the order was held keep their order
+            # among themselves; only those that changed or came meanwhile can have moved.
+            moved = []
+            for entry in self._hubs.entries:
+                heading = self._offset(entry)
+                for row, (name, key) in enumerate(zip(entry.rooms.room_names(), entry.rooms.sort_keys())):
+                    if self._held_keys.get((entry.url, name)) != key:
+                        moved.append(heading + 1 + row)
+            self._held = self._held_keys = None
             self._keys = None
-            if self.rowCount():  # the proxy sorts the rows it is told changed
-                self.dataChanged.emit(self.index(0), self.index(self.rowCount() - 1))
+            for first, last in runs(moved):
+                self.dataChanged.emit(self.index(first), self.index(last))
 
     def _rows_changed(self) -> None:
         self._keys = self._row_count = None
@@ -189,6 +221,7 @@ class HubRoomsModel(QAbstractListModel):
     def _removed(self, entry: HubEntry) -> None:
         self.beginResetModel()  # the entry is out of the list already: its rows cannot be located
         self.collapsed.discard(entry.url)
+        self._made_keys.pop(entry, None)
         self._rows_changed()
         self.endResetModel()
 

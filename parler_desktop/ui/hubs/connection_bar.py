@@ -26,6 +26,10 @@ class ElidedLabel(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
     def set_full_text(self, text: str) -> None:
+        """Show ``text`` (the same text again changes nothing: the room title is set again at each
+        reload of the room lists, and each setting re-elided it and told screen readers)."""
+        if text == self.full_text:
+            return
         self.full_text = text
         self.setToolTip(plain_tooltip(text, wrap=True) if text else "")
         # A screen reader reads the whole text, never the tooltip's markup (its fallback description).

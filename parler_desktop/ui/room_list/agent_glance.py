@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QModelIndex, QRect, Qt, QTimer
+from PySide6.QtCore import QRect, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QStyle, QStyleOptionViewItem, QWidget
 
@@ -17,6 +17,7 @@ from parler_desktop.app.needs_you.hub_needs import HubNeeds
 from parler_desktop.app.needs_you.waiting_words import room_warnings
 from parler_desktop.app.room_list.agent_watch import HubAgentWatches
 from parler_desktop.app.timeline.timeline_model import TimelineModel
+from parler_desktop.app.room_list.room_list_model import RoomRow
 from parler_desktop.ui.appearance.theme import follow_style, theme
 from parler_desktop.ui.room_list.room_list_view import TEXT_LEFT, RoomBadgeDelegate, repaint_rows
 
@@ -43,11 +44,9 @@ class AgentDotDelegate(RoomBadgeDelegate):
         super().__init__(parent)
         self._agents = agents
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        super().paint(painter, option, index)
-        if index.data(roles.HUB_HEADER):
-            return
-        colour = theme.colours.agent_dots.get(self._agents.state(index.data(roles.HUB_URL), index.data(roles.ROOM_NAME) or ""))
+    def paint_room(self, painter: QPainter, option: QStyleOptionViewItem, row: RoomRow) -> None:
+        super().paint_room(painter, option, row)
+        colour = theme.colours.agent_dots.get(self._agents.state(row.hub, row.name))
         if colour is not None:
             painter.save()
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)

@@ -22,7 +22,7 @@ from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.room_list.busiest_rooms import SHOWN_ROOMS_MAX
 from parler_desktop.app.room_list.room_search import FOUND_ROOMS_MAX
 from parler_desktop.app.room_list.hub_rooms_model import HubRoomsModel
-from parler_desktop.app.room_list.room_list_model import RoomSortFilterProxy
+from parler_desktop.app.room_list.room_list_model import RoomRow, RoomSortFilterProxy
 from parler_desktop.ui.appearance.theme import theme
 from parler_desktop.ui.accessibility import name_clear_button
 
@@ -51,9 +51,13 @@ class RoomBadgeDelegate(QStyledItemDelegate):
         return QSize(120, option.fontMetrics.height() * 2 + 12)  # as narrow as a row can be: it elides
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        if index.data(roles.HUB_HEADER):
+        row = index.data(roles.ROOM_ROW)  # (one call: see ``RoomRow``)
+        if row is None:
             self._paint_heading(painter, option, index)
-            return
+        else:
+            self.paint_room(painter, option, row)
+
+    def paint_room(self, painter: QPainter, option: QStyleOptionViewItem, row: RoomRow) -> None:
         painter.save()
         rect = option.rect
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
@@ -64,8 +68,7 @@ class RoomBadgeDelegate(QStyledItemDelegate):
         )
         metrics = option.fontMetrics
         line = metrics.height()
-        unread = index.data(roles.ROOM_UNREAD) or 0
-        mentions = index.data(roles.ROOM_MENTIONS) or 0
+        unread, mentions = row.unread, row.mentions
         x_right = rect.right() - 6
         badge_font = QFont(option.font)
         badge_font.setBold(True)
@@ -86,14 +89,14 @@ class RoomBadgeDelegate(QStyledItemDelegate):
         name_font.setBold(unread > 0)
         painter.setFont(name_font)
         painter.setPen(text_colour)
-        mark = KIND_MARKS.get(index.data(roles.ROOM_KIND) or "", "?")
+        mark = KIND_MARKS.get(row.kind, "?")
         name_rect = QRect(rect.left() + TEXT_LEFT, rect.top() + 6, x_right - rect.left() - TEXT_LEFT - 4, line + 2)
-        painter.drawText(name_rect, Qt.AlignmentFlag.AlignVCenter, metrics.elidedText(f"{mark} {index.data()}", Qt.TextElideMode.ElideRight, name_rect.width()))
+        painter.drawText(name_rect, Qt.AlignmentFlag.AlignVCenter, metrics.elidedText(f"{mark} {row.label}", Qt.TextElideMode.ElideRight, name_rect.width()))
         painter.setFont(option.font)
         if not selected:
             painter.setPen(option.palette.color(QPalette.ColorRole.PlaceholderText))
         preview_rect = QRect(rect.left() + TEXT_LEFT, rect.top() + 8 + line, rect.width() - TEXT_LEFT - 8, line)
-        preview = " ".join(str(index.data(roles.ROOM_PREVIEW) or "").split())
+        preview = " ".join(row.preview.split())
         painter.drawText(preview_rect, Qt.AlignmentFlag.AlignVCenter, metrics.elidedText(preview, Qt.TextElideMode.ElideRight, preview_rect.width()))
         painter.restore()
 
@@ -171,6 +174,9 @@ class RoomListPanel(QWidget):
         # no longer lays every row out again, asking each its size (a wake changes counts often).
         self.view.setUniformItemSizes(True)
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # rows elide to any width
+        # Every row is as tall (``RoomBadgeDelegate.sizeHint``): each re-sort lays the list out again, and
+        # without this it asked the Python delegate for every row's size each time (issue 42 item 3).
+        self.view.setUniformItemSizes(True)
         self.view.selectionModel().currentChanged.connect(self._current_changed)
         self.proxy.modelReset.connect(self._keep_shown_current)  # one hub's list rebuilds every hub's rows
         self.proxy.rowsInserted.connect(self._keep_shown_current)

@@ -1,0 +1,81 @@
+"""What painting the sidebar asks of its model (issue 42 item 3): the sidebar repaints every row on
+screen at each change of any hub's rooms, so a row's paint asks for all it shows in one call
+(``RoomRow``), and laying the list out after a re-sort does not ask the delegate for each row's
+size (they are all as tall). Over a real local store; what a row shows is read back from it."""
+
+from __future__ import annotations
+
+from support.qt_loop import qloop  # noqa: F401 - fixture
+from support.stored_session import add_messages, message, session, store, store_call  # noqa: F401 - fixtures
+
+from parler_desktop.app import roles
+from parler_desktop.app.hubs.hub_list import HubList
+from parler_desktop.app.room_list.hub_rooms_model import HubRoomsModel
+from parler_desktop.app.room_list.room_list_model import RoomRow
+from parler_desktop.protocol.values import RoomInfo
+from parler_desktop.store import LocalStore
+from parler_desktop.ui.room_list.room_list_view import RoomBadgeDelegate, RoomListPanel
+
+
+class CountingRooms(HubRoomsModel):
+    def __init__(self, hubs: HubList) -> None:
+        super().__init__(hubs)
+        self.asked: list[int] = []
+
+    def data(self, index, role=0):
+        self.asked.append(role)
+        return super().data(index, role)
+
+
+class CountingDelegate(RoomBadgeDelegate):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.sized = 0
+
+    def sizeHint(self, option, index):
+        self.sized += 1
+        return super().sizeHint(option, index)
+
+
+def test_a_room_row_is_painted_from_one_call_with_what_the_store_holds(qtbot, qloop, session):
+    rooms = [RoomInfo(f"room-{n:02d}", "channel", 2, 0) for n in range(30)]
+    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, rooms)
+    add_messages(qtbot, qloop, session, [message(n + 1, room.name, f"hello {n}") for n, room in enumerate(rooms)])
+    hubs = HubList()
+    panel = RoomListPanel(hubs)
+    qtbot.addWidget(panel)
+    model = CountingRooms(hubs)
+    panel.proxy.setSourceModel(model)
+    panel.resize(300, 500)
+    panel.show()
+    hubs.add("ws://one").bridge.attach(session)
+    qtbot.waitUntil(lambda: panel.proxy.rowCount() == 30, timeout=5000)  # (one hub: no heading shown)
+    row = panel.proxy.index(0, 0).data(roles.ROOM_ROW)
+    assert row == RoomRow("ws://one", "room-29", "room-29", "channel", 1, 0, "alice: hello 29")
+    assert model.index(0).data(roles.ROOM_ROW) is None  # the heading
+    panel.view.doItemsLayout()
+    model.asked.clear()
+    panel.view.viewport().repaint()
+    painted = model.asked.count(roles.ROOM_ROW)
+    assert painted >= 5  # the rows on screen
+    assert len(model.asked) == painted  # one call a row (six, nine with the agents' dot, before)
+
+
+def test_the_sidebar_lays_out_without_asking_each_row_for_its_size(qtbot, qloop, session):
+    rooms = [RoomInfo(f"room-{n:02d}", "channel", 2, 0) for n in range(60)]
+    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, rooms)
+    add_messages(qtbot, qloop, session, [message(n + 1, room.name) for n, room in enumerate(rooms)])
+    hubs = HubList()
+    panel = RoomListPanel(hubs)
+    qtbot.addWidget(panel)
+    delegate = CountingDelegate(panel.view)
+    panel.view.setItemDelegate(delegate)
+    panel.resize(300, 500)
+    panel.show()
+    hubs.add("ws://one").bridge.attach(session)
+    qtbot.waitUntil(lambda: panel.proxy.rowCount() == 60, timeout=5000)
+    delegate.sized = 0
+    add_messages(qtbot, qloop, session, [message(500, "room-07")])  # re-sorted: room-07 to the top
+    qtbot.waitUntil(lambda: panel.proxy.index(0, 0).data(roles.ROOM_NAME) == "room-07", timeout=5000)
+    panel.view.doItemsLayout()
+    assert delegate.sized <= 5  # a row's size serves them all (208 asked before)
