@@ -49,7 +49,7 @@ QT = ("PySide6", "qasync")
 BELOW_THE_QT_SEAM = (
     "protocol", "hub", "client", "demo", "store", "identity.py", "paths.py", "file_lock.py", "instance_lock.py",
     "atomic_file.py", "disk_errors.py", "settings.py", "__init__.py", "__main__.py", "assets.py", "logs.py", "system_libs.py",
-    "window_state.py", "platform",
+    "window_state.py", "platform", "stop_signals.py",
 )
 # What each layer must not import from Qt; ui/ may import all of it, so it has no case here.
 QT_FORBIDDEN = {**{layer: QT for layer in BELOW_THE_QT_SEAM}, "app": ("PySide6.QtWidgets",)}
@@ -70,9 +70,10 @@ ALLOWED = {
     "instance_lock.py": {"paths", "file_lock"},
     "settings.py": {"paths", "atomic_file", "disk_errors", "protocol", "platform"},
     "window_state.py": {"atomic_file"},
+    "stop_signals.py": set(),
     "hub": {"hub", "protocol", "identity", "paths", "file_lock", "atomic_file", "disk_errors"},
     "store": {"store", "protocol", "disk_errors", "file_lock"},
-    "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors", "platform", "logs"},
+    "client": {"client", "protocol", "identity", "store", "paths", "settings", "disk_errors", "platform", "logs", "stop_signals"},
     "demo": {"demo", "client", "protocol", "identity"},
     "app": {
         "app", "client", "protocol", "identity", "store", "paths", "settings", "hub", "atomic_file", "disk_errors", "assets",
