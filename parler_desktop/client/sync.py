@@ -124,7 +124,7 @@ class RoomSync:
         self._forward_messages = (first_sync_messages, catch_up_messages)  # read forward at most, then from the newest page
         self.page_size = page_size
         self.rooms: tuple[RoomInfo, ...] = ()
-        self._listed_names: frozenset[str] = frozenset()  # of ``rooms``: made once per list (a hub may list 100,000)
+        self._listed_by_name: dict[str, RoomInfo] = {}  # ``rooms`` by name: made once per list, off the loop (a hub may list 100,000)
         self.live = False  # stored messages are flagged live (the session is LIVE)
         self._marks: dict[str, int | None] = {}  # room -> sync mark as stored (None: none yet)
         self._cursor_unknown: set[str] = set()
@@ -239,7 +239,7 @@ class RoomSync:
         once, then counted): a hub could make up thousands of rooms so. A room joined since the
         last ``rooms`` call (someone opened a DM with us) is asked for at most every
         ``UNLISTED_REFRESH_SECS``, and its pull brings what the ignored push carried."""
-        known = self._listed_names
+        known = self._listed_by_name
         messages = list(messages)
         listed = [message for message in messages if message.room in known]
         if len(listed) < len(messages):
@@ -256,7 +256,7 @@ class RoomSync:
         listed are dropped (``_listed``). ``dropped``: rooms of pushes the inbox dropped, pulled
         once the pushes fall quiet, as a push stored would have them."""
         self._last_push = self._clock.monotonic()
-        known = self._listed_names
+        known = self._listed_by_name
         self._pushed.update(room for room in dropped if room in known)
         ready: list[StoredMessage] = []
         for message in messages:
@@ -444,17 +444,17 @@ class RoomSync:
         rooms = reply.rooms
         await self._store.call(LocalStore.replace_rooms, rooms)
 
-        def compared() -> tuple[frozenset[str], list[list[str]], bool]:
-            listed = frozenset(room.name for room in rooms)
-            gone = [[name for name in list(state) if name not in listed] for state in (self._settled_unread, self._marks)]
-            return listed, gone, rooms != self.rooms
+        def compared() -> tuple[dict[str, RoomInfo], list[list[str]], bool]:
+            by_name = {room.name: room for room in rooms}
+            gone = [[name for name in list(state) if name not in by_name] for state in (self._settled_unread, self._marks)]
+            return by_name, gone, rooms != self.rooms
 
-        listed, gone, changed = await off_the_loop(compared, len(rooms))
+        by_name, gone, changed = await off_the_loop(compared, len(rooms))
         for state, names in zip((self._settled_unread, self._marks), gone):
             for name in names:
                 state.pop(name, None)
         if changed:
-            self.rooms, self._listed_names = rooms, listed
+            self.rooms, self._listed_by_name = rooms, by_name
             self._emit(RoomsChanged(rooms))
         return rooms
 
@@ -520,8 +520,8 @@ class RoomSync:
             await writer.close()
         for room in quiet:
             await self._guarded(room.room, self._check_quiet(request, room))
-        listed = self._listed_names
-        for room in sorted(self._cursor_unknown & listed):
+        listed = self._listed_by_name
+        for room in sorted(self._cursor_unknown & listed.keys()):
             try:
                 await self.learn_cursor(request, room)
             except HubRefused:
@@ -564,8 +564,9 @@ class RoomSync:
                 self._restored = True
                 for name, unread in (await self._store.call(LocalStore.settled_unread)).items():
                     self._settled_unread.setdefault(name, unread)
-            stale = [room for room in rooms if self._needs_pull(room)]
-            held, self._holding = self._holding, {room.name: [] for room in stale}
+            stale = await self._stale(rooms)
+            holding = await off_the_loop(lambda: {room.name: [] for room in stale}, len(stale))
+            held, self._holding = self._holding, holding
             self._hold_all = False
             for room, messages in held.items():
                 if room in self._holding:
@@ -576,9 +577,13 @@ class RoomSync:
         finally:
             held, self._holding, self._hold_all = self._holding or {}, None, False
             await self._release([m for messages in held.values() for m in messages])
-            listed = self._listed_names
+            listed = self._listed_by_name
             self._pushed.update(room for room in self._held_over if room in listed)
             self._held_over.clear()
+
+    async def _stale(self, rooms: Sequence[RoomInfo]) -> list[RoomInfo]:
+        """The rooms that may lag (``_needs_pull``)."""
+        return await off_the_loop(lambda: [room for room in rooms if self._needs_pull(room)], len(rooms))
 
     async def _release(self, held: list[StoredMessage]) -> None:
         """Store held pushes (of listed rooms); their rooms get a pull later, since the mark did
@@ -593,14 +598,14 @@ class RoomSync:
         if full:
             self._full_wanted = self._more_wanted = False
             rooms = await self.refresh_rooms(request)
-            await self._pull_rooms(request, [room for room in rooms if self._needs_pull(room)])
+            await self._pull_rooms(request, await self._stale(rooms))
             return
         if self._more_wanted:  # the next batch of the last list (asked for again, 100,000 rooms cost seconds)
             self._more_wanted = False
-            await self._pull_rooms(request, [room for room in self.rooms if self._needs_pull(room)])
+            await self._pull_rooms(request, await self._stale(self.rooms))
             return
         wanted = self._pushed | self._dirty
-        by_name = {room.name: room for room in self.rooms}
+        by_name = self._listed_by_name
         await self._pull_rooms(request, [by_name[name] for name in wanted if name in by_name], sorted(wanted - by_name.keys()))
 
     async def _store_sent(self, request: Requester) -> None:
