@@ -383,3 +383,31 @@ async def test_a_room_whose_drain_never_ends_clean_holds_a_bounded_number_of_liv
     await store.call(LocalStore.set_sync_mark, "team", len(live))
     await feed.drain()
     assert fed == [m.seq for m in live]
+
+
+async def test_a_hub_that_never_fills_the_seqs_it_skipped_leaves_a_bounded_record_said_once(store):
+    """Issue 47: a hub that pushes every other seq of a room and never sends the rest (its pulls
+    stop short) kept each pushed seq in the room's record above its gapless mark (~140 B a
+    message). Past ``MAX_AHEAD`` the gaps below count as skipped, said once; every push is fed
+    once, in order, and a new ``listen`` feeds none of them again."""
+    from parler_desktop.client.feed import MAX_AHEAD
+
+    fed: list[int] = []
+    skipped: list[str] = []
+    feed = StoreFeed(store, lambda m: fed.append(m.seq) or True, skipped.append)
+    await store.call(LocalStore.insert_messages, [stored(1)])
+    await store.call(LocalStore.set_sync_mark, "team", 1)
+    await feed.drain()
+    pushes = [stored(seq) for seq in range(3, 6 * MAX_AHEAD, 2)]  # 2, 4, 6… never come
+    for start in range(0, len(pushes), 100):
+        piece = pushes[start:start + 100]
+        assert feed.feed_live(piece)
+        await store.call(LocalStore.insert_messages, piece)
+        await feed.drain()
+        assert len(feed._fed["team"].ahead) <= MAX_AHEAD
+    assert fed == [1] + [m.seq for m in pushes]
+    assert skipped == ["team"]
+    recorded = await store.call(LocalStore.get_meta, FED_KEY + "team")
+    assert len(recorded.split()) <= MAX_AHEAD + 1
+    await StoreFeed(store, lambda m: fed.append(m.seq) or True).drain()  # a new listen
+    assert fed == [1] + [m.seq for m in pushes]

@@ -217,3 +217,41 @@ async def test_pulls_that_are_over_wait_for_the_other_hubs_pulls_to_write(writes
     await asyncio.wait_for(third.flush(), 5)  # written once the wait is over
     assert writes.batches[-1] == [("d", 4, 16)]
     await stuck.close()
+
+
+async def test_the_bound_on_what_waits_is_shared_by_every_hub_s_writer(writes, monkeypatch):
+    """Issue 47: each hub's writer held up to ``MAX_QUEUED`` pulled messages, so five hubs
+    catching up held five times as many. The bound is the process's: once that many wait, in
+    whichever hubs' queues, the writers write and the pulls wait for them."""
+    monkeypatch.setattr(page_writer, "MAX_QUEUED", 100)
+    monkeypatch.setattr(page_writer, "MESSAGES_PER_WRITE", 10)
+    pulled = 0
+    written = 0
+    most_waiting = 0
+
+    async def write(chunks: list[PulledChunk]) -> set[str]:
+        nonlocal written
+        rooms = await writes.write(chunks)
+        written += sum(len(chunk.messages) for chunk in chunks)
+        return rooms
+
+    async def pulls(hub: int, writer: PageWriter) -> None:
+        nonlocal pulled, most_waiting
+        for number in range(10):  # 100 messages a hub
+            first = 1000 * hub + 10 * number + 1
+            await writer.put(page(f"room-{hub}", range(first, first + 10)))
+            pulled += 10
+            most_waiting = max(most_waiting, pulled - written)
+            await asyncio.sleep(0)
+        await writer.put(RoomPulled(f"room-{hub}", 100))
+        await writer.flush()
+
+    writers = [PageWriter(write, writes.report) for _hub in range(5)]
+    try:
+        await asyncio.wait_for(asyncio.gather(*(pulls(hub, writer) for hub, writer in enumerate(writers))), 20)
+    finally:
+        for writer in writers:
+            await writer.close()
+    assert most_waiting <= 100 + 10, most_waiting
+    assert sorted(writes.done) == [(f"room-{hub}", True) for hub in range(5)]
+    assert written == 500

@@ -170,7 +170,10 @@ async def listen(
                 caught_up = True
                 wake.set()
 
-    feed = StoreFeed(session.store, printer.write)
+    def skipped(room: str) -> None:
+        report(COMMAND, f"the hub skipped seqs in {room} and never sent them; a message filling one later is not printed")
+
+    feed = StoreFeed(session.store, printer.write, skipped)
     session.add_listener(on_event)
     clock = SystemClock()
     while not finished.done():

@@ -27,6 +27,11 @@ any later, a push read after it would come first). The session announces pushes 
 pushes read before them are stored, so a push fed as it arrives never comes before an earlier
 push. At most ``MAX_HELD`` are held a room: the rest are stored after those, so the drains read
 them from the store after those, in order.
+
+At most ``MAX_AHEAD`` fed seqs are remembered above a room's gapless mark: a hub that pushes and
+never fills the seqs it skipped (its pulls never reach them) grew that list ~140 B a message
+(issue 47). Past it, the older half's gaps count as skipped (a message filling one later is not
+fed) and ``listen`` says so once.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ PAGE = 500
 # store (in seq order, each once): under a push flood every drain raced a catch-up, the room never
 # counted as drained and every message was held (issue 47: listen grew ~2.2 KB a message).
 MAX_HELD = 1024
+MAX_AHEAD = 1024  # fed seqs remembered above a room's gapless mark (see the module docstring)
 
 
 @dataclass(frozen=True)
@@ -72,15 +78,30 @@ class FedState:
         """This state after the messages ``seqs`` are fed and, with ``complete_to``, every
         message up to it."""
         upto = max(self.upto, complete_to or 0)
-        ahead = self.ahead.union(seqs)
-        return FedState(upto, frozenset(seq for seq in ahead if seq > upto))
+        ahead = frozenset(seq for seq in self.ahead.union(seqs) if seq > upto)
+        if len(ahead) > MAX_AHEAD:  # the gaps below the newer half count as skipped
+            newest = sorted(ahead)[-(MAX_AHEAD // 2) - 1:]
+            upto, ahead = newest[0], frozenset(newest[1:])
+        return FedState(upto, ahead)
+
+    def skipped_from(self, before: FedState, complete_to: int | None) -> bool:
+        """Whether this state, made by ``before.feeding(…, complete_to)``, took gaps as skipped."""
+        return self.upto > max(before.upto, complete_to or 0)
 
 
 class StoreFeed:
-    def __init__(self, store: StoreWorker, deliver: Callable[[StoredMessage], bool]) -> None:
-        """``deliver`` returns False when the consumer is gone (then the feed stops)."""
+    def __init__(
+        self,
+        store: StoreWorker,
+        deliver: Callable[[StoredMessage], bool],
+        skipped: Callable[[str], None] = lambda _room: None,
+    ) -> None:
+        """``deliver`` returns False when the consumer is gone (then the feed stops); ``skipped``
+        is told of the first room whose gaps were taken as skipped (``MAX_AHEAD``)."""
         self._store = store
         self._deliver = deliver
+        self._skipped = skipped
+        self._told_skipped = False
         self._fed: dict[str, FedState] = {}  # what was delivered
         self._recorded: dict[str, FedState] = {}  # what the store's meta says was delivered
         self._drained: dict[str, tuple[int, int]] = {}  # room -> its head (mark, count) when last drained
@@ -104,7 +125,7 @@ class StoreFeed:
                 continue
             if not self._deliver(message):
                 return False
-            self._fed[message.room] = fed.feeding([message.seq], None)
+            self._fed[message.room] = self._feeding(message.room, fed, [message.seq], None)
         return True
 
     def all_recorded(self) -> bool:
@@ -149,7 +170,7 @@ class StoreFeed:
             last = len(page) < PAGE or (not ahead and page[-1].seq >= complete_to)
             fed = self._fed[room]  # as of now: ``feed_live`` may have fed some of the page meanwhile
             fresh = [m for m in page if not fed.has_fed(m.seq) and (ahead or m.seq <= complete_to)]
-            state = fed.feeding((message.seq for message in fresh), complete_to if last else None)
+            state = self._feeding(room, fed, (message.seq for message in fresh), complete_to if last else None)
             if state != self._recorded[room] and not await self._record_then_deliver(room, state, fresh):
                 return False
             if last:
@@ -161,7 +182,7 @@ class StoreFeed:
             await self._store.call(LocalStore.set_meta, FED_KEY + room, state.text())
             self._recorded[room] = state
             fed_meanwhile = self._fed[room].ahead  # by ``feed_live``, while this was recorded
-            self._fed[room] = state.feeding(fed_meanwhile, None)
+            self._fed[room] = self._feeding(room, state, fed_meanwhile, None)
             unfed = (message for message in messages if message.seq not in fed_meanwhile)
             return all(self._deliver(message) for message in unfed)  # stops at the first refusal
 
@@ -171,6 +192,13 @@ class StoreFeed:
         except asyncio.CancelledError:  # it still delivers once recorded; nobody awaits it now
             task.add_done_callback(log_unheard_failure)
             raise
+
+    def _feeding(self, room: str, fed: FedState, seqs: Iterable[int], complete_to: int | None) -> FedState:
+        state = fed.feeding(seqs, complete_to)
+        if not self._told_skipped and state.skipped_from(fed, complete_to):
+            self._told_skipped = True
+            self._skipped(room)
+        return state
 
     async def _fed_state(self, room: str) -> FedState:
         if room not in self._fed:

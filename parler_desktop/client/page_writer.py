@@ -20,8 +20,9 @@ One write at a time in the process, whichever hub's: a write is 10-20 ms of work
 thread, much of it Python holding the GIL, and five hubs' writes at once kept the window's thread
 from it (bench_hubs' wake: stalls of 54-73 ms, 35-38 ms one write at a time, the wake as fast).
 
-Bounded: at most ``MAX_QUEUED`` messages wait (then the pulls wait for the writer, which writes
-beside them from then on). A tight disk
+Bounded: at most ``MAX_QUEUED`` messages wait in the process, every hub's writer counted (then
+the pulls wait for the writers, which write beside them from then on): a bound a hub, as it was,
+let five hubs' catch-ups hold 100,000 messages (~1 KB each; issue 47). A tight disk
 still progresses: a write the disk refuses is tried again with half as many messages, down to
 one, each part moving its room's mark only over what it holds; any other failure ends the writer,
 and the pulls' next ``put`` (or ``flush``) raises it.
@@ -40,7 +41,7 @@ from parler_desktop.protocol.values import StoredMessage
 from parler_desktop.store import StoreError, StoreProblem
 
 MESSAGES_PER_WRITE = 1000  # one transaction at most (halved while the disk refuses a write)
-MAX_QUEUED = 20_000  # pulled messages waiting for the writer (~1 KB each) before the pulls wait too
+MAX_QUEUED = 20_000  # pulled messages waiting for the writers (~1 KB each), every hub's, before the pulls wait too
 OTHER_PULLS_WAIT_SECS = 1.0  # how long pulls that are over wait for other hubs' to write
 
 
@@ -70,6 +71,14 @@ class _Writers:
         self.turn = asyncio.Lock()  # held for each write
         self.pulling: set[PageWriter] = set()  # writers whose pulls are not over
         self.pulls_over = asyncio.Event()  # set when one of them is
+        self.writers: weakref.WeakSet[PageWriter] = weakref.WeakSet()  # not closed
+        self.queued = 0  # messages queued by all of them (``MAX_QUEUED``)
+        self.room = asyncio.Event()  # set when a write or a close made room in the queues
+
+    def start_writing(self) -> None:
+        """``MAX_QUEUED`` messages wait: every writer with a queue writes (see ``_drain``)."""
+        for writer in list(self.writers):
+            writer._start()
 
 
 _loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Writers] = weakref.WeakKeyDictionary()
@@ -102,26 +111,28 @@ class PageWriter:
         self._queue: list[Queued] = []
         self._queued_messages = 0
         self._stored_new: set[str] = set()  # rooms of the pulls in progress that got new rows
-        self._room = asyncio.Event()  # set when the queue has room again
         self._tasks = TaskSupervisor("page-writer", log_failures=False)
         self._task: asyncio.Task[None] | None = None
         self._flushing = False  # write what is queued, a whole write's worth or not
         self._failure: BaseException | None = None
         self._shared = _writers()
         self._shared.pulling.add(self)
+        self._shared.writers.add(self)
 
     async def put(self, item: Queued) -> None:
-        """Queue ``item``; waits while ``MAX_QUEUED`` messages wait already. Raises what ended the
-        writer (a ``StoreError``)."""
-        while self._queued_messages >= MAX_QUEUED and self._failure is None:
-            self._room.clear()
-            await self._room.wait()
+        """Queue ``item``; waits while ``MAX_QUEUED`` messages wait already (this hub's or any
+        other's). Raises what ended the writer (a ``StoreError``)."""
+        shared = self._shared
+        while shared.queued >= MAX_QUEUED and self._failure is None:
+            shared.start_writing()
+            shared.room.clear()
+            await shared.room.wait()
         self._raise_failure()
         self._queue.append(item)
         if isinstance(item, PulledChunk):
-            self._queued_messages += len(item.messages)
-        if self._queued_messages >= MAX_QUEUED:
-            self._start()
+            self._count(len(item.messages))
+        if shared.queued >= MAX_QUEUED:
+            shared.start_writing()
 
     async def flush(self) -> None:
         """The pulls are over: until everything queued is stored (and reported done), once the
@@ -148,8 +159,15 @@ class PageWriter:
         """Stop writing: what is queued is dropped (its marks never moved, so it is pulled again),
         a write under way completes (``Committer``)."""
         self._pulls_over()
+        self._shared.writers.discard(self)
         self._queue.clear()
+        self._count(-self._queued_messages)
+        self._shared.room.set()
         await self._tasks.cancel_all()
+
+    def _count(self, messages: int) -> None:
+        self._queued_messages += messages
+        self._shared.queued += messages
 
     def _pulls_over(self) -> None:
         if self in self._shared.pulling:
@@ -163,7 +181,9 @@ class PageWriter:
     async def _drain(self) -> None:
         try:
             size = MESSAGES_PER_WRITE
-            while self._queue and (self._flushing or self._queued_messages >= size):
+            while self._queue and (
+                self._flushing or self._queued_messages >= size or self._shared.queued >= MAX_QUEUED
+            ):
                 batch, finished = self._take(size)
                 try:
                     if batch:
@@ -175,14 +195,14 @@ class PageWriter:
                     self._queue[:0] = [*batch, *finished]  # again, half of it
                     size = max(1, size // 2)
                     continue
-                self._queued_messages -= sum(len(chunk.messages) for chunk in batch)
-                self._room.set()
+                self._count(-sum(len(chunk.messages) for chunk in batch))
+                self._shared.room.set()
                 if finished:
                     await self._done([(room, room.room in self._stored_new) for room in finished])
                     self._stored_new -= {room.room for room in finished}
         except BaseException as error:
             self._failure = error
-            self._room.set()
+            self._shared.room.set()
             if not isinstance(error, Exception):
                 raise
         finally:

@@ -135,3 +135,20 @@ class MalformedFlood(Misbehaviour):
             self.done.set()
 
         return flood() if link.number == 1 else None
+
+
+class SkippedSeqs(Misbehaviour):
+    """Pushes of room 'team' whose seqs skip every other one, sent when a test calls ``push``;
+    the hub never has the skipped ones (nor the pushed), so no pull ever fills the gaps."""
+
+    def __init__(self) -> None:
+        self.link: Link | None = None
+
+    def welcomed(self, link: Link):
+        self.link = link
+
+    async def push_skipping(self, count: int, first: int = 1_000_001) -> None:
+        assert self.link is not None
+        deliveries = [{"type": "delivery", "message": fake_message(first + 2 * n, "team", f"pushed {n}")} for n in range(count)]
+        for start in range(0, count, 100):
+            await self.link.to_client(*deliveries[start:start + 100])

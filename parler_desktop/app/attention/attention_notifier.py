@@ -16,6 +16,12 @@ messages are stored, and only as far as the alert needs: every message for the h
 the first one kept. A wake stores tens of thousands of messages on the window's thread, and
 weighing each as it was stored cost ~30 µs (1.5 s of a 50,000-message wake, bench_hubs.py);
 the announcement weighs a slice at a time, letting the window run between slices.
+
+Bounded: a room's batch holds its newest ``HELD_MAX`` messages; older ones are let go and only
+the span of their seqs is kept, which the announcement reads back from the store a slice at a
+time (the same messages: what a room stores from others meanwhile in that span counts too).
+Holding every message of a 50,000-message wake until the line was live and quiet held them all
+(issue 47). An announcement counts at most ``SENDERS_HELD`` senders a room ("… and 1000+ others").
 """
 
 from __future__ import annotations
@@ -34,12 +40,14 @@ from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.client.events import ConnectionState, StateChanged
 from parler_desktop.protocol.mentions import mentions_human
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
-from parler_desktop.store import LocalStore, StoreError
+from parler_desktop.store import LocalStore, StoreError, StoreWorker
 from parler_desktop.store.codec import preview_text
 
 QUIET_MS = 1500
 MAX_WAIT_MS = 5000
 WEIGH_SLICE = 200  # messages weighed between two turns of the window's loop
+HELD_MAX = 1000  # messages a room's batch holds; older ones are read back from the store
+SENDERS_HELD = 1000  # senders an announcement counts a room
 
 
 @dataclass(frozen=True)
@@ -57,27 +65,61 @@ class Alert:
 
 @dataclass
 class RoomBatch:
-    new: list[StoredMessage] = field(default_factory=list)  # from others, since the last alert
-    kept: list[StoredMessage] = field(default_factory=list)  # of those, the first that may notify
-    for_me: list[StoredMessage] = field(default_factory=list)  # of those, addressed to me
+    """A room's messages from others since its last alert: the newest ``HELD_MAX`` (in the order
+    stored), and the seqs spanned by those let go before them (in the store)."""
+
+    held: list[StoredMessage] = field(default_factory=list)
+    let_go: tuple[int, int] | None = None  # (first, last) seq
+
+    def add(self, messages: Sequence[StoredMessage]) -> None:
+        self.held.extend(messages)
+        if len(self.held) > HELD_MAX:  # let the older half go (not one at a time: each is a copy)
+            keep = HELD_MAX // 2
+            gone, self.held = self.held[:-keep], self.held[-keep:]
+            seqs = [m.seq for m in gone] + list(self.let_go or ())
+            self.let_go = (min(seqs), max(seqs))
+
+    def in_let_go(self, seq: int) -> bool:
+        return self.let_go is not None and self.let_go[0] <= seq <= self.let_go[1]
 
 
-def senders_phrase(names: Sequence[str]) -> str:
-    """ "planner", "planner and alice", "planner and 2 others" (the first name leads)."""
+@dataclass
+class Unread:
+    """What a room's alert needs of its unread batch, weighed in order (see the module docstring)."""
+
+    count: int = 0
+    for_me: int = 0  # addressed to me
+    first_for_me: StoredMessage | None = None
+    first_kept: StoredMessage | None = None  # the first that may notify
+    senders: dict[str, None] = field(default_factory=dict)  # names, the latest to write last
+    more_senders: bool = False  # more than ``SENDERS_HELD``: the oldest were forgotten
+
+    def sent_by(self, name: str) -> None:
+        self.senders.pop(name, None)
+        self.senders[name] = None
+        if len(self.senders) > SENDERS_HELD:
+            del self.senders[next(iter(self.senders))]
+            self.more_senders = True
+
+
+def senders_phrase(names: Sequence[str], more: bool = False) -> str:
+    """ "planner", "planner and alice", "planner and 2 others" (the first name leads); with
+    ``more``, the others counted are a part of them ("planner and 1000+ others")."""
     unique = list(dict.fromkeys(names))
-    if len(unique) <= 2:
+    if len(unique) <= 2 and not more:
         return " and ".join(unique)
-    return f"{unique[0]} and {len(unique) - 1} others"
+    return f"{unique[0]} and {len(unique) - 1}{'+' if more else ''} others"
 
 
-def alert_for(label: str, batch: RoomBatch) -> Alert:
-    """The one alert a room's batch becomes (see the module docstring)."""
-    lead = batch.for_me[0] if batch.for_me else batch.kept[0]
-    if len(batch.new) == 1:
+def alert_for(label: str, unread: Unread) -> Alert:
+    """The one alert a room's unread batch becomes (see the module docstring)."""
+    lead = unread.first_for_me or unread.first_kept
+    assert lead is not None
+    if unread.count == 1:
         return Alert(lead.room, lead.seq, f"{display_text(lead.sender.name)} in {label}", preview_text(lead.parts))
-    names = [display_text(lead.sender.name)] + [display_text(m.sender.name) for m in reversed(batch.new)]
-    for_me = f", {len(batch.for_me)} for you" if batch.for_me else ""
-    return Alert(lead.room, lead.seq, label, f"{senders_phrase(names)}: {len(batch.new)} new{for_me}")
+    names = [display_text(lead.sender.name)] + [display_text(name) for name in reversed(unread.senders)]
+    for_me = f", {unread.for_me} for you" if unread.for_me else ""
+    return Alert(lead.room, lead.seq, label, f"{senders_phrase(names, unread.more_senders)}: {unread.count} new{for_me}")
 
 
 class AttentionNotifier(QObject):
@@ -105,7 +147,7 @@ class AttentionNotifier(QObject):
         self._settings = settings
         self._label = label
         self._on_screen = on_screen
-        self._batches: dict[str, list[StoredMessage]] = {}  # room -> from others, since the last alert
+        self._batches: dict[str, RoomBatch] = {}  # room -> from others, since the last alert
         self._kinds: dict[str, str] = {}
         self._quiet = QTimer(self, singleShot=True, interval=QUIET_MS if quiet_ms is None else quiet_ms)
         self._deadline = QTimer(self, singleShot=True, interval=MAX_WAIT_MS if max_wait_ms is None else max_wait_ms)
@@ -171,7 +213,7 @@ class AttentionNotifier(QObject):
         others = [m for m in messages if m.sender.id != me]
         if not others:
             return
-        self._batches.setdefault(room, []).extend(others)  # weighed when announced
+        self._batches.setdefault(room, RoomBatch()).add(others)  # weighed when announced
         self._quiet.start()
         if not self._deadline.isActive():
             self._deadline.start()
@@ -199,30 +241,49 @@ class AttentionNotifier(QObject):
         if self._bridge.store is not None and batches:
             self._bridge.tasks.spawn("notifications", self._announce(batches))
 
-    async def _announce(self, batches: dict[str, list[StoredMessage]]) -> None:
+    async def _announce(self, batches: dict[str, RoomBatch]) -> None:
         store = self._bridge.store
         settings = self._settings()
-        for room, new in sorted(batches.items()):
+        for room, batch in sorted(batches.items()):
             if store is None or store is not self._bridge.store:
                 return  # the session went (the window quits, a hub is removed): its store is closing
             try:
                 cursor = await store.call(LocalStore.cursor, room)
+                if settings.quiet() or self._on_screen(room):
+                    continue
+                unread = await self._weigh(store, room, batch, cursor, settings)
             except StoreError:
                 return  # a damaged cache: the session says so; nothing reliable to announce
-            if settings.quiet() or self._on_screen(room):
-                continue
-            unread = await self._weigh([m for m in new if m.seq > cursor and not self._raised_need(m.id)], settings)
-            if unread.kept and store is self._bridge.store:
+            if unread.first_kept and store is self._bridge.store:
                 self.alert.emit(alert_for(self._label(room), unread))
 
-    async def _weigh(self, unread: list[StoredMessage], settings: AttentionSettings) -> RoomBatch:
-        """``unread`` as its alert needs it: every message for the human, the first one kept
-        (see the module docstring); a slice at a time."""
-        batch = RoomBatch(unread)
-        for start in range(0, len(unread), WEIGH_SLICE):
-            piece = unread[start:start + WEIGH_SLICE]
-            batch.for_me.extend(m for m in piece if self.for_me(m))
-            if not batch.kept:
-                batch.kept.extend(next(([m] for m in piece if self.keeps(m, settings)), []))
+    async def _weigh(
+        self, store: StoreWorker, room: str, batch: RoomBatch, cursor: int, settings: AttentionSettings
+    ) -> Unread:
+        """What of ``batch`` lies above ``cursor``, as its alert needs it: every message for the
+        human, the first one kept (see the module docstring); a slice at a time, what it let go
+        read back from the store."""
+        unread = Unread()
+        if batch.let_go is not None:
+            after, last = max(cursor, batch.let_go[0] - 1), batch.let_go[1]
+            while after < last and store is self._bridge.store:
+                piece = await store.call(LocalStore.messages_after, room, after, WEIGH_SLICE)
+                self._weigh_piece(unread, [m for m in piece if m.seq <= last and m.sender.id != self._bridge.agent_id], settings)
+                after = piece[-1].seq if len(piece) == WEIGH_SLICE else last
+        held = [m for m in batch.held if m.seq > cursor and not batch.in_let_go(m.seq)]
+        for start in range(0, len(held), WEIGH_SLICE):
+            self._weigh_piece(unread, held[start:start + WEIGH_SLICE], settings)
             await asyncio.sleep(0)
-        return batch
+        return unread
+
+    def _weigh_piece(self, unread: Unread, piece: list[StoredMessage], settings: AttentionSettings) -> None:
+        for message in piece:
+            if self._raised_need(message.id):
+                continue
+            unread.count += 1
+            unread.sent_by(message.sender.name)
+            if self.for_me(message):
+                unread.for_me += 1
+                unread.first_for_me = unread.first_for_me or message
+            if unread.first_kept is None and self.keeps(message, settings):
+                unread.first_kept = message
