@@ -247,7 +247,7 @@ class ConnectionLifecycle:
                     timeout=tune.pong_timeout_secs,
                 ),
             )
-            link.spawn("outbox", _until_lost(self._outbox.run(self.requester(conn, urgent=True))))
+            link.spawn("outbox", _until_lost(lambda: self._outbox.run(self.requester(conn, urgent=True))))
             if self._sync_messages:
                 pushed = await self._subscribe(request)
                 link.spawn("deliveries", self._pump(conn))
@@ -255,11 +255,11 @@ class ConnectionLifecycle:
                 await self._sync.catch_up(request)
                 interval = tune.reconcile_secs if pushed else tune.poll_secs
                 link.spawn("reconcile", _until_lost(
-                    self._sync.run(request, interval=interval, quiet_secs=tune.quiet_secs, reader_secs=tune.reader_pull_secs)
+                    lambda: self._sync.run(request, interval=interval, quiet_secs=tune.quiet_secs, reader_secs=tune.reader_pull_secs)
                 ))
-                link.spawn("read-markers", _until_lost(self._read_markers.run(request)))
-                link.spawn("rosters", _until_lost(self._rosters.run(request)))
-                link.spawn("other-posts", _until_lost(self._other_posts.run()))
+                link.spawn("read-markers", _until_lost(lambda: self._read_markers.run(request)))
+                link.spawn("rosters", _until_lost(lambda: self._rosters.run(request)))
+                link.spawn("other-posts", _until_lost(lambda: self._other_posts.run()))
                 if self._cache_keeper is not None:
                     link.spawn("retention", self._cache_keeper.run())
             self._nudge.clear()
@@ -348,9 +348,11 @@ class ConnectionLifecycle:
         self._sync.request_full()  # pushes may have been lost while asleep
 
 
-async def _until_lost(work: Coroutine[Any, Any, Any]) -> None:
-    """Run a per-connection loop; a lost connection just ends it (the run loop reconnects)."""
+async def _until_lost(work: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+    """Run a per-connection loop; a lost connection just ends it (the run loop reconnects).
+    The loop is made here, when the task first runs: made by the caller, a task cancelled
+    before it started (a line lost at once) left it never awaited."""
     try:
-        await work
+        await work()
     except ConnectionLost:
         return
