@@ -1,10 +1,14 @@
 """FleetModel: one row per agent of every hub the window holds, for the Agents view, filtered and
 grouped, over what ``FleetFeed`` keeps (the agents and the cost of their work).
 
-Rows are rebuilt at most every ``REBUILD_MS`` after a change; the same rows in the same order only
-repaint (the selection stays), and, while an agent holds a lease on dispatched work, its "On" cell
-counts down to the lease's end every ``COUNTDOWN_MS``. A row is a group's heading or an agent's key: the table draws a
-cell at a time, asking for what it shows.
+What changes is taken in at most every ``UPDATE_MS``, in one pass: an agent that changed live (its
+presence, a message, a receipt: ``FleetState.touched``) repaints its own rows and its groups'
+headings, and only when it moved (it came or went, was renamed, or left or joined a filter or a
+group) are the rows rebuilt, as they are when anything may have changed (a hub read or forgotten,
+the view switched); a Needs you item or a loop warning repaints the Flags column. A rebuild of the
+same rows in the same order only repaints (the selection stays), and, while an agent holds a lease
+on dispatched work, its "On" cell counts down to the lease's end every ``COUNTDOWN_MS``. A row is a
+group's heading or an agent's key: the table draws a cell at a time, asking for what it shows.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 
 from parler_desktop.app.agents.fleet_feed import FleetFeed
@@ -30,7 +34,7 @@ COLUMNS = ("Agent", "Role", "Hub", "Presence", "On", "Last seen", "Rooms", "Flag
 FILTERS = ("All", "Working", "Waiting on me", "Stuck", "Offline")
 GROUPS = ("None", "Hub", "Room", "Role")
 AGENT_KEY = Qt.ItemDataRole.UserRole + 1  # (hub, id) of an agent row; None on a group heading
-REBUILD_MS = 150
+UPDATE_MS = 100
 COUNTDOWN_MS = 1000
 DEFAULT_STUCK_MS = 600_000  # before the agent watches are asked
 NOTE_CHARS = 400  # of a task's note
@@ -45,6 +49,8 @@ Index = QModelIndex | QPersistentModelIndex
 Group = tuple[str, str, str]  # ("hub", hub, "") or ("room", hub, room) (the scopes of the costs), or ("", "", title)
 Row = Group | tuple[str, str]  # a group's heading, or an agent's (hub, id)
 NO_GROUP: Group = ("", "", "")  # the rows when they are not grouped: no heading
+Placement = tuple[str, tuple[Group, ...]] | None  # an agent's sort name and groups; None: not shown
+FLAG_FILTERS = frozenset({"Waiting on me", "Stuck"})  # the filters that go by the flags
 
 
 
@@ -62,6 +68,8 @@ def ago(ms: int, now: float) -> str:
 
 
 class FleetModel(QAbstractTableModel):
+    updated = Signal()  # a pass repainted (or reset) what changed
+
     def __init__(self, hubs: HubList, watches: HubAgentWatches, needs: HubNeeds, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.hubs = hubs
@@ -76,7 +84,11 @@ class FleetModel(QAbstractTableModel):
         self._rows: list[Row] = []
         self.heading_rows: list[int] = []  # the rows that are a group's heading (the view spans them)
         self._sizes: dict[Group, int] = {}  # agents in each group shown
-        self._row_of: dict[tuple[str, str] | None, int] | None = None  # an agent's first row, made when asked
+        self._rows_of: dict[tuple[str, str] | None, list[int]] | None = None  # an agent's rows, made when asked
+        self._heading_of: dict[Group, int] = {}  # a group's heading row
+        self._placed: dict[tuple[str, str], Placement] = {}  # each agent where the last rebuild put it
+        self._full = True  # the next pass rebuilds the rows
+        self._flags_due = False  # the next pass repaints the Flags column
         self._names: dict[str, str] = {}  # a name as sent -> as shown
         self._bold = QFont()
         self._bold.setBold(True)
@@ -84,12 +96,13 @@ class FleetModel(QAbstractTableModel):
         self._room_labels: dict[tuple[str, str], str] = {}
         self._looping: set[tuple[str, str]] = set()  # (hub, name) named in a loop warning
         self._stuck_after_ms = DEFAULT_STUCK_MS  # how long "working" without a word is stuck
-        self._rebuild = QTimer(self, singleShot=True, interval=REBUILD_MS)
-        self._rebuild.timeout.connect(self.rebuild)
+        self._update = QTimer(self, singleShot=True, interval=UPDATE_MS)
+        self._update.timeout.connect(self.update_rows)
         self._countdown = QTimer(self, interval=COUNTDOWN_MS, timeout=self._tick)
         self.feed.changed.connect(self._changed)
-        watches.changed.connect(self._changed)
-        needs.changed.connect(self._changed)
+        self.feed.agentsChanged.connect(self._due)
+        watches.changed.connect(self._flags_changed)
+        needs.changed.connect(self._flags_changed)
         for entry in hubs.entries:
             self._added(entry)
         hubs.added.connect(self._added)
@@ -250,13 +263,18 @@ class FleetModel(QAbstractTableModel):
 
     def row_of(self, key: tuple[str, str] | None) -> int | None:
         """The agent's first row (``None``: the first agent row), if it is shown."""
-        if self._row_of is None:
-            self._row_of = {}
+        rows = self.rows_of(key)
+        return rows[0] if rows else None
+
+    def rows_of(self, key: tuple[str, str] | None) -> list[int]:
+        """The agent's rows (one a group it is in; ``None``: the first agent row)."""
+        if self._rows_of is None:
+            self._rows_of = {}
             for row, value in enumerate(self._rows):
                 if len(value) == 2:
-                    self._row_of.setdefault(value, row)
-                    self._row_of.setdefault(None, row)
-        return self._row_of.get(key)
+                    self._rows_of.setdefault(value, []).append(row)  # type: ignore[arg-type]
+                    self._rows_of.setdefault(None, [row])
+        return self._rows_of.get(key, [])
 
     def record(self, key: tuple[str, str]) -> AgentRecord | None:
         return self.state.agents.get(key)
@@ -282,6 +300,9 @@ class FleetModel(QAbstractTableModel):
         if wanted == "Offline":
             return agent.presence == "offline"
         return True
+
+    def _placement(self, agent: AgentRecord) -> Placement:
+        return (self.name_of(agent).lower(), tuple(self._groups_of(agent))) if self._shown(agent) else None
 
     def _groups_of(self, agent: AgentRecord) -> list[Group]:
         if self.group == "Hub":
@@ -309,9 +330,9 @@ class FleetModel(QAbstractTableModel):
         today = self.costs.totals(scope, hub, name, "today") if scope else None
         return f"{heading} · today: {today.summary()}" if today is not None and today.tasks else heading
 
-    def rebuild(self) -> None:
-        """Rows for the filter and grouping; the same rows only repaint."""
-        self._rebuild.stop()
+    def _read_flags(self) -> None:
+        """What the flags go by besides the agent: the stuck setting and the loop warnings."""
+        self._flags_due = False
         self._stuck_after_ms = int(self.watches.settings().stuck_minutes * 60_000)  # (one setting, every hub)
         self._looping = {
             (entry.url, name)
@@ -321,33 +342,93 @@ class FleetModel(QAbstractTableModel):
             if hint.kind == "loop"
             for name in hint.agents
         }
-        shown = sorted((self.name_of(agent).lower(), agent.key, agent) for agent in self.state.agents.values() if self._shown(agent))
+
+    @property
+    def update_due(self) -> bool:
+        """A pass over what changed is due (within ``UPDATE_MS``)."""
+        return self._update.isActive()
+
+    def update_rows(self) -> None:
+        """Repaint the rows of the agents that changed since the last pass, and their groups'
+        headings; rebuild the rows when one of them moved, or when anything may have changed."""
+        self._update.stop()
+        if self._full:
+            self.rebuild()
+            return
+        flags = self._flags_due
+        if flags:
+            self._read_flags()
+        touched, self.state.touched = self.state.touched, set()
+        for key in touched:
+            agent = self.state.agents.get(key)
+            placement = self._placement(agent) if agent is not None else None
+            if placement is None and key not in self._placed:
+                self._placed[key] = None  # a new agent the filter hides: no row moves
+            elif placement != self._placed.get(key):
+                self.rebuild()
+                return
+        rows = set()
+        for key in touched:
+            rows.update(self.rows_of(key))
+            placement = self._placed.get(key)
+            if placement is not None:
+                rows.update(self._heading_of[group] for group in placement[1] if group in self._heading_of)
+        self._repaint(sorted(rows), 0, len(COLUMNS) - 1)
+        if flags and self._rows:
+            column = COLUMNS.index("Flags")
+            self.dataChanged.emit(self.index(0, column), self.index(len(self._rows) - 1, column))
+        self.updated.emit()
+
+    def _repaint(self, rows: list[int], first: int, last: int) -> None:
+        """dataChanged on the sorted ``rows`` from column ``first`` to ``last``, a run of adjacent
+        rows at a time."""
+        runs: list[list[int]] = []
+        for row in rows:
+            if runs and row == runs[-1][1] + 1:
+                runs[-1][1] = row
+            else:
+                runs.append([row, row])
+        for top, bottom in runs:
+            self.dataChanged.emit(self.index(top, first), self.index(bottom, last))
+
+    def rebuild(self) -> None:
+        """Rows for the filter and grouping; the same rows only repaint."""
+        self._update.stop()
+        self._full = False
+        self.state.touched.clear()
+        self._read_flags()
+        placed = {key: self._placement(agent) for key, agent in self.state.agents.items()}
+        shown = sorted((placement[0], key) for key, placement in placed.items() if placement is not None)
         grouped: dict[Group, list[tuple[str, str]]] = {}
-        for _name, key, agent in shown:  # in name order: so is every group
-            for group in self._groups_of(agent):
+        for _name, key in shown:  # in name order: so is every group
+            for group in placed[key][1]:  # type: ignore[index]
                 members = grouped.get(group)
                 if members is None:
                     members = grouped[group] = []
                 members.append(key)
         titles = {group: self._title(group).lower() for group in grouped}
         rows: list[Row] = []
-        self.heading_rows = []
+        self._heading_of = {}
         for group in sorted(grouped, key=titles.__getitem__):
             if group != NO_GROUP:
-                self.heading_rows.append(len(rows))
+                self._heading_of[group] = len(rows)
                 rows.append(group)
             rows.extend(grouped[group])
+        self.heading_rows = list(self._heading_of.values())
         self._sizes = {group: len(members) for group, members in grouped.items()}
+        self._placed = placed
         if self.feed.watching and not self._countdown.isActive():
             self._countdown.start()
         if rows == self._rows:
             if rows:
                 self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(COLUMNS) - 1))
+            self.updated.emit()
             return
         self.beginResetModel()
         self._rows = rows
-        self._row_of = None
+        self._rows_of = None
         self.endResetModel()
+        self.updated.emit()
 
     def _tick(self) -> None:
         """A second on: the countdowns of the leases shown (and the cards showing them)."""
@@ -356,11 +437,24 @@ class FleetModel(QAbstractTableModel):
         elif self._rows and any(agent.lease_end_ms is not None for agent in self.state.agents.values()):
             on = COLUMNS.index("On")
             self.dataChanged.emit(self.index(0, on), self.index(len(self._rows) - 1, on), [Qt.ItemDataRole.DisplayRole])
+            self.updated.emit()
+
+    def _due(self) -> None:
+        """A pass soon while the view is open (it rebuilds as it opens)."""
+        if self.feed.watching and not self._update.isActive():
+            self._update.start()
 
     def _changed(self, *_args: object) -> None:
-        """Rebuild soon while the view is open (it rebuilds as it opens)."""
-        if self.feed.watching and not self._rebuild.isActive():
-            self._rebuild.start()
+        """Anything may have changed: the next pass rebuilds."""
+        self._full = True
+        self._due()
+
+    def _flags_changed(self) -> None:
+        """A Needs you item or a room's warning came or went: the Flags column repaints (the rows
+        rebuild under a filter that goes by the flags)."""
+        self._full |= self.filter in FLAG_FILTERS
+        self._flags_due = True
+        self._due()
 
     def _added(self, entry: HubEntry) -> None:
         entry.rooms.reloaded.connect(lambda: self._rooms_reloaded(entry))

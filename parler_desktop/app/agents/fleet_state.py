@@ -98,10 +98,12 @@ def task_parts(message: StoredMessage) -> list[tuple[int, TaskStatus]]:
 
 class FleetState:
     """The agents of every hub, keyed by (hub, id); each ``observe_*`` returns whether it changed
-    anything shown."""
+    anything shown, and what arrives live (a directory, a roster, a message) puts the agents it
+    changed in ``touched``, for the view to repaint theirs alone (it empties the set)."""
 
     def __init__(self) -> None:
         self.agents: dict[tuple[str, str], AgentRecord] = {}
+        self.touched: set[tuple[str, str]] = set()
         self.me: dict[str, tuple[str, str]] = {}  # hub -> (the human's id there, name)
         self.dm_rooms: dict[str, set[str]] = {}  # hub -> its DM rooms
 
@@ -134,7 +136,9 @@ class FleetState:
             record.presence, record.activity = entry.status or "offline", entry.activity or ""
             record.last_seen_ms = max(record.last_seen_ms, entry.last_seen)
             record.name, record.role = entry.card.name or record.name, entry.card.role or record.role
-            changed |= shown != (record.card, record.verified, record.presence, record.activity, record.last_seen_ms, record.name, record.role)
+            if shown != (record.card, record.verified, record.presence, record.activity, record.last_seen_ms, record.name, record.role):
+                self.touched.add(record.key)
+                changed = True
         return changed
 
     def observe_roster(self, hub: str, room: str, entries: Sequence[RosterEntry]) -> bool:
@@ -150,7 +154,9 @@ class FleetState:
                 record.last_seen_ms = entry.last_seen
             record.name = record.name or entry.name
             record.role = record.role or entry.role or entry.service_role or ""
-            changed |= shown != (record.presence, record.activity, record.name, record.role, True)
+            if shown != (record.presence, record.activity, record.name, record.role, True):
+                self.touched.add(record.key)
+                changed = True
         return changed
 
     def observe_sender(self, hub: str, room: str, agent_id: str | None, name: str | None, role: str | None, ts_ms: int) -> None:
@@ -173,6 +179,7 @@ class FleetState:
         if (sender.role or "").lower() in HUMAN_ROLES:
             return False
         record = self.agent(hub, sender.id)
+        self.touched.add(record.key)
         record.rooms.add(message.room)
         record.name = sender.name or record.name
         record.role = record.role or sender.role or ""
@@ -206,6 +213,7 @@ class FleetState:
                 continue
             if in_dm or record.name.lower() in names or (record.role and record.role.lower() in names):
                 record.asked_ms[message.room] = max(record.asked_ms.get(message.room, 0), message.ts)
+                self.touched.add(record.key)
                 changed = True
         return changed
 
