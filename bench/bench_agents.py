@@ -143,13 +143,14 @@ async def main() -> None:
             session.emit(StateChanged(ConnectionState.LIVE, session.hub_url, session.agent_id))
             sessions.append(session)
         watches = HubAgentWatches(hubs, AttentionSettings)
-        await asyncio.sleep(1.0)  # the agent watches read their pages
+        needs = HubNeeds(hubs)  # as the main window makes it, at start-up: not when the view opens
+        await asyncio.sleep(1.0)  # the agent watches read their pages, the Needs you queue its caches
         idle = await idle_baseline(meter)
         print(f"baseline: nothing to do, longest event-loop gap {idle:5.1f} ms (the machine's own noise)")
         base = min(baseline_paint() for _ in range(3))
         print(f"baseline: a bare table of {HUBS * AGENTS:,} rows x {len(COLUMNS)} columns paints in {base:6.1f} ms")
 
-        model = FleetModel(hubs, watches, HubNeeds(hubs))
+        model = FleetModel(hubs, watches, needs)
         view = AgentsView(model)
         collector = IdleCollector(view)  # as the gui command runs the window: gc.freeze, then this
         gc.freeze()
