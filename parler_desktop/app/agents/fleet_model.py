@@ -21,6 +21,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersisten
 from PySide6.QtGui import QFont
 
 from parler_desktop.app.agents.fleet_feed import FleetFeed
+from parler_desktop.app.agents.fleet_rows import NO_GROUP, FleetRows, Group, Placement
 from parler_desktop.app.agents.fleet_state import AgentRecord
 from parler_desktop.app.dispatch.lease import RAN_OUT, at_expiry, lease_words
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
@@ -46,10 +47,6 @@ HEADING_FLAGS = Qt.ItemFlag.ItemIsEnabled
 AGENT_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 Index = QModelIndex | QPersistentModelIndex
-Group = tuple[str, str, str]  # ("hub", hub, "") or ("room", hub, room) (the scopes of the costs), or ("", "", title)
-Row = Group | tuple[str, str]  # a group's heading, or an agent's (hub, id)
-NO_GROUP: Group = ("", "", "")  # the rows when they are not grouped: no heading
-Placement = tuple[str, tuple[Group, ...]] | None  # an agent's sort name and groups; None: not shown
 FLAG_FILTERS = frozenset({"Waiting on me", "Stuck"})  # the filters that go by the flags
 
 
@@ -81,12 +78,7 @@ class FleetModel(QAbstractTableModel):
         self.filter = FILTERS[0]
         self.group = GROUPS[0]
         self.search = ""
-        self._rows: list[Row] = []
-        self.heading_rows: list[int] = []  # the rows that are a group's heading (the view spans them)
-        self._sizes: dict[Group, int] = {}  # agents in each group shown
-        self._rows_of: dict[tuple[str, str] | None, list[int]] | None = None  # an agent's rows, made when asked
-        self._heading_of: dict[Group, int] = {}  # a group's heading row
-        self._placed: dict[tuple[str, str], Placement] = {}  # each agent where the last rebuild put it
+        self.layout = FleetRows()
         self._full = True  # the next pass rebuilds the rows
         self._flags_due = False  # the next pass repaints the Flags column
         self._names: dict[str, str] = {}  # a name as sent -> as shown
@@ -109,7 +101,7 @@ class FleetModel(QAbstractTableModel):
 
     # -- Qt model -------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
+        return 0 if parent.isValid() else len(self.layout.rows)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
@@ -122,13 +114,14 @@ class FleetModel(QAbstractTableModel):
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return HEADING_FLAGS if len(self._rows[index.row()]) == 3 else AGENT_FLAGS
+        return HEADING_FLAGS if len(self.layout.rows[index.row()]) == 3 else AGENT_FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         row = index.row()  # (-1 for an invalid index)
-        if role not in ANSWERED or not 0 <= row < len(self._rows):
+        rows = self.layout.rows
+        if role not in ANSWERED or not 0 <= row < len(rows):
             return None  # (Qt asks ~7 roles a cell as it paints: the others cost nothing more)
-        value = self._rows[row]
+        value = rows[row]
         if len(value) == 3:  # a group's heading, written as it is drawn
             if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:
                 return self._heading(value)  # type: ignore[arg-type]
@@ -263,18 +256,13 @@ class FleetModel(QAbstractTableModel):
 
     def row_of(self, key: tuple[str, str] | None) -> int | None:
         """The agent's first row (``None``: the first agent row), if it is shown."""
-        rows = self.rows_of(key)
+        rows = self.layout.rows_of(key)
         return rows[0] if rows else None
 
-    def rows_of(self, key: tuple[str, str] | None) -> list[int]:
-        """The agent's rows (one a group it is in; ``None``: the first agent row)."""
-        if self._rows_of is None:
-            self._rows_of = {}
-            for row, value in enumerate(self._rows):
-                if len(value) == 2:
-                    self._rows_of.setdefault(value, []).append(row)  # type: ignore[arg-type]
-                    self._rows_of.setdefault(None, [row])
-        return self._rows_of.get(key, [])
+    @property
+    def heading_rows(self) -> list[int]:
+        """The rows that are a group's heading (the view spans them)."""
+        return self.layout.heading_rows
 
     def record(self, key: tuple[str, str]) -> AgentRecord | None:
         return self.state.agents.get(key)
@@ -325,7 +313,7 @@ class FleetModel(QAbstractTableModel):
         """A group's heading: what it is, how many agents, and for a hub or room what today's
         finished tasks cost there."""
         scope, hub, name = group
-        count = self._sizes.get(group, 0)
+        count = self.layout.sizes.get(group, 0)
         heading = f"{self._title(group)} — {count} agent{'s' if count != 1 else ''}"
         today = self.costs.totals(scope, hub, name, "today") if scope else None
         return f"{heading} · today: {today.summary()}" if today is not None and today.tasks else heading
@@ -361,35 +349,16 @@ class FleetModel(QAbstractTableModel):
         touched, self.state.touched = self.state.touched, set()
         for key in touched:
             agent = self.state.agents.get(key)
-            placement = self._placement(agent) if agent is not None else None
-            if placement is None and key not in self._placed:
-                self._placed[key] = None  # a new agent the filter hides: no row moves
-            elif placement != self._placed.get(key):
+            if self.layout.moved(key, self._placement(agent) if agent is not None else None):
                 self.rebuild()
                 return
-        rows = set()
-        for key in touched:
-            rows.update(self.rows_of(key))
-            placement = self._placed.get(key)
-            if placement is not None:
-                rows.update(self._heading_of[group] for group in placement[1] if group in self._heading_of)
-        self._repaint(sorted(rows), 0, len(COLUMNS) - 1)
-        if flags and self._rows:
+        for top, bottom in self.layout.repainted(touched):
+            self.dataChanged.emit(self.index(top, 0), self.index(bottom, len(COLUMNS) - 1))
+        count = len(self.layout.rows)
+        if flags and count:
             column = COLUMNS.index("Flags")
-            self.dataChanged.emit(self.index(0, column), self.index(len(self._rows) - 1, column))
+            self.dataChanged.emit(self.index(0, column), self.index(count - 1, column))
         self.updated.emit()
-
-    def _repaint(self, rows: list[int], first: int, last: int) -> None:
-        """dataChanged on the sorted ``rows`` from column ``first`` to ``last``, a run of adjacent
-        rows at a time."""
-        runs: list[list[int]] = []
-        for row in rows:
-            if runs and row == runs[-1][1] + 1:
-                runs[-1][1] = row
-            else:
-                runs.append([row, row])
-        for top, bottom in runs:
-            self.dataChanged.emit(self.index(top, first), self.index(bottom, last))
 
     def rebuild(self) -> None:
         """Rows for the filter and grouping; the same rows only repaint."""
@@ -398,45 +367,25 @@ class FleetModel(QAbstractTableModel):
         self.state.touched.clear()
         self._read_flags()
         placed = {key: self._placement(agent) for key, agent in self.state.agents.items()}
-        shown = sorted((placement[0], key) for key, placement in placed.items() if placement is not None)
-        grouped: dict[Group, list[tuple[str, str]]] = {}
-        for _name, key in shown:  # in name order: so is every group
-            for group in placed[key][1]:  # type: ignore[index]
-                members = grouped.get(group)
-                if members is None:
-                    members = grouped[group] = []
-                members.append(key)
-        titles = {group: self._title(group).lower() for group in grouped}
-        rows: list[Row] = []
-        self._heading_of = {}
-        for group in sorted(grouped, key=titles.__getitem__):
-            if group != NO_GROUP:
-                self._heading_of[group] = len(rows)
-                rows.append(group)
-            rows.extend(grouped[group])
-        self.heading_rows = list(self._heading_of.values())
-        self._sizes = {group: len(members) for group, members in grouped.items()}
-        self._placed = placed
+        rows = self.layout.lay_out(placed, self._title)
         if self.feed.watching and not self._countdown.isActive():
             self._countdown.start()
-        if rows == self._rows:
+        if rows == self.layout.rows:
             if rows:
                 self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(COLUMNS) - 1))
-            self.updated.emit()
-            return
-        self.beginResetModel()
-        self._rows = rows
-        self._rows_of = None
-        self.endResetModel()
+        else:
+            self.beginResetModel()
+            self.layout.set_rows(rows)
+            self.endResetModel()
         self.updated.emit()
 
     def _tick(self) -> None:
         """A second on: the countdowns of the leases shown (and the cards showing them)."""
         if not self.feed.watching:
             self._countdown.stop()
-        elif self._rows and any(agent.lease_end_ms is not None for agent in self.state.agents.values()):
+        elif self.layout.rows and any(agent.lease_end_ms is not None for agent in self.state.agents.values()):
             on = COLUMNS.index("On")
-            self.dataChanged.emit(self.index(0, on), self.index(len(self._rows) - 1, on), [Qt.ItemDataRole.DisplayRole])
+            self.dataChanged.emit(self.index(0, on), self.index(len(self.layout.rows) - 1, on), [Qt.ItemDataRole.DisplayRole])
             self.updated.emit()
 
     def _due(self) -> None:
