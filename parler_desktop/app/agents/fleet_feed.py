@@ -125,8 +125,8 @@ class FleetFeed(QObject):
         for message in messages:
             if arrived is not None:
                 arrived.add(message.seq)  # taken in now: the cache's read passes it over
-            self.state.observe_message(entry.url, message)
             tasks = task_parts(message)
+            self.state.observe_message(entry.url, message, tasks)
             for receipt in receipts_in(entry.url, message.seq, message.room, message.sender.id, message.ts, tasks):
                 counted |= self.costs.add(receipt)
         if counted:

@@ -170,9 +170,10 @@ class FleetState:
         record.spoke_ms[room] = max(record.spoke_ms.get(room, 0), ts_ms)
         record.last_seen_ms = max(record.last_seen_ms, ts_ms)
 
-    def observe_message(self, hub: str, message: StoredMessage) -> bool:
+    def observe_message(self, hub: str, message: StoredMessage, tasks: list[tuple[int, TaskStatus]] | None = None) -> bool:
         """A stored message (the caller takes each in once): the human's addresses agents; an
-        agent's says it spoke, and its task statuses what it is on."""
+        agent's says it spoke, and its task statuses what it is on (``tasks``: its ``task_parts``,
+        when the caller has them: decoded once)."""
         sender = message.sender
         if self._is_me(hub, sender.id):
             return self._asked(hub, message)
@@ -185,7 +186,7 @@ class FleetState:
         record.role = record.role or sender.role or ""
         record.spoke_ms[message.room] = max(record.spoke_ms.get(message.room, 0), message.ts)
         record.last_seen_ms = max(record.last_seen_ms, message.ts)
-        for _position, task in task_parts(message):
+        for _position, task in task_parts(message) if tasks is None else tasks:
             self.observe_task(record, message.room, message.ts, task)
         return True
 
