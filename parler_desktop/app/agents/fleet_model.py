@@ -36,6 +36,7 @@ FILTERS = ("All", "Working", "Waiting on me", "Stuck", "Offline")
 GROUPS = ("None", "Hub", "Room", "Role")
 AGENT_KEY = Qt.ItemDataRole.UserRole + 1  # (hub, id) of an agent row; None on a group heading
 UPDATE_MS = 100
+MANY_TOUCHED = 100  # agents changed in a pass past which (and past a quarter of them) it lays every row out
 COUNTDOWN_MS = 1000
 DEFAULT_STUCK_MS = 600_000  # before the agent watches are asked
 NOTE_CHARS = 400  # of a task's note
@@ -322,14 +323,13 @@ class FleetModel(QAbstractTableModel):
         """What the flags go by besides the agent: the stuck setting and the loop warnings."""
         self._flags_due = False
         self._stuck_after_ms = int(self.watches.settings().stuck_minutes * 60_000)  # (one setting, every hub)
-        self._looping = {
-            (entry.url, name)
-            for entry in self.hubs.entries
-            for room in entry.rooms.room_names()
-            for hint in self.watches.hints(entry.url, room)
-            if hint.kind == "loop"
-            for name in hint.agents
-        }
+        self._looping = set()
+        for entry in self.hubs.entries:
+            watch = self.watches.watch(entry.url)  # (once a hub: asked a room at a time, a walk of the hubs each)
+            if watch is not None:
+                self._looping.update(
+                    (entry.url, name) for room in entry.rooms.room_names() for hint in watch.hints(room) if hint.kind == "loop" for name in hint.agents
+                )
 
     @property
     def update_due(self) -> bool:
@@ -347,6 +347,9 @@ class FleetModel(QAbstractTableModel):
         if flags:
             self._read_flags()
         touched, self.state.touched = self.state.touched, set()
+        if len(touched) > max(MANY_TOUCHED, len(self.state.agents) // 4):
+            self.rebuild()  # (checking each costs what laying them all out does: no reset if none moved)
+            return
         for key in touched:
             agent = self.state.agents.get(key)
             if self.layout.moved(key, self._placement(agent) if agent is not None else None):
