@@ -79,3 +79,22 @@ def test_a_receipt_arriving_repaints_its_agents_row_and_its_hubs_heading_only(qt
     finally:
         for agent in (bob, carol):
             run_coroutine(qtbot, qloop, agent.close())
+
+
+def test_an_agent_silent_past_the_setting_is_shown_stuck_without_any_traffic(qtbot, qloop, desktop, hub):
+    bob = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="bob", role="coder"))
+    try:
+        room = join_room(qtbot, qloop, desktop, bob, "build")
+        post_task(qtbot, qloop, bob, room, "working", note="fixing the parser")
+        view = open_agents_view(qtbot, desktop)
+        model = desktop.agents.model
+        qtbot.waitUntil(lambda: "bob" in shown(view) and not model.update_due, timeout=10_000)
+        resets, repainted = record_repaints(model)
+        clock = model.clock
+        model.clock = lambda: clock() + 11 * 60  # nothing from bob for 11 min (the setting: 10), and nothing arrives
+        bob_row = model.row_of(next(k for k in model.state.agents if k[1] == bob.id))
+        qtbot.waitUntil(lambda: bob_row in rows_in(repainted, "Flags") and bob_row in rows_in(repainted, "Last seen"), timeout=5000)
+        assert shown(view)["bob"]["Flags"] == "stuck" and shown(view)["bob"]["Last seen"] == "11 min ago"
+        assert not resets
+    finally:
+        run_coroutine(qtbot, qloop, bob.close())

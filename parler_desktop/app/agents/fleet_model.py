@@ -5,10 +5,11 @@ What changes is taken in at most every ``UPDATE_MS``, in one pass: an agent that
 presence, a message, a receipt: ``FleetState.touched``) repaints its own rows and its groups'
 headings, and only when it moved (it came or went, was renamed, or left or joined a filter or a
 group) are the rows rebuilt, as they are when anything may have changed (a hub read or forgotten,
-the view switched); a Needs you item or a loop warning repaints the Flags column. A rebuild of the
-same rows in the same order only repaints (the selection stays), and, while an agent holds a lease
-on dispatched work, its "On" cell counts down to the lease's end every ``COUNTDOWN_MS``. A row is a
-group's heading or an agent's key: the table draws a cell at a time, asking for what it shows.
+the view switched); a Needs you item, a loop warning or a minute on repaints the Flags and Last
+seen columns (rebuilding under a filter by the flags). A rebuild of the same rows in the same
+order only repaints (the selection stays), and, while an agent holds a lease on dispatched work,
+its "On" cell counts down to the lease's end every ``COUNTDOWN_MS``. A row is a group's heading or
+an agent's key: the table draws a cell at a time, asking for what it shows.
 """
 
 from __future__ import annotations
@@ -81,7 +82,8 @@ class FleetModel(QAbstractTableModel):
         self.search = ""
         self.layout = FleetRows()
         self._full = True  # the next pass rebuilds the rows
-        self._flags_due = False  # the next pass repaints the Flags column
+        self._flags_due = False  # the next pass repaints the Flags column (and Last seen)
+        self._minute = 0  # the clock's minute as last ticked
         self._names: dict[str, str] = {}  # a name as sent -> as shown
         self._bold = QFont()
         self._bold.setBold(True)
@@ -359,8 +361,7 @@ class FleetModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(top, 0), self.index(bottom, len(COLUMNS) - 1))
         count = len(self.layout.rows)
         if flags and count:
-            column = COLUMNS.index("Flags")
-            self.dataChanged.emit(self.index(0, column), self.index(count - 1, column))
+            self.dataChanged.emit(self.index(0, COLUMNS.index("Last seen")), self.index(count - 1, COLUMNS.index("Flags")))
         self.updated.emit()
 
     def rebuild(self) -> None:
@@ -383,7 +384,12 @@ class FleetModel(QAbstractTableModel):
         self.updated.emit()
 
     def _tick(self) -> None:
-        """A second on: the countdowns of the leases shown (and the cards showing them)."""
+        """A second on: the countdowns of the leases shown (and the cards showing them); a minute
+        on, what the clock alone changes (Last seen, stuck, silent) repaints with the flags."""
+        minute = int(self.clock() // 60)
+        if minute != self._minute:
+            self._minute = minute
+            self._flags_changed()
         if not self.feed.watching:
             self._countdown.stop()
         elif self.layout.rows and any(agent.lease_end_ms is not None for agent in self.state.agents.values()):
