@@ -293,6 +293,7 @@ class FleetModel(QAbstractTableModel):
         return True
 
     def _placement(self, agent: AgentRecord) -> Placement:
+        """Where the agent's rows go under the view's filter and grouping (None: hidden)."""
         return (self.name_of(agent).lower(), tuple(self._groups_of(agent))) if self._shown(agent) else None
 
     def _groups_of(self, agent: AgentRecord) -> list[Group]:
