@@ -41,7 +41,8 @@ DIRECTORY_FAILURES = (BadReply, ConnectionLost, HubRefused, SessionClosed, Timeo
 
 
 class FleetFeed(QObject):
-    changed = Signal()  # what the rows show may have changed
+    changed = Signal()  # anything the rows show may have changed (a hub read or forgotten)
+    agentsChanged = Signal()  # the agents in ``state.touched`` changed (what arrives live)
     costsChanged = Signal()  # a receipt was counted
     loaded = Signal()  # every hub's cache and directory were read once
 
@@ -124,17 +125,17 @@ class FleetFeed(QObject):
         for message in messages:
             if arrived is not None:
                 arrived.add(message.seq)  # taken in now: the cache's read passes it over
-            self.state.observe_message(entry.url, message)
             tasks = task_parts(message)
+            self.state.observe_message(entry.url, message, tasks)
             for receipt in receipts_in(entry.url, message.seq, message.room, message.sender.id, message.ts, tasks):
                 counted |= self.costs.add(receipt)
         if counted:
             self.costsChanged.emit()
-        self.changed.emit()
+        self.agentsChanged.emit()
 
     def _roster(self, entry: HubEntry, room: str, entries: Sequence[Any]) -> None:
         if entry in self._sessions and self.state.observe_roster(entry.url, room, entries):
-            self.changed.emit()
+            self.agentsChanged.emit()
 
     # -- the caches -------------------------------------------------------------------------
     def load(self) -> None:
@@ -257,4 +258,4 @@ class FleetFeed(QObject):
         except DIRECTORY_FAILURES:
             return  # a hub without a directory: the rosters still serve
         if shiboken6.isValid(self) and session is entry.bridge.session and self.state.observe_directory(entry.url, listed):
-            self.changed.emit()
+            self.agentsChanged.emit()

@@ -1,10 +1,15 @@
 """FleetModel: one row per agent of every hub the window holds, for the Agents view, filtered and
 grouped, over what ``FleetFeed`` keeps (the agents and the cost of their work).
 
-Rows are rebuilt at most every ``REBUILD_MS`` after a change; the same rows in the same order only
-repaint (the selection stays), and, while an agent holds a lease on dispatched work, its "On" cell
-counts down to the lease's end every ``COUNTDOWN_MS``. A row is a group's heading or an agent's key: the table draws a
-cell at a time, asking for what it shows.
+What changes is taken in at most every ``UPDATE_MS``, in one pass: an agent that changed live (its
+presence, a message, a receipt: ``FleetState.touched``) repaints its own rows and its groups'
+headings, and only when it moved (it came or went, was renamed, or left or joined a filter or a
+group) are the rows rebuilt, as they are when anything may have changed (a hub read or forgotten,
+the view switched); a Needs you item, a loop warning or a minute on repaints the Flags and Last
+seen columns (rebuilding under a filter by the flags). A rebuild of the same rows in the same
+order only repaints (the selection stays), and, while an agent holds a lease on dispatched work,
+its "On" cell counts down to the lease's end every ``COUNTDOWN_MS``. A row is a group's heading or
+an agent's key: the table draws a cell at a time, asking for what it shows.
 """
 
 from __future__ import annotations
@@ -13,10 +18,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 
 from parler_desktop.app.agents.fleet_feed import FleetFeed
+from parler_desktop.app.agents.fleet_rows import NO_GROUP, FleetRows, Group, Placement
 from parler_desktop.app.agents.fleet_state import AgentRecord
 from parler_desktop.app.dispatch.lease import RAN_OUT, at_expiry, lease_words
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
@@ -30,7 +36,8 @@ COLUMNS = ("Agent", "Role", "Hub", "Presence", "On", "Last seen", "Rooms", "Flag
 FILTERS = ("All", "Working", "Waiting on me", "Stuck", "Offline")
 GROUPS = ("None", "Hub", "Room", "Role")
 AGENT_KEY = Qt.ItemDataRole.UserRole + 1  # (hub, id) of an agent row; None on a group heading
-REBUILD_MS = 150
+UPDATE_MS = 100
+MANY_TOUCHED = 100  # agents changed in a pass past which (and past a quarter of them) it lays every row out
 COUNTDOWN_MS = 1000
 DEFAULT_STUCK_MS = 600_000  # before the agent watches are asked
 NOTE_CHARS = 400  # of a task's note
@@ -42,9 +49,7 @@ HEADING_FLAGS = Qt.ItemFlag.ItemIsEnabled
 AGENT_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
 Index = QModelIndex | QPersistentModelIndex
-Group = tuple[str, str, str]  # ("hub", hub, "") or ("room", hub, room) (the scopes of the costs), or ("", "", title)
-Row = Group | tuple[str, str]  # a group's heading, or an agent's (hub, id)
-NO_GROUP: Group = ("", "", "")  # the rows when they are not grouped: no heading
+FLAG_FILTERS = frozenset({"Waiting on me", "Stuck"})  # the filters that go by the flags
 
 
 
@@ -62,6 +67,8 @@ def ago(ms: int, now: float) -> str:
 
 
 class FleetModel(QAbstractTableModel):
+    updated = Signal()  # a pass repainted (or reset) what changed
+
     def __init__(self, hubs: HubList, watches: HubAgentWatches, needs: HubNeeds, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.hubs = hubs
@@ -73,10 +80,10 @@ class FleetModel(QAbstractTableModel):
         self.filter = FILTERS[0]
         self.group = GROUPS[0]
         self.search = ""
-        self._rows: list[Row] = []
-        self.heading_rows: list[int] = []  # the rows that are a group's heading (the view spans them)
-        self._sizes: dict[Group, int] = {}  # agents in each group shown
-        self._row_of: dict[tuple[str, str] | None, int] | None = None  # an agent's first row, made when asked
+        self.layout = FleetRows()
+        self._full = True  # the next pass rebuilds the rows
+        self._flags_due = False  # the next pass repaints the Flags column (and Last seen)
+        self._minute = 0  # the clock's minute as last ticked
         self._names: dict[str, str] = {}  # a name as sent -> as shown
         self._bold = QFont()
         self._bold.setBold(True)
@@ -84,19 +91,20 @@ class FleetModel(QAbstractTableModel):
         self._room_labels: dict[tuple[str, str], str] = {}
         self._looping: set[tuple[str, str]] = set()  # (hub, name) named in a loop warning
         self._stuck_after_ms = DEFAULT_STUCK_MS  # how long "working" without a word is stuck
-        self._rebuild = QTimer(self, singleShot=True, interval=REBUILD_MS)
-        self._rebuild.timeout.connect(self.rebuild)
+        self._update = QTimer(self, singleShot=True, interval=UPDATE_MS)
+        self._update.timeout.connect(self.update_rows)
         self._countdown = QTimer(self, interval=COUNTDOWN_MS, timeout=self._tick)
         self.feed.changed.connect(self._changed)
-        watches.changed.connect(self._changed)
-        needs.changed.connect(self._changed)
+        self.feed.agentsChanged.connect(self._due)
+        watches.changed.connect(self._flags_changed)
+        needs.changed.connect(self._flags_changed)
         for entry in hubs.entries:
             self._added(entry)
         hubs.added.connect(self._added)
 
     # -- Qt model -------------------------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
+        return 0 if parent.isValid() else len(self.layout.rows)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
@@ -109,13 +117,14 @@ class FleetModel(QAbstractTableModel):
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return HEADING_FLAGS if len(self._rows[index.row()]) == 3 else AGENT_FLAGS
+        return HEADING_FLAGS if len(self.layout.rows[index.row()]) == 3 else AGENT_FLAGS
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         row = index.row()  # (-1 for an invalid index)
-        if role not in ANSWERED or not 0 <= row < len(self._rows):
+        rows = self.layout.rows
+        if role not in ANSWERED or not 0 <= row < len(rows):
             return None  # (Qt asks ~7 roles a cell as it paints: the others cost nothing more)
-        value = self._rows[row]
+        value = rows[row]
         if len(value) == 3:  # a group's heading, written as it is drawn
             if role == Qt.ItemDataRole.DisplayRole and index.column() == 0:
                 return self._heading(value)  # type: ignore[arg-type]
@@ -250,13 +259,13 @@ class FleetModel(QAbstractTableModel):
 
     def row_of(self, key: tuple[str, str] | None) -> int | None:
         """The agent's first row (``None``: the first agent row), if it is shown."""
-        if self._row_of is None:
-            self._row_of = {}
-            for row, value in enumerate(self._rows):
-                if len(value) == 2:
-                    self._row_of.setdefault(value, row)
-                    self._row_of.setdefault(None, row)
-        return self._row_of.get(key)
+        rows = self.layout.rows_of(key)
+        return rows[0] if rows else None
+
+    @property
+    def heading_rows(self) -> list[int]:
+        """The rows that are a group's heading (the view spans them)."""
+        return self.layout.heading_rows
 
     def record(self, key: tuple[str, str]) -> AgentRecord | None:
         return self.state.agents.get(key)
@@ -283,6 +292,10 @@ class FleetModel(QAbstractTableModel):
             return agent.presence == "offline"
         return True
 
+    def _placement(self, agent: AgentRecord) -> Placement:
+        """Where the agent's rows go under the view's filter and grouping (None: hidden)."""
+        return (self.name_of(agent).lower(), tuple(self._groups_of(agent))) if self._shown(agent) else None
+
     def _groups_of(self, agent: AgentRecord) -> list[Group]:
         if self.group == "Hub":
             return [("hub", agent.hub, "")]
@@ -304,63 +317,103 @@ class FleetModel(QAbstractTableModel):
         """A group's heading: what it is, how many agents, and for a hub or room what today's
         finished tasks cost there."""
         scope, hub, name = group
-        count = self._sizes.get(group, 0)
+        count = self.layout.sizes.get(group, 0)
         heading = f"{self._title(group)} — {count} agent{'s' if count != 1 else ''}"
         today = self.costs.totals(scope, hub, name, "today") if scope else None
         return f"{heading} · today: {today.summary()}" if today is not None and today.tasks else heading
 
+    def _read_flags(self) -> None:
+        """What the flags go by besides the agent: the stuck setting and the loop warnings."""
+        self._flags_due = False
+        self._stuck_after_ms = int(self.watches.settings().stuck_minutes * 60_000)  # (one setting, every hub)
+        self._looping = set()
+        for entry in self.hubs.entries:
+            watch = self.watches.watch(entry.url)  # (once a hub: asked a room at a time, a walk of the hubs each)
+            if watch is not None:
+                self._looping.update(
+                    (entry.url, name) for room in entry.rooms.room_names() for hint in watch.hints(room) if hint.kind == "loop" for name in hint.agents
+                )
+
+    @property
+    def update_due(self) -> bool:
+        """A pass over what changed is due (within ``UPDATE_MS``)."""
+        return self._update.isActive()
+
+    def update_rows(self) -> None:
+        """Repaint the rows of the agents that changed since the last pass, and their groups'
+        headings; rebuild the rows when one of them moved, or when anything may have changed."""
+        self._update.stop()
+        if self._full:
+            self.rebuild()
+            return
+        flags = self._flags_due
+        if flags:
+            self._read_flags()
+        touched, self.state.touched = self.state.touched, set()
+        if len(touched) > max(MANY_TOUCHED, len(self.state.agents) // 4):
+            self.rebuild()  # (checking each costs what laying them all out does: no reset if none moved)
+            return
+        for key in touched:
+            agent = self.state.agents.get(key)
+            if self.layout.moved(key, self._placement(agent) if agent is not None else None):
+                self.rebuild()
+                return
+        for top, bottom in self.layout.repainted(touched):
+            self.dataChanged.emit(self.index(top, 0), self.index(bottom, len(COLUMNS) - 1))
+        count = len(self.layout.rows)
+        if flags and count:
+            self.dataChanged.emit(self.index(0, COLUMNS.index("Last seen")), self.index(count - 1, COLUMNS.index("Flags")))
+        self.updated.emit()
+
     def rebuild(self) -> None:
         """Rows for the filter and grouping; the same rows only repaint."""
-        self._rebuild.stop()
-        self._stuck_after_ms = int(self.watches.settings().stuck_minutes * 60_000)  # (one setting, every hub)
-        self._looping = {
-            (entry.url, name)
-            for entry in self.hubs.entries
-            for room in entry.rooms.room_names()
-            for hint in self.watches.hints(entry.url, room)
-            if hint.kind == "loop"
-            for name in hint.agents
-        }
-        shown = sorted((self.name_of(agent).lower(), agent.key, agent) for agent in self.state.agents.values() if self._shown(agent))
-        grouped: dict[Group, list[tuple[str, str]]] = {}
-        for _name, key, agent in shown:  # in name order: so is every group
-            for group in self._groups_of(agent):
-                members = grouped.get(group)
-                if members is None:
-                    members = grouped[group] = []
-                members.append(key)
-        titles = {group: self._title(group).lower() for group in grouped}
-        rows: list[Row] = []
-        self.heading_rows = []
-        for group in sorted(grouped, key=titles.__getitem__):
-            if group != NO_GROUP:
-                self.heading_rows.append(len(rows))
-                rows.append(group)
-            rows.extend(grouped[group])
-        self._sizes = {group: len(members) for group, members in grouped.items()}
+        self._update.stop()
+        self._full = False
+        self.state.touched.clear()
+        self._read_flags()
+        placed = {key: self._placement(agent) for key, agent in self.state.agents.items()}
+        rows = self.layout.lay_out(placed, self._title)
         if self.feed.watching and not self._countdown.isActive():
             self._countdown.start()
-        if rows == self._rows:
+        if rows == self.layout.rows:
             if rows:
                 self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(COLUMNS) - 1))
-            return
-        self.beginResetModel()
-        self._rows = rows
-        self._row_of = None
-        self.endResetModel()
+        else:
+            self.beginResetModel()
+            self.layout.set_rows(rows)
+            self.endResetModel()
+        self.updated.emit()
 
     def _tick(self) -> None:
-        """A second on: the countdowns of the leases shown (and the cards showing them)."""
+        """A second on: the countdowns of the leases shown (and the cards showing them); a minute
+        on, what the clock alone changes (Last seen, stuck, silent) repaints with the flags."""
+        minute = int(self.clock() // 60)
+        if minute != self._minute:
+            self._minute = minute
+            self._flags_changed()
         if not self.feed.watching:
             self._countdown.stop()
-        elif self._rows and any(agent.lease_end_ms is not None for agent in self.state.agents.values()):
+        elif self.layout.rows and any(agent.lease_end_ms is not None for agent in self.state.agents.values()):
             on = COLUMNS.index("On")
-            self.dataChanged.emit(self.index(0, on), self.index(len(self._rows) - 1, on), [Qt.ItemDataRole.DisplayRole])
+            self.dataChanged.emit(self.index(0, on), self.index(len(self.layout.rows) - 1, on), [Qt.ItemDataRole.DisplayRole])
+            self.updated.emit()
+
+    def _due(self) -> None:
+        """A pass soon while the view is open (it rebuilds as it opens)."""
+        if self.feed.watching and not self._update.isActive():
+            self._update.start()
 
     def _changed(self, *_args: object) -> None:
-        """Rebuild soon while the view is open (it rebuilds as it opens)."""
-        if self.feed.watching and not self._rebuild.isActive():
-            self._rebuild.start()
+        """Anything may have changed: the next pass rebuilds."""
+        self._full = True
+        self._due()
+
+    def _flags_changed(self) -> None:
+        """A Needs you item or a room's warning came or went: the Flags column repaints (the rows
+        rebuild under a filter that goes by the flags)."""
+        self._full |= self.filter in FLAG_FILTERS
+        self._flags_due = True
+        self._due()
 
     def _added(self, entry: HubEntry) -> None:
         entry.rooms.reloaded.connect(lambda: self._rooms_reloaded(entry))

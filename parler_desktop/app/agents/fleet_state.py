@@ -98,10 +98,12 @@ def task_parts(message: StoredMessage) -> list[tuple[int, TaskStatus]]:
 
 class FleetState:
     """The agents of every hub, keyed by (hub, id); each ``observe_*`` returns whether it changed
-    anything shown."""
+    anything shown, and what arrives live (a directory, a roster, a message) puts the agents it
+    changed in ``touched``, for the view to repaint theirs alone (it empties the set)."""
 
     def __init__(self) -> None:
         self.agents: dict[tuple[str, str], AgentRecord] = {}
+        self.touched: set[tuple[str, str]] = set()
         self.me: dict[str, tuple[str, str]] = {}  # hub -> (the human's id there, name)
         self.dm_rooms: dict[str, set[str]] = {}  # hub -> its DM rooms
 
@@ -134,7 +136,9 @@ class FleetState:
             record.presence, record.activity = entry.status or "offline", entry.activity or ""
             record.last_seen_ms = max(record.last_seen_ms, entry.last_seen)
             record.name, record.role = entry.card.name or record.name, entry.card.role or record.role
-            changed |= shown != (record.card, record.verified, record.presence, record.activity, record.last_seen_ms, record.name, record.role)
+            if shown != (record.card, record.verified, record.presence, record.activity, record.last_seen_ms, record.name, record.role):
+                self.touched.add(record.key)
+                changed = True
         return changed
 
     def observe_roster(self, hub: str, room: str, entries: Sequence[RosterEntry]) -> bool:
@@ -150,7 +154,9 @@ class FleetState:
                 record.last_seen_ms = entry.last_seen
             record.name = record.name or entry.name
             record.role = record.role or entry.role or entry.service_role or ""
-            changed |= shown != (record.presence, record.activity, record.name, record.role, True)
+            if shown != (record.presence, record.activity, record.name, record.role, True):
+                self.touched.add(record.key)
+                changed = True
         return changed
 
     def observe_sender(self, hub: str, room: str, agent_id: str | None, name: str | None, role: str | None, ts_ms: int) -> None:
@@ -164,21 +170,23 @@ class FleetState:
         record.spoke_ms[room] = max(record.spoke_ms.get(room, 0), ts_ms)
         record.last_seen_ms = max(record.last_seen_ms, ts_ms)
 
-    def observe_message(self, hub: str, message: StoredMessage) -> bool:
+    def observe_message(self, hub: str, message: StoredMessage, tasks: list[tuple[int, TaskStatus]] | None = None) -> bool:
         """A stored message (the caller takes each in once): the human's addresses agents; an
-        agent's says it spoke, and its task statuses what it is on."""
+        agent's says it spoke, and its task statuses what it is on (``tasks``: its ``task_parts``,
+        when the caller has them: decoded once)."""
         sender = message.sender
         if self._is_me(hub, sender.id):
             return self._asked(hub, message)
         if (sender.role or "").lower() in HUMAN_ROLES:
             return False
         record = self.agent(hub, sender.id)
+        self.touched.add(record.key)
         record.rooms.add(message.room)
         record.name = sender.name or record.name
         record.role = record.role or sender.role or ""
         record.spoke_ms[message.room] = max(record.spoke_ms.get(message.room, 0), message.ts)
         record.last_seen_ms = max(record.last_seen_ms, message.ts)
-        for _position, task in task_parts(message):
+        for _position, task in task_parts(message) if tasks is None else tasks:
             self.observe_task(record, message.room, message.ts, task)
         return True
 
@@ -206,6 +214,7 @@ class FleetState:
                 continue
             if in_dm or record.name.lower() in names or (record.role and record.role.lower() in names):
                 record.asked_ms[message.room] = max(record.asked_ms.get(message.room, 0), message.ts)
+                self.touched.add(record.key)
                 changed = True
         return changed
 

@@ -105,7 +105,7 @@ class AgentCard(QDialog):
         close.clicked.connect(self.close)
         self.refresh()
         model.modelReset.connect(self.refresh)  # what the rows say, the card says (as often)
-        model.dataChanged.connect(self.refresh)
+        model.updated.connect(self.refresh)
         self._recent: dict[int, StoredMessage] = {}  # its newest messages shown, by seq
         if self.entry is not None:
             self.entry.bridge.outboxChanged.connect(self._outbox_changed)
