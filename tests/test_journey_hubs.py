@@ -140,6 +140,26 @@ def test_three_hubs_count_apart_survive_a_killed_hub_and_post_where_the_human_cl
     assert app.hubs.entry(killable.url).bridge.is_live  # switching hubs closes nothing
 
 
+def test_a_room_clicked_while_another_hub_is_being_opened_is_the_one_shown(qtbot, qloop, three_hubs):
+    """A room opened for the human (a notification's Open, the newest room at launch) on another
+    hub takes a moment to switch hubs; a room the human clicks meanwhile is the one shown after."""
+    app, shared, killable, _peers = three_hubs
+    window = app.window
+    embedded = app.hubs.entry("")
+    run_coroutine(qtbot, qloop, embedded.bridge.invite("channel", "plans"))
+    qtbot.waitUntil(lambda: "plans" in embedded.rooms.room_names(), timeout=10_000)
+    click_row(app, "plans", "")
+    qtbot.waitUntil(lambda: window.timeline_model.room == "plans", timeout=10_000)
+    switching = lambda: any(task.get_name().endswith("show hub") for task in window.bridge.tasks.tasks)  # noqa: E731
+    for clicked_hub, clicked in (("", "notes"), (killable.url, "team")):  # a room of the hub shown, or of a third
+        window.show_room(shared.url, "team")  # switching to the second hub, not done yet
+        assert switching()
+        click_row(app, clicked, clicked_hub)  # the human's click, meanwhile
+        qtbot.waitUntil(lambda: not switching(), timeout=10_000)
+        qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(clicked_hub) and window.timeline_model.room == clicked, timeout=10_000)
+        assert window.room_panel.shown_room == (clicked_hub, clicked)
+
+
 def test_a_heading_folds_its_hub_and_ctrl_alt_n_goes_to_hub_n(qtbot, qloop, three_hubs):
     app, shared, killable, peers = three_hubs
     window = app.window

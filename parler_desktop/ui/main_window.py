@@ -71,6 +71,7 @@ class MainWindow(QMainWindow):
         self.bridge = bridge
         self.hubs = hubs
         self.shown_hub: HubEntry | None = None
+        self._wanted_room: tuple[str, str] | None = None  # (hub, room) chosen last: a hub switch under way yields to it
         self.timeline_model = TimelineModel(bridge, self)
         self.roster = RosterModel(bridge, self)
         self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
@@ -287,6 +288,7 @@ class MainWindow(QMainWindow):
         entry = self.hubs.entry(hub)
         if entry is None:
             return
+        self._wanted_room = (hub, room)
         if entry is not self.shown_hub:
             self.bridge.tasks.spawn("show hub", self._show_hub_then_room(entry, room))
             return
@@ -304,8 +306,12 @@ class MainWindow(QMainWindow):
         self._update_room_title()
 
     async def _show_hub_then_room(self, entry: HubEntry, room: str) -> None:
+        """Switch hubs, then open ``room``; unless another room was chosen meanwhile (a click
+        while the switch went on): that one is shown, on its hub, as the latest choice."""
         await self.show_hub(entry)
-        if entry is self.shown_hub:
+        if self._wanted_room is not None and self._wanted_room != (entry.url, room):
+            self.show_room(*self._wanted_room)
+        elif entry is self.shown_hub:
             self.show_room(entry.url, room)
 
     def _open_join_requests(self) -> None:
