@@ -45,9 +45,7 @@ from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, S
 from parler_desktop.client.events import ConnectionState
 from parler_desktop.store import LocalStore
 
-RELOAD_DELAY_MS = 120  # live, reloads are due on ticks this far apart, the same for every hub (``sidebar_ticks``),
-# and never sooner than this after the change that asked (a reload due at once after a session attached lost the
-# sidebar's current row at a relaunch now and then: test_journey_hubs_return, not understood yet)
+RELOAD_DELAY_MS = 120  # live, reloads are due on ticks this far apart, the same for every hub (``sidebar_ticks``)
 CATCH_UP_RELOAD_DELAY_MS = 1000  # while a session catches up: each reload re-sorts and repaints the
 # list on the UI thread, which the stored pages compete with (bench/bench_hubs.py's wake: 8.3 s at
 # 120 ms, 6.6 s at 1 s)
@@ -265,7 +263,7 @@ class RoomListModel(QAbstractListModel):
     def schedule_reload(self, *_event: Any) -> None:
         if not self._timer.isActive():
             catching_up = self._rooms and not self._bridge.is_live  # (an empty list is read at once)
-            self._timer.start(CATCH_UP_RELOAD_DELAY_MS if catching_up else RELOAD_DELAY_MS + due_in(RELOAD_DELAY_MS))
+            self._timer.start(CATCH_UP_RELOAD_DELAY_MS if catching_up else due_in(RELOAD_DELAY_MS))
 
     def _state_changed(self, event: Any) -> None:
         """Caught up: the reload the catch-up put off (for up to a second) runs now, so the rows
