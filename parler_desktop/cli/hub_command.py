@@ -114,9 +114,9 @@ async def serve_until_signalled(config: HubConfig) -> None:
     hub = Hub(config)
     await hub.start()
     stop = asyncio.Event()
-    print(hub.url, flush=True)
     try:
         with calling_on_signals(stop.set):
+            print(hub.url, flush=True)  # once a SIGTERM stops it cleanly: whoever read it may send one at once
             await stop.wait()
     finally:
         await hub.stop()
