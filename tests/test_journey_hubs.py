@@ -349,3 +349,31 @@ def test_the_tray_counts_every_hub_and_shows_the_worst_hubs_health(qtbot, qloop,
     label = app.hubs.entry(killable.url).label
     qtbot.waitUntil(lambda: f"{label}: " in tray.toolTip() and "Retrying in " in tray.toolTip(), timeout=30_000)
     assert tray._tone is Tone.WARN and "This computer: Live as boss" in tray.toolTip()
+
+
+def test_the_other_hubs_open_and_go_live_while_the_shown_hubs_session_is_still_opening(qtbot, qloop, tmp_path, hub_factory, monkeypatch):
+    """At launch every hub's session opens at once (identity, store, cached rooms): the others
+    went live only once the shown hub's had opened, so a slow first hub held every hub's catch-up."""
+    from parler_desktop.client.session import HubSession
+
+    shown, other = hub_factory(), hub_factory()
+    home = Home.resolve(tmp_path / "home").ensure()
+    save_settings(home.settings_file, Settings(display_name="boss", hubs=(shown.url, other.url)))
+    held = asyncio.Event()
+    real_open = HubSession.open.__func__
+
+    async def open_held(cls, home, hub_url, **kwargs):  # the shown hub's open waits until released
+        if hub_url == shown.url:
+            await held.wait()
+        return await real_open(cls, home, hub_url, **kwargs)
+
+    monkeypatch.setattr(HubSession, "open", classmethod(open_held))
+    app = DesktopApp(home)
+    running = qloop.create_task(app.run())
+    qtbot.waitUntil(lambda: len(app.hubs.entries) == 2, timeout=10_000)
+    qtbot.waitUntil(lambda: app.hubs.entry(other.url).bridge.is_live, timeout=15_000)
+    assert app.hubs.entry(shown.url).bridge.session is None  # still opening
+    held.set()
+    qtbot.waitUntil(lambda: app.hubs.entry(shown.url).bridge.is_live, timeout=15_000)
+    app.quit()
+    qtbot.waitUntil(running.done, timeout=20_000)

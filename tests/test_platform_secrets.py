@@ -45,6 +45,26 @@ def test_without_a_credential_store_the_seed_stays_in_its_file(home):
     assert key_document(home) == {"id": identity.agent_id, "seed": identity.seed}
 
 
+def test_the_window_discovers_the_store_once_while_the_sessions_wait_for_it(tmp_path):
+    """The window starts keyring's discovery (~0.2 s) as it is built; every hub's session loading
+    its identity meanwhile waits for that one discovery instead of running its own (a fresh process:
+    this one's keyring is discovered already)."""
+    program = (
+        "import threading; import keyring.core as core;"
+        "calls = [];"
+        "real = core._detect_backend;"
+        "core._detect_backend = lambda *a, **k: calls.append(1) or real(*a, **k);"
+        "from parler_desktop.platform.secrets import credential_store, discover_credential_store_now;"
+        "started = discover_credential_store_now();"
+        "sessions = [threading.Thread(target=credential_store) for _ in range(5)];"
+        "[t.start() for t in sessions]; [t.join(30) for t in [started, *sessions]];"
+        "print(len(calls))"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"
+
+
 @needs_dbus
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the Secret Service is Linux's store")
 def test_a_session_bus_without_a_secret_service_leaves_the_seed_in_its_file(tmp_path, bus_address):

@@ -21,6 +21,7 @@ from parler_desktop.app.hubs.local_hub import start_local_hub
 from parler_desktop.app.hubs.network_watch import NetworkWatch
 from parler_desktop.app.hubs.sleep_watch import SleepWatch
 from parler_desktop.platform.autostart import sync_autostart
+from parler_desktop.platform.secrets import discover_credential_store_now
 from parler_desktop.client.address import normalize_hub_url
 from parler_desktop.demo.plan import DEMO_FAILURES, DemoPlan
 from parler_desktop.disk_errors import os_error_text
@@ -66,6 +67,7 @@ class DesktopApp:
     ) -> None:
         """``hub_url`` (None: the settings' first hub) is shown first and remembered, and so is
         every one of ``more_hubs``, after the hubs the settings hold."""
+        discover_credential_store_now()  # the sessions' identities need it first (~0.2 s, once a process)
         self.home = home.ensure()
         self.hub_override = hub_url
         self.more_hubs = tuple(more_hubs)
@@ -184,10 +186,10 @@ class DesktopApp:
         place = await asyncio.to_thread(load_window_state, window_state_path(self.home))
         shown = self._hold_hubs(settings, place)
         self.place.restore(place)
-        first_ok = await self.shown.connect()
-        for entry in self.hubs.entries:
+        for entry in self.hubs.entries:  # opened beside the shown hub's, not after (their stores, keys)
             if entry is not shown:
                 self.connectors[entry].tasks.spawn("connect", self.connectors[entry].connect())
+        first_ok = await self.shown.connect()
         if first_ok and self.demo is not None:
             self.start_demo(self.demo)
         if self.link is not None:

@@ -13,11 +13,13 @@ logs or raises a secret's value.
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Protocol
 
 log = logging.getLogger(__name__)
 
 SERVICE = "parler-desktop"  # every entry of ours in the store is under this service name
+_DETECTING = threading.Lock()  # one discovery at a time: a second caller waits for the first's result
 
 
 class SecretStoreError(Exception):
@@ -39,12 +41,23 @@ class SecretStore(Protocol):
 
 
 def credential_store() -> SecretStore | None:
-    """The OS credential store keyring chose, or None where there is none."""
-    try:
-        from parler_desktop.platform.secrets.keyring_store import KeyringStore, os_backend
+    """The OS credential store keyring chose, or None where there is none (blocking: its first
+    call in a process imports keyring and discovers its backends, ~0.2 s)."""
+    with _DETECTING:
+        try:
+            from parler_desktop.platform.secrets.keyring_store import KeyringStore, os_backend
 
-        backend = os_backend()
-    except Exception as error:  # keyring missing or its backend discovery failed: files, as before
-        log.info("no credential store (%s); secrets stay in files", type(error).__name__)
-        return None
+            backend = os_backend()
+        except Exception as error:  # keyring missing or its backend discovery failed: files, as before
+            log.info("no credential store (%s); secrets stay in files", type(error).__name__)
+            return None
     return None if backend is None else KeyringStore(backend)
+
+
+def discover_credential_store_now() -> threading.Thread:
+    """Start keyring's discovery on a thread of its own, so the window's sessions, which each
+    load their identity (and its seed) before they open their store and list their cached rooms,
+    find it done instead of all waiting on it at launch (it overlaps building the window)."""
+    thread = threading.Thread(target=credential_store, name="parler-credential-store", daemon=True)
+    thread.start()
+    return thread
