@@ -97,6 +97,8 @@ class RoomListModel(QAbstractListModel):
         self._finding = False
         self._every: list[Any] = []  # the rooms last shown from (``_show``)…
         self._ranked: list[Any] = []  # …and their busiest, ranked once for every search of them
+        self._counted: list[Any] | None = None  # the rooms last counted…
+        self._counted_unread = 0  # …and their unread total (100,000 rooms: tens of ms on the Qt thread a turn)
         self._to_rank: list[Any] | None = None  # rooms waiting to be ranked on a worker thread
         self._search_when_shown = False
         self._more_rows_due = False  # rows left for the next turn (``INSERT_ROWS_PER_TURN``)
@@ -406,7 +408,9 @@ class RoomListModel(QAbstractListModel):
             self._rooms.extend(adding)
             self._keys = None
             self.endInsertRows()
-        total = sum(int(room.unread) for room in every)
+        if self._counted is not every:  # (the rows of one list shown over several turns: counted once)
+            self._counted, self._counted_unread = every, sum(int(room.unread) for room in every)
+        total = self._counted_unread
         if total != self._total_unread:
             self._total_unread = total
             self.totalUnreadChanged.emit(total)
@@ -461,6 +465,7 @@ class RoomListModel(QAbstractListModel):
         self.beginResetModel()
         self._rooms, self._stored, self.loaded, self.hidden = [], [], False, 0
         self._found, self.found_more, self._every, self._ranked, self._to_rank = set(), False, [], [], None
+        self._counted = None
         self._keys = None
         self.endResetModel()
         if self._total_unread:
