@@ -15,7 +15,7 @@ from parler_desktop.app.attention.attention_rules import RuleError, parse_rules
 from parler_desktop.app.attention.attention_settings import AttentionSettings, Level
 from parler_desktop.app.attention.desktop_notifications import DesktopNotifications
 from parler_desktop.client.events import ConnectionState, RoomsChanged, StateChanged
-from parler_desktop.protocol.values import EndpointRef, RoomInfo
+from parler_desktop.protocol.values import EndpointRef, RoomInfo, StoredMessage
 from parler_desktop.store import LocalStore
 
 pytestmark = needs_dbus
@@ -57,9 +57,17 @@ class Harness:
         self.session.emit(RoomsChanged(tuple(RoomInfo(name=n, kind=k, members=2, unread=0) for n, k in kinds.items())))
 
     def post(self, room: str, text: str = "", sender: EndpointRef = ALICE, parts: tuple = (), **fields) -> None:
+        add_messages(self.qtbot, self.qloop, self.session, [self.made(room, text, sender, parts, **fields)])
+
+    def post_together(self, room: str, *texts: str, **fields) -> None:
+        """Several messages stored at once: one batch, however slow the machine (two posts one
+        after the other are two batches when the second comes after the quiet time)."""
+        add_messages(self.qtbot, self.qloop, self.session, [self.made(room, text, ALICE, (), **fields) for text in texts])
+
+    def made(self, room: str, text: str, sender: EndpointRef, parts: tuple, **fields) -> StoredMessage:
         self.seq += 1
         made = message(self.seq, room, text or f"message {self.seq}", sender, **fields)
-        add_messages(self.qtbot, self.qloop, self.session, [dataclasses.replace(made, parts=made.parts + parts)])
+        return dataclasses.replace(made, parts=made.parts + parts)
 
     def notified(self) -> list[str]:
         """Once all is announced: the rooms with a notification on screen, sorted."""
@@ -138,8 +146,7 @@ def test_room_levels_override_the_rules(harness):
     )  # (a level of a same-named room on another hub is not this room's)
     harness.post("loud", "chatter")
     harness.post("muted", "@boss even this", mentions=("boss",))
-    harness.post("focused", "chatter")
-    harness.post("focused", "@boss this one")
+    harness.post_together("focused", "chatter", "@boss this one")
     assert harness.notified() == ["focused", "loud"]
     (focused,) = [shown for shown in harness.server.shown.values() if "focused" in shown.summary]
     assert focused.body == "alice: 2 new, 1 for you"
