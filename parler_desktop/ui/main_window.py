@@ -72,6 +72,7 @@ class MainWindow(QMainWindow):
         self.hubs = hubs
         self.shown_hub: HubEntry | None = None
         self._wanted_room: tuple[str, str] | None = None  # (hub, room) chosen last: a hub switch under way yields to it
+        self.switching_hubs = 0  # switches to a chosen room's hub under way: the room opener waits for them
         self.timeline_model = TimelineModel(bridge, self)
         self.roster = RosterModel(bridge, self)
         self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
@@ -308,7 +309,11 @@ class MainWindow(QMainWindow):
     async def _show_hub_then_room(self, entry: HubEntry, room: str) -> None:
         """Switch hubs, then open ``room``; unless another room was chosen meanwhile (a click
         while the switch went on): that one is shown, on its hub, as the latest choice."""
-        await self.show_hub(entry)
+        self.switching_hubs += 1
+        try:
+            await self.show_hub(entry)
+        finally:
+            self.switching_hubs -= 1
         if self._wanted_room is not None and self._wanted_room != (entry.url, room):
             self.show_room(*self._wanted_room)
         elif entry is self.shown_hub:
