@@ -4,7 +4,6 @@ RSS), and a pulled page that would not fit is asked for again with fewer message
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import hashlib
 import json
@@ -20,6 +19,7 @@ from parler_desktop.client.events import ConnectionState, CursorChanged, Notice
 from parler_desktop.identity import Identity
 from support.client_harness import FAST, session_factory  # noqa: F401  (fixture)
 from support.hostile_hub import HostileHub, Link, Misbehaviour
+from support.hub_lies import BlobBody
 from support.peer_ops import invite_code, say
 
 pytestmark = pytest.mark.timeout(60)
@@ -154,38 +154,6 @@ async def test_a_blob_larger_than_the_cap_or_its_announcement_is_refused_at_once
         await proxy.close()
 
 
-class PushBeforeBytes(Misbehaviour):
-    """Pushes are held until a ``get_blob``, which is answered by the hub's own ``blob_incoming``
-    for ``data``, then the pushes held, then ``data`` in 64 KiB fragments of one message (all but
-    the last one, ``stall``: the message then never ends)."""
-
-    def __init__(self, data: bytes, stall: bool = False) -> None:
-        self.data, self.stall = data, stall
-        self.held: list[dict] = []
-
-    def push(self, link: Link, delivery: dict) -> list:
-        self.held.append(delivery)
-        return []
-
-    def request(self, link: Link, frame: dict) -> list | None:
-        if frame.get("op") != "get_blob":
-            return None
-        asyncio.ensure_future(self._send(link, frame["id"]))
-        return []
-
-    async def _send(self, link: Link, blob: str) -> None:
-        async def fragments() -> Any:
-            pieces = [self.data[start:start + (64 << 10)] for start in range(0, len(self.data), 64 << 10)]
-            for piece in pieces[:-1] if self.stall else pieces:
-                yield piece
-            if self.stall:
-                await link.client.wait_closed()
-
-        await link.to_client({"type": "blob_incoming", "id": blob, "size": len(self.data)}, *self.held)
-        with contextlib.suppress(Exception):  # (the client may drop the line: the stall's point)
-            await link.client.send(fragments())
-
-
 async def shared(peer: Any, data: bytes) -> str:
     digest = hashlib.sha256(data).hexdigest()
     await peer.ok({"op": "put_blob", "target": {"kind": "room", "room": "team"}, "sha256": digest, "size": len(data)}, "blob_ready")
@@ -199,7 +167,7 @@ async def test_a_blob_streams_to_its_file_a_fragment_at_a_time_and_a_push_before
     code = await invite_code(peer)
     data = bytes(range(256)) * 1024  # 256 KiB: four fragments
     digest = await shared(peer, data)
-    hostile = PushBeforeBytes(data)
+    hostile = BlobBody(len(data), data, hold_pushes=True)
     proxy = await HostileHub(hub.url, hostile).start()
     try:
         session, log = await session_factory(proxy.url)
@@ -221,7 +189,7 @@ async def test_a_blob_that_stalls_is_dropped_with_its_line_and_leaves_no_file(hu
     code = await invite_code(peer)
     data = b"stalls\n" * 40_000
     digest = await shared(peer, data)
-    proxy = await HostileHub(hub.url, PushBeforeBytes(data, stall=True)).start()
+    proxy = await HostileHub(hub.url, BlobBody(len(data), data[: len(data) // 2], stall=True)).start()
     folder = tmp_path / "saved"
     folder.mkdir()
     try:

@@ -8,7 +8,6 @@ streamed saves."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,14 +20,14 @@ from PySide6.QtWidgets import QFileDialog, QLineEdit
 
 from parler_desktop.protocol.parts import FileRef
 from support.desktop_fixtures import click_room, start_desktop, stop_desktop
-from support.hostile_hub import HostileHub, Link, Misbehaviour
+from support.hostile_hub import HostileHub, Misbehaviour
+from support.hub_lies import FRAGMENT, BlobBody
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 from test_journey_rendering import row_point
 
 pytestmark = pytest.mark.timeout(90)
 
-FRAGMENT = 64 * 1024
 
 
 @pytest.fixture
@@ -40,34 +39,6 @@ def downloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
     monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
     return home / "Downloads"
-
-
-class BlobBody(Misbehaviour):
-    """``get_blob`` answered by the hostile hub itself: ``blob_incoming`` announcing ``size``, then
-    ``body`` as fragments of one binary message; ``stall`` ends nothing: the message stays open
-    after the body (until the line closes)."""
-
-    def __init__(self, size: int, body: bytes, stall: bool = False) -> None:
-        self.size, self.body, self.stall = size, body, stall
-
-    def request(self, link: Link, frame: dict) -> list | None:
-        if frame.get("op") != "get_blob":
-            return None
-        asyncio.ensure_future(self._send(link, frame["id"]))
-        return []
-
-    async def _send(self, link: Link, blob: str) -> None:
-        async def fragments() -> Any:
-            for start in range(0, len(self.body), FRAGMENT):
-                yield self.body[start:start + FRAGMENT]
-            if self.stall:
-                await link.client.wait_closed()
-
-        await link.to_client({"type": "blob_incoming", "id": blob, "size": self.size})
-        try:
-            await link.client.send(fragments())
-        except Exception:  # noqa: BLE001 - the client dropped the line: that is the point
-            pass
 
 
 @pytest.fixture

@@ -8,11 +8,14 @@ counts its lies in ``lies``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+from typing import Any
 
 from support.hostile_hub import Link, Misbehaviour
 
 FLOOD = 20_000
+FRAGMENT = 64 * 1024  # of a blob's bytes sent by ``BlobBody``
 
 
 class Lie(Misbehaviour):
@@ -152,3 +155,36 @@ class SkippedSeqs(Misbehaviour):
         deliveries = [{"type": "delivery", "message": fake_message(first + 2 * n, "team", f"pushed {n}")} for n in range(count)]
         for start in range(0, count, 100):
             await self.link.to_client(*deliveries[start:start + 100])
+
+
+class BlobBody(Misbehaviour):
+    """``get_blob`` answered by the hostile hub itself: ``blob_incoming`` announcing ``size``, then
+    the pushes held until then (``hold_pushes``), then ``body`` as ``FRAGMENT``-byte fragments of
+    one binary message; ``stall``: the message never ends (until the line closes)."""
+
+    def __init__(self, size: int, body: bytes, stall: bool = False, hold_pushes: bool = False) -> None:
+        self.size, self.body, self.stall, self.hold_pushes = size, body, stall, hold_pushes
+        self.held: list[dict] = []
+
+    def push(self, link: Link, delivery: dict) -> list:
+        if not self.hold_pushes:
+            return [delivery]
+        self.held.append(delivery)
+        return []
+
+    def request(self, link: Link, frame: dict) -> list | None:
+        if frame.get("op") != "get_blob":
+            return None
+        asyncio.ensure_future(self._send(link, frame["id"]))
+        return []
+
+    async def _send(self, link: Link, blob: str) -> None:
+        async def fragments() -> Any:
+            for start in range(0, len(self.body), FRAGMENT):
+                yield self.body[start:start + FRAGMENT]
+            if self.stall:
+                await link.client.wait_closed()
+
+        await link.to_client({"type": "blob_incoming", "id": blob, "size": self.size}, *self.held)
+        with contextlib.suppress(Exception):  # (the client may drop the line: a stall's point)
+            await link.client.send(fragments())
