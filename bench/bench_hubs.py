@@ -1069,6 +1069,15 @@ async def burst_figure(
     )
 
 
+
+async def start_hubs(root: Path, count: int) -> list[HubProcess]:
+    """``count`` of our hubs (``--relaxed-limits``), each in its own process and folder under ``root``."""
+    hubs = [HubProcess(root / f"hub{index}.sqlite3", 0, ["--relaxed-limits"], root / f"hub{index}") for index in range(count)]
+    for index in range(count):
+        (root / f"hub{index}").mkdir()
+    await asyncio.gather(*(asyncio.to_thread(hub.start) for hub in hubs))
+    return hubs
+
 async def main(args: argparse.Namespace) -> None:
     plan = Plan(args.hubs, args.rooms, args.agents, args.rate, args.history, args.hot_share)
     total_agents = sum(plan.agents_on(index) for index in range(plan.hubs))
@@ -1081,10 +1090,7 @@ async def main(args: argparse.Namespace) -> None:
     notes: list[str] = []
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
-        hubs = [HubProcess(root / f"hub{index}.sqlite3", 0, ["--relaxed-limits"], root / f"hub{index}") for index in range(plan.hubs)]
-        for index in range(plan.hubs):
-            (root / f"hub{index}").mkdir()
-        await asyncio.gather(*(asyncio.to_thread(hub.start) for hub in hubs))
+        hubs = await start_hubs(root, plan.hubs)
         urls = [hub.url for hub in hubs]
         home, baseline_home = Home.resolve(root / "home").ensure(), Home.resolve(root / "baseline-home").ensure()
         save_settings(home.settings_file, Settings(display_name="boss", hubs=tuple(urls)))

@@ -33,9 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_hubs import Agents, Crowd, PaintEnds, Plan, open_window, close_window, rss_mb, room_name, show, shows_last, sidebar, wait_caught_up  # noqa: E402
+from bench_hubs import Agents, Crowd, PaintEnds, Plan, open_window, close_window, rss_mb, room_name, show, shows_last, sidebar, start_hubs, wait_caught_up  # noqa: E402
 from bench_ui import run_on_app_loop, wait_for  # noqa: E402
-from support.hub_fixtures import HubProcess  # noqa: E402
 
 from parler_desktop.identity import load_or_create_identity  # noqa: E402
 from parler_desktop.paths import Home  # noqa: E402
@@ -294,7 +293,7 @@ async def soak(args: argparse.Namespace, desktop, agents: Agents, plan: Plan, ur
     sent = 0
     for number in range(1, args.rounds + 1):
         started = time.perf_counter()
-        posted = await agents.ask("night", args.round)
+        posted = await agents.ask("night", {"total": args.round, "needs_mix": False})
         await wait_caught_up(desktop, posted["tokens"], 600)
         await asyncio.sleep(1.0)  # the pacer's and the room lists' last turns
         sent += args.round
@@ -358,10 +357,7 @@ async def main(args: argparse.Namespace) -> None:
           f"on {os.cpu_count()} cores", flush=True)
     with tempfile.TemporaryDirectory() as directory:
         root = Path(directory)
-        hubs = [HubProcess(root / f"hub{index}.sqlite3", 0, ["--relaxed-limits"], root / f"hub{index}") for index in range(plan.hubs)]
-        for index in range(plan.hubs):
-            (root / f"hub{index}").mkdir()
-        await asyncio.gather(*(asyncio.to_thread(hub.start) for hub in hubs))
+        hubs = await start_hubs(root, plan.hubs)
         urls = [hub.url for hub in hubs]
         home, baseline = Home.resolve(root / "home").ensure(), Home.resolve(root / "baseline").ensure()
         save_settings(home.settings_file, Settings(display_name="boss", hubs=tuple(urls)))
