@@ -280,6 +280,18 @@ def type_first_message(qtbot, card: Any, text: str) -> None:
     qtbot.keyClick(card.first_message, Qt.Key.Key_Return)
 
 
+def card_with_the_hub_down(qtbot, qloop, app: Any, hub: Any, alice: RawAgent) -> Any:
+    """alice's card (she registered a directory card), open after her hub was killed (-9)."""
+    import asyncio
+
+    run_coroutine(qtbot, qloop, alice.register("alice", role="planner"))
+    card = card_of(qtbot, app, alice.id)
+    run_coroutine(qtbot, qloop, alice.close())
+    run_coroutine(qtbot, qloop, asyncio.to_thread(hub.kill))  # kill -9
+    qtbot.waitUntil(lambda: not app.bridge.is_live, timeout=10_000)
+    return card
+
+
 def test_a_first_message_typed_on_a_card_while_the_hub_is_down_lands_once_after_the_hub_and_the_app_restart(
     qtbot, qloop, hub_process_factory, tmp_path: Path
 ):
@@ -294,11 +306,7 @@ def test_a_first_message_typed_on_a_card_while_the_hub_is_down_lands_once_after_
     app = start_desktop(qtbot, qloop, home, hub.url)
     alice = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
     try:
-        run_coroutine(qtbot, qloop, alice.register("alice", role="planner"))
-        card = card_of(qtbot, app, alice.id)
-        run_coroutine(qtbot, qloop, alice.close())
-        run_coroutine(qtbot, qloop, asyncio.to_thread(hub.kill))  # kill -9
-        qtbot.waitUntil(lambda: not app.bridge.is_live, timeout=10_000)
+        card = card_with_the_hub_down(qtbot, qloop, app, hub, alice)
         type_first_message(qtbot, card, "hello alice")
         qtbot.waitUntil(lambda: card.note.text().startswith("Queued for alice"), timeout=5000)  # on disk, said so
         assert card.first_message.text() == ""
@@ -325,11 +333,7 @@ def test_a_first_message_typed_on_a_card_while_the_hub_is_down_opens_its_dm_once
     app = start_desktop(qtbot, qloop, tmp_path / "home", hub.url)
     alice = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
     try:
-        run_coroutine(qtbot, qloop, alice.register("alice", role="planner"))
-        card = card_of(qtbot, app, alice.id)
-        run_coroutine(qtbot, qloop, alice.close())
-        run_coroutine(qtbot, qloop, asyncio.to_thread(hub.kill))  # kill -9
-        qtbot.waitUntil(lambda: not app.bridge.is_live, timeout=10_000)
+        card = card_with_the_hub_down(qtbot, qloop, app, hub, alice)
         type_first_message(qtbot, card, "are you there?")
         qtbot.waitUntil(lambda: card.note.text().startswith("Queued for alice"), timeout=5000)
         run_coroutine(qtbot, qloop, asyncio.to_thread(hub.restart))
