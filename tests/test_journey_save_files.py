@@ -19,7 +19,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QFileDialog, QLineEdit
 
 from parler_desktop.protocol.parts import FileRef
-from support.desktop_fixtures import click_room, start_desktop, stop_desktop
+from support.desktop_fixtures import click_room, start_desktop, stop_desktop, user_home  # noqa: F401 - fixture
 from support.hostile_hub import HostileHub, Misbehaviour
 from support.hub_lies import FRAGMENT, BlobBody
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
@@ -31,14 +31,9 @@ pytestmark = pytest.mark.timeout(90)
 
 
 @pytest.fixture
-def downloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def downloads(user_home: Path) -> Path:
     """The human's Downloads folder (their home's; the working directory is elsewhere)."""
-    home = tmp_path / "user"
-    (home / "Downloads").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
-    return home / "Downloads"
+    return user_home / "Downloads"
 
 
 @pytest.fixture

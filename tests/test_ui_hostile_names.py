@@ -18,7 +18,7 @@ from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor, QHelpEvent, QImage, QTextDocument
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QLineEdit, QPushButton, QToolTip
-from support.desktop_fixtures import click_action, click_room, row_menu, start_desktop, stop_desktop
+from support.desktop_fixtures import click_action, click_room, row_menu, start_desktop, stop_desktop, user_home  # noqa: F401 - fixture
 from support.hostile_hub import HostileHub, Link, Misbehaviour
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
@@ -60,16 +60,6 @@ def _renamed(value: Any, old: str, new: str) -> Any:
     if isinstance(value, list):
         return [_renamed(item, old, new) for item in value]
     return new if value == old else value
-
-
-@pytest.fixture
-def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The human's home folder, with a Downloads folder in it (the working directory is elsewhere)."""
-    home = tmp_path / "user"
-    (home / "Downloads").mkdir(parents=True)
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    return home
 
 
 @pytest.fixture

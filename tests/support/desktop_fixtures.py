@@ -206,3 +206,14 @@ def activate(qtbot, desktop: Any) -> None:
     desktop.window.activateWindow()
     qtbot.waitUntil(desktop.window.isActiveWindow, timeout=5000)
     qtbot.waitUntil(lambda: desktop.window.read_tracker.window_active, timeout=5000)
+
+
+@pytest.fixture
+def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The human's home folder, with a Downloads folder in it (the working directory is elsewhere)."""
+    home = tmp_path / "user"
+    (home / "Downloads").mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.delenv("XDG_DOWNLOAD_DIR", raising=False)
+    return home
