@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
@@ -38,6 +39,21 @@ def received_file(qtbot, qloop, peer) -> dict:
 def fetched(qtbot, qloop, peer, blob: str) -> bytes:
     run_coroutine(qtbot, qloop, peer.ok({"op": "get_blob", "id": blob}, "blob_incoming"))
     return run_coroutine(qtbot, qloop, peer.recv_bytes())
+
+
+def kill_mid_upload(uploads: Any, hub: Any, after: int) -> list:
+    """Kill (-9) ``hub`` once the first upload of ``uploads`` (the window's model) has sent
+    ``after`` bytes; the list returned then holds that upload."""
+    killed: list = []
+
+    def kill(*_changed: object) -> None:
+        upload = uploads.upload(0) if uploads.rowCount() else None
+        if not killed and upload is not None and upload.sent >= after:
+            killed.append(upload)
+            hub.kill()
+
+    uploads.dataChanged.connect(kill)
+    return killed
 
 
 def urls(*paths: Path) -> QMimeData:
@@ -140,15 +156,7 @@ def test_an_upload_cut_by_a_killed_hub_is_sent_again_and_posted_once(qtbot, qloo
         run_coroutine(qtbot, qloop, peer.close())
         path, data = a_file(tmp_path, "video.bin", 20 * MIB)
         uploads = app.window.uploads.model
-        killed: list = []  # the upload, once its hub was killed under it
-
-        def kill_a_third_of_the_way(*_changed: object) -> None:
-            upload = uploads.upload(0) if uploads.rowCount() else None
-            if not killed and upload is not None and upload.sent >= 6 * MIB:
-                killed.append(upload)
-                hub.kill()  # kill -9 mid-upload
-
-        uploads.dataChanged.connect(kill_a_third_of_the_way)
+        killed = kill_mid_upload(uploads, hub, 6 * MIB)  # a third of the way
         app.window.uploads.send_files([str(path)])
         qtbot.waitUntil(lambda: bool(killed), timeout=20_000)
         hub.start()  # the same port and database

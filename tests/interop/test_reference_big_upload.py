@@ -14,6 +14,7 @@ import pytest
 from support.desktop_fixtures import open_room, start_desktop, stop_desktop
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
+from test_journey_send_files import kill_mid_upload
 from test_reference_agent import cli_url, recv_lines
 
 pytestmark = pytest.mark.timeout(240)
@@ -46,15 +47,7 @@ def test_a_100_mib_file_cut_by_a_killed_hub_is_sent_again_posted_once_and_fetche
         path = tmp_path / "dataset.bin"
         path.write_bytes(data)
         uploads = app.window.uploads.model
-        killed: list = []  # the upload, once its hub was killed under it
-
-        def kill_a_third_of_the_way(*_changed: object) -> None:
-            upload = uploads.upload(0) if uploads.rowCount() else None
-            if not killed and upload is not None and upload.sent >= 33 * MIB:
-                killed.append(upload)
-                killable_hub.kill()  # kill -9 mid-upload
-
-        uploads.dataChanged.connect(kill_a_third_of_the_way)
+        killed = kill_mid_upload(uploads, killable_hub, 33 * MIB)  # a third of the way
         app.window.uploads.send_files([str(path)])
         qtbot.waitUntil(lambda: bool(killed), timeout=90_000)
         killable_hub.start()  # the same port and database
