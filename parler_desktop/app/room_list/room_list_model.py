@@ -348,10 +348,7 @@ class RoomListModel(QAbstractListModel):
                 self._ranking = True
                 self._bridge.tasks.spawn("rank rooms", self._rank())
             return
-        if every is not self._every:
-            self._every, self._ranked, self._to_rank = every, [], None
-        self._show_rows()
-        self._search_again()
+        self._show_ranked(every, self._ranked if every is self._every else [])
 
     async def _rank(self) -> None:
         """Rank the rooms last asked for (they may change while a ranking runs), then show them."""
@@ -364,13 +361,14 @@ class RoomListModel(QAbstractListModel):
                 return  # another session's, or a short list shown meanwhile
         finally:
             self._ranking = False
+        self._show_ranked(every, ranked)
+
+    def _show_ranked(self, every: list[Any], ranked: list[Any]) -> None:
+        """The rows of ``every`` (``ranked``: its busiest, or [] when all are listed); then the
+        filter's text, typed before the rooms it looks for were listed, is searched now that they
+        are (how many are not listed is known once they are shown)."""
         self._every, self._ranked, self._to_rank = every, ranked, None
         self._show_rows()
-        self._search_again()
-
-    def _search_again(self) -> None:
-        """The filter's text, typed before the rooms it looks for were listed, searched now that
-        they are (how many are not listed is known once they are shown)."""
         if self._search_when_shown:
             self._search_when_shown = False
             self.find(self._search)
