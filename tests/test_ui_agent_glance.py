@@ -62,7 +62,7 @@ def test_the_dots_and_the_warning_above_the_timeline_say_what_the_queue_says(qtb
     assert [(f.item.kind, f.item.room) for f in needs.items()] == [(NeedKind.QUESTION, other)]
     click_room(qtbot, desktop=watching, room=other)
     qtbot.waitUntil(bar.isVisible, timeout=5000)
-    assert bar.text() == "⚠ alice (planner) waits on you: Question — which db? · waiting 0 min (Ctrl+I opens Needs you)"
+    assert bar.text() == "⚠ alice (planner) waits on you: Question — which db? · waiting under 1 min (Ctrl+I opens Needs you)"
 
     offset[0] = 11 * 60  # eleven minutes without a word from the worker on "migrate-db": not the human's work
     needs.refresh()

@@ -14,6 +14,8 @@ ROOM_LINES = 3  # items named above the timeline, at most (the queue has them al
 
 def waited(seconds: float) -> str:
     minutes = max(0, int(seconds // 60))
+    if minutes < 1:
+        return "waiting under 1 min"  # not "0 min", which reads as no wait at all
     if minutes < 60:
         return f"waiting {minutes} min"
     return f"waiting {minutes // 60} h {minutes % 60} min"
