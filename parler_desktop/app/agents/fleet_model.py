@@ -5,7 +5,7 @@ What changes is taken in at most every ``UPDATE_MS``, in one pass: an agent that
 presence, a message, a receipt: ``FleetState.touched``) repaints its own rows and its groups'
 headings, and only when it moved (it came or went, was renamed, or left or joined a filter or a
 group) are the rows rebuilt, as they are when anything may have changed (a hub read or forgotten,
-the view switched); a Needs you item, a loop warning or a minute on repaints the Flags and Last
+the view switched), a slice of agents a turn of the loop (``RowsPass``); a Needs you item, a loop warning or a minute on repaints the Flags and Last
 seen columns (rebuilding under a filter by the flags). A rebuild of the same rows in the same
 order only repaints (the selection stays), and, while an agent holds a lease on dispatched work,
 its "On" cell counts down to the lease's end every ``COUNTDOWN_MS``. A row is a group's heading or
@@ -24,6 +24,7 @@ from PySide6.QtGui import QFont
 from parler_desktop.app.agents.fleet_feed import FleetFeed
 from parler_desktop.app.agents.fleet_rows import NO_GROUP, FleetRows, Group, Placement
 from parler_desktop.app.agents.fleet_state import AgentRecord
+from parler_desktop.app.agents.rows_pass import RowsPass
 from parler_desktop.app.dispatch.lease import RAN_OUT, at_expiry, lease_words
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.needs_you.hub_needs import HubNeeds
@@ -91,6 +92,7 @@ class FleetModel(QAbstractTableModel):
         self._room_labels: dict[tuple[str, str], str] = {}
         self._looping: set[tuple[str, str]] = set()  # (hub, name) named in a loop warning
         self._stuck_after_ms = DEFAULT_STUCK_MS  # how long "working" without a word is stuck
+        self._pass = RowsPass(self._placement, self._title, self._show, self)
         self._update = QTimer(self, singleShot=True, interval=UPDATE_MS)
         self._update.timeout.connect(self.update_rows)
         self._countdown = QTimer(self, interval=COUNTDOWN_MS, timeout=self._tick)
@@ -336,13 +338,15 @@ class FleetModel(QAbstractTableModel):
 
     @property
     def update_due(self) -> bool:
-        """A pass over what changed is due (within ``UPDATE_MS``)."""
-        return self._update.isActive()
+        """A pass over what changed is due (within ``UPDATE_MS``), or the rows are being worked out."""
+        return self._update.isActive() or self._pass.running
 
     def update_rows(self) -> None:
         """Repaint the rows of the agents that changed since the last pass, and their groups'
         headings; rebuild the rows when one of them moved, or when anything may have changed."""
         self._update.stop()
+        if self._pass.running:
+            return  # (it takes in what changed meanwhile as it ends)
         if self._full:
             self.rebuild()
             return
@@ -366,23 +370,31 @@ class FleetModel(QAbstractTableModel):
         self.updated.emit()
 
     def rebuild(self) -> None:
-        """Rows for the filter and grouping; the same rows only repaint."""
+        """Work out the rows for the filter and grouping again (over a few turns of the loop when
+        they are many: ``RowsPass``); the same rows only repaint."""
         self._update.stop()
         self._full = False
         self.state.touched.clear()
         self._read_flags()
-        placed = {key: self._placement(agent) for key, agent in self.state.agents.items()}
-        rows = self.layout.lay_out(placed, self._title)
+        self._pass.start(self.state.agents)
+
+    def _show(self, layout: FleetRows) -> None:
+        """The rows a pass laid out: swapped in (a reset, unless they are the rows shown); what
+        changed while the pass ran is taken in next."""
         if self.feed.watching and not self._countdown.isActive():
             self._countdown.start()
+        rows = layout.rows
         if rows == self.layout.rows:
+            self.layout = layout
             if rows:
                 self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(COLUMNS) - 1))
         else:
             self.beginResetModel()
-            self.layout.set_rows(rows)
+            self.layout = layout
             self.endResetModel()
         self.updated.emit()
+        if self._full or self._flags_due or self.state.touched:
+            self._due()
 
     def _tick(self) -> None:
         """A second on: the countdowns of the leases shown (and the cards showing them); a minute
