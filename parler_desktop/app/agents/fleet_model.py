@@ -28,6 +28,7 @@ from parler_desktop.app.agents.rows_pass import RowsPass
 from parler_desktop.app.dispatch.lease import RAN_OUT, at_expiry, lease_words
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.needs_you.hub_needs import HubNeeds
+from parler_desktop.app.needs_you.needs_rules import NeedKind
 from parler_desktop.app.room_list.agent_watch import HubAgentWatches
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.protocol.parts import TaskStatus
@@ -40,7 +41,6 @@ AGENT_KEY = Qt.ItemDataRole.UserRole + 1  # (hub, id) of an agent row; None on a
 UPDATE_MS = 100
 MANY_TOUCHED = 100  # agents changed in a pass past which (and past a quarter of them) it lays every row out
 COUNTDOWN_MS = 1000
-DEFAULT_STUCK_MS = 600_000  # before the agent watches are asked
 NOTE_CHARS = 400  # of a task's note
 MAX_NAMES_KEPT = 10_000  # names made readable kept (a hostile hub renaming agents cannot grow it past)
 MARKERS = TaskStatus.MARKERS
@@ -74,7 +74,7 @@ class FleetModel(QAbstractTableModel):
         super().__init__(parent)
         self.hubs = hubs
         self.watches = watches
-        self.needs = needs  # "waiting on you" is the Needs you queue's word
+        self.needs = needs  # the flags but "looping" are the Needs you queue's word
         self.clock: Callable[[], float] = time.time
         self.feed = FleetFeed(hubs, self)
         self.state, self.costs = self.feed.state, self.feed.costs
@@ -91,7 +91,6 @@ class FleetModel(QAbstractTableModel):
         self._hub_labels: dict[str, str] = {}
         self._room_labels: dict[tuple[str, str], str] = {}
         self._looping: set[tuple[str, str]] = set()  # (hub, name) named in a loop warning
-        self._stuck_after_ms = DEFAULT_STUCK_MS  # how long "working" without a word is stuck
         self._pass = RowsPass(self._placement, self._title, self._show, self)
         self._update = QTimer(self, singleShot=True, interval=UPDATE_MS)
         self._update.timeout.connect(self.update_rows)
@@ -208,14 +207,14 @@ class FleetModel(QAbstractTableModel):
         return f"Lease: {lease.removeprefix('lease ')}. When it runs out, {at_expiry('')}"
 
     def flag_names(self, agent: AgentRecord) -> list[str]:
-        now_ms = int(self.clock() * 1000)
-        after_ms = self._stuck_after_ms
+        """What the Needs you queue holds of the agent (``HubNeeds``, design.md §4b): a silence on
+        the human's work (the queue's "may be stuck"), or anything else, which waits on the human;
+        and a loop warning naming it."""
+        kinds = {item.kind for item in self.needs.of_agent(agent.hub, agent.id)}
         found = []
-        if self.needs.agent_waits(agent.hub, agent.id):
+        if kinds - {NeedKind.SILENT}:
             found.append("waiting on you")
-        if agent.is_stuck(now_ms, after_ms):
-            found.append("stuck")
-        if agent.is_silent(now_ms, after_ms):
+        if NeedKind.SILENT in kinds:
             found.append("silent on your work")
         if (agent.hub, agent.name) in self._looping:
             found.append("looping")
@@ -289,7 +288,7 @@ class FleetModel(QAbstractTableModel):
             return "waiting on you" in self.flag_names(agent)
         if wanted == "Stuck":
             flags = self.flag_names(agent)
-            return "stuck" in flags or "looping" in flags
+            return "silent on your work" in flags or "looping" in flags
         if wanted == "Offline":
             return agent.presence == "offline"
         return True
@@ -325,9 +324,8 @@ class FleetModel(QAbstractTableModel):
         return f"{heading} · today: {today.summary()}" if today is not None and today.tasks else heading
 
     def _read_flags(self) -> None:
-        """What the flags go by besides the agent: the stuck setting and the loop warnings."""
+        """What the flags go by besides Needs you: the loop warnings."""
         self._flags_due = False
-        self._stuck_after_ms = int(self.watches.settings().stuck_minutes * 60_000)  # (one setting, every hub)
         self._looping = set()
         for entry in self.hubs.entries:
             watch = self.watches.watch(entry.url)  # (once a hub: asked a room at a time, a walk of the hubs each)
@@ -398,7 +396,7 @@ class FleetModel(QAbstractTableModel):
 
     def _tick(self) -> None:
         """A second on: the countdowns of the leases shown (and the cards showing them); a minute
-        on, what the clock alone changes (Last seen, stuck, silent) repaints with the flags."""
+        on, what the clock alone changes (Last seen) repaints with the flags."""
         minute = int(self.clock() // 60)
         if minute != self._minute:
             self._minute = minute
