@@ -51,7 +51,7 @@ def switch(qtbot, view: AgentsView, key: Qt.Key, shows: Any) -> None:
     assert selected(view) == ("zed", True)
 
 
-def test_switching_filter_and_grouping_keeps_the_selected_agent_selected_and_in_sight(qtbot, qloop, desktop, hub):
+def test_switching_filter_and_grouping_keeps_the_selected_agent_selected_and_in_sight(qtbot, qloop, desktop, hub, qtmodeltester):
     agents: list[RawAgent] = []
     try:
         for name in NAMES:
@@ -66,6 +66,7 @@ def test_switching_filter_and_grouping_keeps_the_selected_agent_selected_and_in_
         view.resize(900, 320)  # a few rows in sight: the rest scroll
         model = desktop.agents.model
         qtbot.waitUntil(lambda: set(shown(view)) == set(NAMES) and not model.update_due, timeout=15_000)
+        qtmodeltester.check(model)  # (and as the rows change from here on)
         qtbot.waitUntil(lambda: sum(row["Presence"] == "working" for row in shown(view).values()) == len(WORKING), timeout=10_000)
         view.activateWindow()
         qtbot.waitUntil(view.isActiveWindow, timeout=5000)
