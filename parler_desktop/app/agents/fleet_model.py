@@ -5,8 +5,9 @@ What changes is taken in at most every ``UPDATE_MS``, in one pass: an agent that
 presence, a message, a receipt: ``FleetState.touched``) repaints its own rows and its groups'
 headings, and only when it moved (it came or went, was renamed, or left or joined a filter or a
 group) are the rows rebuilt, as they are when anything may have changed (a hub read or forgotten,
-the view switched), a slice of agents a turn of the loop (``RowsPass``); a Needs you item, a loop warning or a minute on repaints the Flags and Last
-seen columns (rebuilding under a filter by the flags). A rebuild of the same rows in the same
+the view switched), a slice of agents a turn of the loop (``RowsPass``); a Needs you item, a loop
+warning or a minute on repaints the Flags and Last seen columns (rebuilding under a filter by the
+flags). A rebuild of the same rows in the same
 order only repaints (the selection stays), and, while an agent holds a lease on dispatched work,
 its "On" cell counts down to the lease's end every ``COUNTDOWN_MS``. A row is a group's heading or
 an agent's key: the table draws a cell at a time, asking for what it shows.

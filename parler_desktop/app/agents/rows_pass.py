@@ -37,7 +37,7 @@ class RowsPass(QObject):
         self._at = 0
         self._placed: dict[Key, Placement] = {}
         self._laid_out: FleetRows | None = None
-        self._turns = 0  # turns of the loop the pass has waited for
+        self._waited = False  # for a turn of the loop
 
     @property
     def running(self) -> bool:
@@ -49,7 +49,7 @@ class RowsPass(QObject):
         before its turn is left out (the change that took it asks for another pass)."""
         self._turn.stop()
         self._agents, self._keys, self._at, self._placed, self._laid_out = agents, list(agents), 0, {}, None
-        self._turns = 0
+        self._waited = False
         self._run()
 
     def _run(self) -> None:
@@ -63,14 +63,16 @@ class RowsPass(QObject):
                     placed[key] = place(agent)
             self._at += CHECK_EVERY
             if time.perf_counter() > deadline:
-                self._turns += 1
-                self._turn.start()
+                self._next_turn()
                 return
         if self._laid_out is None:
             self._laid_out = FleetRows.laid_out(placed, self._title)
-            if self._turns or time.perf_counter() > started + AT_ONCE_MS / 1000:  # (the swap and its paint: a turn of their own)
-                self._turns += 1
-                self._turn.start()
+            if self._waited or time.perf_counter() > started + AT_ONCE_MS / 1000:  # (the swap and its paint: a turn of their own)
+                self._next_turn()
                 return
         laid_out, self._laid_out, self._agents, self._placed = self._laid_out, None, {}, {}
         self._show(laid_out)
+
+    def _next_turn(self) -> None:
+        self._waited = True
+        self._turn.start()

@@ -179,7 +179,7 @@ class AgentsView(QWidget):
 
     def _restore_selection(self) -> None:
         """The agent selected before the rows changed is selected again, and scrolled into sight
-        (a reset scrolls to the top)."""
+        (a reset keeps the scroll, not the rows under it, and selecting the row then does not scroll)."""
         if self._selected is not None and self.list.select_key(self._selected):
             self.list.scrollTo(self.list.currentIndex())
 
