@@ -9,8 +9,10 @@ collector). Measured on the Qt thread (the 2 ms StallMeter of bench_ui.py), "pai
 time from the action to the whole window painted (the action, then a synchronous repaint):
 - the view's first open: painted, then the read of every hub's cache and directory behind it,
   and the longest event-loop gap while both run;
-- a second open (every hub read: 1,005 rows); filter and grouping switches, each painted (by
-  room: one row per agent and room, 11,400 rows);
+- a second open (every hub read: 1,005 rows); each filter and each grouping chosen in the view's
+  combo boxes (by room: one row per agent and room, 11,400 rows): the time until its rows are
+  shown, the longest event-loop gap meanwhile, and whether the selected agent (far down the list)
+  is still selected and in sight;
 - 1,000 more receipts arriving as stored messages, a batch of 20 at a time: each added to the
   kept totals (no rescan), the longest gap meanwhile;
 - every agent's presence changing five times, a hub's directory at a time (200 rows each), the
@@ -31,15 +33,15 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtGui import QStandardItem, QStandardItemModel
-from PySide6.QtWidgets import QTableView, QWidget
+from PySide6.QtWidgets import QComboBox, QTableView, QWidget
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_ui import StallMeter, idle_baseline, run_on_app_loop  # noqa: E402
+from bench_ui import StallMeter, idle_baseline, run_on_app_loop, wait_for  # noqa: E402
 from support.stored_session import StoreBackedSession  # noqa: E402
 
-from parler_desktop.app.agents.fleet_model import COLUMNS, FleetModel  # noqa: E402
+from parler_desktop.app.agents.fleet_model import AGENT_KEY, COLUMNS, FILTERS, GROUPS, FleetModel  # noqa: E402
 from parler_desktop.app.attention.attention_settings import AttentionSettings  # noqa: E402
 from parler_desktop.app.hubs.hub_list import HubList  # noqa: E402
 from parler_desktop.app.needs_you.hub_needs import HubNeeds  # noqa: E402
@@ -133,6 +135,41 @@ def baseline_paint() -> float:
     return took
 
 
+async def switch_gap(model: FleetModel, view: AgentsView, meter: StallMeter, control: QComboBox, text: str) -> tuple[float, float]:
+    """Choose ``text`` in the view's ``control`` (as a user does): ms until the new rows are shown
+    (the model's ``updated``) and painted, and the longest event-loop gap meanwhile."""
+    shown: list[bool] = []
+    model.updated.connect(lambda: shown.append(True))
+    meter.start()
+    started = time.perf_counter()
+    control.setCurrentText(text)
+    await wait_for(lambda: bool(shown), 10)
+    await asyncio.sleep(0.03)  # the paint that follows
+    took = (time.perf_counter() - started) * 1000 - 30
+    model.updated.disconnect()
+    return took, meter.stop()
+
+
+async def switches(model: FleetModel, view: AgentsView, meter: StallMeter, idle: float) -> None:
+    """Each filter (ungrouped), then each grouping (all agents), chosen in the view's combo
+    boxes, an agent far down the list selected: the longest gap of each, and whether the agent is
+    still selected and in sight after the switch where it is shown."""
+    view.list.select_key(model.layout.rows[-1])  # the last row: far below the first screen
+    selected = view.list.currentIndex().data(AGENT_KEY)
+    longest = 0.0
+    for control, choices in ((view.filter, FILTERS[1:] + FILTERS[:1]), (view.group, GROUPS[1:] + GROUPS[:1])):
+        for text in choices:
+            took, gap = await switch_gap(model, view, meter, control, text)
+            longest = max(longest, gap)
+            current = view.list.currentIndex()
+            kept = "-" if model.row_of(selected) is None else "yes" if current.data(AGENT_KEY) == selected and view.list.viewport().rect().intersects(view.list.visualRect(current)) else "NO"
+            print(
+                f"  {control.accessibleName()} {text:<13}: shown in {took:6.1f} ms, {model.rowCount():6,} rows; longest event-loop gap "
+                f"{gap:5.1f} ms ({gap / idle:.2f}x idle); the selected agent selected and in sight: {kept}"
+            )
+    print(f"filter and grouping switches: longest event-loop gap {longest:5.1f} ms ({longest / idle:.2f}x idle)")
+
+
 async def main() -> None:
     meter = StallMeter()
     with tempfile.TemporaryDirectory() as directory:
@@ -179,13 +216,7 @@ async def main() -> None:
         painted.append(painted_ms(view, view.open_view))
         print(f"second open (1,005 rows, every hub read): painted in {painted[1]:6.1f} ms ({painted[1] / base:.2f}x baseline)")
 
-        view.list.select_key(None)  # a row selected: each switch finds it again
-        meter.start()
-        for filter, group in (("Working", "None"), ("All", "Room"), ("Stuck", "Role"), ("All", "Hub")):
-            took = painted_ms(view, lambda: model.set_view(filter=filter, group=group))  # noqa: B023
-            print(f"  show {filter:<7} grouped by {group:<4}: painted in {took:6.1f} ms, {model.rowCount():,} rows")
-            await asyncio.sleep(0.05)
-        print(f"filter and grouping switches: longest event-loop gap {meter.stop():5.1f} ms, {meter.stalls} over 50 ms")
+        await switches(model, view, meter, idle)
 
         meter.start()
         counted = model.costs.counted

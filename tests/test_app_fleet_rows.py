@@ -13,14 +13,13 @@ def title(group: tuple[str, str, str]) -> str:
 
 
 def test_rows_are_grouped_by_title_and_named_in_order_and_a_change_repaints_its_rows_and_heading():
-    layout = FleetRows()
     placed = {
         ("b", "1"): ("zed", (HUB_B,)),
         ("a", "2"): ("bob", (HUB_A,)),
         ("a", "3"): ("amy", (HUB_A,)),
         ("a", "4"): None,  # hidden by the filter
     }
-    layout.set_rows(layout.lay_out(placed, title))
+    layout = FleetRows.laid_out(placed, title)
     assert layout.rows == [HUB_A, ("a", "3"), ("a", "2"), HUB_B, ("b", "1")]
     assert layout.heading_rows == [0, 3] and layout.sizes == {HUB_A: 2, HUB_B: 1}
     assert layout.rows_of(("a", "2")) == [2] and layout.rows_of(None) == [1] and layout.rows_of(("a", "4")) == []
@@ -36,11 +35,10 @@ def test_rows_are_grouped_by_title_and_named_in_order_and_a_change_repaints_its_
 
 
 def test_an_agent_in_several_groups_has_a_row_in_each_and_ungrouped_rows_have_no_heading():
-    layout = FleetRows()
     build, docs = ("room", "a", "build"), ("room", "a", "docs")
-    layout.set_rows(layout.lay_out({("a", "1"): ("amy", (build, docs)), ("a", "2"): ("bob", (docs,))}, lambda group: group[2]))
+    layout = FleetRows.laid_out({("a", "1"): ("amy", (build, docs)), ("a", "2"): ("bob", (docs,))}, lambda group: group[2])
     assert layout.rows == [build, ("a", "1"), docs, ("a", "1"), ("a", "2")]
     assert layout.rows_of(("a", "1")) == [1, 3]
     assert layout.repainted([("a", "1")]) == [(0, 3)]
-    layout.set_rows(layout.lay_out({("a", "1"): ("amy", (NO_GROUP,))}, title))
+    layout = FleetRows.laid_out({("a", "1"): ("amy", (NO_GROUP,))}, title)
     assert layout.rows == [("a", "1")] and layout.heading_rows == []

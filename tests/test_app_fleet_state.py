@@ -1,5 +1,5 @@
-"""FleetState: agents from cards, rosters and messages, and their flags (waiting on you, stuck,
-silent on your work); a task's steps paired by its id."""
+"""FleetState: agents from cards, rosters and messages, and what each is on (its flags are the
+Needs you queue's: tests/test_journey_agents_needs.py); a task's steps paired by its id."""
 
 from __future__ import annotations
 
@@ -41,21 +41,15 @@ def test_cards_and_rosters_make_one_agent_per_hub_and_id_without_the_human():
     assert bob.presence == "waiting"
 
 
-def test_flags_waiting_on_you_stuck_and_silent_on_your_work():
+def test_its_newest_task_status_is_what_it_is_on_and_the_humans_messages_make_no_agent():
     state = fleet()
     state.observe_message("", message(1, "build", BOB, 0, task("working", note="parsing")))
     bob = state.agents[("", BOB.id)]
     assert bob.task is not None and (bob.task.status, bob.task.note, bob.task.room) == ("working", "parsing", "build")
-    assert not bob.is_stuck(5 * MINUTE, 10 * MINUTE) and bob.is_stuck(11 * MINUTE, 10 * MINUTE)
     state.observe_message("", message(2, "build", BOB, 12 * MINUTE, task("awaiting", note="which one?")))
-    assert bob.task.status == "awaiting" and not bob.is_stuck(30 * MINUTE, 10 * MINUTE)
-    state.observe_message("", message(3, "build", ME, 13 * MINUTE, mentions=("bob",)))  # the human asks it
-    assert not bob.is_silent(20 * MINUTE, 10 * MINUTE) and bob.is_silent(24 * MINUTE, 10 * MINUTE)
-    state.observe_message("", message(4, "build", BOB, 25 * MINUTE))  # it answers
-    assert not bob.is_silent(60 * MINUTE, 10 * MINUTE)
-    handoff = {"kind": "com.parler.handoff", "next": "review", "to": "Coder"}
-    state.observe_message("", message(5, "build", ME, 26 * MINUTE, handoff))  # addressed by role
-    assert bob.is_silent(40 * MINUTE, 10 * MINUTE)
+    assert bob.task.status == "awaiting" and bob.last_seen_ms == 12 * MINUTE
+    assert not state.observe_message("", message(3, "build", ME, 13 * MINUTE, mentions=("bob",)))
+    assert list(state.agents) == [("", BOB.id)]
 
 
 def test_task_runs_pair_steps_by_task_id():

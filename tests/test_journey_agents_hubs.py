@@ -15,6 +15,7 @@ from PySide6.QtGui import QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QDialogButtonBox
 from support.desktop_fixtures import click_row
+from support.needs_ops import human_request
 from support.peer_ops import invite_code
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
@@ -61,13 +62,16 @@ def test_three_hubs_who_works_on_what_who_is_stuck_what_today_cost_and_work_and_
         labels = {url: app.hubs.entry(url).label for url in (a, b, c)}
         assert [shown(view)[name]["Hub"] for name in ("ann", "ben", "cat")] == [labels[a], labels[b], labels[c]]
         assert shown(view)["ann"]["On"] == "⚙ working — fixing the parser · in team"
-        post_task(qtbot, qloop, cat, "team", "working", note="planning the sprint")
+        asked = human_request(qtbot, qloop, app.hubs.entry(c).bridge, cat, "team", "plan the sprint")
+        assert run_coroutine(qtbot, qloop, cat.recv_delivery())["id"] == asked  # (cat is subscribed: it gets the request)
+        post_task(qtbot, qloop, cat, "team", "working", task=asked, note="planning the sprint")
         qtbot.waitUntil(lambda: shown(view)["cat"]["On"].startswith("⚙ working — planning the sprint"), timeout=10_000)
-        model = app.agents.model
-        model.clock = lambda: time.time() + 11 * 60  # who is stuck: cat, working, said nothing for 11 minutes
-        qtbot.waitUntil(lambda: "stuck" in shown(view)["cat"]["Flags"], timeout=10_000)
-        assert "stuck" not in shown(view)["ben"]["Flags"]  # (on no task)
-        model.clock = time.time
+        needs = app.window.needs
+        needs.clock = lambda: time.time() + 16 * 60  # who is stuck: cat, silent 16 minutes on the human's request
+        needs.refresh()
+        qtbot.waitUntil(lambda: shown(view)["cat"]["Flags"] == "silent on your work", timeout=10_000)
+        assert shown(view)["ann"]["Flags"] == shown(view)["ben"]["Flags"] == ""  # (ann works on no request of the human's)
+        needs.clock = time.time
         view.activateWindow()
         qtbot.waitUntil(view.isActiveWindow, timeout=5000)
         qtbot.keyClick(view, Qt.Key.Key_G, Qt.KeyboardModifier.AltModifier)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from support.desktop_fixtures import join_room
+from support.needs_ops import human_request, task_on
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
 from test_journey_agents import headings, open_agents_view, post_task, shown
@@ -81,20 +82,22 @@ def test_a_receipt_arriving_repaints_its_agents_row_and_its_hubs_heading_only(qt
             run_coroutine(qtbot, qloop, agent.close())
 
 
-def test_an_agent_silent_past_the_setting_is_shown_stuck_without_any_traffic(qtbot, qloop, desktop, hub):
+def test_an_agent_silent_on_the_humans_request_is_flagged_without_any_traffic(qtbot, qloop, desktop, hub):
     bob = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="bob", role="coder"))
     try:
         room = join_room(qtbot, qloop, desktop, bob, "build")
-        post_task(qtbot, qloop, bob, room, "working", note="fixing the parser")
+        asked = human_request(qtbot, qloop, desktop.bridge, bob, room, "fix the parser")
+        task_on(qtbot, qloop, bob, room, asked, "working")
         view = open_agents_view(qtbot, desktop)
-        model = desktop.agents.model
+        model, needs = desktop.agents.model, desktop.window.needs
         qtbot.waitUntil(lambda: "bob" in shown(view) and not model.update_due, timeout=10_000)
         resets, repainted = record_repaints(model)
-        clock = model.clock
-        model.clock = lambda: clock() + 11 * 60  # nothing from bob for 11 min (the setting: 10), and nothing arrives
+        later = model.clock() + 16 * 60  # nothing from bob for 16 min on the human's request (§4b: 15), and nothing arrives
+        model.clock = needs.clock = lambda: later
+        needs.refresh()  # (what its timer does)
         bob_row = model.row_of(next(k for k in model.state.agents if k[1] == bob.id))
         qtbot.waitUntil(lambda: bob_row in rows_in(repainted, "Flags") and bob_row in rows_in(repainted, "Last seen"), timeout=5000)
-        assert shown(view)["bob"]["Flags"] == "stuck" and shown(view)["bob"]["Last seen"] == "11 min ago"
+        assert shown(view)["bob"]["Flags"] == "silent on your work" and shown(view)["bob"]["Last seen"] == "16 min ago"
         assert not resets
     finally:
         run_coroutine(qtbot, qloop, bob.close())

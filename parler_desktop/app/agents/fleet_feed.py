@@ -3,8 +3,7 @@ tasks cost) up to date for the Agents view and the room header, with no polling 
 the hub's budgets (design.md §3):
 - once, when first needed (``load``), each hub's cache, a hub after another: its stored rosters,
   who spoke last in each room, every stored task part (in slices, taken in a batch per loop turn,
-  so neither the store nor the window is held long) and the human's newest messages (whom they
-  addressed); then the hub's directory (one ``discover``);
+  so neither the store nor the window is held long); then the hub's directory (one ``discover``);
 - then what each hub's bridge reports: every stored message (task statuses, receipts, who spoke),
   every roster fetched (the members panel's) and the room list (which rooms are DMs);
 - while the view is open (``set_watching``), the directories again every ``refresh_ms`` (two
@@ -36,7 +35,6 @@ TASK_BATCH = 100  # task parts taken in per loop turn while loading (~30 µs eac
 ROSTER_BATCH = 10  # stored rosters taken in per loop turn (~0.1 ms each, of 20 members)
 TASK_SCAN = 20_000  # stored messages searched for task parts per store call
 SENDER_SCAN = 200  # each room's newest messages read for who spoke there
-ASKED_SCAN = 500  # the human's newest messages read for whom they addressed
 DIRECTORY_FAILURES = (BadReply, ConnectionLost, HubRefused, SessionClosed, TimeoutError)
 
 
@@ -202,9 +200,6 @@ class FleetFeed(QObject):
                             return False
                     if row[0] not in arrived:
                         self._take_task_part(hub, *row)
-            for message in await store.call(LocalStore.messages_from, bridge.agent_id, list(kinds), ASKED_SCAN):
-                if current():
-                    self.state.observe_message(hub, message)  # (the human's: twice changes nothing)
         except StoreError:
             pass  # a damaged cache (the session says so): what arrives from now on still counts
         finally:
@@ -228,7 +223,6 @@ class FleetFeed(QObject):
             return
         record = self.state.agent(hub, sender)
         record.rooms.add(room)
-        record.spoke_ms[room] = max(record.spoke_ms.get(room, 0), ts)
         self.state.observe_task(record, room, ts, task)
         for receipt in receipts_in(hub, seq, room, sender, ts, [(position, task)]):
             self.costs.add(receipt)

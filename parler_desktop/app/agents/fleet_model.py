@@ -5,8 +5,9 @@ What changes is taken in at most every ``UPDATE_MS``, in one pass: an agent that
 presence, a message, a receipt: ``FleetState.touched``) repaints its own rows and its groups'
 headings, and only when it moved (it came or went, was renamed, or left or joined a filter or a
 group) are the rows rebuilt, as they are when anything may have changed (a hub read or forgotten,
-the view switched); a Needs you item, a loop warning or a minute on repaints the Flags and Last
-seen columns (rebuilding under a filter by the flags). A rebuild of the same rows in the same
+the view switched), a slice of agents a turn of the loop (``RowsPass``); a Needs you item, a loop
+warning or a minute on repaints the Flags and Last seen columns (rebuilding under a filter by the
+flags). A rebuild of the same rows in the same
 order only repaints (the selection stays), and, while an agent holds a lease on dispatched work,
 its "On" cell counts down to the lease's end every ``COUNTDOWN_MS``. A row is a group's heading or
 an agent's key: the table draws a cell at a time, asking for what it shows.
@@ -24,9 +25,11 @@ from PySide6.QtGui import QFont
 from parler_desktop.app.agents.fleet_feed import FleetFeed
 from parler_desktop.app.agents.fleet_rows import NO_GROUP, FleetRows, Group, Placement
 from parler_desktop.app.agents.fleet_state import AgentRecord
+from parler_desktop.app.agents.rows_pass import RowsPass
 from parler_desktop.app.dispatch.lease import RAN_OUT, at_expiry, lease_words
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.needs_you.hub_needs import HubNeeds
+from parler_desktop.app.needs_you.needs_rules import NeedKind
 from parler_desktop.app.room_list.agent_watch import HubAgentWatches
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.protocol.parts import TaskStatus
@@ -39,7 +42,6 @@ AGENT_KEY = Qt.ItemDataRole.UserRole + 1  # (hub, id) of an agent row; None on a
 UPDATE_MS = 100
 MANY_TOUCHED = 100  # agents changed in a pass past which (and past a quarter of them) it lays every row out
 COUNTDOWN_MS = 1000
-DEFAULT_STUCK_MS = 600_000  # before the agent watches are asked
 NOTE_CHARS = 400  # of a task's note
 MAX_NAMES_KEPT = 10_000  # names made readable kept (a hostile hub renaming agents cannot grow it past)
 MARKERS = TaskStatus.MARKERS
@@ -73,7 +75,7 @@ class FleetModel(QAbstractTableModel):
         super().__init__(parent)
         self.hubs = hubs
         self.watches = watches
-        self.needs = needs  # "waiting on you" is the Needs you queue's word
+        self.needs = needs  # the flags but "looping" are the Needs you queue's word
         self.clock: Callable[[], float] = time.time
         self.feed = FleetFeed(hubs, self)
         self.state, self.costs = self.feed.state, self.feed.costs
@@ -90,7 +92,7 @@ class FleetModel(QAbstractTableModel):
         self._hub_labels: dict[str, str] = {}
         self._room_labels: dict[tuple[str, str], str] = {}
         self._looping: set[tuple[str, str]] = set()  # (hub, name) named in a loop warning
-        self._stuck_after_ms = DEFAULT_STUCK_MS  # how long "working" without a word is stuck
+        self._pass = RowsPass(self._placement, self._title, self._show, self)
         self._update = QTimer(self, singleShot=True, interval=UPDATE_MS)
         self._update.timeout.connect(self.update_rows)
         self._countdown = QTimer(self, interval=COUNTDOWN_MS, timeout=self._tick)
@@ -206,14 +208,14 @@ class FleetModel(QAbstractTableModel):
         return f"Lease: {lease.removeprefix('lease ')}. When it runs out, {at_expiry('')}"
 
     def flag_names(self, agent: AgentRecord) -> list[str]:
-        now_ms = int(self.clock() * 1000)
-        after_ms = self._stuck_after_ms
+        """What the Needs you queue holds of the agent (``HubNeeds``, design.md §4b): a silence on
+        the human's work (the queue's "may be stuck"), or anything else, which waits on the human;
+        and a loop warning naming it."""
+        kinds = {item.kind for item in self.needs.of_agent(agent.hub, agent.id)}
         found = []
-        if self.needs.agent_waits(agent.hub, agent.id):
+        if kinds - {NeedKind.SILENT}:
             found.append("waiting on you")
-        if agent.is_stuck(now_ms, after_ms):
-            found.append("stuck")
-        if agent.is_silent(now_ms, after_ms):
+        if NeedKind.SILENT in kinds:
             found.append("silent on your work")
         if (agent.hub, agent.name) in self._looping:
             found.append("looping")
@@ -287,7 +289,7 @@ class FleetModel(QAbstractTableModel):
             return "waiting on you" in self.flag_names(agent)
         if wanted == "Stuck":
             flags = self.flag_names(agent)
-            return "stuck" in flags or "looping" in flags
+            return "silent on your work" in flags or "looping" in flags
         if wanted == "Offline":
             return agent.presence == "offline"
         return True
@@ -323,9 +325,8 @@ class FleetModel(QAbstractTableModel):
         return f"{heading} · today: {today.summary()}" if today is not None and today.tasks else heading
 
     def _read_flags(self) -> None:
-        """What the flags go by besides the agent: the stuck setting and the loop warnings."""
+        """What the flags go by besides Needs you: the loop warnings."""
         self._flags_due = False
-        self._stuck_after_ms = int(self.watches.settings().stuck_minutes * 60_000)  # (one setting, every hub)
         self._looping = set()
         for entry in self.hubs.entries:
             watch = self.watches.watch(entry.url)  # (once a hub: asked a room at a time, a walk of the hubs each)
@@ -336,13 +337,15 @@ class FleetModel(QAbstractTableModel):
 
     @property
     def update_due(self) -> bool:
-        """A pass over what changed is due (within ``UPDATE_MS``)."""
-        return self._update.isActive()
+        """A pass over what changed is due (within ``UPDATE_MS``), or the rows are being worked out."""
+        return self._update.isActive() or self._pass.running
 
     def update_rows(self) -> None:
         """Repaint the rows of the agents that changed since the last pass, and their groups'
         headings; rebuild the rows when one of them moved, or when anything may have changed."""
         self._update.stop()
+        if self._pass.running:
+            return  # (it takes in what changed meanwhile as it ends)
         if self._full:
             self.rebuild()
             return
@@ -366,27 +369,35 @@ class FleetModel(QAbstractTableModel):
         self.updated.emit()
 
     def rebuild(self) -> None:
-        """Rows for the filter and grouping; the same rows only repaint."""
+        """Work out the rows for the filter and grouping again (over a few turns of the loop when
+        they are many: ``RowsPass``); the same rows only repaint."""
         self._update.stop()
         self._full = False
         self.state.touched.clear()
         self._read_flags()
-        placed = {key: self._placement(agent) for key, agent in self.state.agents.items()}
-        rows = self.layout.lay_out(placed, self._title)
+        self._pass.start(self.state.agents)
+
+    def _show(self, layout: FleetRows) -> None:
+        """The rows a pass laid out: swapped in (a reset, unless they are the rows shown); what
+        changed while the pass ran is taken in next."""
         if self.feed.watching and not self._countdown.isActive():
             self._countdown.start()
+        rows = layout.rows
         if rows == self.layout.rows:
+            self.layout = layout
             if rows:
                 self.dataChanged.emit(self.index(0, 0), self.index(len(rows) - 1, len(COLUMNS) - 1))
         else:
             self.beginResetModel()
-            self.layout.set_rows(rows)
+            self.layout = layout
             self.endResetModel()
         self.updated.emit()
+        if self._full or self._flags_due or self.state.touched:
+            self._due()
 
     def _tick(self) -> None:
         """A second on: the countdowns of the leases shown (and the cards showing them); a minute
-        on, what the clock alone changes (Last seen, stuck, silent) repaints with the flags."""
+        on, what the clock alone changes (Last seen) repaints with the flags."""
         minute = int(self.clock() // 60)
         if minute != self._minute:
             self._minute = minute

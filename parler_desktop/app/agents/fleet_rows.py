@@ -1,7 +1,7 @@
 """FleetRows: the Agents view's rows in order, from where each agent goes (its sort name and
 groups, or hidden), and what a live change to some agents repaints. Plain Python: ``FleetModel``
 asks it; it lays the rows out again only when an agent moved, so a presence or a receipt costs
-the rows of the agents it changed, not a pass over every agent."""
+the rows of the agents it changed, not a pass over every agent (``RowsPass`` lays them out then)."""
 
 from __future__ import annotations
 
@@ -15,21 +15,27 @@ Placement = tuple[str, tuple[Group, ...]] | None  # an agent's sort name and gro
 
 
 class FleetRows:
-    def __init__(self) -> None:
-        self.rows: list[Row] = []
-        self.heading_of: dict[Group, int] = {}  # a group's heading row
-        self.sizes: dict[Group, int] = {}  # agents in each group shown
-        self._placed: dict[Key, Placement] = {}  # each agent where the last layout put it
-        self._rows_of: dict[Key | None, list[int]] | None = None  # made when asked
+    """Rows laid out once (``laid_out``) and then only read: a new layout is made beside the one
+    shown, and the model swaps it in."""
+
+    def __init__(
+        self, rows: list[Row] | None = None, heading_of: dict[Group, int] | None = None, sizes: dict[Group, int] | None = None,
+        placed: dict[Key, Placement] | None = None, rows_of: dict[Key | None, list[int]] | None = None,
+    ) -> None:
+        self.rows: list[Row] = rows or []
+        self.heading_of: dict[Group, int] = heading_of or {}  # a group's heading row
+        self.sizes: dict[Group, int] = sizes or {}  # agents in each group shown
+        self._placed: dict[Key, Placement] = placed or {}  # each agent where this layout put it
+        self._rows_of: dict[Key | None, list[int]] = rows_of or {}  # each agent's rows; None: the first agent row
 
     @property
     def heading_rows(self) -> list[int]:
         """The rows that are a group's heading (the view spans them)."""
         return list(self.heading_of.values())
 
-    def lay_out(self, placed: dict[Key, Placement], title: Callable[[Group], str]) -> list[Row]:
-        """The rows for every agent's placement: groups in title order, each's agents in name
-        order (``set_rows`` shows them)."""
+    @classmethod
+    def laid_out(cls, placed: dict[Key, Placement], title: Callable[[Group], str]) -> FleetRows:
+        """The rows for every agent's placement: groups in title order, each's agents in name order."""
         shown = sorted((placement[0], key) for key, placement in placed.items() if placement is not None)
         grouped: dict[Group, list[Key]] = {}
         for _name, key in shown:  # in name order: so is every group
@@ -40,28 +46,26 @@ class FleetRows:
                 members.append(key)
         titles = {group: title(group).lower() for group in grouped}
         rows: list[Row] = []
-        self.heading_of = {}
+        heading_of: dict[Group, int] = {}
+        rows_of: dict[Key | None, list[int]] = {}  # (made here, in the pass: not in the turn that shows the rows)
         for group in sorted(grouped, key=titles.__getitem__):
             if group != NO_GROUP:
-                self.heading_of[group] = len(rows)
+                heading_of[group] = len(rows)
                 rows.append(group)
-            rows.extend(grouped[group])
-        self.sizes = {group: len(members) for group, members in grouped.items()}
-        self._placed = placed
-        return rows
-
-    def set_rows(self, rows: list[Row]) -> None:
-        self.rows = rows
-        self._rows_of = None
+            for key in grouped[group]:
+                found = rows_of.get(key)
+                if found is None:
+                    rows_of[key] = [len(rows)]
+                else:
+                    found.append(len(rows))
+                rows.append(key)
+        first = next((row for row, value in enumerate(rows) if len(value) == 2), None)
+        if first is not None:
+            rows_of[None] = [first]
+        return cls(rows, heading_of, {group: len(members) for group, members in grouped.items()}, placed, rows_of)
 
     def rows_of(self, key: Key | None) -> list[int]:
         """The agent's rows (one a group it is in; ``None``: the first agent row)."""
-        if self._rows_of is None:
-            self._rows_of = {}
-            for row, value in enumerate(self.rows):
-                if len(value) == 2:
-                    self._rows_of.setdefault(value, []).append(row)  # type: ignore[arg-type]
-                    self._rows_of.setdefault(None, [row])
         return self._rows_of.get(key, [])
 
     def moved(self, key: Key, placement: Placement) -> bool:

@@ -3,14 +3,8 @@ rosters, and the messages stored (task status parts, when it last spoke, what th
 it). Plain Python: ``FleetModel`` feeds it from each hub's bridge and shows it.
 
 An agent is one (hub, id). What it is on is its newest task status (§8.3) with the note and room.
-Its flags at a time ``now``:
-- waiting on you: an item of its waits in the Needs you queue (``HubNeeds.agent_waits``, asked by
-  ``FleetModel``: not kept here);
-- stuck: its newest status says it works, and it has posted nothing for ``stuck_after`` seconds
-  (the attention settings' "seems stuck after"; the room's header warns of §4b's silence instead);
-- silent on your work: the human addressed it (a mention, a handoff to it, or a message in a DM
-  with it) and it has posted nothing in that room for ``stuck_after`` seconds since;
-- looping: named in a room's loop warning (the room list's agent watch gives those).
+Its flags are not kept here: ``FleetModel`` reads them from the Needs you queue (``HubNeeds.of_agent``:
+waiting on you, silent on your work, by design.md §4b's rules) and the room list's loop warnings.
 """
 
 from __future__ import annotations
@@ -20,11 +14,10 @@ from dataclasses import dataclass, field
 
 from parler_desktop.app.dispatch.lease import HOLDING_STATUSES, lease_end
 from parler_desktop.app.room_list.agent_activity import HUMAN_ROLES
-from parler_desktop.protocol.parts import Handoff, TaskStatus
+from parler_desktop.protocol.parts import TaskStatus
 from parler_desktop.protocol.values import AgentCard, DirectoryEntry, RosterEntry, StoredMessage
 
 PRESENCES = ("idle", "working", "waiting", "offline")
-WORKING_STATUSES = frozenset({"accepted", "working"})
 TERMINAL = frozenset({"done", "failed", "cancelled"})
 HISTORY_KEEP = 200  # task steps kept per agent for its card
 
@@ -53,8 +46,6 @@ class AgentRecord:
     last_seen_ms: int = 0  # its presence's time, or its newest message's
     rooms: set[str] = field(default_factory=set)  # rooms shared with the human
     task: TaskStep | None = None  # its newest task status
-    spoke_ms: dict[str, int] = field(default_factory=dict)  # room -> its newest message's time
-    asked_ms: dict[str, int] = field(default_factory=dict)  # room -> the human's newest message to it
     history: list[TaskStep] = field(default_factory=list)
 
     @property
@@ -75,15 +66,6 @@ class AgentRecord:
         if task is None or not task.room.startswith("svc.") or task.status not in HOLDING_STATUSES:
             return None
         return lease_end(max(task.ts_ms, self.last_seen_ms if self.presence == "working" else 0))
-
-    def is_stuck(self, now_ms: int, stuck_after_ms: int) -> bool:
-        task = self.task
-        return task is not None and task.status in WORKING_STATUSES and now_ms - max(self.spoke_ms.values(), default=0) > stuck_after_ms
-
-    def is_silent(self, now_ms: int, silent_after_ms: int) -> bool:
-        return any(
-            asked > self.spoke_ms.get(room, 0) and now_ms - asked > silent_after_ms for room, asked in self.asked_ms.items()
-        )
 
 
 def task_parts(message: StoredMessage) -> list[tuple[int, TaskStatus]]:
@@ -167,24 +149,19 @@ class FleetState:
         record.rooms.add(room)
         record.name = record.name or (name if isinstance(name, str) else "")
         record.role = record.role or (role if isinstance(role, str) else "")
-        record.spoke_ms[room] = max(record.spoke_ms.get(room, 0), ts_ms)
         record.last_seen_ms = max(record.last_seen_ms, ts_ms)
 
     def observe_message(self, hub: str, message: StoredMessage, tasks: list[tuple[int, TaskStatus]] | None = None) -> bool:
-        """A stored message (the caller takes each in once): the human's addresses agents; an
-        agent's says it spoke, and its task statuses what it is on (``tasks``: its ``task_parts``,
-        when the caller has them: decoded once)."""
+        """A stored message (the caller takes each in once): an agent's says it spoke, and its task
+        statuses what it is on (``tasks``: its ``task_parts``, when the caller has them: decoded once)."""
         sender = message.sender
-        if self._is_me(hub, sender.id):
-            return self._asked(hub, message)
-        if (sender.role or "").lower() in HUMAN_ROLES:
+        if self._is_me(hub, sender.id) or (sender.role or "").lower() in HUMAN_ROLES:
             return False
         record = self.agent(hub, sender.id)
         self.touched.add(record.key)
         record.rooms.add(message.room)
         record.name = sender.name or record.name
         record.role = record.role or sender.role or ""
-        record.spoke_ms[message.room] = max(record.spoke_ms.get(message.room, 0), message.ts)
         record.last_seen_ms = max(record.last_seen_ms, message.ts)
         for _position, task in task_parts(message) if tasks is None else tasks:
             self.observe_task(record, message.room, message.ts, task)
@@ -198,25 +175,6 @@ class FleetState:
         record.history.append(step)
         if len(record.history) > HISTORY_KEEP:
             del record.history[: len(record.history) - HISTORY_KEEP]
-
-    def _asked(self, hub: str, message: StoredMessage) -> bool:
-        """Which agents the human's message addresses: those it mentions or hands off to, and in a
-        DM the other member."""
-        names = {m.lower() for m in message.mentions or ()}
-        for part in message.parts:
-            handoff = Handoff.from_part(part) if part.get("kind") == Handoff.TAG else None
-            if handoff is not None and handoff.to:
-                names.add(handoff.to.strip().lower())
-        in_dm = message.room in self.dm_rooms.get(hub, ())
-        changed = False
-        for record in self.agents.values():
-            if record.hub != hub or message.room not in record.rooms:
-                continue
-            if in_dm or record.name.lower() in names or (record.role and record.role.lower() in names):
-                record.asked_ms[message.room] = max(record.asked_ms.get(message.room, 0), message.ts)
-                self.touched.add(record.key)
-                changed = True
-        return changed
 
     def dm_room_with(self, hub: str, agent_id: str) -> str | None:
         """A DM room of ``hub`` the human shares with the agent, if the window knows one."""

@@ -53,7 +53,6 @@ class AttentionSettings:
     rules: tuple[Rule, ...] = DEFAULT_RULES
     close_to_tray: bool = True
     tray_hint_shown: bool = False
-    stuck_minutes: float = 10.0  # an agent "working" with no message this long seems stuck
     loop_messages: int = 20  # more than this many messages between two agents …
     loop_minutes: float = 5.0  # … within this many minutes, without a human, look like a loop
 
@@ -73,7 +72,6 @@ class AttentionSettings:
             "rules": [rule.to_json() for rule in self.rules],
             "close_to_tray": self.close_to_tray,
             "tray_hint_shown": self.tray_hint_shown,
-            "stuck_minutes": self.stuck_minutes,
             "loop_messages": self.loop_messages,
             "loop_minutes": self.loop_minutes,
         }
@@ -109,7 +107,7 @@ def levels_from_json(data: dict[str, Any], first_hub: Callable[[], str]) -> dict
     return levels
 
 
-NUMBERS = ("quiet_until", "stuck_minutes", "loop_messages", "loop_minutes")
+NUMBERS = ("quiet_until", "loop_messages", "loop_minutes")  # (an older file's "stuck_minutes" is ignored: Needs you's silence replaced it)
 FLAGS = ("paused", "close_to_tray", "tray_hint_shown")
 
 

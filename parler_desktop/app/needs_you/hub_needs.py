@@ -1,6 +1,6 @@
 """HubNeeds: every hub's "Needs you" items in one place, the one source of every count that says
-what waits on the human (the queue, the sidebar entry, the title, the tray, the room dots, and
-each hub's heading through ``HubEntry.needs_you``), so they never disagree."""
+what waits on the human (the queue, the sidebar entry, the title, the tray, the room dots, the
+Agents view's flags, and each hub's heading through ``HubEntry.needs_you``), so they never disagree."""
 
 from __future__ import annotations
 
@@ -71,12 +71,12 @@ class HubNeeds(QObject):
         """An agent waits on the human in ``room`` of ``hub``: the room list's dot reads it."""
         return bool(self.in_room(hub, room))
 
-    def agent_waits(self, hub: str, agent_id: str) -> bool:
-        """An item of ``agent_id``'s waits on the human on ``hub``: the Agents view's "waiting on
-        you" flag reads it here, so the flag, the queue and every count agree."""
+    def of_agent(self, hub: str, agent_id: str) -> list[NeedItem]:
+        """The items of ``agent_id`` on ``hub``, oldest first: the Agents view's flags read them
+        here ("waiting on you", "silent on your work"), so the flags, the queue and every count agree."""
         entry = self.hubs.entry(hub)
         watch = None if entry is None else self._watches.get(entry)
-        return watch is not None and any(item.agent_id == agent_id for item in watch.items())
+        return [] if watch is None else watch.of_agent(agent_id)
 
     def raised(self, entry: HubEntry, message_id: str) -> bool:
         """``message_id`` raised an item on ``entry`` that Needs you tells of (any but a mention,

@@ -53,6 +53,7 @@ class NeedsWatch(QObject):
         self._polling = False
         self._shown: list[NeedItem] = []
         self._by_room: dict[str, list[NeedItem]] = {}  # the shown items of each room (every sidebar row asks)
+        self._by_agent: dict[str, list[NeedItem]] = {}  # the shown items of each agent (every Agents view row asks)
         self._soon = QTimer(self, singleShot=True, interval=REFRESH_MS, timeout=self.refresh)
         self._timer = QTimer(self, interval=CHECK_MS, timeout=self.refresh)
         self._timer.start()
@@ -79,6 +80,10 @@ class NeedsWatch(QObject):
         """The room's items, oldest first."""
         return self._by_room.get(room, [])
 
+    def of_agent(self, agent_id: str) -> list[NeedItem]:
+        """The agent's items, oldest first."""
+        return self._by_agent.get(agent_id, [])
+
     def rooms(self) -> set[str]:
         """The rooms with an item."""
         return set(self._by_room)
@@ -95,9 +100,10 @@ class NeedsWatch(QObject):
             self._answered([item for item in self._shown if item.key not in kept and not self._snoozed(item.key, now)], now)
         changed = announce or [(i.key, i.text) for i in shown] != [(i.key, i.text) for i in self._shown]
         self._shown = shown
-        self._by_room = {}
+        self._by_room, self._by_agent = {}, {}
         for item in shown:
             self._by_room.setdefault(item.room, []).append(item)
+            self._by_agent.setdefault(item.agent_id, []).append(item)
         if changed:
             self.changed.emit()
 
@@ -173,7 +179,7 @@ class NeedsWatch(QObject):
         except StoreError:
             pass  # the session reports a damaged cache; the items then start from what arrives
         if store is self._bridge.store:
-            self._shown, self._by_room = [], {}  # what showed while the store was read was not answered since
+            self._shown, self._by_room, self._by_agent = [], {}, {}  # what showed while the store was read was not answered since
             self.ready = True
             self.refresh(announce=True)
 

@@ -171,11 +171,17 @@ class AgentsView(QWidget):
         super().keyPressEvent(event)
 
     def _remember_selection(self) -> None:
-        self._selected = self.list.currentIndex().siblingAtColumn(0).data(AGENT_KEY)
+        """The agent selected as the rows change (kept while a filter hides it: it is selected
+        again when it shows)."""
+        selected = self.list.currentIndex().siblingAtColumn(0).data(AGENT_KEY)
+        if selected is not None:
+            self._selected = selected
 
     def _restore_selection(self) -> None:
-        if self._selected is not None:
-            self.list.select_key(self._selected)
+        """The agent selected before the rows changed is selected again, and scrolled into sight
+        (a reset keeps the scroll, not the rows under it, and selecting the row then does not scroll)."""
+        if self._selected is not None and self.list.select_key(self._selected):
+            self.list.scrollTo(self.list.currentIndex())
 
     def show_costs(self) -> None:
         """Every hub's totals, today, for 7 days and in all."""

@@ -1,5 +1,5 @@
 """Notification settings: the keep/drop rules (edited as JSON, checked before they are kept), when
-an agent seems stuck or two agents seem to loop, and the close-to-tray choice. An invalid rule
+two agents seem to loop, and the close-to-tray choice. An invalid rule
 list keeps the dialog open with a sentence saying which rule is wrong and why; nothing the human
 typed is thrown away."""
 
@@ -52,10 +52,6 @@ class NotificationSettingsDialog(QDialog):
         self.rules.setPlainText(rules_text(settings.rules))
         defaults = QPushButton("Restore the default rules")
         defaults.clicked.connect(lambda: self.rules.setPlainText(rules_text(DEFAULT_RULES)))
-        self.stuck_minutes = QDoubleSpinBox(
-            objectName="stuckMinutes", minimum=0.5, maximum=24 * 60, decimals=1, suffix=" min"
-        )
-        self.stuck_minutes.setValue(settings.stuck_minutes)
         self.loop_messages = QSpinBox(
             objectName="loopMessages", minimum=2, maximum=10_000, suffix=" messages", accessibleName="Messages that seem a loop"
         )
@@ -65,7 +61,6 @@ class NotificationSettingsDialog(QDialog):
         )
         self.loop_minutes.setValue(settings.loop_minutes)
         agents = QFormLayout()
-        agents.addRow("An agent “working” without a message seems stuck after", self.stuck_minutes)
         loop = QHBoxLayout()
         loop.addWidget(self.loop_messages)
         loop.addWidget(QLabel("within"))
@@ -100,7 +95,6 @@ class NotificationSettingsDialog(QDialog):
             self._settings,
             rules=rules,
             close_to_tray=self.close_to_tray.isChecked(),
-            stuck_minutes=self.stuck_minutes.value(),
             loop_messages=self.loop_messages.value(),
             loop_minutes=self.loop_minutes.value(),
         )
