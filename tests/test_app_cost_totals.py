@@ -34,6 +34,9 @@ def test_receipts_without_figures_count_as_tasks_of_unknown_cost():
     unknown = CostTotals()
     unknown.add(receipt(1, "failed"))
     assert unknown.totals("hub", "").summary() == "1 task, 1 failed (100%) · tokens unknown · time unknown"
+    assert totals.short() == "3 tasks · 1,500+? tok"
+    assert unknown.totals("hub", "").short() == "1 task · ? tok"  # not "0 tok": unknown is not zero
+    assert CostTotals().totals("hub", "").short() == ""
 
 
 def test_only_terminal_receipts_count_per_agent_room_hub_and_day_and_a_hub_can_be_forgotten():

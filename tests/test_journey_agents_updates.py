@@ -72,7 +72,7 @@ def test_a_receipt_arriving_repaints_its_agents_row_and_its_hubs_heading_only(qt
         resets, repainted = record_repaints(model)
 
         post_task(qtbot, qloop, bob, room, "done", tokens=300)
-        qtbot.waitUntil(lambda: shown(view)["bob"]["Today"] == "1 · 300 tok" and not model.update_due, timeout=10_000)
+        qtbot.waitUntil(lambda: shown(view)["bob"]["Today"] == "1 task · 300 tok" and not model.update_due, timeout=10_000)
         assert headings(view)[0].endswith("today: 1 task, 0 failed (0%) · 300 tokens · time unknown")
         assert not resets
         bob_row = model.row_of(next(k for k in model.state.agents if k[1] == bob.id))

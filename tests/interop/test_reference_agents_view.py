@@ -52,4 +52,4 @@ def test_receipts_from_parler_task_done_add_up_in_the_cost_line(qtbot, qloop, de
     qtbot.waitUntil(lambda: "refbot" in shown(view), timeout=10_000)
     qtbot.waitUntil(lambda: view.costs.text().startswith("Today: 2 tasks"), timeout=10_000)
     assert view.costs.text().splitlines()[0] == "Today: 2 tasks, 0 failed (0%) · 1,500 tokens · 1 min"  # 90 s
-    assert shown(view)["refbot"]["Today"] == "2 · 1,500 tok"
+    assert shown(view)["refbot"]["Today"] == "2 tasks · 1,500 tok"

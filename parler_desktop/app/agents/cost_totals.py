@@ -85,6 +85,17 @@ class Totals:
         plural = "s" if self.tasks != 1 else ""
         return f"{self.tasks:,} task{plural}, {self.failed:,} failed ({rate:.0%}) · {tokens} · {elapsed}"
 
+    def short(self) -> str:
+        """The Agents view's cell: "3 tasks · 1,500+? tok", "? tok" when no receipt gave tokens
+        (a receipt without the figure is not a zero), empty without a finished task."""
+        if not self.tasks:
+            return ""
+        if self.tokens_unknown == self.tasks:
+            tokens = "? tok"
+        else:
+            tokens = f"{self.tokens:,}{'+?' if self.tokens_unknown else ''} tok"
+        return f"{self.tasks:,} task{'s' if self.tasks != 1 else ''} · {tokens}"
+
 
 def _known(figure: str, none_known: str, unknown: int, tasks: int) -> str:
     """A sum, saying how many tasks it lacks (a receipt without the figure is not a zero)."""

@@ -240,8 +240,7 @@ class FleetModel(QAbstractTableModel):
         if column == 7:
             return ", ".join(self.flag_names(agent))
         if column == 8:
-            today = self.costs.totals("agent", agent.hub, agent.id, "today")
-            return f"{today.tasks:,} · {today.tokens:,} tok" + ("+?" if today.tokens_unknown else "") if today.tasks else ""
+            return self.costs.totals("agent", agent.hub, agent.id, "today").short()
         return ""
 
     def describe(self, agent: AgentRecord) -> str:
