@@ -53,6 +53,7 @@ class AttentionSettings:
     rules: tuple[Rule, ...] = DEFAULT_RULES
     close_to_tray: bool = True
     tray_hint_shown: bool = False
+    silent_minutes: float = 15.0  # an agent working on the human's request, silent this long, needs them (design.md §4b)
     loop_messages: int = 20  # more than this many messages between two agents …
     loop_minutes: float = 5.0  # … within this many minutes, without a human, look like a loop
 
@@ -72,6 +73,7 @@ class AttentionSettings:
             "rules": [rule.to_json() for rule in self.rules],
             "close_to_tray": self.close_to_tray,
             "tray_hint_shown": self.tray_hint_shown,
+            "silent_minutes": self.silent_minutes,
             "loop_messages": self.loop_messages,
             "loop_minutes": self.loop_minutes,
         }
@@ -107,7 +109,7 @@ def levels_from_json(data: dict[str, Any], first_hub: Callable[[], str]) -> dict
     return levels
 
 
-NUMBERS = ("quiet_until", "loop_messages", "loop_minutes")  # (an older file's "stuck_minutes" is ignored: Needs you's silence replaced it)
+NUMBERS = ("quiet_until", "silent_minutes", "loop_messages", "loop_minutes")  # (an older file's "stuck_minutes" is ignored: Needs you's silence replaced it)
 FLAGS = ("paused", "close_to_tray", "tray_hint_shown")
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Signal
 
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
-from parler_desktop.app.needs_you.needs_rules import NeedItem, NeedKind
+from parler_desktop.app.needs_you.needs_rules import SILENT_AFTER_SECS, NeedItem, NeedKind
 from parler_desktop.app.needs_you.needs_watch import NeedsWatch
 from parler_desktop.app.needs_you.unblock_stats import UnblockRow, today
 
@@ -37,6 +37,7 @@ class HubNeeds(QObject):
         super().__init__(parent)
         self.clock: Callable[[], float] = time.time  # every watch's wall time; tests move it by hand
         self.hubs = hubs
+        self.silent_after = SILENT_AFTER_SECS  # the attention settings' "needs you when silent for", every hub
         self._watches: dict[HubEntry, NeedsWatch] = {}
         self._count = 0
         self._items: list[HubItem] | None = None  # every hub's, sorted: made again after a change, when asked
@@ -98,8 +99,14 @@ class HubNeeds(QObject):
         for watch in self._watches.values():
             watch.refresh()
 
+    def set_silent_after(self, seconds: float) -> None:
+        if seconds != self.silent_after:
+            self.silent_after = seconds
+            for watch in self._watches.values():
+                watch.set_silent_after(seconds)
+
     def _added(self, entry: HubEntry) -> None:
-        watch = NeedsWatch(entry.bridge, lambda: self.clock(), parent=self)
+        watch = NeedsWatch(entry.bridge, lambda: self.clock(), parent=self, silent_after=self.silent_after)
         watch.changed.connect(self._changed)
         self._watches[entry] = watch
         self._changed()

@@ -18,7 +18,7 @@ from operator import attrgetter
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from parler_desktop.app.hubs.bridge import SessionBridge
-from parler_desktop.app.needs_you.needs_rules import Decision, Me, NeedItem, NeedsLedger, visible
+from parler_desktop.app.needs_you.needs_rules import SILENT_AFTER_SECS, Decision, Me, NeedItem, NeedsLedger, visible
 from parler_desktop.app.needs_you.unblock_stats import Answered, start_of_day
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
 from parler_desktop.client.events import OutboxItem
@@ -39,12 +39,13 @@ class NeedsWatch(QObject):
 
     def __init__(
         self, bridge: SessionBridge, clock: Callable[[], float] = time.time, parent: QObject | None = None,
-        join_poll_ms: int = JOIN_POLL_MS,
+        join_poll_ms: int = JOIN_POLL_MS, silent_after: float = SILENT_AFTER_SECS,
     ) -> None:
         super().__init__(parent)
         self._bridge = bridge
         self.clock = clock
-        self.ledger = NeedsLedger(Me("", "", None))
+        self.silent_after = silent_after  # the human's setting: a silence on their work needs them after this
+        self.ledger = NeedsLedger(Me("", "", None), silent_after)
         self.decisions: dict[str, Decision] = {}
         self.queued: set[str] = set()  # keys with an answer in the outbox the hub has not got yet
         self.answered: list[Answered] = []  # today's (and since), for time to unblock
@@ -87,6 +88,13 @@ class NeedsWatch(QObject):
     def rooms(self) -> set[str]:
         """The rooms with an item."""
         return set(self._by_room)
+
+    def set_silent_after(self, seconds: float) -> None:
+        """The human moved the silence threshold: the items it ends or starts are announced, and
+        one it ends is not an answer (no time to unblock is counted for it)."""
+        self.silent_after = self.ledger.silent_after = seconds
+        self._shown = []
+        self.refresh(announce=True)
 
     def refresh(self, announce: bool = False) -> None:
         """Work out the visible items again (at the clock's time); announce a change (or, with
@@ -137,7 +145,7 @@ class NeedsWatch(QObject):
     # -- the session's events -----------------------------------------------------------------
     def _session_changed(self) -> None:
         bridge = self._bridge
-        self.ledger = NeedsLedger(Me(bridge.agent_id, bridge.name, bridge.role))
+        self.ledger = NeedsLedger(Me(bridge.agent_id, bridge.name, bridge.role), self.silent_after)
         self.decisions, self.queued, self._not_owned, self.ready = {}, set(), set(), False
         self.answered = []
         self.refresh()

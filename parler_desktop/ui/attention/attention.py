@@ -41,6 +41,8 @@ class Attention:
             self._hub_added(entry)
         window.hubs.added.connect(self._hub_added)
         window.hubs.removed.connect(lambda entry: self.notifiers.pop(entry).deleteLater())
+        window.needs.set_silent_after(self.preferences.current().silent_minutes * 60)
+        self.preferences.changed.connect(lambda settings: window.needs.set_silent_after(settings.silent_minutes * 60))
         self.agents = HubAgentWatches(window.hubs, self.preferences.current, parent=window, waiting=window.needs.waiting_in)
         self.agents.hintRaised.connect(lambda entry, room, hint: self.notifiers[entry].hint(room, hint))
         self.desktop = platform_notifications(bridge.tasks, parent=window)

@@ -1,5 +1,6 @@
 """Notification settings: the keep/drop rules (edited as JSON, checked before they are kept), when
-two agents seem to loop, and the close-to-tray choice. An invalid rule
+an agent silent on the human's work needs them, when two agents seem to loop, and the
+close-to-tray choice. An invalid rule
 list keeps the dialog open with a sentence saying which rule is wrong and why; nothing the human
 typed is thrown away."""
 
@@ -52,6 +53,10 @@ class NotificationSettingsDialog(QDialog):
         self.rules.setPlainText(rules_text(settings.rules))
         defaults = QPushButton("Restore the default rules")
         defaults.clicked.connect(lambda: self.rules.setPlainText(rules_text(DEFAULT_RULES)))
+        self.silent_minutes = QDoubleSpinBox(
+            objectName="silentMinutes", minimum=1, maximum=24 * 60, decimals=0, suffix=" min", accessibleName="Silent after minutes"
+        )
+        self.silent_minutes.setValue(settings.silent_minutes)
         self.loop_messages = QSpinBox(
             objectName="loopMessages", minimum=2, maximum=10_000, suffix=" messages", accessibleName="Messages that seem a loop"
         )
@@ -61,6 +66,7 @@ class NotificationSettingsDialog(QDialog):
         )
         self.loop_minutes.setValue(settings.loop_minutes)
         agents = QFormLayout()
+        agents.addRow("An agent working on your request needs you when silent for", self.silent_minutes)
         loop = QHBoxLayout()
         loop.addWidget(self.loop_messages)
         loop.addWidget(QLabel("within"))
@@ -95,6 +101,7 @@ class NotificationSettingsDialog(QDialog):
             self._settings,
             rules=rules,
             close_to_tray=self.close_to_tray.isChecked(),
+            silent_minutes=self.silent_minutes.value(),
             loop_messages=self.loop_messages.value(),
             loop_minutes=self.loop_minutes.value(),
         )
