@@ -5,7 +5,7 @@ Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_hubs.py
      [--hubs 5] [--rooms 100] [--agents 20] [--rate 10] [--duration 180 | --hour]
      [--burst-rate 200] [--burst-secs 10] [--night 50000] [--history 20] [--switches 60]
      [--idle-secs 30] [--repeats 3] [--only wake | --only traffic]
-     [--profile-wake FILE] [--profile-traffic FILE] [--needs-cost]
+     [--profile-wake FILE] [--profile-traffic FILE] [--needs-cost] [--stall-causes]
 
 The full size is the default; every size can be scaled down for a small machine (the output's
 first line says which size ran); ``--only wake`` runs figure 6 alone, ``--only traffic`` figures
@@ -14,7 +14,9 @@ py-spy, ``--profile-traffic FILE`` the traffic and the burst (every thread, as a
 py-spy must be installed; its sampling options in ``PYSPY_MODE``, ``--idle`` unless set:
 ``PYSPY_MODE=--gil`` samples only the thread holding the GIL). ``--needs-cost`` also wakes copies
 of the home with the window's Needs you derivation off, before and after figure 6, and prints what
-keeping it current adds to the wake (``wake_needs_cost.py``). What runs where:
+keeping it current adds to the wake (``wake_needs_cost.py``). ``--stall-causes`` prints what held the
+Qt thread in the traffic's and the burst's stalls, by the callback and the innermost frame of ours
+(``stall_causes.py``). What runs where:
 
 - the hubs: ``--hubs`` processes of our hub (``python -m parler_desktop hub --relaxed-limits``);
 - the agents: one child process (multiprocessing) of raw-wire agents (``tests/support/raw_agent``),
@@ -99,6 +101,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from bench_hub import percentile  # noqa: E402
 from bench_ui import STALL_MS, StallMeter, run_on_app_loop, wait_for  # noqa: E402
+from stall_causes import StallCauses  # noqa: E402
 from wake_needs_cost import copy_home, cost_rows, needs_derivation_off, needs_share_row, needs_timed, night_message  # noqa: E402
 from support.hub_fixtures import HubProcess  # noqa: E402
 from support.raw_agent import RawAgent  # noqa: E402
@@ -370,7 +373,9 @@ class Agents:
 
 class GapMeter(StallMeter):
     """bench_ui.py's ``StallMeter``, also keeping each gap over ``STALL_MS``: (when it ended,
-    perf_counter; its length in ms)."""
+    perf_counter; its length in ms). ``causes`` (``--stall-causes``) is told of every tick."""
+
+    causes: StallCauses | None = None
 
     def start(self) -> None:
         self.gaps: list[tuple[float, float]] = []
@@ -379,8 +384,26 @@ class GapMeter(StallMeter):
     def _tick(self) -> None:
         gap_ms = (self._clock.nsecsElapsed() - self._last) / 1e6
         super()._tick()
+        if self.causes is not None:
+            self.causes.beat()
         if gap_ms > STALL_MS:
             self.gaps.append((time.perf_counter(), gap_ms))
+
+
+def watch_causes(args: argparse.Namespace, meter: GapMeter) -> None:
+    """With ``--stall-causes``, sample what holds the Qt thread in ``meter``'s gaps from now on."""
+    if args.stall_causes:
+        meter.causes = StallCauses(STALL_MS)
+        meter.causes.start()
+
+
+def causes_notes(meter: GapMeter, what: str) -> list[str]:
+    """The report of ``watch_causes``' sampling since it began (none without ``--stall-causes``)."""
+    causes, meter.causes = meter.causes, None
+    if causes is None:
+        return []
+    causes.stop()
+    return [f"what held the Qt thread ({what}):", *causes.report()]
 
 
 def floor_process(pipe: Connection) -> None:
@@ -650,13 +673,19 @@ async def click_room(desktop: DesktopApp, paints: PaintEnds, hub: str, room: str
     # The pointer comes over the list first, as a person's does: the rows hold their order under it
     # (``HubRoomsModel.hold_order``), so traffic does not move the row between the aim and the click.
     QApplication.sendEvent(viewport, QEnterEvent(QPointF(5, 5), QPointF(5, 5), QPointF(5, 5)))
-    index = next(
-        panel.proxy.index(row, 0) for row in range(panel.proxy.rowCount())
-        if panel.proxy.index(row, 0).data(roles.HUB_URL) == hub and not panel.proxy.index(row, 0).data(roles.HUB_HEADER)
-        and panel.proxy.index(row, 0).data(roles.ROOM_NAME) == room
-    )
+    def row() -> Any:
+        return next(
+            panel.proxy.index(row, 0) for row in range(panel.proxy.rowCount())
+            if panel.proxy.index(row, 0).data(roles.HUB_URL) == hub and not panel.proxy.index(row, 0).data(roles.HUB_HEADER)
+            and panel.proxy.index(row, 0).data(roles.ROOM_NAME) == room
+        )
+
+    index = row()
     panel.view.scrollTo(index)
     await asyncio.sleep(0.05)  # the sidebar's scroll painted before the clock starts
+    if index.data(roles.ROOM_NAME) != room or index.data(roles.HUB_URL) != hub:
+        print(f"the row of {room} moved under the pointer (it shows {index.data(roles.ROOM_NAME)} now)", file=sys.stderr, flush=True)
+        index = row()  # aimed again (the click measures the switch, not the aim)
     loaded: list[float] = []
 
     def on_loaded(name: str) -> None:
@@ -672,6 +701,14 @@ async def click_room(desktop: DesktopApp, paints: PaintEnds, hub: str, room: str
             lambda: window.shown_hub is not None and window.shown_hub.url == hub and model.room == room
             and bool(loaded) and paints.first_after(loaded[-1]) is not None, 15,
         )
+    except TimeoutError:
+        current = panel.view.currentIndex()
+        raise TimeoutError(
+            f"the click on {room} of {hub} was not shown: the window shows {model.room} of "
+            f"{window.shown_hub.url if window.shown_hub else None} (loaded: {bool(loaded)}, loading: {model.loading}); "
+            f"the sidebar's current row is {current.data(roles.ROOM_NAME)} of {current.data(roles.HUB_URL)}, its shown room "
+            f"{panel.shown_room}; the row clicked then showed {index.data(roles.ROOM_NAME)} of {index.data(roles.HUB_URL)}"
+        ) from None
     finally:
         model.roomLoaded.disconnect(on_loaded)
     return paints.first_after(loaded[-1]) - start
@@ -984,6 +1021,7 @@ async def window_figures(
     await asyncio.sleep(1.0)
     profiler = py_spy(args.profile_traffic) if args.profile_traffic else None
     meter.start()
+    watch_causes(args, meter)
     floor.start()
     started = time.perf_counter()
     traffic = asyncio.ensure_future(agents.ask("traffic", (args.duration, plan.rate)))
@@ -995,6 +1033,7 @@ async def window_figures(
     ran = await traffic
     rss_marks.append(rss_mb())
     gap = meter.stop()
+    traffic_causes = causes_notes(meter, "traffic")
     traffic_floor = await floor.stop()
     lag = await wait_caught_up(desktop, ran["tokens"], 120)
     p99, base_p99 = percentile(across, 0.99), percentile(within, 0.99)
@@ -1024,6 +1063,7 @@ async def window_figures(
         floor_note("traffic", meter.gaps, traffic_floor)
         + (f"; the window's: {', '.join(f'{length:.0f} ms' for _, length in meter.gaps[:10])}" if meter.gaps else "")
     )
+    notes.extend(traffic_causes)
     if args.burst_secs > 0:
         await burst_figure(args, desktop, agents, floor, meter, (idle_gap, idle_stalls), table, notes)
     if profiler is not None:
@@ -1050,9 +1090,11 @@ async def burst_figure(
     (the same share into the shown room), and how soon the sidebar and the open room caught up."""
     await asyncio.sleep(1.0)
     meter.start()
+    watch_causes(args, meter)
     floor.start()
     ran = await agents.ask("traffic", (args.burst_secs, args.burst_rate))
     gap = meter.stop()
+    burst_causes = causes_notes(meter, "burst")
     burst_floor = await floor.stop()
     lag = await wait_caught_up(desktop, ran["tokens"], 120)
     measured, verdict = stall_cells(gap, meter.gaps, burst_floor)
@@ -1067,6 +1109,7 @@ async def burst_figure(
         + floor_note("burst", meter.gaps, burst_floor)
         + (f"; the window's: {', '.join(f'{length:.0f} ms' for _, length in meter.gaps[:10])}" if meter.gaps else "")
     )
+    notes.extend(burst_causes)
 
 
 
@@ -1145,6 +1188,9 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--profile-wake", metavar="FILE", help="record the wake with py-spy (speedscope JSON)")
     parser.add_argument("--needs-cost", action="store_true", help="also wake with Needs you off, and print what it adds")
     parser.add_argument("--profile-traffic", metavar="FILE", help="record the traffic and the burst with py-spy (speedscope JSON)")
+    parser.add_argument(
+        "--stall-causes", action="store_true", help="print what held the Qt thread in the traffic's and the burst's stalls (stall_causes.py)",
+    )
     # The launched window's own options (``launch_probe``): not for people.
     parser.add_argument("--launch-probe", metavar="REPORT", help=argparse.SUPPRESS)
     parser.add_argument("--home", help=argparse.SUPPRESS)
