@@ -79,3 +79,45 @@ def test_the_sidebar_lays_out_without_asking_each_row_for_its_size(qtbot, qloop,
     qtbot.waitUntil(lambda: panel.proxy.index(0, 0).data(roles.ROOM_NAME) == "room-07", timeout=5000)
     panel.view.doItemsLayout()
     assert delegate.sized <= 5  # a row's size serves them all (208 asked before)
+
+
+class PaintingDelegate(RoomBadgeDelegate):
+    """Counts the rooms painted afresh (not drawn from a row's pixmap, ``row_pixmaps``)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.painted: list[str] = []
+
+    def paint_room(self, painter, option, row) -> None:
+        self.painted.append(row.name)
+        super().paint_room(painter, option, row)
+
+
+def test_a_room_row_is_painted_afresh_only_when_what_it_shows_changed(qtbot, qloop, session):
+    rooms = [RoomInfo(f"room-{n:02d}", "channel", 2, 0) for n in range(30)]
+    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, rooms)
+    add_messages(qtbot, qloop, session, [message(n + 1, room.name, f"hello {n}") for n, room in enumerate(rooms)])
+    hubs = HubList()
+    panel = RoomListPanel(hubs)
+    qtbot.addWidget(panel)
+    delegate = PaintingDelegate(panel.view)
+    panel.view.setItemDelegate(delegate)
+    panel.resize(300, 500)
+    panel.show()
+    hubs.add("ws://one").bridge.attach(session)
+    qtbot.waitUntil(lambda: panel.proxy.rowCount() == 30, timeout=5000)
+    panel.view.doItemsLayout()
+    panel.view.viewport().repaint()
+    first = panel.view.viewport().grab().toImage()
+    on_screen = set(delegate.painted)
+    assert len(on_screen) >= 5
+    delegate.painted.clear()
+    panel.view.viewport().repaint()
+    assert delegate.painted == []  # nothing changed: every row drawn as painted before
+    assert panel.view.viewport().grab().toImage() == first  # and it looks the same
+    add_messages(qtbot, qloop, session, [message(500, "room-07", "news")])  # room-07 to the top, the others move down
+    qtbot.waitUntil(lambda: panel.proxy.index(0, 0).data(roles.ROOM_NAME) == "room-07", timeout=5000)
+    panel.view.viewport().repaint()
+    assert set(delegate.painted) == {"room-07"}  # its count and preview changed; the rows that moved did not
+    assert panel.proxy.index(0, 0).data(roles.ROOM_ROW).preview == "alice: news"
+
