@@ -121,3 +121,21 @@ def test_a_room_row_is_painted_afresh_only_when_what_it_shows_changed(qtbot, qlo
     assert set(delegate.painted) == {"room-07"}  # its count and preview changed; the rows that moved did not
     assert panel.proxy.index(0, 0).data(roles.ROOM_ROW).preview == "alice: news"
 
+
+def test_rooms_changed_in_one_reload_are_shown_newest_first(qtbot, qloop, session):
+    rooms = [RoomInfo(f"room-{n:02d}", "channel", 2, 0) for n in range(30)]
+    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, rooms)
+    add_messages(qtbot, qloop, session, [message(n + 1, room.name) for n, room in enumerate(rooms)])
+    hubs = HubList()
+    panel = RoomListPanel(hubs)
+    qtbot.addWidget(panel)
+    panel.resize(300, 500)
+    panel.show()
+    hubs.add("ws://one").bridge.attach(session)
+    qtbot.waitUntil(lambda: panel.proxy.rowCount() == 30, timeout=5000)
+    # Scattered rooms, newer in another order than their rows': one reload changes them all.
+    add_messages(qtbot, qloop, session, [message(100 + n, name) for n, name in enumerate(["room-03", "room-21", "room-10", "room-27", "room-05"])])
+    shown = lambda: [panel.proxy.index(row, 0).data(roles.ROOM_NAME) for row in range(panel.proxy.rowCount())]  # noqa: E731
+    qtbot.waitUntil(lambda: "room-05" in shown()[:5], timeout=5000)
+    newest_first = ["room-05", "room-27", "room-10", "room-21", "room-03"] + [f"room-{n:02d}" for n in reversed(range(30)) if n not in (3, 5, 10, 21, 27)]
+    assert shown() == newest_first
