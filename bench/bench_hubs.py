@@ -5,7 +5,7 @@ Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_hubs.py
      [--hubs 5] [--rooms 100] [--agents 20] [--rate 10] [--duration 180 | --hour]
      [--burst-rate 200] [--burst-secs 10] [--night 50000] [--history 20] [--switches 60]
      [--idle-secs 30] [--repeats 3] [--only wake | --only traffic]
-     [--profile-wake FILE] [--profile-traffic FILE] [--needs-cost] [--stall-causes]
+     [--profile-wake FILE] [--profile-traffic FILE] [--profile-switches FILE] [--needs-cost] [--stall-causes]
 
 The full size is the default; every size can be scaled down for a small machine (the output's
 first line says which size ran); ``--only wake`` runs figure 6 alone, ``--only traffic`` figures
@@ -16,7 +16,8 @@ py-spy must be installed; its sampling options in ``PYSPY_MODE``, ``--idle`` unl
 of the home with the window's Needs you derivation off, before and after figure 6, and prints what
 keeping it current adds to the wake (``wake_needs_cost.py``). ``--stall-causes`` prints what held the
 Qt thread in the traffic's and the burst's stalls, by the callback and the innermost frame of ours
-(``stall_causes.py``). What runs where:
+(``stall_causes.py``); ``--profile-switches FILE`` records the Qt thread from each click of the
+switching until its room is painted (cProfile). What runs where:
 
 - the hubs: ``--hubs`` processes of our hub (``python -m parler_desktop hub --relaxed-limits``);
 - the agents: one child process (multiprocessing) of raw-wire agents (``tests/support/raw_agent``),
@@ -76,6 +77,7 @@ import argparse
 import asyncio
 import contextlib
 import bisect
+import cProfile
 import dataclasses
 import gc
 import json
@@ -693,6 +695,8 @@ async def click_room(desktop: DesktopApp, paints: PaintEnds, hub: str, room: str
             loaded.append(time.perf_counter())
 
     model.roomLoaded.connect(on_loaded)
+    if SWITCH_PROFILE is not None:
+        SWITCH_PROFILE.enable()
     start = time.perf_counter()
     QTest.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=panel.view.visualRect(index).center())
     QApplication.sendEvent(viewport, QEvent(QEvent.Type.Leave))
@@ -710,8 +714,13 @@ async def click_room(desktop: DesktopApp, paints: PaintEnds, hub: str, room: str
             f"{panel.shown_room}; the row clicked then showed {index.data(roles.ROOM_NAME)} of {index.data(roles.HUB_URL)}"
         ) from None
     finally:
+        if SWITCH_PROFILE is not None:
+            SWITCH_PROFILE.disable()
         model.roomLoaded.disconnect(on_loaded)
     return paints.first_after(loaded[-1]) - start
+
+
+SWITCH_PROFILE: cProfile.Profile | None = None  # ``--profile-switches``: on from each click until its room is painted
 
 
 async def bench_switching(desktop: DesktopApp, urls: Sequence[str], rooms: int, count: int) -> tuple[list[float], list[float]]:
@@ -1026,7 +1035,11 @@ async def window_figures(
     started = time.perf_counter()
     traffic = asyncio.ensure_future(agents.ask("traffic", (args.duration, plan.rate)))
     await asyncio.sleep(1.0)  # the traffic under way
+    global SWITCH_PROFILE
+    SWITCH_PROFILE = cProfile.Profile() if args.profile_switches else None
     across, within = await bench_switching(desktop, urls, plan.rooms, args.switches)
+    if SWITCH_PROFILE is not None:
+        SWITCH_PROFILE.dump_stats(args.profile_switches)
     rss_marks: list[float] = []
     await asyncio.sleep(max(0.0, started + rss_first - time.perf_counter()))
     rss_marks.append(rss_mb())
@@ -1188,6 +1201,10 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--profile-wake", metavar="FILE", help="record the wake with py-spy (speedscope JSON)")
     parser.add_argument("--needs-cost", action="store_true", help="also wake with Needs you off, and print what it adds")
     parser.add_argument("--profile-traffic", metavar="FILE", help="record the traffic and the burst with py-spy (speedscope JSON)")
+    parser.add_argument(
+        "--profile-switches", metavar="FILE",
+        help="record the Qt thread from each click of the switching to its room painted with cProfile (pstats; the switches slow down)",
+    )
     parser.add_argument(
         "--stall-causes", action="store_true", help="print what held the Qt thread in the traffic's and the burst's stalls (stall_causes.py)",
     )

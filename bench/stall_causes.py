@@ -56,20 +56,21 @@ class StallCauses:
     def __init__(self, stall_ms: float) -> None:
         self.stall_ms = stall_ms
         self._beat = time.perf_counter()
+        self._cpu = time.thread_time()  # the Qt thread's CPU time at the last beat
         self._main = threading.main_thread().ident
         self._samples: list[tuple[float, list[str], str, list[str]]] = []  # (when, our frames innermost first, library frame, the others')
-        self._stalls: list[tuple[float, float]] = []  # (start, end) of every late stretch over stall_ms
+        self._stalls: list[tuple[float, float, float]] = []  # (start, end, the Qt thread's CPU secs) of every late stretch over stall_ms
         self._running = False
         self._thread: threading.Thread | None = None
 
     def beat(self) -> None:
-        now = time.perf_counter()
+        now, cpu = time.perf_counter(), time.thread_time()
         if now - self._beat > self.stall_ms / 1000:
-            self._stalls.append((self._beat, now))
-        self._beat = now
+            self._stalls.append((self._beat, now, cpu - self._cpu))
+        self._beat, self._cpu = now, cpu
 
     def start(self) -> None:
-        self._beat = time.perf_counter()
+        self._beat, self._cpu = time.perf_counter(), time.thread_time()
         self._running = True
         self._thread = threading.Thread(target=self._watch, name="stall-causes", daemon=True)
         self._thread.start()
@@ -98,7 +99,7 @@ class StallCauses:
         beside: Counter[str] = Counter()  # other threads' work in the stalls' samples
         sampled = 0
         longest: list[tuple[float, str]] = []
-        for start, end in self._stalls:
+        for start, end, cpu in self._stalls:
             inside = [(frames, library) for when, frames, library, _others in self._samples if start <= when <= end]
             for when, _frames, _library, others in self._samples:
                 if start <= when <= end:
@@ -114,15 +115,18 @@ class StallCauses:
                 by_callback[callback] += share
                 by_inner[inner] += share
                 callbacks[" < ".join(frames[:6]) or callback] += 1
-            longest.append(((end - start) * 1000, callbacks.most_common(1)[0][0]))
-        lines = [f"stalls over {self.stall_ms:g} ms: {len(self._stalls)}, {sum(e - s for s, e in self._stalls) * 1000:.0f} ms in all"]
+            longest.append(((end - start) * 1000, cpu * 1000, callbacks.most_common(1)[0][0]))
+        lines = [
+            f"stalls over {self.stall_ms:g} ms: {len(self._stalls)}, {sum(e - s for s, e, _ in self._stalls) * 1000:.0f} ms in all, "
+            f"of which the Qt thread ran {sum(c for _, _, c in self._stalls) * 1000:.0f} ms (the rest it waited: for the cores, the GIL)"
+        ]
         lines.append("  by callback (outermost frame of ours), ms of stall:")
         lines += [f"    {ms:7.0f}  {name}" for name, ms in by_callback.most_common(top)]
         lines.append("  by innermost frame of ours (> the library call under it), ms of stall:")
         lines += [f"    {ms:7.0f}  {name}" for name, ms in by_inner.most_common(top)]
         lines.append(f"  what other threads ran meanwhile (they may hold the GIL), in how many of the stalls' {sampled} samples:")
         lines += [f"    {count:7d}  {name}" for name, count in beside.most_common(top)]
-        lines.append("  the longest stalls (their commonest stack, innermost first):")
-        lines += [f"    {ms:5.0f} ms  {stack}" for ms, stack in sorted(longest, reverse=True)[:top]]
+        lines.append("  the longest stalls (the Qt thread's CPU in them; their commonest stack, innermost first):")
+        lines += [f"    {ms:5.0f} ms ({cpu:3.0f} ms CPU)  {stack}" for ms, cpu, stack in sorted(longest, reverse=True)[:top]]
         return lines
 
