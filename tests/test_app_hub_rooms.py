@@ -123,6 +123,33 @@ def test_a_held_order_keeps_every_room_in_place_and_letting_go_sorts_them(qtbot,
     assert shown(proxy) == ["#0", "alpha", "beta", "#1", "gamma", "omega", "delta"]
 
 
+
+def test_while_the_order_is_held_a_change_of_one_hub_s_rooms_makes_only_its_keys_again(qtbot, qloop, sessions):
+    """Held (the pointer over the list, or its focus: after a click, most of the time), every
+    signal of a tick's changes made every hub's rows' keys again for the proxy's sort."""
+    first, second = sessions
+    for session, rooms in ((first, ("alpha", "beta")), (second, ("gamma", "delta"))):
+        store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, [RoomInfo(r, "channel", 2, 0) for r in rooms])
+    add_messages(qtbot, qloop, first, [message(1, "alpha"), message(2, "beta")])
+    add_messages(qtbot, qloop, second, [message(3, "gamma"), message(4, "delta")])
+    hubs = HubList()
+    model = HubRoomsModel(hubs)
+    proxy = RoomSortFilterProxy()
+    proxy.setSourceModel(model)
+    proxy.set_show_headings(True)
+    for url, session in (("ws://first", first), ("ws://second", second)):
+        hubs.add(url).bridge.attach(session)
+    qtbot.waitUntil(lambda: shown(proxy) == ["#0", "beta", "alpha", "#1", "delta", "gamma"], timeout=5000)
+    model.hold_order(True)
+    before = model.sort_keys()
+    add_messages(qtbot, qloop, first, [message(5, "alpha")])
+    qtbot.waitUntil(lambda: hubs.entries[0].rooms.summary("alpha").max_seq == 5, timeout=5000)
+    after = model.sort_keys()
+    assert after is not before and after[:3] != before[:3]  # the first hub's keys are new…
+    assert all(new is old for new, old in zip(after[4:], before[4:]))  # …the second's rooms' are the same ones
+    assert shown(proxy) == ["#0", "beta", "alpha", "#1", "delta", "gamma"]  # (held)
+
+
 class CountingProxy(RoomSortFilterProxy):
     """The sidebar's proxy, counting the rows it filters again (each a Python call, as the window's)."""
 

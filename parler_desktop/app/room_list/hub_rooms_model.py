@@ -41,7 +41,7 @@ class HubRoomsModel(QAbstractListModel):
         self._row_count: int | None = None  # (None: rows changed since)
         self._held: dict[tuple[str, str], int] | None = None  # (hub, room) -> its place while held
         self._held_keys: dict[tuple[str, str], tuple] | None = None  # (hub, room) -> its sort key when held
-        self._made_keys: dict[HubEntry, tuple[list, int, list]] = {}  # (its model's keys, its order, its sidebar keys)
+        self._made_keys: dict[HubEntry, tuple[list, int, list, dict | None]] = {}  # (its model's keys, its order, its sidebar keys, the held places)
         for entry in hubs.entries:
             self._follow(entry)
         hubs.added.connect(self._added)
@@ -140,23 +140,24 @@ class HubRoomsModel(QAbstractListModel):
         held, where they were, a room new since after them)."""
         if self._keys is None:
             self._keys = []
-            held, last = self._held, len(self._held or ())
             for order, entry in enumerate(self._hubs.entries):
                 self._keys.append((order, 0))
-                keys = entry.rooms.sort_keys()
-                if held is None:
-                    self._keys.extend(self._hub_keys(entry, order, keys))
-                else:
-                    names = entry.rooms.room_names()
-                    self._keys.extend((order, 1, held.get((entry.url, name), last), *key) for name, key in zip(names, keys))
+                self._keys.extend(self._hub_keys(entry, order, entry.rooms.sort_keys()))
         return self._keys
 
     def _hub_keys(self, entry: HubEntry, order: int, keys: list[tuple]) -> list[tuple]:
         """``entry``'s rows' keys as the sidebar's, made again only when its model's keys are new
-        (a change of one hub's rows made all five hubs' 500 keys again, at each change)."""
+        or the order was held or let go since (a change of one hub's rows made all five hubs'
+        500 keys again, at each change; while held, at each signal of a tick's changes)."""
         cached = self._made_keys.get(entry)
-        if cached is None or cached[0] is not keys or cached[1] != order:
-            cached = (keys, order, [(order, 1, *key) for key in keys])
+        held = self._held
+        if cached is None or cached[0] is not keys or cached[1] != order or cached[3] is not held:
+            if held is None:
+                made = [(order, 1, *key) for key in keys]
+            else:  # where each room was when held first; a room new since after them
+                last = len(held)
+                made = [(order, 1, held.get((entry.url, name), last), *key) for name, key in zip(entry.rooms.room_names(), keys)]
+            cached = (keys, order, made, held)
             self._made_keys[entry] = cached
         return cached[2]
 
