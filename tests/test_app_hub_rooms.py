@@ -150,6 +150,31 @@ def test_while_the_order_is_held_a_change_of_one_hub_s_rooms_makes_only_its_keys
     assert shown(proxy) == ["#0", "beta", "alpha", "#1", "delta", "gamma"]  # (held)
 
 
+
+def test_letting_go_of_the_held_order_shows_rooms_changed_meanwhile_newest_first(qtbot, qloop, sessions):
+    """Rooms changed far apart while held take their places together when let go: each run of
+    them announced in turn was placed among the others' keys, already changed too, and the
+    sidebar kept them out of order (and the next hold moved them under the pointer)."""
+    first, _second = sessions
+    rooms = [f"r{n:02d}" for n in range(40)]
+    store_call(qtbot, qloop, first.store, LocalStore.replace_rooms, [RoomInfo(r, "channel", 2, 0) for r in rooms])
+    add_messages(qtbot, qloop, first, [message(n + 1, room) for n, room in enumerate(rooms)])
+    hubs = HubList()
+    model = HubRoomsModel(hubs)
+    proxy = RoomSortFilterProxy()
+    proxy.setSourceModel(model)
+    hubs.add("ws://first").bridge.attach(first)
+    qtbot.waitUntil(lambda: shown(proxy) == list(reversed(rooms)), timeout=5000)
+    model.hold_order(True)
+    changed = ["r02", "r31", "r09", "r17", "r05", "r38", "r00", "r24"]
+    for seq, room in enumerate(changed, start=100):  # a reload each
+        add_messages(qtbot, qloop, first, [message(seq, room)])
+        qtbot.waitUntil(lambda seq=seq, room=room: hubs.entries[0].rooms.summary(room).max_seq == seq, timeout=5000)
+    assert shown(proxy) == list(reversed(rooms))  # (held)
+    model.hold_order(False)
+    assert shown(proxy) == list(reversed(changed)) + [r for r in reversed(rooms) if r not in changed]
+
+
 class CountingProxy(RoomSortFilterProxy):
     """The sidebar's proxy, counting the rows it filters again (each a Python call, as the window's)."""
 

@@ -24,7 +24,6 @@ from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.app.room_list.agent_watch import HubAgentWatches
 from parler_desktop.app.room_list.row_reading import heading_reading, with_agents
-from parler_desktop.app.room_list.sidebar_ticks import runs
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -177,16 +176,22 @@ class HubRoomsModel(QAbstractListModel):
             # The proxy sorts again the rows it is told changed, each a few Python lessThan calls:
             # told of every row, it sorted all of them at each letting go (the pointer leaving the
             # list). The rooms whose keys are the same as when the order was held keep their order
-            # among themselves; only those that changed or came meanwhile can have moved.
-            moved = []
+            # among themselves; only those that changed or came meanwhile can have moved. A hub's
+            # are told in one signal, from the first to the last: they all take their new places
+            # at once, and told a run at a time, each run was placed among the others' new keys
+            # from their old places (the sidebar stayed out of order).
+            spans = []
             for entry in self._hubs.entries:
                 heading = self._offset(entry)
-                for row, (name, key) in enumerate(zip(entry.rooms.room_names(), entry.rooms.sort_keys())):
-                    if self._held_keys.get((entry.url, name)) != key:
-                        moved.append(heading + 1 + row)
+                moved = [
+                    heading + 1 + row for row, (name, key) in enumerate(zip(entry.rooms.room_names(), entry.rooms.sort_keys()))
+                    if self._held_keys.get((entry.url, name)) != key
+                ]
+                if moved:
+                    spans.append((moved[0], moved[-1]))
             self._held = self._held_keys = None
             self._keys = None
-            for first, last in runs(moved):
+            for first, last in spans:
                 self.dataChanged.emit(self.index(first), self.index(last))
 
     def _rows_changed(self) -> None:
