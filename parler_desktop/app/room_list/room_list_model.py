@@ -18,6 +18,7 @@ roster, or fetched once from the hub when none is stored yet; until then it show
 from __future__ import annotations
 
 import asyncio
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from PySide6.QtCore import (
@@ -56,6 +57,11 @@ PULLED_SHOW_DELAY_MS = 500  # while the pulls go on, what they brought is shown 
 Index = QModelIndex | QPersistentModelIndex
 
 INSERT_ROWS_PER_TURN = 400  # the sidebar's proxy places each inserted row with Python lessThan calls (~0.1 ms a row)
+
+# What of a room's summary its row shows, sorts by or tells (``row_data``): a change of the rest
+# alone (the hub's unread count, refreshed with its room list; the cursor) is not announced.
+_shown = attrgetter("name", "kind", "members", "last_ts", "unread", "mentions_unread", "last_preview", "last_sender")
+
 
 class RoomRow(NamedTuple):
     """All a room's row paints, asked for once a row (``roles.ROOM_ROW``): the sidebar repaints
@@ -390,7 +396,10 @@ class RoomListModel(QAbstractListModel):
         for row, old in enumerate(self._rooms):
             new = fresh.pop(old.name)
             if new != old:
-                changed[row] = new
+                if _shown(new) == _shown(old):
+                    self._rooms[row] = new  # only what no row shows (the hub's count, the cursor): nothing to sort or paint
+                else:
+                    changed[row] = new
         for first, last in runs(list(changed)):
             self._change_rows(first, last, changed)
         adding = list(fresh.values())
