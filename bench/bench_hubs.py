@@ -5,7 +5,7 @@ Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_hubs.py
      [--hubs 5] [--rooms 100] [--agents 20] [--rate 10] [--duration 180 | --hour]
      [--burst-rate 200] [--burst-secs 10] [--night 50000] [--history 20] [--switches 60]
      [--idle-secs 30] [--repeats 3] [--only wake | --only traffic]
-     [--profile-wake FILE] [--profile-traffic FILE] [--needs-cost]
+     [--profile-wake FILE] [--profile-traffic FILE] [--profile-switches FILE] [--needs-cost] [--stall-causes]
 
 The full size is the default; every size can be scaled down for a small machine (the output's
 first line says which size ran); ``--only wake`` runs figure 6 alone, ``--only traffic`` figures
@@ -14,7 +14,10 @@ py-spy, ``--profile-traffic FILE`` the traffic and the burst (every thread, as a
 py-spy must be installed; its sampling options in ``PYSPY_MODE``, ``--idle`` unless set:
 ``PYSPY_MODE=--gil`` samples only the thread holding the GIL). ``--needs-cost`` also wakes copies
 of the home with the window's Needs you derivation off, before and after figure 6, and prints what
-keeping it current adds to the wake (``wake_needs_cost.py``). What runs where:
+keeping it current adds to the wake (``wake_needs_cost.py``). ``--stall-causes`` prints what held the
+Qt thread in the traffic's and the burst's stalls, by the callback and the innermost frame of ours
+(``stall_causes.py``); ``--profile-switches FILE`` records the Qt thread from each click of the
+switching until its room is painted (cProfile). What runs where:
 
 - the hubs: ``--hubs`` processes of our hub (``python -m parler_desktop hub --relaxed-limits``);
 - the agents: one child process (multiprocessing) of raw-wire agents (``tests/support/raw_agent``),
@@ -74,6 +77,7 @@ import argparse
 import asyncio
 import contextlib
 import bisect
+import cProfile
 import dataclasses
 import gc
 import json
@@ -99,6 +103,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from bench_hub import percentile  # noqa: E402
 from bench_ui import STALL_MS, StallMeter, run_on_app_loop, wait_for  # noqa: E402
+from stall_causes import StallCauses  # noqa: E402
 from wake_needs_cost import copy_home, cost_rows, needs_derivation_off, needs_share_row, needs_timed, night_message  # noqa: E402
 from support.hub_fixtures import HubProcess  # noqa: E402
 from support.raw_agent import RawAgent  # noqa: E402
@@ -370,7 +375,9 @@ class Agents:
 
 class GapMeter(StallMeter):
     """bench_ui.py's ``StallMeter``, also keeping each gap over ``STALL_MS``: (when it ended,
-    perf_counter; its length in ms)."""
+    perf_counter; its length in ms). ``causes`` (``--stall-causes``) is told of every tick."""
+
+    causes: StallCauses | None = None
 
     def start(self) -> None:
         self.gaps: list[tuple[float, float]] = []
@@ -379,8 +386,26 @@ class GapMeter(StallMeter):
     def _tick(self) -> None:
         gap_ms = (self._clock.nsecsElapsed() - self._last) / 1e6
         super()._tick()
+        if self.causes is not None:
+            self.causes.beat()
         if gap_ms > STALL_MS:
             self.gaps.append((time.perf_counter(), gap_ms))
+
+
+def watch_causes(args: argparse.Namespace, meter: GapMeter) -> None:
+    """With ``--stall-causes``, sample what holds the Qt thread in ``meter``'s gaps from now on."""
+    if args.stall_causes:
+        meter.causes = StallCauses(STALL_MS)
+        meter.causes.start()
+
+
+def causes_notes(meter: GapMeter, what: str) -> list[str]:
+    """The report of ``watch_causes``' sampling since it began (none without ``--stall-causes``)."""
+    causes, meter.causes = meter.causes, None
+    if causes is None:
+        return []
+    causes.stop()
+    return [f"what held the Qt thread ({what}):", *causes.report()]
 
 
 def floor_process(pipe: Connection) -> None:
@@ -650,13 +675,19 @@ async def click_room(desktop: DesktopApp, paints: PaintEnds, hub: str, room: str
     # The pointer comes over the list first, as a person's does: the rows hold their order under it
     # (``HubRoomsModel.hold_order``), so traffic does not move the row between the aim and the click.
     QApplication.sendEvent(viewport, QEnterEvent(QPointF(5, 5), QPointF(5, 5), QPointF(5, 5)))
-    index = next(
-        panel.proxy.index(row, 0) for row in range(panel.proxy.rowCount())
-        if panel.proxy.index(row, 0).data(roles.HUB_URL) == hub and not panel.proxy.index(row, 0).data(roles.HUB_HEADER)
-        and panel.proxy.index(row, 0).data(roles.ROOM_NAME) == room
-    )
+    def row() -> Any:
+        return next(
+            panel.proxy.index(row, 0) for row in range(panel.proxy.rowCount())
+            if panel.proxy.index(row, 0).data(roles.HUB_URL) == hub and not panel.proxy.index(row, 0).data(roles.HUB_HEADER)
+            and panel.proxy.index(row, 0).data(roles.ROOM_NAME) == room
+        )
+
+    index = row()
     panel.view.scrollTo(index)
     await asyncio.sleep(0.05)  # the sidebar's scroll painted before the clock starts
+    if index.data(roles.ROOM_NAME) != room or index.data(roles.HUB_URL) != hub:
+        print(f"the row of {room} moved under the pointer (it shows {index.data(roles.ROOM_NAME)} now)", file=sys.stderr, flush=True)
+        index = row()  # aimed again (the click measures the switch, not the aim)
     loaded: list[float] = []
 
     def on_loaded(name: str) -> None:
@@ -664,6 +695,8 @@ async def click_room(desktop: DesktopApp, paints: PaintEnds, hub: str, room: str
             loaded.append(time.perf_counter())
 
     model.roomLoaded.connect(on_loaded)
+    if SWITCH_PROFILE is not None:
+        SWITCH_PROFILE.enable()
     start = time.perf_counter()
     QTest.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=panel.view.visualRect(index).center())
     QApplication.sendEvent(viewport, QEvent(QEvent.Type.Leave))
@@ -672,9 +705,24 @@ async def click_room(desktop: DesktopApp, paints: PaintEnds, hub: str, room: str
             lambda: window.shown_hub is not None and window.shown_hub.url == hub and model.room == room
             and bool(loaded) and paints.first_after(loaded[-1]) is not None, 15,
         )
+    except TimeoutError:
+        current = panel.view.currentIndex()
+        raise TimeoutError(
+            f"the click on {room} of {hub} was not shown: the window shows {model.room} of "
+            f"{window.shown_hub.url if window.shown_hub else None} (loaded: {bool(loaded)}, loading: {model.loading}); "
+            f"the sidebar's current row is {current.data(roles.ROOM_NAME)} of {current.data(roles.HUB_URL)}, its shown room "
+            f"{panel.shown_room}; the row clicked then showed {index.data(roles.ROOM_NAME)} of {index.data(roles.HUB_URL)}"
+        ) from None
     finally:
+        if SWITCH_PROFILE is not None:
+            SWITCH_PROFILE.disable()
         model.roomLoaded.disconnect(on_loaded)
+    LOADED_AFTER.append(loaded[-1] - start)
     return paints.first_after(loaded[-1]) - start
+
+
+SWITCH_PROFILE: cProfile.Profile | None = None  # ``--profile-switches``: on from each click until its room is painted
+LOADED_AFTER: list[float] = []  # each click's seconds until its room's page was in (the rest: laying it out and painting)
 
 
 async def bench_switching(desktop: DesktopApp, urls: Sequence[str], rooms: int, count: int) -> tuple[list[float], list[float]]:
@@ -984,17 +1032,23 @@ async def window_figures(
     await asyncio.sleep(1.0)
     profiler = py_spy(args.profile_traffic) if args.profile_traffic else None
     meter.start()
+    watch_causes(args, meter)
     floor.start()
     started = time.perf_counter()
     traffic = asyncio.ensure_future(agents.ask("traffic", (args.duration, plan.rate)))
     await asyncio.sleep(1.0)  # the traffic under way
+    global SWITCH_PROFILE
+    SWITCH_PROFILE = cProfile.Profile() if args.profile_switches else None
     across, within = await bench_switching(desktop, urls, plan.rooms, args.switches)
+    if SWITCH_PROFILE is not None:
+        SWITCH_PROFILE.dump_stats(args.profile_switches)
     rss_marks: list[float] = []
     await asyncio.sleep(max(0.0, started + rss_first - time.perf_counter()))
     rss_marks.append(rss_mb())
     ran = await traffic
     rss_marks.append(rss_mb())
     gap = meter.stop()
+    traffic_causes = causes_notes(meter, "traffic")
     traffic_floor = await floor.stop()
     lag = await wait_caught_up(desktop, ran["tokens"], 120)
     p99, base_p99 = percentile(across, 0.99), percentile(within, 0.99)
@@ -1004,7 +1058,8 @@ async def window_figures(
     )
     notes.append(
         f"switching (under traffic): across hubs p50 {ms(percentile(across, 0.5))}, max {ms(max(across))}; "
-        f"within one hub p50 {ms(percentile(within, 0.5))}, max {ms(max(within))}"
+        f"within one hub p50 {ms(percentile(within, 0.5))}, max {ms(max(within))}; "
+        f"click -> the room's page in (every click) p50 {ms(percentile(LOADED_AFTER, 0.5))}, p99 {ms(percentile(LOADED_AFTER, 0.99))}"
     )
     measured, verdict = stall_cells(gap, meter.gaps, traffic_floor)
     table.add(
@@ -1024,6 +1079,7 @@ async def window_figures(
         floor_note("traffic", meter.gaps, traffic_floor)
         + (f"; the window's: {', '.join(f'{length:.0f} ms' for _, length in meter.gaps[:10])}" if meter.gaps else "")
     )
+    notes.extend(traffic_causes)
     if args.burst_secs > 0:
         await burst_figure(args, desktop, agents, floor, meter, (idle_gap, idle_stalls), table, notes)
     if profiler is not None:
@@ -1050,9 +1106,11 @@ async def burst_figure(
     (the same share into the shown room), and how soon the sidebar and the open room caught up."""
     await asyncio.sleep(1.0)
     meter.start()
+    watch_causes(args, meter)
     floor.start()
     ran = await agents.ask("traffic", (args.burst_secs, args.burst_rate))
     gap = meter.stop()
+    burst_causes = causes_notes(meter, "burst")
     burst_floor = await floor.stop()
     lag = await wait_caught_up(desktop, ran["tokens"], 120)
     measured, verdict = stall_cells(gap, meter.gaps, burst_floor)
@@ -1067,6 +1125,7 @@ async def burst_figure(
         + floor_note("burst", meter.gaps, burst_floor)
         + (f"; the window's: {', '.join(f'{length:.0f} ms' for _, length in meter.gaps[:10])}" if meter.gaps else "")
     )
+    notes.extend(burst_causes)
 
 
 
@@ -1145,6 +1204,13 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--profile-wake", metavar="FILE", help="record the wake with py-spy (speedscope JSON)")
     parser.add_argument("--needs-cost", action="store_true", help="also wake with Needs you off, and print what it adds")
     parser.add_argument("--profile-traffic", metavar="FILE", help="record the traffic and the burst with py-spy (speedscope JSON)")
+    parser.add_argument(
+        "--profile-switches", metavar="FILE",
+        help="record the Qt thread from each click of the switching to its room painted with cProfile (pstats; the switches slow down)",
+    )
+    parser.add_argument(
+        "--stall-causes", action="store_true", help="print what held the Qt thread in the traffic's and the burst's stalls (stall_causes.py)",
+    )
     # The launched window's own options (``launch_probe``): not for people.
     parser.add_argument("--launch-probe", metavar="REPORT", help=argparse.SUPPRESS)
     parser.add_argument("--home", help=argparse.SUPPRESS)

@@ -3,14 +3,18 @@ fast, without the network: the window's own share of bench_hubs.py's traffic, me
 time of the Qt thread (robust on a shared machine, where wall-clock stalls are also the others').
 
 Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_room_list.py [--hubs 5] [--rooms 100]
-     [--rate 60] [--secs 15]
+     [--rate 60] [--secs 15] [--profile FILE]
+
+``--profile FILE`` records the Qt thread's calls during the traffic with cProfile (``pstats``
+file; the Qt thread runs at about half speed meanwhile, so its figures are not comparable).
 
 Each hub is a stand-in session over a real local store (``tests/support/stored_session.py``),
 attached to a real ``MainWindow`` (1200 x 800, shown); the messages are written to the stores as
 the session writes pushes (one at a time, ``hot-share`` of them into the open room) and announced
 as ``MessagesStored``; meanwhile another room is opened every half second. Reported: the Qt
 thread's CPU per message and per second, the sidebar's and the timeline's paints (how many, their
-CPU), the time from opening a room to its page loaded and painted, and the longest gap of bench_ui.py's 2 ms meter,
+CPU and their time on the clock: a paint waits for the GIL at each call into Python while another
+thread runs Python), the time from opening a room to its page loaded and painted, and the longest gap of bench_ui.py's 2 ms meter,
 against the same window idle for as long (the baseline).
 """
 
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import gc
 import random
 import sys
@@ -52,22 +57,25 @@ class PaintCost:
     overridden on the instance, as bench_push.py's ``PaintWatch`` does)."""
 
     def __init__(self, view: Any) -> None:
-        self.count, self.cpu = 0, 0.0
+        self.count, self.cpu, self.wall, self.longest = 0, 0.0, 0.0, 0.0
         paint = view.paintEvent
 
         def timed_paint(event: object) -> None:
-            started = time.thread_time()
+            started, began = time.thread_time(), time.perf_counter()
             paint(event)
             self.count += 1
             self.cpu += time.thread_time() - started
+            took = time.perf_counter() - began
+            self.wall += took
+            self.longest = max(self.longest, took)
 
         view.paintEvent = timed_paint
 
-    def reset(self) -> None:
-        self.count, self.cpu = 0, 0.0
-
     def __str__(self) -> str:
-        return f"{self.count} paints, {1000 * self.cpu:.0f} ms of CPU ({1000 * self.cpu / max(1, self.count):.2f} ms each)"
+        return (
+            f"{self.count} paints, {1000 * self.cpu:.0f} ms of CPU ({1000 * self.cpu / max(1, self.count):.2f} ms each), "
+            f"{1000 * self.wall / max(1, self.count):.2f} ms each on the clock (longest {1000 * self.longest:.1f} ms)"
+        )
 
 
 class LiveSession(StoreBackedSession):
@@ -78,6 +86,12 @@ class LiveSession(StoreBackedSession):
 
     async def join_requests(self, room: str, *, urgent: bool = True) -> tuple:
         return ()
+
+    async def mark_read(self, room: str, seq: int) -> None:
+        pass
+
+    async def pull_older(self, room: str, before: int) -> int:
+        return 0  # the hub holds nothing older than the store
 
 
 async def run(args: argparse.Namespace) -> None:
@@ -121,6 +135,9 @@ async def run(args: argparse.Namespace) -> None:
         sidebar, timeline = PaintCost(window.room_panel.view), PaintCost(window.timeline)
         switches = asyncio.ensure_future(switching(window, hubs, args))
         meter.start()
+        profiler = cProfile.Profile() if args.profile else None
+        if profiler is not None:
+            profiler.enable()
         cpu, started, sent = time.thread_time(), time.perf_counter(), 0
         while (now := time.perf_counter()) < started + args.secs:
             due = int((now - started) * args.rate)
@@ -137,6 +154,9 @@ async def run(args: argparse.Namespace) -> None:
         await asyncio.sleep(0.5)  # the last reloads
         busy_cpu, busy_gap = time.thread_time() - cpu, meter.stop()
         loads, paints = await switches
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(args.profile)
         secs = time.perf_counter() - started
         window_rows = window.timeline_model.rowCount()
         print(
@@ -202,6 +222,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--rate", type=float, default=60.0)
     parser.add_argument("--secs", type=float, default=15.0)
     parser.add_argument("--hot-share", type=float, default=0.1)
+    parser.add_argument("--profile", metavar="FILE", help="record the Qt thread's calls during the traffic (cProfile)")
     return parser.parse_args()
 
 

@@ -123,6 +123,58 @@ def test_a_held_order_keeps_every_room_in_place_and_letting_go_sorts_them(qtbot,
     assert shown(proxy) == ["#0", "alpha", "beta", "#1", "gamma", "omega", "delta"]
 
 
+
+def test_while_the_order_is_held_a_change_of_one_hub_s_rooms_makes_only_its_keys_again(qtbot, qloop, sessions):
+    """Held (the pointer over the list, or its focus: after a click, most of the time), every
+    signal of a tick's changes made every hub's rows' keys again for the proxy's sort."""
+    first, second = sessions
+    for session, rooms in ((first, ("alpha", "beta")), (second, ("gamma", "delta"))):
+        store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, [RoomInfo(r, "channel", 2, 0) for r in rooms])
+    add_messages(qtbot, qloop, first, [message(1, "alpha"), message(2, "beta")])
+    add_messages(qtbot, qloop, second, [message(3, "gamma"), message(4, "delta")])
+    hubs = HubList()
+    model = HubRoomsModel(hubs)
+    proxy = RoomSortFilterProxy()
+    proxy.setSourceModel(model)
+    proxy.set_show_headings(True)
+    for url, session in (("ws://first", first), ("ws://second", second)):
+        hubs.add(url).bridge.attach(session)
+    qtbot.waitUntil(lambda: shown(proxy) == ["#0", "beta", "alpha", "#1", "delta", "gamma"], timeout=5000)
+    model.hold_order(True)
+    before = model.sort_keys()
+    add_messages(qtbot, qloop, first, [message(5, "alpha")])
+    qtbot.waitUntil(lambda: hubs.entries[0].rooms.summary("alpha").max_seq == 5, timeout=5000)
+    after = model.sort_keys()
+    assert after is not before and after[:3] != before[:3]  # the first hub's keys are new…
+    assert all(new is old for new, old in zip(after[4:], before[4:]))  # …the second's rooms' are the same ones
+    assert shown(proxy) == ["#0", "beta", "alpha", "#1", "delta", "gamma"]  # (held)
+
+
+
+def test_letting_go_of_the_held_order_shows_rooms_changed_meanwhile_newest_first(qtbot, qloop, sessions):
+    """Rooms changed far apart while held take their places together when let go: each run of
+    them announced in turn was placed among the others' keys, already changed too, and the
+    sidebar kept them out of order (and the next hold moved them under the pointer)."""
+    first, _second = sessions
+    rooms = [f"r{n:02d}" for n in range(40)]
+    store_call(qtbot, qloop, first.store, LocalStore.replace_rooms, [RoomInfo(r, "channel", 2, 0) for r in rooms])
+    add_messages(qtbot, qloop, first, [message(n + 1, room) for n, room in enumerate(rooms)])
+    hubs = HubList()
+    model = HubRoomsModel(hubs)
+    proxy = RoomSortFilterProxy()
+    proxy.setSourceModel(model)
+    hubs.add("ws://first").bridge.attach(first)
+    qtbot.waitUntil(lambda: shown(proxy) == list(reversed(rooms)), timeout=5000)
+    model.hold_order(True)
+    changed = ["r02", "r31", "r09", "r17", "r05", "r38", "r00", "r24"]
+    for seq, room in enumerate(changed, start=100):  # a reload each
+        add_messages(qtbot, qloop, first, [message(seq, room)])
+        qtbot.waitUntil(lambda seq=seq, room=room: hubs.entries[0].rooms.summary(room).max_seq == seq, timeout=5000)
+    assert shown(proxy) == list(reversed(rooms))  # (held)
+    model.hold_order(False)
+    assert shown(proxy) == list(reversed(changed)) + [r for r in reversed(rooms) if r not in changed]
+
+
 class CountingProxy(RoomSortFilterProxy):
     """The sidebar's proxy, counting the rows it filters again (each a Python call, as the window's)."""
 

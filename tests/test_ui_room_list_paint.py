@@ -12,6 +12,7 @@ from parler_desktop.app import roles
 from parler_desktop.app.hubs.hub_list import HubList
 from parler_desktop.app.room_list.hub_rooms_model import HubRoomsModel
 from parler_desktop.app.room_list.room_list_model import RoomRow
+from parler_desktop.client.events import RoomsChanged
 from parler_desktop.protocol.values import RoomInfo
 from parler_desktop.store import LocalStore
 from parler_desktop.ui.room_list.room_list_view import RoomBadgeDelegate, RoomListPanel
@@ -79,3 +80,92 @@ def test_the_sidebar_lays_out_without_asking_each_row_for_its_size(qtbot, qloop,
     qtbot.waitUntil(lambda: panel.proxy.index(0, 0).data(roles.ROOM_NAME) == "room-07", timeout=5000)
     panel.view.doItemsLayout()
     assert delegate.sized <= 5  # a row's size serves them all (208 asked before)
+
+
+class PaintingDelegate(RoomBadgeDelegate):
+    """Counts the rooms painted afresh (not drawn from a row's pixmap, ``row_pixmaps``)."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.painted: list[str] = []
+
+    def paint_room(self, painter, option, row) -> None:
+        self.painted.append(row.name)
+        super().paint_room(painter, option, row)
+
+
+def test_a_room_row_is_painted_afresh_only_when_what_it_shows_changed(qtbot, qloop, session):
+    rooms = [RoomInfo(f"room-{n:02d}", "channel", 2, 0) for n in range(30)]
+    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, rooms)
+    add_messages(qtbot, qloop, session, [message(n + 1, room.name, f"hello {n}") for n, room in enumerate(rooms)])
+    hubs = HubList()
+    panel = RoomListPanel(hubs)
+    qtbot.addWidget(panel)
+    delegate = PaintingDelegate(panel.view)
+    panel.view.setItemDelegate(delegate)
+    panel.resize(300, 500)
+    panel.show()
+    hubs.add("ws://one").bridge.attach(session)
+    qtbot.waitUntil(lambda: panel.proxy.rowCount() == 30, timeout=5000)
+    panel.view.doItemsLayout()
+    panel.view.viewport().repaint()
+    first = panel.view.viewport().grab().toImage()
+    on_screen = set(delegate.painted)
+    assert len(on_screen) >= 5
+    delegate.painted.clear()
+    panel.view.viewport().repaint()
+    assert delegate.painted == []  # nothing changed: every row drawn as painted before
+    assert panel.view.viewport().grab().toImage() == first  # and it looks the same
+    add_messages(qtbot, qloop, session, [message(500, "room-07", "news")])  # room-07 to the top, the others move down
+    qtbot.waitUntil(lambda: panel.proxy.index(0, 0).data(roles.ROOM_NAME) == "room-07", timeout=5000)
+    panel.view.viewport().repaint()
+    assert set(delegate.painted) == {"room-07"}  # its count and preview changed; the rows that moved did not
+    assert panel.proxy.index(0, 0).data(roles.ROOM_ROW).preview == "alice: news"
+
+
+def test_rooms_changed_in_one_reload_are_shown_newest_first(qtbot, qloop, session):
+    rooms = [RoomInfo(f"room-{n:02d}", "channel", 2, 0) for n in range(30)]
+    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, rooms)
+    add_messages(qtbot, qloop, session, [message(n + 1, room.name) for n, room in enumerate(rooms)])
+    hubs = HubList()
+    panel = RoomListPanel(hubs)
+    qtbot.addWidget(panel)
+    panel.resize(300, 500)
+    panel.show()
+    hubs.add("ws://one").bridge.attach(session)
+    qtbot.waitUntil(lambda: panel.proxy.rowCount() == 30, timeout=5000)
+    # Scattered rooms, newer in another order than their rows': one reload changes them all.
+    add_messages(qtbot, qloop, session, [message(100 + n, name) for n, name in enumerate(["room-03", "room-21", "room-10", "room-27", "room-05"])])
+    shown = lambda: [panel.proxy.index(row, 0).data(roles.ROOM_NAME) for row in range(panel.proxy.rowCount())]  # noqa: E731
+    qtbot.waitUntil(lambda: "room-05" in shown()[:5], timeout=5000)
+    newest_first = ["room-05", "room-27", "room-10", "room-21", "room-03"] + [f"room-{n:02d}" for n in reversed(range(30)) if n not in (3, 5, 10, 21, 27)]
+    assert shown() == newest_first
+
+
+def test_a_rooms_refresh_that_changes_nothing_shown_re_sorts_and_repaints_nothing(qtbot, qloop, session):
+    """The hub's own unread counts (refreshed with its room list, a few times a minute at 60
+    messages/s) are not shown: rows whose change is only those are not announced, and the sidebar
+    re-sorts and repaints nothing for them (every row of every hub did, at each refresh)."""
+    rooms = [RoomInfo(f"room-{n:02d}", "channel", 2, 0) for n in range(30)]
+    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, rooms)
+    add_messages(qtbot, qloop, session, [message(n + 1, room.name) for n, room in enumerate(rooms)])
+    hubs = HubList()
+    panel = RoomListPanel(hubs)
+    qtbot.addWidget(panel)
+    panel.resize(300, 500)
+    panel.show()
+    entry = hubs.add("ws://one")
+    entry.bridge.attach(session)
+    qtbot.waitUntil(lambda: panel.proxy.rowCount() == 30, timeout=5000)
+    announced: list[tuple[int, int]] = []
+    entry.rooms.dataChanged.connect(lambda top, bottom, _roles=(): announced.append((top.row(), bottom.row())))
+    counted = [RoomInfo(room.name, "channel", 2, 7) for room in rooms]  # the hub counts 7 unread in each
+    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, counted)
+    with qtbot.waitSignal(entry.rooms.reloaded, timeout=5000):
+        session.emit(RoomsChanged(tuple(counted)))
+    assert entry.rooms.summary("room-03").hub_unread == 7  # (kept, for what reads it)
+    assert announced == []
+    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, [RoomInfo(room.name, "channel", 3, 7) for room in rooms])
+    with qtbot.waitSignal(entry.rooms.reloaded, timeout=5000):
+        session.emit(RoomsChanged(tuple(counted)))
+    assert announced == [(0, 29)]  # a room's size is shown (its tooltip): announced

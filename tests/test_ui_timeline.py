@@ -30,6 +30,7 @@ def make_view(qtbot, bridge, room="team") -> TimelineView:
         model.open_room(room)
     if model.rowCount():
         qtbot.waitUntil(lambda: view.verticalScrollBar().maximum() > 0, timeout=5000)
+    qtbot.waitUntil(lambda: not view.message_delegate.sizes.stale, timeout=5000)  # the rows off screen laid out too
     return view
 
 

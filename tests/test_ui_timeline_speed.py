@@ -20,11 +20,13 @@ from support.stored_session import ME, add_messages, bridge, message, session, s
 from parler_desktop.app.timeline.append_pacer import FIRST_ROWS, MAX_ROWS, PREPARE_MS
 from parler_desktop.app.timeline.timeline_model import FOLLOW_WINDOW, TRIM_ROWS
 from parler_desktop.app.timeline.timeline_entry import row_context
+from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
 from parler_desktop.protocol.values import EndpointRef
 from parler_desktop.store import LocalStore
 from parler_desktop.ui.timeline import message_layout
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE
+from parler_desktop.ui.timeline.timeline_view import TimelineView
 from test_ui_timeline import at_bottom, build_log, make_view
 
 LONG = "\n\n".join(f"paragraph {n}: " + "words that wrap " * 12 for n in range(4))
@@ -478,3 +480,32 @@ def test_the_scroll_bar_s_new_range_paints_none_of_the_widgets_behind_it(qtbot, 
     qtbot.waitUntil(lambda: frames.painted("scroll bar"), timeout=5000)
     bar_frame = next(frame for frame in frames.frames if "scroll bar" in frame)
     assert bar_frame == ["scroll bar"], frames.frames
+
+
+@pytest.mark.parametrize("read", [60, 20])
+def test_a_room_opens_with_the_rows_on_screen_laid_out_and_the_rest_after_its_first_paint(qtbot, qloop, session, bridge, monkeypatch, read):
+    """A room switch lays out the rows it shows where it opens (its newest, or its first unread
+    at the top), not the whole page; the others follow a turn later, and the row opened at stays
+    where it was on screen meanwhile."""
+    add_messages(qtbot, qloop, session, [message(seq, "team", LONG if seq % 3 else f"short {seq}") for seq in range(1, 61)])
+    store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "team", read)
+    laid_out = counting_layouts(monkeypatch)
+    model = TimelineModel(bridge)
+    view = TimelineView(model)
+    qtbot.addWidget(view)
+    view.resize(600, 400)
+    view.show()
+    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
+        model.open_room("team")
+    view.doItemsLayout()  # (what its first paint lays out)
+    stale = view.message_delegate.sizes.stale
+    on_screen = {view.indexAt(QPoint(0, y)).row() for y in range(0, view.viewport().height(), 10)} - {-1}
+    assert on_screen and {model.entry(row).key for row in on_screen} <= set(laid_out)
+    assert len(laid_out) < model.rowCount() // 2 and stale  # the rest waits
+    opened_at = model.first_unread_row() if read < 60 else model.rowCount() - 1
+    place = view.visualRect(model.index(opened_at)).top()
+    assert (place == 0) if read < 60 else at_bottom(view)
+    qtbot.waitUntil(lambda: not stale, timeout=10_000)
+    view.doItemsLayout()
+    assert len(set(laid_out)) == model.rowCount() and placed_at_own_heights(view)
+    assert view.visualRect(model.index(opened_at)).top() == place if read < 60 else at_bottom(view)

@@ -24,7 +24,6 @@ from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.tooltips import plain_tooltip
 from parler_desktop.app.room_list.agent_watch import HubAgentWatches
 from parler_desktop.app.room_list.row_reading import heading_reading, with_agents
-from parler_desktop.app.room_list.sidebar_ticks import runs
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -41,7 +40,7 @@ class HubRoomsModel(QAbstractListModel):
         self._row_count: int | None = None  # (None: rows changed since)
         self._held: dict[tuple[str, str], int] | None = None  # (hub, room) -> its place while held
         self._held_keys: dict[tuple[str, str], tuple] | None = None  # (hub, room) -> its sort key when held
-        self._made_keys: dict[HubEntry, tuple[list, int, list]] = {}  # (its model's keys, its order, its sidebar keys)
+        self._made_keys: dict[HubEntry, tuple[list, int, list, dict | None]] = {}  # (its model's keys, its order, its sidebar keys, the held places)
         for entry in hubs.entries:
             self._follow(entry)
         hubs.added.connect(self._added)
@@ -140,23 +139,24 @@ class HubRoomsModel(QAbstractListModel):
         held, where they were, a room new since after them)."""
         if self._keys is None:
             self._keys = []
-            held, last = self._held, len(self._held or ())
             for order, entry in enumerate(self._hubs.entries):
                 self._keys.append((order, 0))
-                keys = entry.rooms.sort_keys()
-                if held is None:
-                    self._keys.extend(self._hub_keys(entry, order, keys))
-                else:
-                    names = entry.rooms.room_names()
-                    self._keys.extend((order, 1, held.get((entry.url, name), last), *key) for name, key in zip(names, keys))
+                self._keys.extend(self._hub_keys(entry, order, entry.rooms.sort_keys()))
         return self._keys
 
     def _hub_keys(self, entry: HubEntry, order: int, keys: list[tuple]) -> list[tuple]:
         """``entry``'s rows' keys as the sidebar's, made again only when its model's keys are new
-        (a change of one hub's rows made all five hubs' 500 keys again, at each change)."""
+        or the order was held or let go since (a change of one hub's rows made all five hubs'
+        500 keys again, at each change; while held, at each signal of a tick's changes)."""
         cached = self._made_keys.get(entry)
-        if cached is None or cached[0] is not keys or cached[1] != order:
-            cached = (keys, order, [(order, 1, *key) for key in keys])
+        held = self._held
+        if cached is None or cached[0] is not keys or cached[1] != order or cached[3] is not held:
+            if held is None:
+                made = [(order, 1, *key) for key in keys]
+            else:  # where each room was when held first; a room new since after them
+                last = len(held)
+                made = [(order, 1, held.get((entry.url, name), last), *key) for name, key in zip(entry.rooms.room_names(), keys)]
+            cached = (keys, order, made, held)
             self._made_keys[entry] = cached
         return cached[2]
 
@@ -176,16 +176,22 @@ class HubRoomsModel(QAbstractListModel):
             # The proxy sorts again the rows it is told changed, each a few Python lessThan calls:
             # told of every row, it sorted all of them at each letting go (the pointer leaving the
             # list). The rooms whose keys are the same as when the order was held keep their order
-            # among themselves; only those that changed or came meanwhile can have moved.
-            moved = []
+            # among themselves; only those that changed or came meanwhile can have moved. A hub's
+            # are told in one signal, from the first to the last: they all take their new places
+            # at once, and told a run at a time, each run was placed among the others' new keys
+            # from their old places (the sidebar stayed out of order).
+            spans = []
             for entry in self._hubs.entries:
                 heading = self._offset(entry)
-                for row, (name, key) in enumerate(zip(entry.rooms.room_names(), entry.rooms.sort_keys())):
-                    if self._held_keys.get((entry.url, name)) != key:
-                        moved.append(heading + 1 + row)
+                moved = [
+                    heading + 1 + row for row, (name, key) in enumerate(zip(entry.rooms.room_names(), entry.rooms.sort_keys()))
+                    if self._held_keys.get((entry.url, name)) != key
+                ]
+                if moved:
+                    spans.append((moved[0], moved[-1]))
             self._held = self._held_keys = None
             self._keys = None
-            for first, last in runs(moved):
+            for first, last in spans:
                 self.dataChanged.emit(self.index(first), self.index(last))
 
     def _rows_changed(self) -> None:

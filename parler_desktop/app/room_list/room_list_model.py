@@ -18,6 +18,7 @@ roster, or fetched once from the hub when none is stored yet; until then it show
 from __future__ import annotations
 
 import asyncio
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from PySide6.QtCore import (
@@ -56,6 +57,11 @@ PULLED_SHOW_DELAY_MS = 500  # while the pulls go on, what they brought is shown 
 Index = QModelIndex | QPersistentModelIndex
 
 INSERT_ROWS_PER_TURN = 400  # the sidebar's proxy places each inserted row with Python lessThan calls (~0.1 ms a row)
+
+# What of a room's summary its row shows, sorts by or tells (``row_data``): a change of the rest
+# alone (the hub's unread count, refreshed with its room list; the cursor) is not announced.
+_shown = attrgetter("name", "kind", "members", "last_ts", "unread", "mentions_unread", "last_preview", "last_sender")
+
 
 class RoomRow(NamedTuple):
     """All a room's row paints, asked for once a row (``roles.ROOM_ROW``): the sidebar repaints
@@ -169,13 +175,14 @@ class RoomListModel(QAbstractListModel):
 
     def sort_keys(self) -> list[tuple]:
         """Each row's key for the proxy's order: newest activity first, then by label (or by
-        label alone, ``by_name``)."""
+        label alone, ``by_name``). A reload makes again only the changed rows' keys, in a new
+        list (the all-hubs model knows a hub's keys changed by the list's identity)."""
         if self._keys is None:
-            if self.by_name:
-                self._keys = [(self._label(room).casefold(), room.name) for room in self._rooms]
-            else:
-                self._keys = [(-int(room.last_ts or 0), self._label(room)) for room in self._rooms]
+            self._keys = [self._sort_key(room) for room in self._rooms]
         return self._keys
+
+    def _sort_key(self, room: Any) -> tuple:
+        return (self._label(room).casefold(), room.name) if self.by_name else (-int(room.last_ts or 0), self._label(room))
 
     def keep_listed(self, room: str | None) -> None:
         """``room`` is open: it stays listed however many busier rooms the hub lists."""
@@ -382,18 +389,19 @@ class RoomListModel(QAbstractListModel):
             if self._rooms[row].name not in fresh:
                 self.beginRemoveRows(QModelIndex(), row, row)
                 del self._rooms[row]
-                self._keys = None
+                if self._keys is not None:
+                    self._keys = self._keys[:row] + self._keys[row + 1 :]
                 self.endRemoveRows()
-        changed = []
+        changed = {}
         for row, old in enumerate(self._rooms):
             new = fresh.pop(old.name)
             if new != old:
-                self._rooms[row] = new
-                changed.append(row)
-        if changed:
-            self._keys = None
-            for first, last in runs(changed):
-                self.dataChanged.emit(self.index(first), self.index(last))
+                if _shown(new) == _shown(old):
+                    self._rooms[row] = new  # only what no row shows (the hub's count, the cursor): nothing to sort or paint
+                else:
+                    changed[row] = new
+        for first, last in runs(list(changed)):
+            self._change_rows(first, last, changed)
         adding = list(fresh.values())
         if len(adding) > INSERT_ROWS_PER_TURN:  # the rest on the next turns: the window answers meanwhile
             adding = self._first_to_add(adding)[:INSERT_ROWS_PER_TURN]
@@ -404,7 +412,8 @@ class RoomListModel(QAbstractListModel):
             first = len(self._rooms)
             self.beginInsertRows(QModelIndex(), first, first + len(adding) - 1)
             self._rooms.extend(adding)
-            self._keys = None
+            if self._keys is not None:
+                self._keys = self._keys + [self._sort_key(room) for room in adding]
             self.endInsertRows()
         if self._counted is not every:  # (the rows of one list shown over several turns: counted once)
             self._counted, self._counted_unread = every, sum(int(room.unread) for room in every)
@@ -413,6 +422,20 @@ class RoomListModel(QAbstractListModel):
             self._total_unread = total
             self.totalUnreadChanged.emit(total)
         self.reloaded.emit()
+
+    def _change_rows(self, first: int, last: int, changed: dict[int, Any]) -> None:
+        """Rows ``first`` to ``last`` take their ``changed`` summaries, and are announced, before
+        any other row changes: the proxy places the rows announced among the others by their
+        sort keys, and a key already changed of a row announced later misplaced them (the
+        sidebar showed rooms changed in one reload out of order, and held under the pointer,
+        a row jumped to where it belonged at its next change)."""
+        keys = None if self._keys is None else list(self._keys)
+        for row in range(first, last + 1):
+            self._rooms[row] = changed[row]
+            if keys is not None:
+                keys[row] = self._sort_key(changed[row])
+        self._keys = keys
+        self.dataChanged.emit(self.index(first), self.index(last))
 
     def _first_to_add(self, rooms: list[Any]) -> list[Any]:
         """The open room and those the filter found first, then the busiest."""

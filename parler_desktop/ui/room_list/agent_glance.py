@@ -6,7 +6,7 @@ two agents that seem to be in a loop."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 from PySide6.QtCore import QRect, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter
@@ -43,6 +43,9 @@ class AgentDotDelegate(RoomBadgeDelegate):
     def __init__(self, agents: HubAgentWatches, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._agents = agents
+
+    def row_look(self, row: RoomRow) -> Hashable:
+        return self._agents.state(row.hub, row.name)
 
     def paint_room(self, painter: QPainter, option: QStyleOptionViewItem, row: RoomRow) -> None:
         super().paint_room(painter, option, row)

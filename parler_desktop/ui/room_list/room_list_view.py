@@ -9,7 +9,7 @@ name). With several hubs each hub's rooms sit under its heading: its name, its c
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPalette
@@ -25,6 +25,7 @@ from parler_desktop.app.room_list.hub_rooms_model import HubRoomsModel
 from parler_desktop.app.room_list.room_list_model import RoomRow, RoomSortFilterProxy
 from parler_desktop.ui.appearance.theme import theme
 from parler_desktop.ui.accessibility import name_clear_button
+from parler_desktop.ui.room_list.row_pixmaps import RowPixmaps
 
 KIND_MARKS = {"channel": "#", "dm": "@", "service": "⚙"}
 TEXT_LEFT = 14  # the row's text starts here; the margin holds the agents' dot (ui/room_list/agent_glance.py)
@@ -47,6 +48,11 @@ def repaint_rows(view: QAbstractItemView, wanted: Callable[[QModelIndex], bool])
 
 
 class RoomBadgeDelegate(QStyledItemDelegate):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._pixmaps = RowPixmaps()  # each room row as last painted (``row_pixmaps``)
+        theme.changed.connect(self._pixmaps.clear)
+
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
         return QSize(120, option.fontMetrics.height() * 2 + 12)  # as narrow as a row can be: it elides
 
@@ -55,7 +61,11 @@ class RoomBadgeDelegate(QStyledItemDelegate):
         if row is None:
             self._paint_heading(painter, option, index)
         else:
-            self.paint_room(painter, option, row)
+            self._pixmaps.paint(painter, option, (row, self.row_look(row)), lambda on, inside: self.paint_room(on, inside, row))
+
+    def row_look(self, row: RoomRow) -> Hashable:
+        """What a subclass paints on a room's row beyond the row itself (its pixmap is kept for it too)."""
+        return None
 
     def paint_room(self, painter: QPainter, option: QStyleOptionViewItem, row: RoomRow) -> None:
         painter.save()

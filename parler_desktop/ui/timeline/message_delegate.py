@@ -117,7 +117,12 @@ class MessageDelegate(QStyledItemDelegate):
 
     def row_height(self, option: QStyleOptionViewItem, model: TimelineModel, row: int, width: int | None = None) -> int:
         """``sizeHint``'s height, for a view that lays rows out by number (``RowListView``): no
-        index is made, and none asked for its model and row, on a new row's way to the screen."""
+        index is made, and none asked for its model and row, on a new row's way to the screen.
+        While a room opens, a row not laid out yet off screen gets a guess (``RowSizes.estimated``)."""
+        if self.sizes.estimate is not None and (entry := model.entry(row)) is not None:
+            guess = self.sizes.estimated(row, entry.key)
+            if guess is not None:
+                return guess
         found = self._layout_at(option, model, row, exact=False, width=width)
         return found[1].height if found is not None else 0
 

@@ -10,7 +10,8 @@ neighbourhood changed, is laid out.
 
 When only the width changed, a row outside ``exact_rows`` (what is on screen, see
 ``width_relayout``) keeps its last layout's height for the moment and is noted ``stale``, to be
-laid out at the new width a little later (painting always asks for the exact layout).
+laid out at the new width a little later (painting always asks for the exact layout). While a
+room opens, a row outside them never laid out takes the ``estimate`` instead (``estimated``).
 """
 
 from __future__ import annotations
@@ -29,11 +30,21 @@ class RowSizes:
     def __init__(self) -> None:
         self._known: dict[str, tuple[tuple[object, ...], RowLayout]] = {}
         self.exact_rows: range | None = None  # None: every row is laid out when asked
-        self.stale: set[str] = set()  # keys of rows whose height is still the one of another width
+        self.stale: set[str] = set()  # keys of rows whose height is still the one of another width, or a guess
+        self.estimate: int | None = None  # while a room opens: the height a row outside exact_rows is guessed at
 
     def clear(self) -> None:
         self._known.clear()
         self.stale.clear()
+        self.estimate = None
+
+    def estimated(self, row: int, key: str) -> int | None:
+        """While a room opens (``estimate`` set), the height of a row outside ``exact_rows`` never
+        laid out: the guess, the row noted ``stale`` to be laid out a little later; else None."""
+        if self.estimate is None or self.exact_rows is None or row in self.exact_rows or key in self._known:
+            return None
+        self.stale.add(key)
+        return self.estimate
 
     def forget(self, keys: Iterable[str]) -> None:
         """Forget the rows of ``keys`` (removed from the model)."""

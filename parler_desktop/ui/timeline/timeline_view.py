@@ -300,16 +300,26 @@ class TimelineView(MessageRowsView):
     def _room_loaded(self) -> None:
         """Open at the read cursor: the first unread message at the top, or else the bottom; or,
         opened at one message (a notification, a search result, a link), at that message."""
-        if isinstance(self._model.landing, int):
-            self._show_message(self._model.landing)
+        model = self._model
+        if isinstance(model.landing, int):
+            self._show_message(model.landing)
             return
-        row = self._model.first_unread_row()
-        if row is not None and self._model.landing == "unread":
+        row = model.first_unread_row()
+        if row is not None and model.landing == "unread":
+            self._width_relayout.opening(row, upward=False)  # the rows on screen laid out first (``width_relayout``)
             self._show_at_top(row)
+            self._hold(row)
             self._divider_held = True
         else:
+            self._width_relayout.opening(model.rowCount() - 1, upward=True)
             self.scroll_to_newest()
         self._update_jump()
+
+    def _hold(self, row: int) -> None:
+        """Keep ``row`` where it is on screen while the rows above it are laid out (``_hold_place``)."""
+        if self.message_delegate.sizes.stale and not self.at_bottom:
+            index = self._model.index(row)
+            self._place_held = (QPersistentModelIndex(index), self.visualRect(index).top())
 
     def _show_message(self, seq: int) -> None:
         """Select the message ``seq`` and put it in the middle of the view."""
