@@ -2,7 +2,11 @@
 
 On a new session it reads what the human did (the decisions) and then every message stored until
 then in seq order, a page a store call, into a fresh ``NeedsLedger`` (so a fresh cache recomputes
-the items from the hub's history); each message stored since, and from then on each stored message, cursor, room list and outbox
+the items from the hub's history). That scan waits for the session's first pulls to be over (or
+for its line to be anything but on its way up, or ``SCAN_WAIT_SECS``): on the store's thread it
+held up the catch-up's own reads, and every hub's the window's thread, at the start of a wake
+(the ledger takes messages in any order, so what is stored meanwhile is not missed). Each message
+stored since, and from then on each stored message, cursor, room list and outbox
 change is taken in as the session announces it, never by rescanning. Join requests are asked of
 the hub for each channel room (a room that refuses is not ours and is not asked again), on a
 timer while live. An answer the human posted is "queued" until the hub has it; the item then
@@ -11,6 +15,8 @@ leaves (its reply is stored, or the outbox says sent).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from operator import attrgetter
@@ -21,12 +27,14 @@ from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.needs_you.needs_rules import Decision, Me, NeedItem, NeedsLedger, visible
 from parler_desktop.app.needs_you.unblock_stats import Answered, start_of_day
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
-from parler_desktop.client.events import OutboxItem
+from parler_desktop.client.events import ConnectionState, OutboxItem, StateChanged
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.store.outbox_item import OutboxStatus
 
 SCAN_PAGE = 2000
+SCAN_WAIT_SECS = 5.0  # the store's scan waits at most this long for the session's first pulls (module docstring)
+ON_THE_WAY_UP = frozenset({ConnectionState.CONNECTING, ConnectionState.AUTHENTICATING, ConnectionState.CATCHING_UP})
 NAME, KIND = attrgetter("name"), attrgetter("kind")
 REFRESH_MS = 100  # stored messages are taken in at once, the visible items worked out at most this often
 CATCH_UP_REFRESH_MS = 500  # and while a catch-up stores pages: each change repaints the sidebar (its heading's count)
@@ -51,6 +59,7 @@ class NeedsWatch(QObject):
         self.ready = False  # the store was read: the items are the whole truth
         self._not_owned: set[str] = set()
         self._polling = False
+        self._pulls_over = asyncio.Event()  # the session's first pulls are over, or its line is not on its way up
         self._shown: list[NeedItem] = []
         self._by_room: dict[str, list[NeedItem]] = {}  # the shown items of each room (every sidebar row asks)
         self._soon = QTimer(self, singleShot=True, interval=REFRESH_MS, timeout=self.refresh)
@@ -63,7 +72,8 @@ class NeedsWatch(QObject):
         bridge.cursorChanged.connect(self._cursor)
         bridge.roomsChanged.connect(self._rooms)
         bridge.outboxChanged.connect(self._outbox)
-        bridge.stateChanged.connect(lambda _state: self.poll_join_requests() if bridge.is_live else None)
+        bridge.stateChanged.connect(self._state)
+        bridge.pullsOver.connect(lambda: self._pulls_over.set())
         if bridge.session is not None:
             self._session_changed()
 
@@ -134,6 +144,9 @@ class NeedsWatch(QObject):
         self.ledger = NeedsLedger(Me(bridge.agent_id, bridge.name, bridge.role))
         self.decisions, self.queued, self._not_owned, self.ready = {}, set(), set(), False
         self.answered = []
+        self._pulls_over = asyncio.Event()
+        if bridge.last_state is not None and bridge.last_state.state not in ON_THE_WAY_UP:
+            self._pulls_over.set()
         self.refresh()
         if bridge.store is not None:
             bridge.tasks.spawn("needs you", self._read_store(bridge.store))
@@ -159,6 +172,9 @@ class NeedsWatch(QObject):
                 self.ledger.room_kinds.setdefault(room, kind)
                 self.ledger.set_cursor(room, cursor)
             stored_before = await store.call(LocalStore.newest_stored_seq)  # (taken once the kinds are known: see above)
+            pulls_over = self._pulls_over
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(pulls_over.wait(), SCAN_WAIT_SECS)
             if store is not self._bridge.store:
                 return
             after = 0
@@ -193,6 +209,12 @@ class NeedsWatch(QObject):
             store = self._bridge.store
             if store is not None:
                 self._bridge.tasks.spawn("end snoozes", store.call(LocalStore.drop_needs_decisions, ended))
+
+    def _state(self, event: StateChanged) -> None:
+        if event.state not in ON_THE_WAY_UP:
+            self._pulls_over.set()
+        if event.state is ConnectionState.LIVE:
+            self.poll_join_requests()
 
     def _stored(self, _room: str, messages: tuple[StoredMessage, ...], live: bool) -> None:
         self._observe(messages)
