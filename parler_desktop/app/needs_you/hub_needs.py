@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.needs_you.needs_rules import NeedItem, NeedKind
@@ -41,6 +41,8 @@ class HubNeeds(QObject):
         self._count = 0
         self._items: list[HubItem] | None = None  # every hub's, sorted: made again after a change, when asked
         self._waiting_rooms: set[tuple[str, str]] = set()  # (hub, room) with an item
+        self._due: set[NeedsWatch] = set()  # watches whose items are to be worked out again (``_refresh_soon``)
+        self._due_timer = QTimer(self, singleShot=True, timeout=self._refresh_due)
         for entry in hubs.entries:
             self._added(entry)
         hubs.added.connect(self._added)
@@ -99,7 +101,7 @@ class HubNeeds(QObject):
             watch.refresh()
 
     def _added(self, entry: HubEntry) -> None:
-        watch = NeedsWatch(entry.bridge, lambda: self.clock(), parent=self)
+        watch = NeedsWatch(entry.bridge, self._refresh_soon, lambda: self.clock(), parent=self)
         watch.changed.connect(self._changed)
         self._watches[entry] = watch
         self._changed()
@@ -107,6 +109,20 @@ class HubNeeds(QObject):
     def _removed(self, entry: HubEntry) -> None:
         self._watches.pop(entry).deleteLater()
         self._changed()
+
+    def _refresh_soon(self, watch: NeedsWatch, within_ms: int) -> None:
+        """``watch`` took in stored messages: its items are worked out within ``within_ms``, with
+        those of every hub due by then, and announced once for all of them (a wake stores pages
+        on five hubs at once: each hub's announcement reloaded the queue and repainted the
+        sidebar's dots and headings)."""
+        self._due.add(watch)
+        if not self._due_timer.isActive() or self._due_timer.remainingTime() > within_ms:
+            self._due_timer.start(within_ms)
+
+    def _refresh_due(self) -> None:
+        due, self._due = self._due, set()
+        if any([watch.work_out() for watch in due if watch in self._watches.values()]):  # (a list: every one is worked out)
+            self._changed()
 
     def _changed(self) -> None:
         self._items = None

@@ -46,10 +46,13 @@ class NeedsWatch(QObject):
     changed = Signal()
 
     def __init__(
-        self, bridge: SessionBridge, clock: Callable[[], float] = time.time, parent: QObject | None = None,
-        join_poll_ms: int = JOIN_POLL_MS,
+        self, bridge: SessionBridge, refresh_soon: Callable[[NeedsWatch, int], None], clock: Callable[[], float] = time.time,
+        parent: QObject | None = None, join_poll_ms: int = JOIN_POLL_MS,
     ) -> None:
+        """``refresh_soon(watch, ms)``: the items of ``watch`` are to be worked out again within
+        ``ms`` (``HubNeeds`` does it for every hub at once, and announces them once)."""
         super().__init__(parent)
+        self._refresh_soon = refresh_soon
         self._bridge = bridge
         self.clock = clock
         self.ledger = NeedsLedger(Me("", "", None))
@@ -62,7 +65,6 @@ class NeedsWatch(QObject):
         self._pulls_over = asyncio.Event()  # the session's first pulls are over, or its line is not on its way up
         self._shown: list[NeedItem] = []
         self._by_room: dict[str, list[NeedItem]] = {}  # the shown items of each room (every sidebar row asks)
-        self._soon = QTimer(self, singleShot=True, interval=REFRESH_MS, timeout=self.refresh)
         self._timer = QTimer(self, interval=CHECK_MS, timeout=self.refresh)
         self._timer.start()
         self._join_timer = QTimer(self, interval=join_poll_ms, timeout=self.poll_join_requests)
@@ -95,21 +97,25 @@ class NeedsWatch(QObject):
 
     def refresh(self, announce: bool = False) -> None:
         """Work out the visible items again (at the clock's time); announce a change (or, with
-        ``announce``, in any case). An item gone for anything but a snooze was answered
-        (``unblock_stats``)."""
-        self._soon.stop()
+        ``announce``, in any case)."""
+        if self.work_out(announce):
+            self.changed.emit()
+
+    def work_out(self, changed: bool = False) -> bool:
+        """Work out the visible items again (at the clock's time), announcing nothing; whether
+        they changed (or ``changed`` already). An item gone for anything but a snooze was
+        answered (``unblock_stats``)."""
         now = self.clock()
         shown = visible(self.ledger.open_items(now), self.decisions, now)
         if self.ready and self._shown:
             kept = {item.key for item in shown}
             self._answered([item for item in self._shown if item.key not in kept and not self._snoozed(item.key, now)], now)
-        changed = announce or [(i.key, i.text) for i in shown] != [(i.key, i.text) for i in self._shown]
+        changed = changed or [(i.key, i.text) for i in shown] != [(i.key, i.text) for i in self._shown]
         self._shown = shown
         self._by_room = {}
         for item in shown:
             self._by_room.setdefault(item.room, []).append(item)
-        if changed:
-            self.changed.emit()
+        return changed
 
     def _snoozed(self, key: str, now: float) -> bool:
         decision = self.decisions.get(key)
@@ -218,8 +224,7 @@ class NeedsWatch(QObject):
 
     def _stored(self, _room: str, messages: tuple[StoredMessage, ...], live: bool) -> None:
         self._observe(messages)
-        if not self._soon.isActive():  # a wake's pages: one refresh for those stored meanwhile
-            self._soon.start(REFRESH_MS if live else CATCH_UP_REFRESH_MS)
+        self._refresh_soon(self, REFRESH_MS if live else CATCH_UP_REFRESH_MS)  # a wake's pages: one refresh for those stored meanwhile
 
     def _cursor(self, room: str, cursor: int) -> None:
         self.ledger.set_cursor(room, cursor)
