@@ -359,10 +359,10 @@ def test_every_item_shows_how_long_it_has_waited_and_the_queue_keeps_it_current(
     assert view.header.text() == "1 agent waiting on you · longest 14 min"
 
 
-def test_after_a_night_the_cache_is_read_for_items_once_the_catch_up_pulls_are_over(qtbot, qloop, hub, tmp_path):
-    """Waking, the window reads its cache for the items it holds only after the catch-up's pulls
-    are over (on the store's thread, that read held up the catch-up's own); the items are then
-    the same, those of the night with them."""
+def test_after_a_night_the_cache_is_read_for_items_once_the_catch_up_is_over(qtbot, qloop, hub, tmp_path):
+    """Waking, the window reads its cache for the items it holds only once the catch-up is over
+    (on the store's thread, that read held up the catch-up's own): not yet when the pulls are
+    over; the items are then the same, those of the night with them."""
     from support.desktop_fixtures import start_desktop, stop_desktop
     from support.raw_agent import RawAgent
 

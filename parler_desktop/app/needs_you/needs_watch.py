@@ -2,10 +2,11 @@
 
 On a new session it reads what the human did (the decisions) and then every message stored until
 then in seq order, a page a store call, into a fresh ``NeedsLedger`` (so a fresh cache recomputes
-the items from the hub's history). That scan waits for the session's first pulls to be over (or
-for its line to be anything but on its way up, or ``SCAN_WAIT_SECS``): on the store's thread it
-held up the catch-up's own reads, and every hub's the window's thread, at the start of a wake
-(the ledger takes messages in any order, so what is stored meanwhile is not missed). Each message
+the items from the hub's history). That scan, and the first ask for join requests once live,
+wait for every hub's catch-up to be over (``HubNeeds.every_hub_caught_up``): on the store's
+thread the scan held up the catch-up's own reads, and with the asks (a request per channel room)
+took the window's thread from every hub's pulls and writes (the ledger takes messages in any
+order, so what is stored meanwhile is not missed). Each message
 stored since, and from then on each stored message, cursor, room list and outbox
 change is taken in as the session announces it, never by rescanning. Join requests are asked of
 the hub for each channel room (a room that refuses is not ours and is not asked again), on a
@@ -15,10 +16,8 @@ leaves (its reply is stored, or the outbox says sent).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from operator import attrgetter
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -33,8 +32,6 @@ from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.store.outbox_item import OutboxStatus
 
 SCAN_PAGE = 2000
-SCAN_WAIT_SECS = 5.0  # the store's scan waits at most this long for the session's first pulls (module docstring)
-ON_THE_WAY_UP = frozenset({ConnectionState.CONNECTING, ConnectionState.AUTHENTICATING, ConnectionState.CATCHING_UP})
 NAME, KIND = attrgetter("name"), attrgetter("kind")
 REFRESH_MS = 100  # stored messages are taken in at once, the visible items worked out at most this often
 CATCH_UP_REFRESH_MS = 500  # and while a catch-up stores pages: each change repaints the sidebar (its heading's count)
@@ -46,13 +43,16 @@ class NeedsWatch(QObject):
     changed = Signal()
 
     def __init__(
-        self, bridge: SessionBridge, refresh_soon: Callable[[NeedsWatch, int], None], clock: Callable[[], float] = time.time,
+        self, bridge: SessionBridge, refresh_soon: Callable[[NeedsWatch, int], None],
+        every_hub_caught_up: Callable[[], Awaitable[None]], clock: Callable[[], float] = time.time,
         parent: QObject | None = None, join_poll_ms: int = JOIN_POLL_MS,
     ) -> None:
         """``refresh_soon(watch, ms)``: the items of ``watch`` are to be worked out again within
-        ``ms`` (``HubNeeds`` does it for every hub at once, and announces them once)."""
+        ``ms`` (``HubNeeds`` does it for every hub at once, and announces them once);
+        ``every_hub_caught_up()``: until no hub's line is on its way up (module docstring)."""
         super().__init__(parent)
         self._refresh_soon = refresh_soon
+        self._every_hub_caught_up = every_hub_caught_up
         self._bridge = bridge
         self.clock = clock
         self.ledger = NeedsLedger(Me("", "", None))
@@ -62,7 +62,6 @@ class NeedsWatch(QObject):
         self.ready = False  # the store was read: the items are the whole truth
         self._not_owned: set[str] = set()
         self._polling = False
-        self._pulls_over = asyncio.Event()  # the session's first pulls are over, or its line is not on its way up
         self._shown: list[NeedItem] = []
         self._by_room: dict[str, list[NeedItem]] = {}  # the shown items of each room (every sidebar row asks)
         self._timer = QTimer(self, interval=CHECK_MS, timeout=self.refresh)
@@ -75,7 +74,6 @@ class NeedsWatch(QObject):
         bridge.roomsChanged.connect(self._rooms)
         bridge.outboxChanged.connect(self._outbox)
         bridge.stateChanged.connect(self._state)
-        bridge.pullsOver.connect(lambda: self._pulls_over.set())
         if bridge.session is not None:
             self._session_changed()
 
@@ -150,9 +148,6 @@ class NeedsWatch(QObject):
         self.ledger = NeedsLedger(Me(bridge.agent_id, bridge.name, bridge.role))
         self.decisions, self.queued, self._not_owned, self.ready = {}, set(), set(), False
         self.answered = []
-        self._pulls_over = asyncio.Event()
-        if bridge.last_state is not None and bridge.last_state.state not in ON_THE_WAY_UP:
-            self._pulls_over.set()
         self.refresh()
         if bridge.store is not None:
             bridge.tasks.spawn("needs you", self._read_store(bridge.store))
@@ -178,9 +173,7 @@ class NeedsWatch(QObject):
                 self.ledger.room_kinds.setdefault(room, kind)
                 self.ledger.set_cursor(room, cursor)
             stored_before = await store.call(LocalStore.newest_stored_seq)  # (taken once the kinds are known: see above)
-            pulls_over = self._pulls_over
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(pulls_over.wait(), SCAN_WAIT_SECS)
+            await self._every_hub_caught_up()
             if store is not self._bridge.store:
                 return
             after = 0
@@ -217,10 +210,12 @@ class NeedsWatch(QObject):
                 self._bridge.tasks.spawn("end snoozes", store.call(LocalStore.drop_needs_decisions, ended))
 
     def _state(self, event: StateChanged) -> None:
-        if event.state not in ON_THE_WAY_UP:
-            self._pulls_over.set()
         if event.state is ConnectionState.LIVE:
-            self.poll_join_requests()
+            self._bridge.tasks.spawn("join requests", self._poll_once_caught_up())
+
+    async def _poll_once_caught_up(self) -> None:
+        await self._every_hub_caught_up()
+        self.poll_join_requests()
 
     def _stored(self, _room: str, messages: tuple[StoredMessage, ...], live: bool) -> None:
         self._observe(messages)
