@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from parler_desktop.app.needs_you.digest import DigestTally
+from parler_desktop.app.needs_you.hub_needs import HubNeeds
 from parler_desktop.app.needs_you.needs_watch import NeedsWatch
 from parler_desktop.paths import Home
 
@@ -38,7 +39,7 @@ FED_BY = (  # what feeds Needs you: each hub's watch's inputs, and the digest's 
     *((NeedsWatch, name) for name in ("_session_changed", "_stored", "_cursor", "_rooms", "_outbox", "poll_join_requests")),
     (DigestTally, "observe"),
 )
-WORK = (*FED_BY, (NeedsWatch, "_observe"), (NeedsWatch, "refresh"))  # and what runs on the Qt thread from them
+WORK = (*FED_BY, (NeedsWatch, "_observe"), (NeedsWatch, "refresh"), (HubNeeds, "_refresh_due"))  # and what runs on the Qt thread from them
 
 
 def night_message(n: int, mark: str) -> list[dict] | None:

@@ -16,6 +16,7 @@ from parler_desktop.identity import Identity
 from parler_desktop.store import LocalStore
 from support.client_harness import FAST, session_factory  # noqa: F401  (fixture)
 from support.fault_proxy import FaultProxy
+from support.hostile_hub import HostileHub, Link, Misbehaviour
 from support.peer_ops import hub_seqs, invite_code, say
 
 pytestmark = pytest.mark.timeout(60)
@@ -105,3 +106,46 @@ async def test_a_line_that_drops_midway_leaves_the_rooms_pulled_before_it_stored
     for room in ROOMS:
         assert sorted(m.seq for m in log.messages(room)) == await hub_seqs(bot, room)  # once each
     await proxy.close()
+
+
+class PagesHeldUntilAllAsked(Misbehaviour):
+    """An honest hub whose pulled pages reach the client only once ``rooms`` pulls were asked
+    for on its line: a client asking for fewer at once waits until the reply times out."""
+
+    def __init__(self, rooms: int) -> None:
+        self.rooms = rooms
+
+    def request(self, link: Link, frame: dict) -> None:
+        link.state["pulls"] = link.state.get("pulls", 0) + (frame.get("op") == "pull")
+        return None
+
+    def reply(self, link: Link, reply: dict, request: dict | None) -> list:
+        held = link.state.setdefault("held", [])
+        if reply.get("type") == "pulled" and link.state.get("pulls", 0) < self.rooms:
+            held.append(reply)
+            return []
+        link.state["held"] = []
+        return [*held, reply]
+
+
+async def test_a_nights_short_pages_are_asked_for_at_once(hub_factory, raw_agent, session_factory):
+    """After a night of a few messages in each of many rooms, the catch-up asks for every room's
+    first page at once (as many as 16 full pages of their unread messages hold): 16 rooms at a
+    time, each hub made seven round trips of a wake's 100 rooms, idle in between."""
+    hub = hub_factory(limits=HubLimits().relaxed())
+    bot = await raw_agent(hub.url, name="bot")
+    identity = Identity.generate()
+    human = await raw_agent(hub.url, name="human", identity=identity)
+    rooms = [f"room-{n:02}" for n in range(24)]
+    for room in rooms:
+        await human.ok({"op": "redeem", "code": await invite_code(bot, room)}, "joined")
+    for room in rooms:
+        await say(bot, room, f"{room} night")
+    proxy = await HostileHub(hub.url, PagesHeldUntilAllAsked(len(rooms))).start()
+    try:
+        session, log = await session_factory(proxy.url, identity=identity, tuning=dataclasses.replace(FAST, page_size=10))
+        await log.wait_state(ConnectionState.LIVE)
+        assert {m.room for m in log.of(MessagesPulled)} == set(rooms)
+        assert proxy.links == 1  # live on the first line: no reply timed out
+    finally:
+        await proxy.close()

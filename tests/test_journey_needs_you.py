@@ -357,3 +357,38 @@ def test_every_item_shows_how_long_it_has_waited_and_the_queue_keeps_it_current(
     view.refresh_times()  # (what the queue's timer does every 30 s)
     assert all("waiting 14 min" in line for line in on_screen()), on_screen()
     assert view.header.text() == "1 agent waiting on you · longest 14 min"
+
+
+def test_after_a_night_the_cache_is_read_for_items_once_the_catch_up_is_over(qtbot, qloop, hub, tmp_path):
+    """Waking, the window reads its cache for the items it holds only once the catch-up is over
+    (on the store's thread, that read held up the catch-up's own): not yet when the pulls are
+    over; the items are then the same, those of the night with them."""
+    from support.desktop_fixtures import start_desktop, stop_desktop
+    from support.raw_agent import RawAgent
+
+    from parler_desktop.ui.desktop import DesktopApp
+
+    home = tmp_path / "home"
+    app = start_desktop(qtbot, qloop, home, hub.url)
+    peer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
+    try:
+        room = join_room(qtbot, qloop, app, peer, "builds")
+        send_parts(qtbot, qloop, peer, room, "yours", {"kind": "com.parler.handoff", "next": "sign it off", "to": "supervisor"})
+        qtbot.waitUntil(lambda: need_count(app.window) == 1, timeout=10_000)
+        stop_desktop(qtbot, qloop, app)
+        for n in range(40):  # the night
+            post_as(qtbot, qloop, peer, room, f"night note {n}")
+        send_parts(qtbot, qloop, peer, room, "and this", {"kind": "com.parler.handoff", "next": "ship it", "to": "supervisor"})
+        app = DesktopApp(app.home, hub.url)
+        app.window.show()
+        entry = app.hubs.entries[0]
+        ready_when_pulled: list[bool] = []
+        entry.bridge.pullsOver.connect(lambda: ready_when_pulled.append(app.window.needs._watches[entry].ready))
+        assert run_coroutine(qtbot, qloop, app.connect(hub.url))
+        qtbot.waitUntil(lambda: app.bridge.is_live and app.window.needs._watches[entry].ready, timeout=15_000)
+        assert ready_when_pulled[:1] == [False]
+        qtbot.waitUntil(lambda: need_count(app.window) == 2, timeout=10_000)
+        assert queue_kinds(app.window) == [NeedKind.HANDOFF, NeedKind.HANDOFF]
+    finally:
+        run_coroutine(qtbot, qloop, peer.close())
+        stop_desktop(qtbot, qloop, app)

@@ -72,6 +72,9 @@ class Requester(Protocol):
     async def each(self, frames: Sequence[ClientFrame], kind: ReplyKind) -> list[HubFrame | HubRefused | BadReply]:
         """``frames`` sent back to back; for each, in order, what ``__call__`` returns or raises."""
 
+    def free_now(self) -> int:
+        """How many requests may go out now within the budget, without waiting."""
+
     def reject(self, error: OutOfTurn) -> OutOfTurn:
         """A reply taken did not fit after all (a ``sent`` naming another post's seq): drop the
         line (``HubConnection.reject``); returns ``error`` to raise."""

@@ -63,6 +63,13 @@ class RequestPacer:
             wait = max(wait, self._stamps[len(self._stamps) - allowed] + self.window_secs - now)
         return wait
 
+    def free(self, urgent: bool = False) -> int:
+        """How many requests may go out now without waiting (none during a hold)."""
+        if self.delay(urgent) > 0:
+            return 0
+        allowed = self.per_window if urgent else self.per_window - self.reserved
+        return allowed - len(self._stamps)
+
     async def acquire(self, urgent: bool = False) -> None:
         """Wait for room in the budget (``urgent``: the reserved part too), then count one request."""
         while (wait := self.delay(urgent)) > 0:
@@ -118,6 +125,9 @@ class PacedRequester:
             except (HubRefused, BadReply) as error:
                 results.append(error)
         return results
+
+    def free_now(self) -> int:
+        return self._pacer.free(self._urgent)
 
     def _limited(self, reply: object, frame: ClientFrame) -> bool:
         if isinstance(reply, ErrorFrame) and reply.code == codes.RATE_LIMITED:

@@ -68,8 +68,26 @@ ROOMS_PER_PASS = 100  # rooms a catch-up or reconciliation pulls, the busiest fi
 # that follow at once. A hub listing 100,000 rooms held the window "Catching up…" for the ~3.5 h their pulls take
 # within the hub's budget (600 a minute). A room new to the store costs up to 3 requests (its pull, a check
 # and its cursor): 100 of them fit in the session's budget (``pacing``), so a catch-up of fewer is not slowed.
-PIPELINED_ROOMS = 16  # rooms whose first pages are asked for at once (``_pull_rooms``): one pull at a time
-# left the hub idle while the reply travelled and was read (bench_hubs.py's wake: 0.95 s -> 0.76 s, 8 at once 0.8 s)
+PIPELINED_PAGES = 16  # full pages' worth of rooms whose first pages are asked for at once (``first_pages_group``):
+# one pull at a time left the hub idle while the reply travelled and was read (bench_hubs.py's wake: 0.95 s -> 0.76 s,
+# 8 rooms at once 0.8 s); 16 rooms at a time, a night's short pages still made seven round trips a hub
+PIPELINED_ROOMS_MAX = 64  # and at most this many rooms (a room's unread count may be short of what it pulls)
+
+
+def first_pages_group(wanted: Sequence[tuple[str, int | None]], limits: Sequence[int], free: int) -> int:
+    """How many of ``wanted`` ((room, the hub's unread count; None: not listed), each pulled
+    ``limits`` messages a page) have their first pages asked for at once: as many as
+    ``PIPELINED_PAGES`` full pages hold, counting each room's unread messages, a page for a room
+    with none counted (what it pulls is not known), at most ``PIPELINED_ROOMS_MAX`` and ``free``
+    (the requests the budget lets go now), at least one."""
+    room_for = PIPELINED_PAGES * max(limits, default=1)
+    count = 0
+    for (_name, unread), limit in zip(wanted, limits):
+        room_for -= min(unread, limit) if unread else limit
+        if count and (room_for < 0 or count >= min(PIPELINED_ROOMS_MAX, free)):
+            break
+        count += 1
+    return count
 
 
 def group_by_room(messages: Sequence[StoredMessage]) -> dict[str, list[StoredMessage]]:
@@ -471,8 +489,8 @@ class RoomSync:
     async def _pull_rooms(self, request: Requester, rooms: Iterable[RoomInfo], unlisted: Iterable[str] = ()) -> None:
         """Pull busy rooms first (what the human most likely waits for), ``ROOMS_PER_PASS`` of them
         at most, then ``unlisted`` ones
-        (not in the room list yet: no count to settle), ``PIPELINED_ROOMS`` at a time: their
-        first pages are asked for at once (most rooms need no second page), the rest room by
+        (not in the room list yet: no count to settle), several at a time (``first_pages_group``):
+        their first pages are asked for at once (most rooms need no second page), the rest room by
         room; check the rooms whose pull stored nothing new; then learn the cursors of rooms
         seen for the first time (meanwhile the hub's unread counts stand in for them). A line
         that drops midway leaves what was pulled stored."""
@@ -503,14 +521,18 @@ class RoomSync:
         try:
             try:
                 wanted = [(room.name, room.unread) for room in rooms] + [(name, None) for name in unlisted]
-                for start in range(0, len(wanted), PIPELINED_ROOMS):
-                    group = wanted[start:start + PIPELINED_ROOMS]
+                start = 0
+                while start < len(wanted):
+                    ahead = wanted[start:start + PIPELINED_ROOMS_MAX]
+                    group = ahead[:first_pages_group(ahead, [self._limit(name) for name, _unread in ahead], request.free_now())]
+                    start += len(group)
                     for name, _unread in group:
                         self._begin_pull(name)
                     pulls = [Pull(room=name, since=self._marks.get(name) or 0, limit=self._limit(name)) for name, _unread in group]
                     firsts = await request.each(pulls, Pulled)
                     for (name, unread), first in zip(group, firsts):
                         await self._pull_guarded(request, name, unread, writer, first)
+                        await asyncio.sleep(0)  # the loop's turn between rooms: 64 pages read in one held the window 0.1-0.25 s
             except ConnectionLost:
                 await writer.flush()  # what came before the line dropped is as good: stored, not pulled again
                 raise

@@ -4,16 +4,22 @@ Agents view's flags, and each hub's heading through ``HubEntry.needs_you``), so 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
 from parler_desktop.app.needs_you.needs_rules import SILENT_AFTER_SECS, NeedItem, NeedKind
 from parler_desktop.app.needs_you.needs_watch import NeedsWatch
 from parler_desktop.app.needs_you.unblock_stats import UnblockRow, today
+from parler_desktop.client.events import ConnectionState
+
+CAUGHT_UP_WAIT_SECS = 5.0  # what waits for every hub's catch-up waits at most this long (``every_hub_caught_up``)
+ON_THE_WAY_UP = frozenset({ConnectionState.CONNECTING, ConnectionState.AUTHENTICATING, ConnectionState.CATCHING_UP})
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,9 @@ class HubNeeds(QObject):
         self._count = 0
         self._items: list[HubItem] | None = None  # every hub's, sorted: made again after a change, when asked
         self._waiting_rooms: set[tuple[str, str]] = set()  # (hub, room) with an item
+        self._due: set[NeedsWatch] = set()  # watches whose items are to be worked out again (``_refresh_soon``)
+        self._due_timer = QTimer(self, singleShot=True, timeout=self._refresh_due)
+        self._caught_up = asyncio.Event()  # no hub's line is on its way up
         for entry in hubs.entries:
             self._added(entry)
         hubs.added.connect(self._added)
@@ -106,14 +115,51 @@ class HubNeeds(QObject):
                 watch.set_silent_after(seconds)
 
     def _added(self, entry: HubEntry) -> None:
-        watch = NeedsWatch(entry.bridge, lambda: self.clock(), parent=self, silent_after=self.silent_after)
+        entry.bridge.stateChanged.connect(self._lines_changed)
+        entry.bridge.sessionChanged.connect(self._lines_changed)
+        watch = NeedsWatch(
+            entry.bridge, self._refresh_soon, self.every_hub_caught_up, lambda: self.clock(), parent=self, silent_after=self.silent_after
+        )
         watch.changed.connect(self._changed)
         self._watches[entry] = watch
+        self._lines_changed()
         self._changed()
 
     def _removed(self, entry: HubEntry) -> None:
         self._watches.pop(entry).deleteLater()
+        self._lines_changed()
         self._changed()
+
+    async def every_hub_caught_up(self) -> None:
+        """Until no hub's line is on its way up (each live, or down), ``CAUGHT_UP_WAIT_SECS`` at
+        most: what Needs you reads and asks in the background (``needs_watch``) waits for a
+        wake's catch-ups, every hub's, which it slowed."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._caught_up.wait(), CAUGHT_UP_WAIT_SECS)
+
+    def _lines_changed(self, *_state: object) -> None:
+        def on_the_way_up(entry: HubEntry) -> bool:
+            state = entry.bridge.last_state
+            return entry.bridge.session is not None and (state is None or state.state in ON_THE_WAY_UP)
+
+        if any(on_the_way_up(entry) for entry in self._watches):
+            self._caught_up.clear()
+        else:
+            self._caught_up.set()
+
+    def _refresh_soon(self, watch: NeedsWatch, within_ms: int) -> None:
+        """``watch`` took in stored messages: its items are worked out within ``within_ms``, with
+        those of every hub due by then, and announced once for all of them (a wake stores pages
+        on five hubs at once: each hub's announcement reloaded the queue and repainted the
+        sidebar's dots and headings)."""
+        self._due.add(watch)
+        if not self._due_timer.isActive() or self._due_timer.remainingTime() > within_ms:
+            self._due_timer.start(within_ms)
+
+    def _refresh_due(self) -> None:
+        due, self._due = self._due, set()
+        if any([watch.work_out() for watch in due if watch in self._watches.values()]):  # (a list: every one is worked out)
+            self._changed()
 
     def _changed(self) -> None:
         self._items = None

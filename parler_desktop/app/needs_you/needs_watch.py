@@ -2,7 +2,12 @@
 
 On a new session it reads what the human did (the decisions) and then every message stored until
 then in seq order, a page a store call, into a fresh ``NeedsLedger`` (so a fresh cache recomputes
-the items from the hub's history); each message stored since, and from then on each stored message, cursor, room list and outbox
+the items from the hub's history). That scan, and the first ask for join requests once live,
+wait for every hub's catch-up to be over (``HubNeeds.every_hub_caught_up``): on the store's
+thread the scan held up the catch-up's own reads, and with the asks (a request per channel room)
+took the window's thread from every hub's pulls and writes (the ledger takes messages in any
+order, so what is stored meanwhile is not missed). Each message
+stored since, and from then on each stored message, cursor, room list and outbox
 change is taken in as the session announces it, never by rescanning. Join requests are asked of
 the hub for each channel room (a room that refuses is not ours and is not asked again), on a
 timer while live. An answer the human posted is "queued" until the hub has it; the item then
@@ -12,7 +17,7 @@ leaves (its reply is stored, or the outbox says sent).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from operator import attrgetter
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -21,7 +26,7 @@ from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.needs_you.needs_rules import SILENT_AFTER_SECS, Decision, Me, NeedItem, NeedsLedger, visible
 from parler_desktop.app.needs_you.unblock_stats import Answered, start_of_day
 from parler_desktop.client.errors import BadReply, ConnectionLost, HubRefused, SessionClosed
-from parler_desktop.client.events import OutboxItem
+from parler_desktop.client.events import ConnectionState, OutboxItem, StateChanged
 from parler_desktop.protocol.values import RoomInfo, StoredMessage
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.store.outbox_item import OutboxStatus
@@ -38,10 +43,16 @@ class NeedsWatch(QObject):
     changed = Signal()
 
     def __init__(
-        self, bridge: SessionBridge, clock: Callable[[], float] = time.time, parent: QObject | None = None,
-        join_poll_ms: int = JOIN_POLL_MS, silent_after: float = SILENT_AFTER_SECS,
+        self, bridge: SessionBridge, refresh_soon: Callable[[NeedsWatch, int], None],
+        every_hub_caught_up: Callable[[], Awaitable[None]], clock: Callable[[], float] = time.time,
+        parent: QObject | None = None, join_poll_ms: int = JOIN_POLL_MS, silent_after: float = SILENT_AFTER_SECS,
     ) -> None:
+        """``refresh_soon(watch, ms)``: the items of ``watch`` are to be worked out again within
+        ``ms`` (``HubNeeds`` does it for every hub at once, and announces them once);
+        ``every_hub_caught_up()``: until no hub's line is on its way up (module docstring)."""
         super().__init__(parent)
+        self._refresh_soon = refresh_soon
+        self._every_hub_caught_up = every_hub_caught_up
         self._bridge = bridge
         self.clock = clock
         self.silent_after = silent_after  # the human's setting: a silence on their work needs them after this
@@ -55,7 +66,6 @@ class NeedsWatch(QObject):
         self._shown: list[NeedItem] = []
         self._by_room: dict[str, list[NeedItem]] = {}  # the shown items of each room (every sidebar row asks)
         self._by_agent: dict[str, list[NeedItem]] = {}  # the shown items of each agent (every Agents view row asks)
-        self._soon = QTimer(self, singleShot=True, interval=REFRESH_MS, timeout=self.refresh)
         self._timer = QTimer(self, interval=CHECK_MS, timeout=self.refresh)
         self._timer.start()
         self._join_timer = QTimer(self, interval=join_poll_ms, timeout=self.poll_join_requests)
@@ -65,7 +75,7 @@ class NeedsWatch(QObject):
         bridge.cursorChanged.connect(self._cursor)
         bridge.roomsChanged.connect(self._rooms)
         bridge.outboxChanged.connect(self._outbox)
-        bridge.stateChanged.connect(lambda _state: self.poll_join_requests() if bridge.is_live else None)
+        bridge.stateChanged.connect(self._state)
         if bridge.session is not None:
             self._session_changed()
 
@@ -98,22 +108,26 @@ class NeedsWatch(QObject):
 
     def refresh(self, announce: bool = False) -> None:
         """Work out the visible items again (at the clock's time); announce a change (or, with
-        ``announce``, in any case). An item gone for anything but a snooze was answered
-        (``unblock_stats``)."""
-        self._soon.stop()
+        ``announce``, in any case)."""
+        if self.work_out(announce):
+            self.changed.emit()
+
+    def work_out(self, changed: bool = False) -> bool:
+        """Work out the visible items again (at the clock's time), announcing nothing; whether
+        they changed (or ``changed`` already). An item gone for anything but a snooze was
+        answered (``unblock_stats``)."""
         now = self.clock()
         shown = visible(self.ledger.open_items(now), self.decisions, now)
         if self.ready and self._shown:
             kept = {item.key for item in shown}
             self._answered([item for item in self._shown if item.key not in kept and not self._snoozed(item.key, now)], now)
-        changed = announce or [(i.key, i.text) for i in shown] != [(i.key, i.text) for i in self._shown]
+        changed = changed or [(i.key, i.text) for i in shown] != [(i.key, i.text) for i in self._shown]
         self._shown = shown
         self._by_room, self._by_agent = {}, {}
         for item in shown:
             self._by_room.setdefault(item.room, []).append(item)
             self._by_agent.setdefault(item.agent_id, []).append(item)
-        if changed:
-            self.changed.emit()
+        return changed
 
     def _snoozed(self, key: str, now: float) -> bool:
         decision = self.decisions.get(key)
@@ -173,6 +187,7 @@ class NeedsWatch(QObject):
                 self.ledger.room_kinds.setdefault(room, kind)
                 self.ledger.set_cursor(room, cursor)
             stored_before = await store.call(LocalStore.newest_stored_seq)  # (taken once the kinds are known: see above)
+            await self._every_hub_caught_up()
             if store is not self._bridge.store:
                 return
             after = 0
@@ -208,10 +223,17 @@ class NeedsWatch(QObject):
             if store is not None:
                 self._bridge.tasks.spawn("end snoozes", store.call(LocalStore.drop_needs_decisions, ended))
 
+    def _state(self, event: StateChanged) -> None:
+        if event.state is ConnectionState.LIVE:
+            self._bridge.tasks.spawn("join requests", self._poll_once_caught_up())
+
+    async def _poll_once_caught_up(self) -> None:
+        await self._every_hub_caught_up()
+        self.poll_join_requests()
+
     def _stored(self, _room: str, messages: tuple[StoredMessage, ...], live: bool) -> None:
         self._observe(messages)
-        if not self._soon.isActive():  # a wake's pages: one refresh for those stored meanwhile
-            self._soon.start(REFRESH_MS if live else CATCH_UP_REFRESH_MS)
+        self._refresh_soon(self, REFRESH_MS if live else CATCH_UP_REFRESH_MS)  # a wake's pages: one refresh for those stored meanwhile
 
     def _cursor(self, room: str, cursor: int) -> None:
         self.ledger.set_cursor(room, cursor)

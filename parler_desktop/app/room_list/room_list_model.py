@@ -47,10 +47,10 @@ from parler_desktop.client.events import ConnectionState
 from parler_desktop.store import LocalStore
 
 RELOAD_DELAY_MS = 120  # live, reloads are due on ticks this far apart, the same for every hub (``sidebar_ticks``)
-CATCH_UP_RELOAD_DELAY_MS = 1000  # while a session catches up: each reload re-sorts and repaints the
+CATCH_UP_RELOAD_DELAY_MS = 1000  # while a session catches up (on ticks this far apart, every hub's the same): each reload re-sorts and repaints the
 # list on the UI thread, which the stored pages compete with (bench/bench_hubs.py's wake: 8.3 s at
 # 120 ms, 6.6 s at 1 s)
-PULLED_SHOW_DELAY_MS = 500  # while the pulls go on, what they brought is shown this often, and at once when they
+PULLED_SHOW_DELAY_MS = 500  # while the pulls go on, what they brought is shown this often (every hub's on the same ticks: one paint), and at once when they
 # are over (each showing re-sorts and repaints the list: every 100 ms, that took 0.2 s of CPU from the pulls of
 # bench_hubs.py's wake)
 
@@ -115,7 +115,7 @@ class RoomListModel(QAbstractListModel):
         self._reload_again = False
         self._timer = QTimer(self, singleShot=True, interval=RELOAD_DELAY_MS)
         self._timer.timeout.connect(self.reload)
-        self._pulled_timer = QTimer(self, singleShot=True, interval=PULLED_SHOW_DELAY_MS)
+        self._pulled_timer = QTimer(self, singleShot=True, timerType=Qt.TimerType.PreciseTimer)  # every hub's on one instant
         self._pulled_timer.timeout.connect(self._show_again)
         bridge.sessionChanged.connect(self._session_changed)
         # Bound methods (not lambdas): Qt drops the connections when this model is destroyed.
@@ -272,7 +272,7 @@ class RoomListModel(QAbstractListModel):
     def schedule_reload(self, *_event: Any) -> None:
         if not self._timer.isActive():
             catching_up = self._rooms and not self._bridge.is_live  # (an empty list is read at once)
-            self._timer.start(CATCH_UP_RELOAD_DELAY_MS if catching_up else due_in(RELOAD_DELAY_MS))
+            self._timer.start(due_in(CATCH_UP_RELOAD_DELAY_MS if catching_up else RELOAD_DELAY_MS))
 
     def _state_changed(self, event: Any) -> None:
         """Caught up: the reload the catch-up put off (for up to a second) runs now, so the rows
@@ -288,7 +288,7 @@ class RoomListModel(QAbstractListModel):
     def _messages_pulled(self, room: str, messages: Any) -> None:
         self._pulled.add(room, messages, self._bridge.agent_id)
         if not self._pulled_timer.isActive():
-            self._pulled_timer.start()
+            self._pulled_timer.start(due_in(PULLED_SHOW_DELAY_MS))
 
     def _pulls_over(self) -> None:
         if self._pulled_timer.isActive():
