@@ -127,6 +127,25 @@ def test_older_pages_past_the_row_bound_drop_the_newest_rows_and_keep_the_text_i
     assert model.rowCount() == 2 * PAGE_SIZE and model.has_newer and len(view.message_delegate.sizes._known) <= 2 * PAGE_SIZE
 
 
+def test_a_long_room_scrolled_back_to_its_start_holds_a_few_hundred_laid_out_rows(qtbot, qloop, session, bridge):
+    """Issue 42: a room of 100,000 scrolled back to its start and closed left the window 1.19x
+    what it held before (bench_memory.py --room-messages 100000): its 2,000 rows' bodies (~26 KB
+    of Qt's heap each) fragmented the C heap. At most 600 now (~16 MB), as many as ten pages."""
+    add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 801)])
+    read_up_to(qtbot, qloop, session, 800)
+    view = make_view(qtbot, bridge)
+    model, bar = view.model(), view.verticalScrollBar()
+
+    def scrolled_up_to_the_first() -> bool:
+        bar.setValue(0)
+        return model.entry(0).seq == 1
+
+    qtbot.waitUntil(scrolled_up_to_the_first, timeout=30_000)
+    layouts = view.message_delegate.layouts
+    assert model.rowCount() <= 600 and model.has_newer
+    assert len(view.message_delegate.sizes._known) <= 600 and len(layouts._documents) <= 600
+
+
 def test_a_room_opens_at_its_first_unread_and_jump_returns_there(qtbot, qloop, session, bridge):
     add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 451)])
     read_up_to(qtbot, qloop, session, 100)
