@@ -11,12 +11,14 @@ Run: QT_QPA_PLATFORM=offscreen .venv/bin/python bench/bench_memory.py
   the last round against after the first (issue 42: <= 1.2x and <= 300 MB after 1,000,000 messages
   against after 100,000; scale it with --round/--rounds for the machine), and how much it grew
   per message after the first round (flat: ~0). Then the window's CPU over ``--idle-secs`` with
-  no traffic (issue 42: < 1 % of a core after the soak).
+  no traffic, once it has worked off the soak (printed: how long that took; issue 42: < 1 % of a
+  core after the soak).
 - ``--trace``: ``tracemalloc`` snapshots after round 1 and after the last round (25 frames), and the
   allocation sites that grew the most between them (by line, and by the traceback's first frame in
   ``parler_desktop``): what is kept per message. Slow: use a few thousand messages a round.
 - ``--room-messages N``: a room of N messages (read), RSS before opening it, after scrolling it back
-  to its start and after showing another room again (issue 42: after closing <= 1.1x before).
+  to its start and after showing another room again (issue 42: after closing <= 1.1x before);
+  with ``--trace`` / ``--holders``, what grew between before and closed, and who holds messages then.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from parler_desktop.paths import Home  # noqa: E402
 from parler_desktop.settings import Settings, save_settings  # noqa: E402
 
 RSS_GROWTH, RSS_MB = 1.2, 300.0  # the issue's figure: after 1,000,000 messages against after 100,000; and at most
+BUSY_PCT, SETTLE_MAX_SECS = 5.0, 600.0  # the window still works off the soak while over this (% of a core), at most this long
 
 
 class RoomFiller(Crowd):
@@ -339,13 +342,26 @@ def slope(points: list[tuple[int, float]]) -> float:
     return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread * 2**20
 
 
-async def idle_cpu(secs: float) -> float:
-    """This process's CPU (every thread: the window's) over ``secs`` with no traffic, in % of a
-    core, once the last round's writes and repaints are over (``SETTLE_SECS``)."""
-    await asyncio.sleep(SETTLE_SECS)
+async def cpu_over(secs: float) -> float:
+    """This process's CPU (every thread: the window's) over ``secs``, in % of a core."""
     cpu, wall = time.process_time(), time.perf_counter()
     await asyncio.sleep(secs)
     return 100 * (time.process_time() - cpu) / (time.perf_counter() - wall)
+
+
+async def idle_cpu(secs: float) -> float:
+    """The window's CPU over ``secs`` with no traffic, once what the soak left it to do is done
+    (the last pulls' writes, the search index of what they stored): 10 s windows until one is
+    under ``BUSY_PCT`` (at most ``SETTLE_MAX_SECS``), printed, then the figure."""
+    await asyncio.sleep(SETTLE_SECS)
+    started, settling = time.perf_counter(), []
+    while time.perf_counter() - started < SETTLE_MAX_SECS:
+        settling.append(await cpu_over(10.0))
+        if settling[-1] < BUSY_PCT:
+            break
+    print(f"after the soak, the window's CPU in 10 s windows until under {BUSY_PCT:g} %: "
+          f"{' '.join(f'{pct:.1f}' for pct in settling)} % ({time.perf_counter() - started:.0f} s)", flush=True)
+    return await cpu_over(secs)
 
 
 async def big_room(args: argparse.Namespace, desktop, agents: Agents, urls: list[str]) -> None:
@@ -359,6 +375,8 @@ async def big_room(args: argparse.Namespace, desktop, agents: Agents, urls: list
     await asyncio.sleep(1.0)
     census = Census()
     before, before_census = settled_rss(), census.line()
+    census.first_types = census.types()
+    first = tracemalloc.take_snapshot() if args.trace else None
     await show(desktop, paints, urls[0], big)
     model, bar = desktop.window.timeline_model, desktop.window.timeline.verticalScrollBar()
     model.load_latest()  # (it opened at its first unread, its oldest): from the newest, back to the start
@@ -377,6 +395,11 @@ async def big_room(args: argparse.Namespace, desktop, agents: Agents, urls: list
     print(f"room of {args.room_messages:,}: RSS {before:.1f} MB before opening, {opened:.1f} MB scrolled to its start ({rows:,} rows), "
           f"{closed:.1f} MB closed (40 s later) = {closed / before:.2f}x; {trimmed:.1f} MB after another malloc_trim = {trimmed / before:.2f}x", flush=True)
     print(f"before opening: {before_census}\nclosed: {census.line()}")
+    census.print_types(args.room_messages)
+    if first is not None:
+        print_growth(first, tracemalloc.take_snapshot(), args.room_messages)
+    if args.holders:
+        print_holders()
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -420,7 +443,7 @@ def parse() -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--idle-secs", type=float, default=60.0, help="the window's idle CPU after the last round (0: skip)")
     parser.add_argument("--hot-share", type=float, default=0.1)
-    parser.add_argument("--trace", action="store_true", help="tracemalloc snapshots after the first and the last round")
+    parser.add_argument("--trace", action="store_true", help="tracemalloc snapshots after the first and the last round (or before opening the room and once closed)")
     parser.add_argument("--peaks", action="store_true", help="the objects by type at Python's new highs after the first round: what the peaks hold")
     parser.add_argument("--holders", action="store_true", help="after the last round, who holds the StoredMessages still alive")
     parser.add_argument("--room-messages", type=int, default=0, help="measure opening and closing a room of this many messages")
