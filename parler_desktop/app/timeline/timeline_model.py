@@ -330,18 +330,20 @@ class TimelineModel(TimelineRows):
 
     def _flush_incoming(self, rows: int, deadline: float) -> tuple[int, bool]:
         """Append up to ``rows`` of the oldest waiting messages, none begun past ``deadline`` but
-        the first (see ``append_pacer``); while the window holds the newest messages, each is
-        prepared for its view (``prepare_row``) before any goes in. Newer ones go to the bottom
+        the first (see ``append_pacer``); while the window holds the newest messages, each one for
+        the bottom is prepared for its view (``prepare_row``) before any goes in. Newer ones go to the bottom
         (or, past a window opened further up, are only counted); gap fills (a lost push fetched
         later, our own post stored after a newer push) where their seq belongs. Returns how many
-        were taken, and whether more wait."""
+        were taken, and whether more wait. (A gap fill above the loaded rows goes nowhere: prepared,
+        its body stayed in the layout cache, issue 42.)"""
         if self._loading:
             return 0, False  # the room's newest page comes first; it asks again once it is in
         my_id = self._bridge.agent_id
         entries: list[TimelineEntry] = []
+        newest = self.newest_seq
         while len(entries) < rows and self._incoming and (not entries or time.perf_counter() < deadline):
             entry = TimelineEntry.from_message(self._incoming.take(1)[0], my_id)
-            if not self.has_newer:
+            if not self.has_newer and (entry.seq or 0) > newest:  # (a gap fill may go nowhere: its body would stay laid out)
                 self.prepare_row(entry)
             entries.append(entry)
         self._append(entries)
