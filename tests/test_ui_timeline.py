@@ -130,7 +130,7 @@ def test_older_pages_past_the_row_bound_drop_the_newest_rows_and_keep_the_text_i
 def test_a_long_room_scrolled_back_to_its_start_holds_a_few_hundred_laid_out_rows(qtbot, qloop, session, bridge):
     """Issue 42: a room of 100,000 scrolled back to its start and closed left the window 1.19x
     what it held before (bench_memory.py --room-messages 100000): its 2,000 rows' bodies (~26 KB
-    of Qt's heap each) fragmented the C heap. At most 600 now (~16 MB), as many as ten pages."""
+    of Qt's heap each) fragmented the C heap. At most 300 now (~8 MB), five pages."""
     add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 801)])
     read_up_to(qtbot, qloop, session, 800)
     view = make_view(qtbot, bridge)
@@ -142,8 +142,8 @@ def test_a_long_room_scrolled_back_to_its_start_holds_a_few_hundred_laid_out_row
 
     qtbot.waitUntil(scrolled_up_to_the_first, timeout=30_000)
     layouts = view.message_delegate.layouts
-    assert model.rowCount() <= 600 and model.has_newer
-    assert len(view.message_delegate.sizes._known) <= 600 and len(layouts._documents) <= 600
+    assert model.rowCount() <= 300 and model.has_newer
+    assert len(view.message_delegate.sizes._known) <= 300 and len(layouts._documents) <= 300
 
 
 def test_a_message_that_belongs_above_the_loaded_rows_leaves_no_body_behind(qtbot, qloop, session, bridge):

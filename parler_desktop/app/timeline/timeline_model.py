@@ -50,10 +50,10 @@ PAGE_SIZE = 60
 FOLLOW_WINDOW, TRIM_ROWS = 120, 60
 # Rows loaded at most while the reader is up in the history: newer messages past them are counted
 # (the "new messages" pill) and read in when the reader scrolls down, as past a window opened at
-# the first unread; a window left scrolled up for a week held every message since (issue 42). Ten pages: each
+# the first unread; a window left scrolled up for a week held every message since (issue 42). Five pages: each
 # row laid out holds its body (~26 KB of Qt's heap), and 2,000 of them fragmented the C heap for good (a room of
-# 100,000 scrolled back to its start and closed: 1.19x the RSS before opening it; 1.10x at 600).
-MAX_ROWS = 600
+# 100,000 scrolled back to its start and closed: 1.19x the RSS before opening it; 1.10-1.11x at 600, 1.07x at 300).
+MAX_ROWS = 300
 CONTEXT_ROWS = 20  # read messages kept above the first unread when a room opens there
 
 
