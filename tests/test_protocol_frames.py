@@ -22,7 +22,8 @@ from parler_desktop.protocol.frames import (
     encode,
 )
 from parler_desktop.protocol.values import (
-    DmTarget, EndpointRef, RelayedParts, RoomTarget, ServiceTarget, SignatureState, StoredMessage, StrictParts, TargetField,
+    DmTarget, EndpointRef, RelayedParts, RoomTarget, Sender, ServiceTarget, SharedText, SignatureState, StoredMessage, StrictParts,
+    TargetField,
 )
 
 text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
@@ -46,6 +47,10 @@ def strategy_for(hint: Any) -> st.SearchStrategy:
         return parts
     if hint is TargetField:
         return targets
+    if hint is SharedText:
+        return text
+    if hint is Sender:
+        return instances(EndpointRef)
     if get_origin(hint) is Annotated:
         base, *extras = get_args(hint)
         for extra in extras:

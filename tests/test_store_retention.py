@@ -109,6 +109,20 @@ def test_a_cache_over_its_size_is_pruned_oldest_first_below_it_on_disk(store: Lo
     assert kept == list(range(kept[0], 2001))  # the newest, all of them
 
 
+def test_a_new_cache_can_shrink_from_the_start_without_a_rewrite(store: LocalStore, tmp_path: Path):
+    """A fresh cache is made with incremental vacuum: the first retention pass rewrote every new
+    cache whole (VACUUM), seconds of the store's thread and the disk after a first catch-up
+    (seen as the window's CPU after the soak, bench_memory.py; issue 42)."""
+    store.insert_messages([make_message(s, "team", ts=_day(1)) for s in range(1, 50)])
+    assert store.use_incremental_vacuum() is False  # nothing to rewrite
+    store.close()
+    again = LocalStore(tmp_path / "store.sqlite3")  # (and so it stays)
+    try:
+        assert again.use_incremental_vacuum() is False
+    finally:
+        again.close()
+
+
 def test_the_policy_reads_back_from_its_settings_text():
     for policy in (RetentionPolicy(), RetentionPolicy(None, None), RetentionPolicy(30, None), RetentionPolicy(None, 200 * 1024**2)):
         assert RetentionPolicy.from_text(policy.to_text()) == policy

@@ -18,6 +18,7 @@ from parler_desktop.protocol.codec import (
     WIRE_NAME,
     LOCAL,
 )
+from parler_desktop.protocol.shared_values import SharedValues
 from parler_desktop.protocol.trim import trim
 
 Part = dict[str, Any]
@@ -54,8 +55,13 @@ def normalize_parts(value: Any) -> tuple[Part, ...]:
     return tuple(normalize_part(p, f"parts[{i}]") for i, p in enumerate(value))
 
 
+# Rooms and part kinds, and messages' senders, kept once however many messages name them (shared_values.py).
+shared_texts: SharedValues[str] = SharedValues()
+
+
 def received_parts(value: Any) -> tuple[Part, ...]:
-    """Parts as a hub relayed them: any object with a string kind is kept for display.
+    """Parts as a hub relayed them: any object with a string kind is kept for display (each
+    kind's one copy).
 
     A client must still show a message whose parts a newer hub allows, so this is lenient.
     """
@@ -65,8 +71,17 @@ def received_parts(value: Any) -> tuple[Part, ...]:
     for i, p in enumerate(value):
         if not isinstance(p, dict) or not isinstance(p.get("kind"), str):
             raise WireError(f"parts[{i}]: expected an object with a kind")
+        p["kind"] = shared_texts.text(p["kind"])
         parts.append(p)
     return tuple(parts)
+
+
+def shared_text(value: Any) -> str:
+    """A JSON string (``check_text``), its one copy."""
+    return shared_texts.text(check_text(value))
+
+
+SharedText = Annotated[str, Custom(shared_text, lambda text: text)]
 
 
 def _parts_to_wire(parts: tuple[Part, ...]) -> list[Part]:
@@ -135,6 +150,22 @@ class EndpointRef(WireShape):
     role: str | None = None
 
 
+shared_senders: SharedValues[EndpointRef] = SharedValues()
+
+
+def shared_sender(obj: Any) -> EndpointRef:
+    """A message's sender, decoded once for every message with the same members (the members
+    read are the key: an object decoded as the key says, or refused, each time)."""
+    if isinstance(obj, dict):
+        key = (obj.get("id"), obj.get("name"), obj.get("role"))
+        if type(key[0]) is str and type(key[1]) is str and (key[2] is None or type(key[2]) is str):
+            return shared_senders.get(key, lambda: EndpointRef.from_wire(obj))
+    return EndpointRef.from_wire(obj)
+
+
+Sender = Annotated[EndpointRef, Custom(shared_sender, lambda sender: sender.to_wire())]
+
+
 class SignatureState(enum.Enum):
     """What checking a message's ``com.parler.sig`` part found (§8)."""
 
@@ -147,8 +178,8 @@ class SignatureState(enum.Enum):
 class StoredMessage(WireShape):
     seq: I64
     id: str
-    room: str
-    sender: EndpointRef = field(metadata={WIRE_NAME: "from"})
+    room: SharedText
+    sender: Sender = field(metadata={WIRE_NAME: "from"})
     parts: RelayedParts
     ts: I64
     mentions: tuple[str, ...] | None = None

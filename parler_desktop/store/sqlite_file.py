@@ -29,7 +29,8 @@ def _make_private_dirs(directory: Path) -> None:
 
 
 def connect_private(path: Path, *, outbox: bool = False) -> sqlite3.Connection:
-    """Open ``path`` (created 0600 from its first byte, its folders 0700) in WAL mode."""
+    """Open ``path`` (created 0600 from its first byte, its folders 0700) in WAL mode; a new
+    cache with incremental vacuum (an existing file keeps its own)."""
     try:
         _make_private_dirs(path.parent)
         # Create it 0600 from the first byte (sqlite would use 0644); it may exist already.
@@ -44,6 +45,8 @@ def connect_private(path: Path, *, outbox: bool = False) -> sqlite3.Connection:
         raise from_sqlite(path, exc, "opening it", outbox=outbox) from exc
     try:
         db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if not outbox:  # a new cache can shrink as it is pruned (retention.py); only before WAL writes its first page
+            db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # (set later, it took a VACUUM rewriting the whole file)
         mode = _enter_wal_mode(db)
         if mode.lower() != "wal":
             raise store_error(path, StoreProblem.UNWRITABLE, f"journal mode stays {mode!r}", "opening it", outbox=outbox)
