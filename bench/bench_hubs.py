@@ -130,7 +130,7 @@ COLD_START_SECS = 1.5  # launch to everything shown, the caches filled
 SWITCH_MS = 50.0  # p99, click to the room painted
 IDLE_CPU_PCT = 1.0  # of one core, no traffic
 RSS_GROWTH, RSS_MB = 2.0, 400.0  # after an hour against after a minute; and at most
-WAKE_RATIO = 2.0  # the wake's time against the bare client's
+WAKE_RATIO = 1.5  # the wake's time against the bare client's (issue 42; it was 2 before)
 # No UI stall over bench_ui.py's STALL_MS (50 ms), under traffic or while waking.
 
 
@@ -925,7 +925,10 @@ async def night_and_wake(
     async def wake_without_needs(copy: Home) -> None:
         with needs_derivation_off():
             off.append(await bench_wake(copy, urls, plan.rooms, expected))
-        print(f"wake with Needs you off: {off[-1]['caught_secs']:.2f} s to every message stored, {off[-1]['caught_cpu']:.2f} s of CPU", flush=True)
+        print(
+            f"wake with Needs you off: {off[-1]['caught_secs']:.2f} s to every message stored, {off[-1]['caught_cpu']:.2f} s of CPU,"
+            f" longest stall {off[-1]['stall']:.1f} ms", flush=True,
+        )
 
     if without_needs:
         await wake_without_needs(without_needs[0])
@@ -941,7 +944,10 @@ async def night_and_wake(
             await asyncio.to_thread(profiler.wait, 60)
     wake_floor = await floor.stop()
     if without_needs:
-        print(f"wake with Needs you on: {woke['caught_secs']:.2f} s to every message stored, {woke['caught_cpu']:.2f} s of CPU", flush=True)
+        print(
+            f"wake with Needs you on: {woke['caught_secs']:.2f} s to every message stored, {woke['caught_cpu']:.2f} s of CPU,"
+            f" longest stall {woke['stall']:.1f} ms", flush=True,
+        )
         await wake_without_needs(without_needs[1])
         for row in cost_rows(woke, off):
             table.add(*row)
