@@ -38,19 +38,32 @@ class CountingDelegate(RoomBadgeDelegate):
         return super().sizeHint(option, index)
 
 
-def test_a_room_row_is_painted_from_one_call_with_what_the_store_holds(qtbot, qloop, session):
-    rooms = [RoomInfo(f"room-{n:02d}", "channel", 2, 0) for n in range(30)]
-    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, rooms)
-    add_messages(qtbot, qloop, session, [message(n + 1, room.name, f"hello {n}") for n, room in enumerate(rooms)])
+def sidebar_of(qtbot, qloop, session, rooms: int, *, texts: bool = False, delegate_class=None, model_class=None):
+    """A shown sidebar of ``rooms`` rooms of one hub, each with a message stored (``hello N`` with
+    ``texts``): the panel, the delegate and model put in it (if any) and the hub's entry."""
+    infos = [RoomInfo(f"room-{n:02d}", "channel", 2, 0) for n in range(rooms)]
+    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, infos)
+    add_messages(qtbot, qloop, session, [message(n + 1, room.name, f"hello {n}" if texts else "") for n, room in enumerate(infos)])
     hubs = HubList()
     panel = RoomListPanel(hubs)
     qtbot.addWidget(panel)
-    model = CountingRooms(hubs)
-    panel.proxy.setSourceModel(model)
+    delegate = model = None
+    if delegate_class is not None:
+        delegate = delegate_class(panel.view)
+        panel.view.setItemDelegate(delegate)
+    if model_class is not None:
+        model = model_class(hubs)
+        panel.proxy.setSourceModel(model)
     panel.resize(300, 500)
     panel.show()
-    hubs.add("ws://one").bridge.attach(session)
-    qtbot.waitUntil(lambda: panel.proxy.rowCount() == 30, timeout=5000)  # (one hub: no heading shown)
+    entry = hubs.add("ws://one")
+    entry.bridge.attach(session)
+    qtbot.waitUntil(lambda: panel.proxy.rowCount() == rooms, timeout=5000)  # (one hub: no heading shown)
+    return panel, delegate, model, entry
+
+
+def test_a_room_row_is_painted_from_one_call_with_what_the_store_holds(qtbot, qloop, session):
+    panel, _, model, _ = sidebar_of(qtbot, qloop, session, 30, texts=True, model_class=CountingRooms)
     row = panel.proxy.index(0, 0).data(roles.ROOM_ROW)
     assert row == RoomRow("ws://one", "room-29", "room-29", "channel", 1, 0, "alice: hello 29")
     assert model.index(0).data(roles.ROOM_ROW) is None  # the heading
@@ -63,18 +76,7 @@ def test_a_room_row_is_painted_from_one_call_with_what_the_store_holds(qtbot, ql
 
 
 def test_the_sidebar_lays_out_without_asking_each_row_for_its_size(qtbot, qloop, session):
-    rooms = [RoomInfo(f"room-{n:02d}", "channel", 2, 0) for n in range(60)]
-    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, rooms)
-    add_messages(qtbot, qloop, session, [message(n + 1, room.name) for n, room in enumerate(rooms)])
-    hubs = HubList()
-    panel = RoomListPanel(hubs)
-    qtbot.addWidget(panel)
-    delegate = CountingDelegate(panel.view)
-    panel.view.setItemDelegate(delegate)
-    panel.resize(300, 500)
-    panel.show()
-    hubs.add("ws://one").bridge.attach(session)
-    qtbot.waitUntil(lambda: panel.proxy.rowCount() == 60, timeout=5000)
+    panel, delegate, _, _ = sidebar_of(qtbot, qloop, session, 60, delegate_class=CountingDelegate)
     delegate.sized = 0
     add_messages(qtbot, qloop, session, [message(500, "room-07")])  # re-sorted: room-07 to the top
     qtbot.waitUntil(lambda: panel.proxy.index(0, 0).data(roles.ROOM_NAME) == "room-07", timeout=5000)
@@ -95,18 +97,7 @@ class PaintingDelegate(RoomBadgeDelegate):
 
 
 def test_a_room_row_is_painted_afresh_only_when_what_it_shows_changed(qtbot, qloop, session):
-    rooms = [RoomInfo(f"room-{n:02d}", "channel", 2, 0) for n in range(30)]
-    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, rooms)
-    add_messages(qtbot, qloop, session, [message(n + 1, room.name, f"hello {n}") for n, room in enumerate(rooms)])
-    hubs = HubList()
-    panel = RoomListPanel(hubs)
-    qtbot.addWidget(panel)
-    delegate = PaintingDelegate(panel.view)
-    panel.view.setItemDelegate(delegate)
-    panel.resize(300, 500)
-    panel.show()
-    hubs.add("ws://one").bridge.attach(session)
-    qtbot.waitUntil(lambda: panel.proxy.rowCount() == 30, timeout=5000)
+    panel, delegate, _, _ = sidebar_of(qtbot, qloop, session, 30, texts=True, delegate_class=PaintingDelegate)
     panel.view.doItemsLayout()
     panel.view.viewport().repaint()
     first = panel.view.viewport().grab().toImage()
@@ -124,16 +115,7 @@ def test_a_room_row_is_painted_afresh_only_when_what_it_shows_changed(qtbot, qlo
 
 
 def test_rooms_changed_in_one_reload_are_shown_newest_first(qtbot, qloop, session):
-    rooms = [RoomInfo(f"room-{n:02d}", "channel", 2, 0) for n in range(30)]
-    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, rooms)
-    add_messages(qtbot, qloop, session, [message(n + 1, room.name) for n, room in enumerate(rooms)])
-    hubs = HubList()
-    panel = RoomListPanel(hubs)
-    qtbot.addWidget(panel)
-    panel.resize(300, 500)
-    panel.show()
-    hubs.add("ws://one").bridge.attach(session)
-    qtbot.waitUntil(lambda: panel.proxy.rowCount() == 30, timeout=5000)
+    panel, _, _, _ = sidebar_of(qtbot, qloop, session, 30)
     # Scattered rooms, newer in another order than their rows': one reload changes them all.
     add_messages(qtbot, qloop, session, [message(100 + n, name) for n, name in enumerate(["room-03", "room-21", "room-10", "room-27", "room-05"])])
     shown = lambda: [panel.proxy.index(row, 0).data(roles.ROOM_NAME) for row in range(panel.proxy.rowCount())]  # noqa: E731
@@ -146,17 +128,8 @@ def test_a_rooms_refresh_that_changes_nothing_shown_re_sorts_and_repaints_nothin
     """The hub's own unread counts (refreshed with its room list, a few times a minute at 60
     messages/s) are not shown: rows whose change is only those are not announced, and the sidebar
     re-sorts and repaints nothing for them (every row of every hub did, at each refresh)."""
+    panel, _, _, entry = sidebar_of(qtbot, qloop, session, 30)
     rooms = [RoomInfo(f"room-{n:02d}", "channel", 2, 0) for n in range(30)]
-    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, rooms)
-    add_messages(qtbot, qloop, session, [message(n + 1, room.name) for n, room in enumerate(rooms)])
-    hubs = HubList()
-    panel = RoomListPanel(hubs)
-    qtbot.addWidget(panel)
-    panel.resize(300, 500)
-    panel.show()
-    entry = hubs.add("ws://one")
-    entry.bridge.attach(session)
-    qtbot.waitUntil(lambda: panel.proxy.rowCount() == 30, timeout=5000)
     announced: list[tuple[int, int]] = []
     entry.rooms.dataChanged.connect(lambda top, bottom, _roles=(): announced.append((top.row(), bottom.row())))
     counted = [RoomInfo(room.name, "channel", 2, 7) for room in rooms]  # the hub counts 7 unread in each
