@@ -132,11 +132,10 @@ def test_a_held_order_keeps_every_room_in_place_and_letting_go_sorts_them(qtbot,
     assert shown(proxy) == ["#0", "alpha", "beta", "#1", "gamma", "omega", "delta"]
 
 
-
 def test_while_the_order_is_held_a_change_of_one_hub_s_rooms_makes_only_its_keys_again(qtbot, qloop, sessions):
     """Held (the pointer over the list, or its focus: after a click, most of the time), every
     signal of a tick's changes made every hub's rows' keys again for the proxy's sort."""
-    first, second = sessions
+    first, _second = sessions
     hubs, model, proxy = two_hubs_shown(qtbot, qloop, sessions)
     model.hold_order(True)
     before = model.sort_keys()
@@ -146,7 +145,6 @@ def test_while_the_order_is_held_a_change_of_one_hub_s_rooms_makes_only_its_keys
     assert after is not before and after[:3] != before[:3]  # the first hub's keys are new…
     assert all(new is old for new, old in zip(after[4:], before[4:]))  # …the second's rooms' are the same ones
     assert shown(proxy) == ["#0", "beta", "alpha", "#1", "delta", "gamma"]  # (held)
-
 
 
 def test_letting_go_of_the_held_order_shows_rooms_changed_meanwhile_newest_first(qtbot, qloop, sessions):

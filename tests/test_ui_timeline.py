@@ -20,7 +20,8 @@ from parler_desktop.store import LocalStore
 from parler_desktop.ui.timeline.timeline_view import TimelineView
 
 
-def make_view(qtbot, bridge, room="team") -> TimelineView:
+def make_view(qtbot, bridge, room="team", settled: bool = True) -> TimelineView:
+    """A shown view with ``room`` open; ``settled``: and every row of its page laid out."""
     model = TimelineModel(bridge)
     view = TimelineView(model)
     qtbot.addWidget(view)
@@ -28,10 +29,23 @@ def make_view(qtbot, bridge, room="team") -> TimelineView:
     view.show()
     with qtbot.waitSignal(model.roomLoaded, timeout=5000):
         model.open_room(room)
+    if not settled:
+        return view
     if model.rowCount():
         qtbot.waitUntil(lambda: view.verticalScrollBar().maximum() > 0, timeout=5000)
     qtbot.waitUntil(lambda: not view.message_delegate.sizes.stale, timeout=5000)  # the rows off screen laid out too
     return view
+
+
+def scroll_back_to_the_first(qtbot, view: TimelineView, timeout: int) -> None:
+    """The reader keeps scrolling up (a page is read in each time) until the room's first message."""
+    bar, model = view.verticalScrollBar(), view.model()
+
+    def at_the_first() -> bool:
+        bar.setValue(0)
+        return model.entry(0).seq == 1
+
+    qtbot.waitUntil(at_the_first, timeout=timeout)
 
 
 def at_bottom(view: TimelineView) -> bool:
@@ -84,13 +98,7 @@ def test_following_the_bottom_keeps_only_the_newest_rows_and_scrolling_up_reads_
     assert len(view.message_delegate.sizes._known) <= len(seqs)  # and their layouts with them (issue 42)
     layouts, shown = view.message_delegate.layouts, {model.entry(row).key for row in range(model.rowCount())}
     assert set(layouts._documents) <= shown and {key[0] for key in layouts._rows} <= shown  # their bodies too
-    bar = view.verticalScrollBar()
-
-    def scrolled_up_to_the_first() -> bool:  # the reader keeps scrolling up: a page is read in each time
-        bar.setValue(0)
-        return model.entry(0).seq == 1
-
-    qtbot.waitUntil(scrolled_up_to_the_first, timeout=10_000)
+    scroll_back_to_the_first(qtbot, view, timeout=10_000)
 
 
 def test_scrolling_to_the_top_loads_older_history_in_place(qtbot, qloop, session, bridge):
@@ -135,13 +143,8 @@ def test_a_long_room_scrolled_back_to_its_start_holds_a_few_hundred_laid_out_row
     add_messages(qtbot, qloop, session, [message(seq, "team") for seq in range(1, 801)])
     read_up_to(qtbot, qloop, session, 800)
     view = make_view(qtbot, bridge)
-    model, bar = view.model(), view.verticalScrollBar()
-
-    def scrolled_up_to_the_first() -> bool:
-        bar.setValue(0)
-        return model.entry(0).seq == 1
-
-    qtbot.waitUntil(scrolled_up_to_the_first, timeout=30_000)
+    model = view.model()
+    scroll_back_to_the_first(qtbot, view, timeout=30_000)
     layouts = view.message_delegate.layouts
     assert model.rowCount() <= 300 and model.has_newer
     assert len(view.message_delegate.sizes._known) <= 300 and len(layouts._documents) <= 300
@@ -404,13 +407,8 @@ def test_the_rows_laid_out_for_a_room_go_when_another_is_shown(qtbot, qloop, ses
     add_messages(qtbot, qloop, session, [message(seq, "other") for seq in range(200, 205)])
     read_up_to(qtbot, qloop, session, 199)
     view = make_view(qtbot, bridge)
-    model, bar = view.model(), view.verticalScrollBar()
-
-    def scrolled_up_to_the_first() -> bool:
-        bar.setValue(0)
-        return model.entry(0).seq == 1
-
-    qtbot.waitUntil(scrolled_up_to_the_first, timeout=10_000)
+    model = view.model()
+    scroll_back_to_the_first(qtbot, view, timeout=10_000)
     sizes, layouts = view.message_delegate.sizes, view.message_delegate.layouts
     assert len(sizes._known) == 199 and len(layouts._documents) == 199
     monkeypatch.setattr(timeline_view, "KEPT_LAYOUTS", 50)

@@ -20,13 +20,11 @@ from support.stored_session import ME, add_messages, bridge, message, session, s
 from parler_desktop.app.timeline.append_pacer import FIRST_ROWS, MAX_ROWS, PREPARE_MS
 from parler_desktop.app.timeline.timeline_model import FOLLOW_WINDOW, TRIM_ROWS
 from parler_desktop.app.timeline.timeline_entry import row_context
-from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.client.events import OutboxChanged, OutboxItem, OutboxStatus
 from parler_desktop.protocol.values import EndpointRef
 from parler_desktop.store import LocalStore
 from parler_desktop.ui.timeline import message_layout
 from parler_desktop.ui.keyboard import FOCUS_OUTLINE
-from parler_desktop.ui.timeline.timeline_view import TimelineView
 from test_ui_timeline import at_bottom, build_log, make_view
 
 LONG = "\n\n".join(f"paragraph {n}: " + "words that wrap " * 12 for n in range(4))
@@ -490,13 +488,8 @@ def test_a_room_opens_with_the_rows_on_screen_laid_out_and_the_rest_after_its_fi
     add_messages(qtbot, qloop, session, [message(seq, "team", LONG if seq % 3 else f"short {seq}") for seq in range(1, 61)])
     store_call(qtbot, qloop, session.store, LocalStore.set_cursor, "team", read)
     laid_out = counting_layouts(monkeypatch)
-    model = TimelineModel(bridge)
-    view = TimelineView(model)
-    qtbot.addWidget(view)
-    view.resize(600, 400)
-    view.show()
-    with qtbot.waitSignal(model.roomLoaded, timeout=5000):
-        model.open_room("team")
+    view = make_view(qtbot, bridge, settled=False)
+    model = view.model()
     view.doItemsLayout()  # (what its first paint lays out)
     stale = view.message_delegate.sizes.stale
     on_screen = {view.indexAt(QPoint(0, y)).row() for y in range(0, view.viewport().height(), 10)} - {-1}
