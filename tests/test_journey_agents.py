@@ -59,6 +59,16 @@ def post_task(qtbot, qloop, agent: RawAgent, room: str, status: str, task: str =
     run_coroutine(qtbot, qloop, agent.ok(frame, "sent"))
 
 
+def hand_off_from(qtbot, card: Any, to: str, text: str) -> None:
+    """The card's Hand off…: the dialog opens addressed to ``to``; ``text`` typed, OK clicked."""
+    qtbot.mouseClick(card.handoff_button, Qt.MouseButton.LeftButton)
+    dialog = card.findChild(HandoffDialog)
+    qtbot.waitUntil(dialog.isVisible, timeout=5000)
+    assert dialog.to.currentText() == to
+    qtbot.keyClicks(dialog.next, text)
+    qtbot.mouseClick(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+
+
 def test_agents_from_cards_and_rooms_live_filtered_by_keyboard_and_a_dm_from_the_card(qtbot, qloop, desktop, hub, peer):
     skills = [{"id": "plan", "name": "Planning", "description": "splits work"}]
     run_coroutine(qtbot, qloop, peer.register("alice", role="planner", description="Plans the sprint", tags=["ops"], skills=skills))
@@ -192,12 +202,7 @@ def test_cost_of_receipts_with_and_without_figures_in_the_view_the_room_header_t
         assert card.recent.toPlainText().count("the last of it") == 1  # (what was read stays, once)
 
         run_coroutine(qtbot, qloop, bob.ok({"op": "subscribe"}, "subscribed"))
-        qtbot.mouseClick(card.handoff_button, Qt.MouseButton.LeftButton)  # the handoff dialog, addressed to it
-        dialog = card.findChild(HandoffDialog)
-        qtbot.waitUntil(dialog.isVisible, timeout=5000)
-        assert dialog.to.currentText() == "bob"
-        qtbot.keyClicks(dialog.next, "review the parser")
-        qtbot.mouseClick(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+        hand_off_from(qtbot, card, "bob", "review the parser")  # the handoff dialog, addressed to it
         delivered = run_coroutine(qtbot, qloop, bob.recv_delivery())
         assert delivered["room"] == room and delivered["mentions"] == ["bob"]
         assert {"kind": "com.parler.handoff", "next": "review the parser", "to": "bob"} in delivered["parts"]
@@ -357,12 +362,7 @@ def test_work_is_handed_off_to_an_agent_known_only_by_its_directory_card_in_a_dm
     card = card_of(qtbot, desktop, peer.id)
     assert card.handoff_button.isEnabled()
     assert "in a DM" in card.handoff_button.toolTip()
-    qtbot.mouseClick(card.handoff_button, Qt.MouseButton.LeftButton)
-    dialog = card.findChild(HandoffDialog)
-    qtbot.waitUntil(dialog.isVisible, timeout=5000)
-    assert dialog.to.currentText() == "alice"
-    qtbot.keyClicks(dialog.next, "plan the sprint")
-    qtbot.mouseClick(dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+    hand_off_from(qtbot, card, "alice", "plan the sprint")
     delivered = run_coroutine(qtbot, qloop, peer.recv_delivery())
     assert delivered["room"].startswith("dm.") and delivered["mentions"] == ["alice"]
     assert {"kind": "com.parler.handoff", "next": "plan the sprint", "to": "alice"} in delivered["parts"]

@@ -56,6 +56,18 @@ def kill_mid_upload(uploads: Any, hub: Any, after: int) -> list:
     return killed
 
 
+def send_through_a_kill(qtbot, app: Any, hub: Any, path: Path, after: int, killed_within_ms: int, posted_within_ms: int) -> None:
+    """Send ``path`` from the window, kill -9 ``hub`` once ``after`` bytes are sent, start it
+    again (the same port and database) and wait until the file is posted: sent in two attempts."""
+    uploads = app.window.uploads.model
+    killed = kill_mid_upload(uploads, hub, after)
+    app.window.uploads.send_files([str(path)])
+    qtbot.waitUntil(lambda: bool(killed), timeout=killed_within_ms)
+    hub.start()
+    qtbot.waitUntil(lambda: uploads.rowCount() == 0, timeout=posted_within_ms)  # posted
+    assert killed[0].attempts == 2
+
+
 def urls(*paths: Path) -> QMimeData:
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(path)) for path in paths])
@@ -155,13 +167,7 @@ def test_an_upload_cut_by_a_killed_hub_is_sent_again_and_posted_once(qtbot, qloo
         open_room(qtbot, app, "files")
         run_coroutine(qtbot, qloop, peer.close())
         path, data = a_file(tmp_path, "video.bin", 20 * MIB)
-        uploads = app.window.uploads.model
-        killed = kill_mid_upload(uploads, hub, 6 * MIB)  # a third of the way
-        app.window.uploads.send_files([str(path)])
-        qtbot.waitUntil(lambda: bool(killed), timeout=20_000)
-        hub.start()  # the same port and database
-        qtbot.waitUntil(lambda: uploads.rowCount() == 0, timeout=60_000)  # posted
-        assert killed[0].attempts == 2
+        send_through_a_kill(qtbot, app, hub, path, 6 * MIB, 20_000, 60_000)  # killed a third of the way
 
         checker = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="checker"))
         invited = run_coroutine(qtbot, qloop, app.bridge.session.invite("channel", "files"))

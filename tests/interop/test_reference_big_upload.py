@@ -14,7 +14,7 @@ import pytest
 from support.desktop_fixtures import open_room, start_desktop, stop_desktop
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.raw_agent import RawAgent
-from test_journey_send_files import kill_mid_upload
+from test_journey_send_files import send_through_a_kill
 from test_reference_agent import cli_url, recv_lines
 
 pytestmark = pytest.mark.timeout(240)
@@ -46,13 +46,7 @@ def test_a_100_mib_file_cut_by_a_killed_hub_is_sent_again_posted_once_and_fetche
         data = os.urandom(100 * MIB)
         path = tmp_path / "dataset.bin"
         path.write_bytes(data)
-        uploads = app.window.uploads.model
-        killed = kill_mid_upload(uploads, killable_hub, 33 * MIB)  # a third of the way
-        app.window.uploads.send_files([str(path)])
-        qtbot.waitUntil(lambda: bool(killed), timeout=90_000)
-        killable_hub.start()  # the same port and database
-        qtbot.waitUntil(lambda: uploads.rowCount() == 0, timeout=150_000)  # posted
-        assert killed[0].attempts == 2
+        send_through_a_kill(qtbot, app, killable_hub, path, 33 * MIB, 90_000, 150_000)  # killed a third of the way
 
         posted = [line for line in recv_lines(qtbot, qloop, agent, "files") if "dataset.bin" in line]
         assert len(posted) == 1, posted  # once
