@@ -54,7 +54,7 @@ class NotificationSettingsDialog(QDialog):
         defaults = QPushButton("Restore the default rules")
         defaults.clicked.connect(lambda: self.rules.setPlainText(rules_text(DEFAULT_RULES)))
         self.silent_minutes = QDoubleSpinBox(
-            objectName="silentMinutes", minimum=1, maximum=24 * 60, decimals=0, suffix=" min", accessibleName="Silent after minutes"
+            objectName="silentMinutes", minimum=1, maximum=24 * 60, decimals=0, suffix=" min", accessibleName="Needs you when silent for"
         )
         self.silent_minutes.setValue(settings.silent_minutes)
         self.loop_messages = QSpinBox(
