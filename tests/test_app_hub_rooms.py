@@ -18,7 +18,7 @@ from parler_desktop.app import roles
 from parler_desktop.app.hubs.hub_list import HubList
 from parler_desktop.app.room_list.hub_rooms_model import HubRoomsModel
 from parler_desktop.app.room_list.room_list_model import RoomSortFilterProxy
-from parler_desktop.client.events import RosterChanged
+from parler_desktop.client.events import ConnectionState, RosterChanged, StateChanged
 from parler_desktop.protocol.values import RoomInfo, RosterEntry
 from parler_desktop.store import LocalStore, StoreWorker
 
@@ -244,3 +244,19 @@ def test_letting_go_of_the_held_order_sorts_without_asking_each_row_through_qt(q
     assert model.asked < 41  # (242 before: each row through Qt)
     assert proxy.filtered == 1  # only the room that changed while held is sorted again (every row before: 82)
     assert shown(proxy)[:3] == ["#0", "a05", "a39"] and shown(proxy)[-1] == "#1"  # sorted; the second hub still folded
+
+
+def test_a_hub_going_live_has_its_room_list_read_again(qtbot, qloop, sessions):
+    """What is decided once a hub is live (a room it no longer lists, a link to a room the human
+    is not in) is decided on a ``reloaded``: a hub whose list was read before it went live, and
+    that lists no rooms, read none after, and a link waited for ever (test_journey_hubs'
+    message-link journey, failing so in parallel runs)."""
+    first, _second = sessions
+    hubs = HubList()
+    entry = hubs.add("ws://first")
+    with qtbot.waitSignal(entry.rooms.reloaded, timeout=5000):
+        entry.bridge.attach(first)
+    assert not entry.bridge.is_live
+    with qtbot.waitSignal(entry.rooms.reloaded, timeout=5000):
+        first.emit(StateChanged(ConnectionState.LIVE, first.hub_url, first.agent_id))
+    assert entry.rooms.room_names() == []

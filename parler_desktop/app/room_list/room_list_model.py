@@ -92,6 +92,7 @@ class RoomListModel(QAbstractListModel):
         self.loaded = False  # the store was read for the session attached (an empty list is then known empty)
         self._pulled = PulledAhead()
         self._pulled_stale = False  # the session dropped its line: reloads from now on count the store alone
+        self._was_live = False  # the line was live at the last state change (``_state_changed``)
         self._partners: dict[str, str] = {}  # DM room -> the other member's display name
         self._rosters_asked: set[str] = set()  # DMs whose roster was requested from the hub
         self._total_unread = 0
@@ -275,11 +276,15 @@ class RoomListModel(QAbstractListModel):
             self._timer.start(due_in(CATCH_UP_RELOAD_DELAY_MS if catching_up else RELOAD_DELAY_MS))
 
     def _state_changed(self, event: Any) -> None:
-        """Caught up: the reload the catch-up put off (for up to a second) runs now, so the rows
-        show the last pages stored as soon as the session is live. Disconnected: what was
-        pulled is stored before the state changes (``sync.py``), or never (it is pulled again):
-        the next reload counts the store alone."""
-        if self._bridge.is_live and self._timer.isActive():
+        """Caught up: the list is read again now (the reload the catch-up put off, for up to a
+        second, or a new one), so the rows show the last pages stored as soon as the session is
+        live, and every ``reloaded`` from then on is of a live hub's list: what is decided once
+        the hub is live (a room it no longer lists, a link to a room it does not hold) is never
+        left waiting on a list read before (a hub listing no rooms reads none after). Disconnected:
+        what was pulled is stored before the state changes (``sync.py``), or never (it is pulled
+        again): the next reload counts the store alone."""
+        live, was_live, self._was_live = self._bridge.is_live, self._was_live, self._bridge.is_live
+        if live and (self._timer.isActive() or not was_live):
             self._timer.start(0)
         if self._pulled and event.state not in (ConnectionState.CATCHING_UP, ConnectionState.LIVE):
             self._pulled_stale = True  # forgotten by the next reload, which shows what was stored of it

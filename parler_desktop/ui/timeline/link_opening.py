@@ -34,18 +34,8 @@ class LinkOpening(QObject):
         window.timeline.copyLinkRequested.connect(self.copy_link)
         window.timeline.messageLinkOpened.connect(self.open)
         for entry in window.hubs.entries:
-            self._watch(entry)
-        window.hubs.added.connect(self._watch)
-
-    def _watch(self, entry: HubEntry) -> None:
-        entry.rooms.reloaded.connect(self._rooms_known)
-        entry.bridge.stateChanged.connect(lambda _state: self._went_live(entry))
-
-    def _went_live(self, entry: HubEntry) -> None:
-        """A waiting link is decided on a room list read once its hub is live: the last one may
-        have been read before (a hub added for the link, its list empty, reads none after)."""
-        if self._waiting is not None and entry.bridge.is_live and self._hub_of(self._waiting) in (entry, None):
-            entry.rooms.reload()
+            entry.rooms.reloaded.connect(self._rooms_known)
+        window.hubs.added.connect(lambda entry: entry.rooms.reloaded.connect(self._rooms_known))
 
     def copy_link(self, entry: TimelineEntry) -> None:
         if entry.seq is not None and self._bridge.hub_url:
