@@ -40,5 +40,15 @@ class SharedValues(Generic[Value]):
         return value
 
     def text(self, text: str) -> str:
-        """``text``, the copy kept of it."""
-        return self.get(text, lambda: text)
+        """``text``, the copy kept of it (a call for every message's room and part kinds: no
+        closure made for it)."""
+        kept = self._values.get(text)
+        if kept is None:
+            if len(self._values) >= self._limit:
+                self._values.clear()
+            kept = self._values[text] = text
+        return kept
+
+    def known(self, key: Hashable) -> Value | None:
+        """The value kept for ``key``, None if there is none (``get`` without a decoder)."""
+        return self._values.get(key)

@@ -67,18 +67,18 @@ def received_parts(value: Any) -> tuple[Part, ...]:
     """
     if not isinstance(value, list):
         raise WireError("parts: expected an array")
-    parts = []
+    share = shared_texts.text
     for i, p in enumerate(value):
-        if not isinstance(p, dict) or not isinstance(p.get("kind"), str):
-            raise WireError(f"parts[{i}]: expected an object with a kind")
-        p["kind"] = shared_texts.text(p["kind"])
-        parts.append(p)
-    return tuple(parts)
+        if type(p) is not dict or type(kind := p.get("kind")) is not str:
+            if not isinstance(p, dict) or not isinstance(kind := p.get("kind"), str):
+                raise WireError(f"parts[{i}]: expected an object with a kind")
+        p["kind"] = share(kind)
+    return tuple(value)
 
 
 def shared_text(value: Any) -> str:
     """A JSON string (``check_text``), its one copy."""
-    return shared_texts.text(check_text(value))
+    return shared_texts.text(value if type(value) is str and value.isascii() else check_text(value))
 
 
 SharedText = Annotated[str, Custom(shared_text, lambda text: text)]
@@ -159,7 +159,8 @@ def shared_sender(obj: Any) -> EndpointRef:
     if isinstance(obj, dict):
         key = (obj.get("id"), obj.get("name"), obj.get("role"))
         if type(key[0]) is str and type(key[1]) is str and (key[2] is None or type(key[2]) is str):
-            return shared_senders.get(key, lambda: EndpointRef.from_wire(obj))
+            known = shared_senders.known(key)
+            return known if known is not None else shared_senders.get(key, lambda: EndpointRef.from_wire(obj))
     return EndpointRef.from_wire(obj)
 
 
