@@ -175,10 +175,10 @@ async def test_a_hub_without_push_is_polled(session_factory):
 
 
 async def test_a_pulled_page_is_decoded_off_the_loop_and_keeps_its_place_among_the_frames(monkeypatch):
-    """A page of hundreds of messages is 10-20 ms of decoding: it runs on a worker thread, not on
-    the loop (the window's thread), and the frames after it still come in order. A broken big
-    page is refused as a small one is, and the line keeps working."""
-    page = [stored(seq, f"message {seq} " + "x" * 200) for seq in range(1, 601)]
+    """A page of hundreds of long messages (over ``DECODE_OFF_LOOP_CHARS``) is decoded on a worker
+    thread, not on the loop (the window's thread), and the frames after it still come in order. A
+    broken big page is refused as a small one is, and the line keeps working."""
+    page = [stored(seq, f"message {seq} " + "x" * 500) for seq in range(1, 601)]
     broken = [*page[:300], {**page[300], "seq": "x"}, *page[301:]]
 
     async def hub(ws: ServerConnection) -> None:

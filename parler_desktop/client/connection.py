@@ -87,7 +87,9 @@ CLOSE_TIMEOUT_SECS = 2.0
 LAST_WORDS_SECS = 1.0  # a send the close broke waits this long for the frames read before it (the hub's reason)
 READ_SLICE_SECS = 0.004  # reading a backlog of frames yields to the loop (the window) this often
 READ_PAUSE_SECS = 0.001  # a frame that took this long to come was waited for: the loop had its turn
-DECODE_OFF_LOOP_CHARS = 32_768  # a text frame this long (a pulled page) is decoded on a worker thread
+DECODE_OFF_LOOP_CHARS = 262_144  # a text frame this long (a page of long messages) is decoded on a worker thread
+# (a page of 900 short messages, 250 KB, decodes in 4-5 ms; below this, the hand-over to the thread and back cost
+# more than the decoding: bench_hubs.py's wake, whose 500 pages of 100 messages are 28 KB each)
 
 
 class _Closed:
@@ -231,8 +233,8 @@ class HubConnection:
                     continue
                 data = await self._ws.recv()  # frames already buffered come without a pause
                 if isinstance(data, str) and len(data) >= DECODE_OFF_LOOP_CHARS:
-                    # A page of 500 messages is 10-20 ms of decoding: held on the loop, that is
-                    # a stall in the window. Awaited here, so frames keep their order.
+                    # Megabytes of messages are tens of ms of decoding: held on the loop, that
+                    # is a stall in the window. Awaited here, so frames keep their order.
                     data = await asyncio.to_thread(decode_hub_frame, data)
                 if time.monotonic() - routed_at > READ_PAUSE_SECS:  # not a backlog: a new slice starts
                     slice_ends = time.monotonic() + READ_SLICE_SECS
