@@ -108,6 +108,16 @@ def check_advancing(room: str, since: int, messages: Sequence[StoredMessage]) ->
         previous = message.seq
 
 
+def _adopt_rooms(store: LocalStore, rooms: Sequence[RoomInfo]) -> tuple[dict[str, int], dict[str, int | None]]:
+    """On the store's thread: the hub's room list stored, then the settled counts (a room whose
+    kind changed is unsettled by it) and every listed room's sync mark. One call, not three: each
+    call waits its turn on the store's thread, and the window's thread decoding other hubs' pages
+    kept it from the interpreter for milliseconds at every turn, while the first pulls waited for
+    these (bench_hubs.py's wake: 108 ms from the room list to the first pulls in one run)."""
+    store.replace_rooms(rooms)
+    return store.settled_unread(), store.sync_marks([room.name for room in rooms])
+
+
 async def off_the_loop(work: Callable[[], T], rooms: int) -> T:
     """``work()``, on a worker thread when it goes over ``ROOMS_ON_THE_LOOP_MAX`` rooms: a hub
     that lists 100,000 rooms made each pass's filtering and sorting stop the window for 0.3-0.5 s
@@ -150,7 +160,7 @@ class RoomSync:
         self._pushed: set[str] = set()
         self._dirty: set[str] = set()
         self._sent: list[tuple[str, int]] = []  # posts another process got accepted, to fetch and store
-        self._restored = False  # the settled counts persisted by earlier processes were read
+        self._restored = False  # the settled counts and marks stored by earlier processes were read
         self._holding: dict[str, list[StoredMessage]] | None = None  # pushes held during catch-up
         self._held = 0  # pushes held in this catch-up: at most ``HELD_PUSHES_MAX``
         self._held_over: set[str] = set()  # rooms of pushes not held for it: pulled after the catch-up
@@ -460,7 +470,13 @@ class RoomSync:
         reply = await request(Rooms(), RoomList)
         assert isinstance(reply, RoomList)
         rooms = reply.rooms
-        await self._store.call(LocalStore.replace_rooms, rooms)
+        if self._restored:
+            await self._store.call(LocalStore.replace_rooms, rooms)
+        else:  # the session's first list: what earlier processes stored of each room, in the same call
+            settled, marks = await self._store.call(_adopt_rooms, rooms)
+            self._restored = True
+            self._settled_unread = {**settled, **self._settled_unread}  # (what this session knows wins)
+            self._marks = {**marks, **self._marks}
 
         def compared() -> tuple[dict[str, RoomInfo], list[list[str]], bool]:
             by_name = {room.name: room for room in rooms}
@@ -582,10 +598,6 @@ class RoomSync:
         self._hold_all = True
         try:
             rooms = await self.refresh_rooms(request)
-            if not self._restored:  # after refresh_rooms: a room whose kind changed is unsettled
-                self._restored = True
-                for name, unread in (await self._store.call(LocalStore.settled_unread)).items():
-                    self._settled_unread.setdefault(name, unread)
             stale = await self._stale(rooms)
             holding = await off_the_loop(lambda: {room.name: [] for room in stale}, len(stale))
             held, self._holding = self._holding, holding
