@@ -15,7 +15,7 @@ py-spy must be installed; its sampling options in ``PYSPY_MODE``, ``--idle`` unl
 ``PYSPY_MODE=--gil`` samples only the thread holding the GIL). ``--needs-cost`` also wakes copies
 of the home with the window's Needs you derivation off, before and after figure 6, and prints what
 keeping it current adds to the wake (``wake_needs_cost.py``). ``--stall-causes`` prints what held the
-Qt thread in the traffic's and the burst's stalls, by the callback and the innermost frame of ours
+Qt thread in the stalls of the traffic, the burst and the wake, by the callback and the innermost frame of ours
 (``stall_causes.py``); ``--profile-switches FILE`` records the Qt thread from each click of the
 switching until its room is painted (cProfile). What runs where:
 
@@ -785,7 +785,7 @@ async def wait_caught_up(desktop: DesktopApp, tokens: dict[str, dict[str, str]],
     return time.perf_counter() - started
 
 
-async def bench_wake(home: Home, urls: Sequence[str], rooms: int, expected: dict) -> dict:
+async def bench_wake(home: Home, urls: Sequence[str], rooms: int, expected: dict, args: argparse.Namespace | None = None) -> dict:
     """Launch on the same home after the night (another window active: nothing gets read); the
     time until every sidebar row shows the hub's unread count and the room's last message, the
     longest stall meanwhile, and the gaps over ``STALL_MS`` before every room list was loaded from
@@ -799,6 +799,8 @@ async def bench_wake(home: Home, urls: Sequence[str], rooms: int, expected: dict
     desktop.collector.start()
     desktop.window.resize(1200, 800)
     meter.start()
+    if args is not None:
+        watch_causes(args, meter)
     running = asyncio.ensure_future(desktop.run())
     await wait_for(desktop.window.isVisible, 30)
     decoy.show()
@@ -839,6 +841,7 @@ async def bench_wake(home: Home, urls: Sequence[str], rooms: int, expected: dict
     except TimeoutError:
         raise TimeoutError(f"after the night, rooms still wrong in the sidebar, by hub: {wrong}") from None
     longest = meter.stop()
+    causes = causes_notes(meter, "wake")
     cpu_start, cpu = cpu, time.process_time() - cpu
     requests = sum(getattr(getattr(entry.bridge.session, "_pacer", None), "total", 0) for entry in desktop.hubs.entries)
     try:
@@ -851,7 +854,7 @@ async def bench_wake(home: Home, urls: Sequence[str], rooms: int, expected: dict
     return {
         "secs": done[0] - started, "stall": longest, "requests": requests, "cpu": cpu, "gaps": meter.gaps,
         "listed": listed[0] - started, "launch_gaps": launch_gaps, "catch_up_gaps": [gap for gap in meter.gaps if gap not in launch_gaps],
-        "caught_secs": caught[0][0] - started, "caught_cpu": caught[0][1] - cpu_start,
+        "caught_secs": caught[0][0] - started, "caught_cpu": caught[0][1] - cpu_start, "causes": causes,
     }
 
 
@@ -937,7 +940,7 @@ async def night_and_wake(
     needs_spent = [0.0]
     try:
         with needs_timed(needs_spent) if without_needs else contextlib.nullcontext():
-            woke = await bench_wake(home, urls, plan.rooms, expected)
+            woke = await bench_wake(home, urls, plan.rooms, expected, args)
     finally:
         if profiler is not None:
             profiler.send_signal(signal.SIGINT)  # py-spy writes its file and ends
@@ -977,6 +980,7 @@ async def night_and_wake(
         f"{gaps_text(woke['launch_gaps'])}, after it (the catch-up) {gaps_text(woke['catch_up_gaps'])}"
     )
     notes.append(floor_note("wake", woke["gaps"], wake_floor))
+    notes.extend(woke["causes"])
 
 
 async def launched_figures(
@@ -1215,7 +1219,7 @@ def parse() -> argparse.Namespace:
         help="record the Qt thread from each click of the switching to its room painted with cProfile (pstats; the switches slow down)",
     )
     parser.add_argument(
-        "--stall-causes", action="store_true", help="print what held the Qt thread in the traffic's and the burst's stalls (stall_causes.py)",
+        "--stall-causes", action="store_true", help="print what held the Qt thread in the stalls of the traffic, the burst and the wake (stall_causes.py)",
     )
     # The launched window's own options (``launch_probe``): not for people.
     parser.add_argument("--launch-probe", metavar="REPORT", help=argparse.SUPPRESS)

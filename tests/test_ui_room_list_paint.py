@@ -11,6 +11,7 @@ from support.stored_session import add_messages, message, session, store, store_
 from parler_desktop.app import roles
 from parler_desktop.app.hubs.hub_list import HubList
 from parler_desktop.app.room_list.hub_rooms_model import HubRoomsModel
+from parler_desktop.app.room_list import room_list_model
 from parler_desktop.app.room_list.room_list_model import RoomRow
 from parler_desktop.client.events import RoomsChanged
 from parler_desktop.protocol.values import RoomInfo
@@ -142,3 +143,25 @@ def test_a_rooms_refresh_that_changes_nothing_shown_re_sorts_and_repaints_nothin
     with qtbot.waitSignal(entry.rooms.reloaded, timeout=5000):
         session.emit(RoomsChanged(tuple(counted)))
     assert announced == [(0, 29)]  # a room's size is shown (its tooltip): announced
+
+
+def test_a_hundred_rows_changed_at_once_are_announced_a_few_at_a_time_over_several_turns(qtbot, qloop, session, monkeypatch):
+    """A hub's catch-up over changes every row of its list at once: announced all together, the
+    proxy placed them all in one go (64 ms for 100 rows, bench_hubs.py's wake). Past
+    ``CHANGE_SECS_PER_TURN`` (here: none), the rest wait for the loop's next turns,
+    ``CHANGE_ROWS_AT_ONCE`` at a time, and every row ends up right, in its place."""
+    monkeypatch.setattr(room_list_model, "CHANGE_SECS_PER_TURN", 0.0)
+    panel, _, _, entry = sidebar_of(qtbot, qloop, session, 100)
+    announced: list[tuple[int, int]] = []
+    entry.rooms.dataChanged.connect(lambda top, bottom, _roles=(): announced.append((top.row(), bottom.row())))
+    grown = [RoomInfo(f"room-{n:02d}", "channel", 3, 0) for n in range(100)]  # a room's size is shown (its tooltip)
+    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, grown)
+    with qtbot.waitSignal(entry.rooms.reloaded, timeout=5000):
+        session.emit(RoomsChanged(tuple(grown)))
+    size = room_list_model.CHANGE_ROWS_AT_ONCE
+    assert announced == [(0, size - 1)]  # the first few in this turn, the rest after it
+    qtbot.waitUntil(lambda: len(announced) == 4, timeout=5000)
+    assert announced == [(start, min(99, start + size - 1)) for start in range(0, 100, size)]
+    assert all(entry.rooms.summary(room.name).members == 3 for room in grown)
+    shown = [panel.proxy.index(row, 0).data(roles.ROOM_NAME) for row in range(panel.proxy.rowCount())]
+    assert shown == [f"room-{n:02d}" for n in reversed(range(100))]  # newest first, as before

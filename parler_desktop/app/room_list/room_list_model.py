@@ -18,6 +18,7 @@ roster, or fetched once from the hub when none is stored yet; until then it show
 from __future__ import annotations
 
 import asyncio
+import time
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -57,6 +58,9 @@ PULLED_SHOW_DELAY_MS = 500  # while the pulls go on, what they brought is shown 
 Index = QModelIndex | QPersistentModelIndex
 
 INSERT_ROWS_PER_TURN = 400  # the sidebar's proxy places each inserted row with Python lessThan calls (~0.1 ms a row)
+CHANGE_ROWS_AT_ONCE = 32  # rows announced changed in one signal: the proxy filters and places each again
+CHANGE_SECS_PER_TURN = 0.008  # rows changed after this long in one turn wait for the next (the window answers meanwhile):
+# all 100 rows of a hub changed at once when its catch-up's pulls were over held the window 64 ms (bench_hubs.py's wake)
 
 # What of a room's summary its row shows, sorts by or tells (``row_data``): a change of the rest
 # alone (the hub's unread count, refreshed with its room list; the cursor) is not announced.
@@ -108,7 +112,7 @@ class RoomListModel(QAbstractListModel):
         self._counted_unread = 0  # …and their unread total (100,000 rooms: tens of ms on the Qt thread a turn)
         self._to_rank: list[Any] | None = None  # rooms waiting to be ranked on a worker thread
         self._search_when_shown = False
-        self._more_rows_due = False  # rows left for the next turn (``INSERT_ROWS_PER_TURN``)
+        self._more_rows_due = False  # rows left for the next turn (``INSERT_ROWS_PER_TURN``, ``CHANGE_SECS_PER_TURN``)
         self._ranking = False
         self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
         self.by_name = False  # rooms A–Z instead of newest activity first
@@ -405,14 +409,19 @@ class RoomListModel(QAbstractListModel):
                     self._rooms[row] = new  # only what no row shows (the hub's count, the cursor): nothing to sort or paint
                 else:
                     changed[row] = new
+        turn_ends, announced = time.perf_counter() + CHANGE_SECS_PER_TURN, 0
         for first, last in runs(list(changed)):
-            self._change_rows(first, last, changed)
+            for start in range(first, last + 1, CHANGE_ROWS_AT_ONCE):
+                if announced >= CHANGE_ROWS_AT_ONCE and time.perf_counter() > turn_ends:
+                    self._more_rows_next_turn()  # the rest keep their old rows until then
+                    break
+                end = min(last, start + CHANGE_ROWS_AT_ONCE - 1)
+                self._change_rows(start, end, changed)
+                announced += end - start + 1
         adding = list(fresh.values())
         if len(adding) > INSERT_ROWS_PER_TURN:  # the rest on the next turns: the window answers meanwhile
             adding = self._first_to_add(adding)[:INSERT_ROWS_PER_TURN]
-            if not self._more_rows_due:
-                self._more_rows_due = True
-                QTimer.singleShot(0, self._more_rows)
+            self._more_rows_next_turn()
         if adding:
             first = len(self._rooms)
             self.beginInsertRows(QModelIndex(), first, first + len(adding) - 1)
@@ -447,6 +456,11 @@ class RoomListModel(QAbstractListModel):
         wanted = {self._open_room, *self._found}
         rank = {id(room): n for n, room in enumerate(self._ranked)}
         return sorted(rooms, key=lambda room: (room.name not in wanted, rank.get(id(room), len(rank))))
+
+    def _more_rows_next_turn(self) -> None:
+        if not self._more_rows_due:
+            self._more_rows_due = True
+            QTimer.singleShot(0, self._more_rows)
 
     def _more_rows(self) -> None:
         self._more_rows_due = False
