@@ -148,9 +148,9 @@ def test_a_rooms_refresh_that_changes_nothing_shown_re_sorts_and_repaints_nothin
 def test_a_hundred_rows_changed_at_once_are_announced_a_few_at_a_time_over_several_turns(qtbot, qloop, session, monkeypatch):
     """A hub's catch-up over changes every row of its list at once: announced all together, the
     proxy placed them all in one go (64 ms for 100 rows, bench_hubs.py's wake). Past
-    ``CHANGE_SECS_PER_TURN`` (here: none), the rest wait for the loop's next turns,
-    ``CHANGE_ROWS_AT_ONCE`` at a time, and every row ends up right, in its place."""
-    monkeypatch.setattr(room_list_model, "CHANGE_SECS_PER_TURN", 0.0)
+    ``ROWS_SECS_PER_TURN`` (here: none), the rest wait for the loop's next turns,
+    ``ROWS_AT_ONCE`` at a time, and every row ends up right, in its place."""
+    monkeypatch.setattr(room_list_model, "ROWS_SECS_PER_TURN", 0.0)
     panel, _, _, entry = sidebar_of(qtbot, qloop, session, 100)
     announced: list[tuple[int, int]] = []
     entry.rooms.dataChanged.connect(lambda top, bottom, _roles=(): announced.append((top.row(), bottom.row())))
@@ -158,10 +158,35 @@ def test_a_hundred_rows_changed_at_once_are_announced_a_few_at_a_time_over_sever
     store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, grown)
     with qtbot.waitSignal(entry.rooms.reloaded, timeout=5000):
         session.emit(RoomsChanged(tuple(grown)))
-    size = room_list_model.CHANGE_ROWS_AT_ONCE
+    size = room_list_model.ROWS_AT_ONCE
     assert announced == [(0, size - 1)]  # the first few in this turn, the rest after it
     qtbot.waitUntil(lambda: len(announced) == 4, timeout=5000)
     assert announced == [(start, min(99, start + size - 1)) for start in range(0, 100, size)]
     assert all(entry.rooms.summary(room.name).members == 3 for room in grown)
     shown = [panel.proxy.index(row, 0).data(roles.ROOM_NAME) for row in range(panel.proxy.rowCount())]
     assert shown == [f"room-{n:02d}" for n in reversed(range(100))]  # newest first, as before
+
+
+def test_a_hundred_rooms_listed_at_once_are_added_a_few_at_a_time_over_several_turns(qtbot, qloop, session, monkeypatch):
+    """A hub's 100 rooms read from its cache at launch: added to the sidebar all together, the
+    proxy placed them in one go (37 ms, bench_hubs.py's wake); past ``ROWS_SECS_PER_TURN`` (here:
+    none) the rest are added on the next turns, ``ROWS_AT_ONCE`` at a time, all of them shown."""
+    monkeypatch.setattr(room_list_model, "ROWS_SECS_PER_TURN", 0.0)
+    infos = [RoomInfo(f"room-{n:02d}", "channel", 2, 0) for n in range(100)]
+    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, infos)
+    add_messages(qtbot, qloop, session, [message(n + 1, room.name) for n, room in enumerate(infos)])
+    hubs = HubList()
+    panel = RoomListPanel(hubs)
+    qtbot.addWidget(panel)
+    panel.show()
+    entry = hubs.add("ws://one")
+    inserted: list[tuple[int, int]] = []
+    entry.rooms.rowsInserted.connect(lambda _parent, first, last: inserted.append((first, last)))
+    with qtbot.waitSignal(entry.rooms.reloaded, timeout=5000):
+        entry.bridge.attach(session)
+    size = room_list_model.ROWS_AT_ONCE
+    assert entry.rooms.rowCount() == size  # the first few in this turn, the rest after it
+    qtbot.waitUntil(lambda: panel.proxy.rowCount() == 100, timeout=5000)
+    assert inserted == [(start, min(99, start + size - 1)) for start in range(0, 100, size)]
+    shown = [panel.proxy.index(row, 0).data(roles.ROOM_NAME) for row in range(panel.proxy.rowCount())]
+    assert shown == [f"room-{n:02d}" for n in reversed(range(100))]  # newest first

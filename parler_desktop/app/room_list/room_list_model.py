@@ -57,10 +57,10 @@ PULLED_SHOW_DELAY_MS = 500  # while the pulls go on, what they brought is shown 
 
 Index = QModelIndex | QPersistentModelIndex
 
-INSERT_ROWS_PER_TURN = 400  # the sidebar's proxy places each inserted row with Python lessThan calls (~0.1 ms a row)
-CHANGE_ROWS_AT_ONCE = 32  # rows announced changed in one signal: the proxy filters and places each again
-CHANGE_SECS_PER_TURN = 0.008  # rows changed after this long in one turn wait for the next (the window answers meanwhile):
-# all 100 rows of a hub changed at once when its catch-up's pulls were over held the window 64 ms (bench_hubs.py's wake)
+ROWS_AT_ONCE = 32  # rows announced inserted or changed in one signal: the proxy filters and places each (Python lessThan calls)
+ROWS_SECS_PER_TURN = 0.008  # rows inserted or changed after this long in one turn wait for the next (the window answers
+# meanwhile): all 100 rows of a hub changed at once when its catch-up's pulls were over held the window 64 ms, its
+# 100 rows inserted from the cache at launch 37 ms (bench_hubs.py's wake)
 
 # What of a room's summary its row shows, sorts by or tells (``row_data``): a change of the rest
 # alone (the hub's unread count, refreshed with its room list; the cursor) is not announced.
@@ -112,7 +112,7 @@ class RoomListModel(QAbstractListModel):
         self._counted_unread = 0  # …and their unread total (100,000 rooms: tens of ms on the Qt thread a turn)
         self._to_rank: list[Any] | None = None  # rooms waiting to be ranked on a worker thread
         self._search_when_shown = False
-        self._more_rows_due = False  # rows left for the next turn (``INSERT_ROWS_PER_TURN``, ``CHANGE_SECS_PER_TURN``)
+        self._more_rows_due = False  # rows left for the next turn (``ROWS_SECS_PER_TURN``)
         self._ranking = False
         self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
         self.by_name = False  # rooms A–Z instead of newest activity first
@@ -409,26 +409,29 @@ class RoomListModel(QAbstractListModel):
                     self._rooms[row] = new  # only what no row shows (the hub's count, the cursor): nothing to sort or paint
                 else:
                     changed[row] = new
-        turn_ends, announced = time.perf_counter() + CHANGE_SECS_PER_TURN, 0
+        turn_ends, announced = time.perf_counter() + ROWS_SECS_PER_TURN, 0
+
+        def turn_over() -> bool:
+            if announced >= ROWS_AT_ONCE and time.perf_counter() > turn_ends:
+                self._more_rows_next_turn()  # the rest keep their old rows, or wait to be added, until then
+                return True
+            return False
+
         for first, last in runs(list(changed)):
-            for start in range(first, last + 1, CHANGE_ROWS_AT_ONCE):
-                if announced >= CHANGE_ROWS_AT_ONCE and time.perf_counter() > turn_ends:
-                    self._more_rows_next_turn()  # the rest keep their old rows until then
+            for start in range(first, last + 1, ROWS_AT_ONCE):
+                if turn_over():
                     break
-                end = min(last, start + CHANGE_ROWS_AT_ONCE - 1)
+                end = min(last, start + ROWS_AT_ONCE - 1)
                 self._change_rows(start, end, changed)
                 announced += end - start + 1
         adding = list(fresh.values())
-        if len(adding) > INSERT_ROWS_PER_TURN:  # the rest on the next turns: the window answers meanwhile
-            adding = self._first_to_add(adding)[:INSERT_ROWS_PER_TURN]
-            self._more_rows_next_turn()
-        if adding:
-            first = len(self._rooms)
-            self.beginInsertRows(QModelIndex(), first, first + len(adding) - 1)
-            self._rooms.extend(adding)
-            if self._keys is not None:
-                self._keys = self._keys + [self._sort_key(room) for room in adding]
-            self.endInsertRows()
+        if len(adding) > ROWS_AT_ONCE:  # the first added first
+            adding = self._first_to_add(adding)
+        for start in range(0, len(adding), ROWS_AT_ONCE):
+            if turn_over():
+                break
+            self._add_rows(adding[start:start + ROWS_AT_ONCE])
+            announced += ROWS_AT_ONCE
         if self._counted is not every:  # (the rows of one list shown over several turns: counted once)
             self._counted, self._counted_unread = every, sum(int(room.unread) for room in every)
         total = self._counted_unread
@@ -450,6 +453,14 @@ class RoomListModel(QAbstractListModel):
                 keys[row] = self._sort_key(changed[row])
         self._keys = keys
         self.dataChanged.emit(self.index(first), self.index(last))
+
+    def _add_rows(self, adding: list[Any]) -> None:
+        first = len(self._rooms)
+        self.beginInsertRows(QModelIndex(), first, first + len(adding) - 1)
+        self._rooms.extend(adding)
+        if self._keys is not None:
+            self._keys = self._keys + [self._sort_key(room) for room in adding]
+        self.endInsertRows()
 
     def _first_to_add(self, rooms: list[Any]) -> list[Any]:
         """The open room and those the filter found first, then the busiest."""
