@@ -66,12 +66,21 @@ from parler_desktop.protocol.values import (
     DirectoryEntry, DmTarget, Fact, JoinRequest, Part, RecallHit, RoomInfo, RoomTarget, ServiceTarget, StoredMessage,
 )
 from parler_desktop.settings import load_settings, read_join_secret
-from parler_desktop.store import LocalStore, StoreError, StoreWorker, open_for_session
+from parler_desktop.store import LocalStore, OutboxRecovery, StoreError, StoreWorker, open_for_session
 from parler_desktop.store.retention import RetentionPolicy
 
 log = logging.getLogger(__name__)
 
 Listener = Callable[[SessionEvent], None]
+
+
+def _outbox_opened(store: LocalStore, prune_before: float | None) -> OutboxRecovery | None:
+    """On the store's thread, in one call (each waits its turn there at launch): how a damaged
+    outbox file was replaced as the store opened, if it was; items finished before
+    ``prune_before`` (None: a read-only store) deleted."""
+    if prune_before is not None:
+        store.outbox_prune(prune_before)
+    return store.outbox_recovery()
 
 
 class HubSession:
@@ -150,22 +159,25 @@ class HubSession:
         home.ensure()
         loaded = load_settings(home.settings_file)
         url = normalize_hub_url(hub_url)
-        identity = await asyncio.to_thread(load_hub_identity, home, loaded.settings, url)
         kwargs.setdefault("name", loaded.settings.display_name)
         kwargs.setdefault("role", loaded.settings.role)
-        if "join_secret" not in kwargs:
-            first = normalize_hub_url(loaded.settings.hub_url) if loaded.settings.hub_url else None
-            # off the loop: the OS credential store may take a while (or ask to be unlocked)
-            kwargs["join_secret"] = await asyncio.to_thread(read_join_secret, home, loaded.settings, None if url == first else url)
         kwargs.setdefault("ca_file", loaded.settings.hub_ca_files.get(url))
+        # Off the loop, both at once: the OS credential store may take a while (or ask to be unlocked).
+        loading = asyncio.to_thread(load_hub_identity, home, loaded.settings, url)
+        if "join_secret" in kwargs:
+            identity = await loading
+        else:
+            first = normalize_hub_url(loaded.settings.hub_url) if loaded.settings.hub_url else None
+            identity, kwargs["join_secret"] = await asyncio.gather(
+                loading, asyncio.to_thread(read_join_secret, home, loaded.settings, None if url == first else url)
+            )
         store, disk_full = await open_for_session(home.store_path(url, identity.agent_id), on_loop=store_on_loop)
         session = cls(url, identity, store, **kwargs)
         session._owns_store = True
         session.read_only = disk_full
-        if (recovery := await store.call(LocalStore.outbox_recovery)) is not None:
+        prune_before = None if disk_full else session._clock.time() - FINISHED_ITEM_KEEP_SECS
+        if (recovery := await store.call(_outbox_opened, prune_before)) is not None:
             session._pending_notices.append(Notice(recovery.text))
-        if disk_full is None:
-            await store.call(LocalStore.outbox_prune, session._clock.time() - FINISHED_ITEM_KEEP_SECS)
         if loaded.problem:
             session._pending_notices.append(Notice(loaded.problem))
         return session
