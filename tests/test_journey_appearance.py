@@ -185,14 +185,14 @@ def test_the_scheme_kept_in_the_settings_is_shown_as_the_window_opens(qtbot, tmp
     from parler_desktop.client.tasks import TaskSupervisor
     from parler_desktop.paths import Home
     from parler_desktop.settings import Settings, save_settings
-    from parler_desktop.ui.appearance.appearance_menu import AppearanceMenu
+    from parler_desktop.ui.appearance.appearance_menu import AppearanceMenu, initial_schemes
     from parler_desktop.ui.appearance.saved_scheme import SavedScheme
 
     home = Home.resolve(tmp_path / "home").ensure()
     save_settings(home.settings_file, Settings(appearance=kept))
     view = QMenu()
     qtbot.addWidget(view)
-    appearance = AppearanceMenu(view)
+    appearance = AppearanceMenu(view, initial_schemes(view))
     SavedScheme(appearance, home, TaskSupervisor("appearance test"), lambda _text: None)
     assert [a.text().replace("&", "") for a in appearance.actions.values() if a.isChecked()] == [shown]
     expected = DARK if kept == "dark" else LIGHT  # (the offscreen platform reports no scheme, and a light palette)

@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import QMainWindow, QMenu, QSplitter, QStackedWidget, QVBoxLayout, QWidget
 
+from parler_desktop.app.appearance.scheme import SchemeChoice
 from parler_desktop.app.display_text import NOTICE_CHARS, display_text
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.connection_status import ConnectionStatus
@@ -20,7 +21,7 @@ from parler_desktop.app.room_list.room_list_model import RoomListModel
 from parler_desktop.app.members.roster_model import RosterModel
 from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.ui.accessibility import Announcer, ConnectionAnnouncements
-from parler_desktop.ui.appearance.appearance_menu import AppearanceMenu
+from parler_desktop.ui.appearance.appearance_menu import AppearanceMenu, initial_schemes
 from parler_desktop.ui.composer.composer import Composer
 from parler_desktop.ui.hubs.connection_bar import ConnectionBar, ElidedLabel
 from parler_desktop.ui.needs_you.needs_you import NeedsYou
@@ -68,6 +69,7 @@ class MainWindow(QMainWindow):
         """``bridge`` follows the session of the hub shown (``shown_hub``, one of ``hubs``): the
         timeline, composer and members panel are that hub's; the room list is every hub's."""
         super().__init__(parent)
+        schemes = initial_schemes(self)
         self.bridge = bridge
         self.hubs = hubs
         self.shown_hub: HubEntry | None = None
@@ -124,12 +126,12 @@ class MainWindow(QMainWindow):
         self.panels.fit_screen()
         self.opener = RoomOpener(self)
         self.needs_you = NeedsYou(self, self.needs, self.centre, lambda text: self.statusBar().showMessage(text, 10_000))
-        self._add_actions()
+        self._add_actions(schemes)
         self._wire()
         self._update_title()
         self.composer.setEnabled(False)
 
-    def _add_actions(self) -> None:
+    def _add_actions(self, schemes: SchemeChoice) -> None:
         def action(text: str, keys: list[QKeySequence | str], slot) -> QAction:  # noqa: ANN001
             made = QAction(text, self)
             made.setShortcuts([QKeySequence(k) for k in keys])
@@ -174,7 +176,7 @@ class MainWindow(QMainWindow):
         for existing in self.actions():
             view_menu.addAction(existing)
         view_menu.addSeparator()
-        self.appearance = AppearanceMenu(view_menu, self)
+        self.appearance = AppearanceMenu(view_menu, schemes, self)
         for number in range(1, 10):  # not in a menu: nine lines of it would say less than the keys
             action(f"Go to hub {number}", [f"Ctrl+Alt+{number}"], lambda _checked=False, n=number: self.go_to_hub(n - 1))
         self.help_menu = menu.addMenu("Hel&p")  # Alt+H is the Hub menu's

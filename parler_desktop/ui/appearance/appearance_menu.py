@@ -10,15 +10,24 @@ from PySide6.QtWidgets import QMenu
 from parler_desktop.app.appearance.scheme import Scheme, SchemeChoice
 from parler_desktop.ui.appearance.theme import theme
 
+def initial_schemes(parent: QObject) -> SchemeChoice:
+    """The scheme shown as a window is built, its colours applied before any of its widgets is
+    made: each then takes them as it is made, instead of all being restyled at once after."""
+    schemes = SchemeChoice(theme.platform_is_dark(), parent)
+    theme.apply(schemes.colours)
+    return schemes
+
+
 LABELS = {Scheme.SYSTEM: "&System", Scheme.LIGHT: "&Light", Scheme.DARK: "&Dark"}
 
 
 class AppearanceMenu(QObject):
     chosen = Signal(object)  # Scheme: the human picked it in the menu
 
-    def __init__(self, view_menu: QMenu, parent: QObject | None = None) -> None:
+    def __init__(self, view_menu: QMenu, schemes: SchemeChoice, parent: QObject | None = None) -> None:
+        """``schemes``: ``initial_schemes()``, made before the window's widgets were."""
         super().__init__(parent)
-        self.schemes = SchemeChoice(theme.platform_is_dark(), self)
+        self.schemes = schemes
         self.menu = view_menu.addMenu("&Appearance")
         group = QActionGroup(self.menu, exclusive=True)
         self.actions: dict[Scheme, QAction] = {}
