@@ -122,6 +122,16 @@ def _writers() -> _Writers:
     return _loops[loop]
 
 
+def pulled_peak(*, reset: bool = False) -> int:
+    """The most messages pulled (or asked for) and not stored at once on the running loop, every
+    hub's (``PULLED_MAX``), since the last ``reset``: the benches print it beside the memory."""
+    shared = _writers()
+    peak = shared.peak
+    if reset:
+        shared.peak = shared.pulled
+    return peak
+
+
 def write_turn() -> asyncio.Lock:
     """The lock every page writer on the running loop takes for a write (see the module
     docstring), and search indexing for each batch (``sync.py``): one at a time in the process."""
