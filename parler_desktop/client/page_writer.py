@@ -29,7 +29,8 @@ bounded (50,000), not the pages asked for at once nor those in the pulls' hands:
 catch-ups held up to 68,000 decoded messages at their peaks, each peak higher than the last
 adding arenas Python keeps (bench_memory.py; issue 42). A pull that waits while the room it
 needs is held only by pulls that wait too (pages in their hands, nothing to write) is let go:
-the bound is then exceeded by a page a hub at most. A tight disk
+the bound is then exceeded by what that pull brings until it queues a page (one pull at a time). Why not less: see ``PULLED_MAX``
+(the budget is what a wake after a night holds before it writes). A tight disk
 still progresses: a write the disk refuses is tried again with half as many messages, down to
 one, each part moving its room's mark only over what it holds; any other failure ends the writer,
 and the pulls' next ``reserve`` or ``put`` (or ``flush``) raises it.
@@ -48,9 +49,10 @@ from parler_desktop.protocol.values import StoredMessage
 from parler_desktop.store import StoreError, StoreProblem
 
 MESSAGES_PER_WRITE = 1000  # one transaction at most (halved while the disk refuses a write)
-PULLED_MAX = 50_000  # decoded messages (~1 KB each) pulled or asked for and not stored, every hub's, before the pulls wait
-# (20,000 queued made a night of 50,000 over five hubs wait mid catch-up: bench_hubs' wake 2.94-3.47 s; 1.58-1.71 s at
-# 50,000, as at 100,000, the five hubs' 20,000 each before the budget was shared)
+PULLED_MAX = 50_000  # decoded messages (~1 KB each) pulled or asked for and not stored, every hub's, before the pulls wait.
+# A night of 50,000 over five hubs (bench_hubs' wake) must fit: any less is written mid catch-up, beside the pulls.
+# 20,000 queued: wake 2.94-3.47 s against 1.58-1.71 s at 50,000; 30,000 counted as here: 5.5 and 6.3 s against 3.9
+# and 4.2 s at 50,000 (a loaded machine, load 6-8; the bare client 2.4-3.4 s)
 OTHER_PULLS_WAIT_SECS = 1.0  # how long pulls that are over wait for other hubs' to write
 
 
