@@ -47,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_hubs import IDLE_CPU_PCT, SETTLE_SECS, Agents, Crowd, PaintEnds, Plan, open_window, close_window, rss_mb, room_name, show, shows_last, sidebar, start_hubs, wait_caught_up  # noqa: E402
 from bench_ui import run_on_app_loop, wait_for  # noqa: E402
 
+from parler_desktop.client.page_writer import pulled_peak  # noqa: E402
 from parler_desktop.identity import load_or_create_identity  # noqa: E402
 from parler_desktop.paths import Home  # noqa: E402
 from parler_desktop.settings import Settings, save_settings  # noqa: E402
@@ -315,7 +316,8 @@ async def soak(args: argparse.Namespace, desktop, agents: Agents, plan: Plan, ur
         settled = settled_rss()
         curve.append((sent, trimmed_rss()))  # as the idle collector leaves it once the traffic pauses
         print(f"round {number}: {sent:,} messages, RSS {settled:.1f} MB, {curve[-1][1]:.1f} MB trimmed "
-              f"({time.perf_counter() - started:.1f} s); {census.line()}", flush=True)
+              f"({time.perf_counter() - started:.1f} s); {census.line()}; at most {pulled_peak(reset=True):,} messages "
+              f"pulled and not stored at once", flush=True)
         if number == 1:
             census.first_types = census.types()
         if args.trace and number == 1:

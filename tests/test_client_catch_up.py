@@ -10,7 +10,8 @@ import dataclasses
 
 import pytest
 
-from parler_desktop.client.events import ConnectionState, MessagesPulled, MessagesStored, StateChanged
+from parler_desktop.client import page_writer
+from parler_desktop.client.events import ConnectionState, MessagesPulled, MessagesStored, SessionEvent, StateChanged
 from parler_desktop.hub import HubLimits
 from parler_desktop.identity import Identity
 from parler_desktop.store import LocalStore
@@ -149,3 +150,78 @@ async def test_a_nights_short_pages_are_asked_for_at_once(hub_factory, raw_agent
         assert proxy.links == 1  # live on the first line: no reply timed out
     finally:
         await proxy.close()
+
+
+class PulledSent(Misbehaviour):
+    """An honest hub counting the pulled messages it sent the client (``counts["sent"]``, shared
+    by several hubs) against those the client announced stored (``stored``): the most sent and
+    not stored at once (``counts["most"]``) is what was in flight, in the pulls' hands or queued
+    for the writers."""
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        self.counts = counts
+
+    def reply(self, link: Link, reply: dict, request: dict | None) -> list:
+        if reply.get("type") == "pulled":
+            self.counts["sent"] += len(reply.get("messages", ()))
+            self.counts["most"] = max(self.counts["most"], self.counts["sent"] - self.counts["stored"])
+        return [reply]
+
+
+async def test_several_hubs_catching_up_at_once_hold_no_more_pulled_messages_than_the_budget(
+    hub_factory, raw_agent, session_factory, tmp_path, monkeypatch
+):
+    """Issue 42: a soak's catch-ups held ~68,000 decoded messages at their peaks, though at most
+    50,000 were to wait for the writers: the first pages asked for at once and the pages in the
+    pulls' hands were not counted. Every message pulled and not stored in the process, every
+    hub's, from the moment its page is asked for, is within ``PULLED_MAX``; and each is stored
+    once, in order."""
+    monkeypatch.setattr(page_writer, "PULLED_MAX", 40)  # a night is 120 messages a hub, 360 in all
+    identity, tuning = Identity.generate(), dataclasses.replace(FAST, page_size=7)
+    counts = {"sent": 0, "stored": 0, "most": 0}
+    rooms = [f"room-{n}" for n in range(6)]
+    hubs = []
+    for number in range(3):
+        hub = hub_factory(limits=HubLimits().relaxed())
+        bot = await raw_agent(hub.url, name="bot")
+        human = await raw_agent(hub.url, name="human", identity=identity)
+        for room in rooms:
+            await human.ok({"op": "redeem", "code": await invite_code(bot, room)}, "joined")
+            await say(bot, room, f"{room} before")
+        proxy = await HostileHub(hub.url, PulledSent(counts)).start()
+        store_path = tmp_path / f"hub-{number}.sqlite3"
+        session, log = await session_factory(proxy.url, identity=identity, tuning=tuning, store_path=store_path)
+        await log.wait_state(ConnectionState.LIVE)  # synced once: what follows is a catch-up
+        await session.stop()
+        hubs.append((bot, proxy, store_path))
+    try:
+        night = {}
+        for number, (bot, _proxy, _path) in enumerate(hubs):
+            for n in range(20):
+                for room in rooms:
+                    await say(bot, room, f"{room} night {n}")
+            night[number] = {room: (await hub_seqs(bot, room))[1:] for room in rooms}
+
+        def count_stored(event: SessionEvent) -> None:
+            if isinstance(event, MessagesStored):
+                counts["stored"] += len(event.messages)
+
+        counts.update(sent=0, stored=0, most=0)
+        page_writer.pulled_peak(reset=True)
+        sessions = []
+        for _bot, proxy, store_path in hubs:
+            session, log = await session_factory(proxy.url, identity=identity, tuning=tuning, store_path=store_path, start=False)
+            session.add_listener(count_stored)
+            sessions.append((session, log))
+        for session, _log in sessions:
+            session.start()  # the three catch-ups at once
+        for number, (_session, log) in enumerate(sessions):
+            await log.wait_until(lambda: all(len(log.messages(room)) >= 20 for room in rooms), "the night stored")
+            for room in rooms:
+                assert [m.seq for m in log.messages(room)] == night[number][room], f"{room}: lost, out of order or twice"
+        assert counts["stored"] == 360
+        assert counts["most"] <= 40, counts  # sent by the hubs and not stored
+        assert 40 - 7 <= page_writer.pulled_peak() <= 40  # (the budget was what held them)
+    finally:
+        for _bot, proxy, _path in hubs:
+            await proxy.close()

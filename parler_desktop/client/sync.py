@@ -71,19 +71,28 @@ ROOMS_PER_PASS = 100  # rooms a catch-up or reconciliation pulls, the busiest fi
 PIPELINED_PAGES = 16  # full pages' worth of rooms whose first pages are asked for at once (``first_pages_group``):
 # one pull at a time left the hub idle while the reply travelled and was read (bench_hubs.py's wake: 0.95 s -> 0.76 s,
 # 8 rooms at once 0.8 s); 16 rooms at a time, a night's short pages still made seven round trips a hub
-PIPELINED_ROOMS_MAX = 64  # and at most this many rooms (a room's unread count may be short of what it pulls)
+PIPELINED_ROOMS_MAX = 64  # and at most this many rooms
 
 
-def first_pages_group(wanted: Sequence[tuple[str, int | None]], limits: Sequence[int], free: int) -> int:
-    """How many of ``wanted`` ((room, the hub's unread count; None: not listed), each pulled
-    ``limits`` messages a page) have their first pages asked for at once: as many as
-    ``PIPELINED_PAGES`` full pages hold, counting each room's unread messages, a page for a room
-    with none counted (what it pulls is not known), at most ``PIPELINED_ROOMS_MAX`` and ``free``
-    (the requests the budget lets go now), at least one."""
-    room_for = PIPELINED_PAGES * max(limits, default=1)
+def first_page_limit(limit: int, unread: int | None) -> int:
+    """How many messages a room's first page asks for, pulled ``limit`` a page: its unread
+    count (the hub's; None: not listed) and one more, so the page comes back short when that
+    is all the room has, and asks the pulled messages' budget (``page_writer.PULLED_MAX``) for
+    no more room than it takes (a night's short pages of a hub's rooms go out at once); a full
+    page (the room had more: the human's own messages, read ones above the sync mark or, in a
+    room never synced, below the cursor) is followed by full-sized ones. A room with none
+    counted: ``limit``."""
+    return min(limit, unread + 1) if unread else limit
+
+
+def first_pages_group(limits: Sequence[int], room_for: int, free: int) -> int:
+    """How many rooms, whose first pages ask for ``limits`` messages, have them asked for at
+    once: as many as ``room_for`` messages hold (``PIPELINED_PAGES`` full pages, or what the
+    pulled messages' budget has left), at most ``PIPELINED_ROOMS_MAX`` and ``free`` (the
+    requests the request budget lets go now), at least one."""
     count = 0
-    for (_name, unread), limit in zip(wanted, limits):
-        room_for -= min(unread, limit) if unread else limit
+    for limit in limits:
+        room_for -= limit
         if count and (room_for < 0 or count >= min(PIPELINED_ROOMS_MAX, free)):
             break
         count += 1
@@ -378,7 +387,8 @@ class RoomSync:
             self._cursor_unknown.add(room)
         bound = self._forward_messages[mark is not None]
         since = read_to = mark or 0
-        reply, limit, pages = first, self._limit(room), 0
+        limit = self._limit(room)
+        reply, asked, read = first, first_page_limit(limit, hub_unread), 0
         held: list[tuple[Pulled, int]] = []  # a first sync's pages (and their marks), kept until its history ends within the bound
         while True:
             if isinstance(reply, Exception):
@@ -390,15 +400,16 @@ class RoomSync:
                 if held:  # a first sync's pages before the one that did not advance are kept
                     await self._queue_pages(writer, room, held, new_room=mark is None)
                 raise
-            pages += 1
+            read += len(reply.messages)
             read_to = max([read_to, *(message.seq for message in reply.messages)])
             held.append((reply, read_to))
-            full = len(reply.messages) >= limit
+            full, asked = len(reply.messages) >= asked, limit
             if not full or mark is not None:
                 since = await self._queue_pages(writer, room, held, new_room=mark is None)
             if not full:
                 break
-            if pages * limit >= bound:
+            if read >= bound:
+                await writer.reserve([(room, 2 * limit)])  # (its probes: one page, and the next read)
                 newest = await self._newest_page(request, room, read_to, limit)
                 if newest is None:
                     self._unreadable.add(room)
@@ -410,9 +421,10 @@ class RoomSync:
                     self._emit(Notice(f"Room {room}: its newest messages were read; scroll up for older ones", room=room))
                 read_to, reply = newest
                 continue
+            await writer.reserve([(room, limit)])
             reply = await request(Pull(room=room, since=read_to, limit=limit), Pulled)
         self._holds.release(room)
-        await writer.put(RoomPulled(room, hub_unread))
+        writer.put(RoomPulled(room, hub_unread))
 
     async def _queue_pages(self, writer: PageWriter, room: str, pages: list[tuple[Pulled, int]], *, new_room: bool) -> int:
         """Queue ``pages`` (each with its room's mark once stored) for ``writer``, announce them,
@@ -420,7 +432,7 @@ class RoomSync:
         mark = pages[-1][1]
         for page, mark in pages:
             if page.messages or new_room:  # (a new room's mark is stored even with nothing in it)
-                await writer.put(PulledChunk(room, page.messages, mark))
+                writer.put(PulledChunk(room, page.messages, mark))
             if page.messages:
                 self._emit(MessagesPulled(room, tuple(page.messages)))
         pages.clear()
@@ -540,14 +552,21 @@ class RoomSync:
                 start = 0
                 while start < len(wanted):
                     ahead = wanted[start:start + PIPELINED_ROOMS_MAX]
-                    group = ahead[:first_pages_group(ahead, [self._limit(name) for name, _unread in ahead], request.free_now())]
-                    start += len(group)
+                    limits = [first_page_limit(self._limit(name), unread) for name, unread in ahead]
+                    room_for = min(PIPELINED_PAGES * self.page_size, writer.free())
+                    count = first_pages_group(limits, room_for, request.free_now())
+                    group, limits = ahead[:count], limits[:count]
+                    start += count
+                    await writer.reserve((name, limit) for (name, _unread), limit in zip(group, limits))
                     for name, _unread in group:
                         self._begin_pull(name)
-                    pulls = [Pull(room=name, since=self._marks.get(name) or 0, limit=self._limit(name)) for name, _unread in group]
+                    pulls = [Pull(room=name, since=self._marks.get(name) or 0, limit=limit) for (name, _unread), limit in zip(group, limits)]
                     firsts = await request.each(pulls, Pulled)
                     for (name, unread), first in zip(group, firsts):
-                        await self._pull_guarded(request, name, unread, writer, first)
+                        try:
+                            await self._pull_guarded(request, name, unread, writer, first)
+                        finally:
+                            writer.release(name)  # what its pages were asked for and did not bring
                         await asyncio.sleep(0)  # the loop's turn between rooms: 64 pages read in one held the window 0.1-0.25 s
             except ConnectionLost:
                 await writer.flush()  # what came before the line dropped is as good: stored, not pulled again
