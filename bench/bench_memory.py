@@ -26,6 +26,12 @@ runs: 211.8 -> 244.4 = 1.15x, 204.9 -> 260.8 = 1.27x (load 2.6-7.4), 219.9 -> 23
 1-3); each curve flat but for one or two steps of pymalloc's arenas at a catch-up's peak. Idle CPU
 0.39 % and 0.45 % once the window had worked off the soak (30 s and 110 s). --hubs 1 --rooms 5
 --room-messages 100000: 1.19x with 2,000 rows held scrolled back, 1.10-1.11x at 600, 1.07x at 300.
+With the pulled messages' budget counting what is asked for (page_writer.PULLED_MAX; each round
+prints the most pulled and not stored at once), scaled down on a loaded machine (load 4-9), --hubs 5
+--rooms 20: --round 20000 --rounds 6, before 1.12x and 1.12x (a step at round 2: 65 -> 84 and
+66 -> 79 arenas), after 1.03x, 1.04x and 1.21x (the last reached the budget, 50,000, in round 6
+only: 67 -> 94 arenas); --round 50000 --rounds 4, before 1.02x (85 -> 88 arenas), after 1.01x (85
+flat). A catch-up's step is now at most the budget's; it is flat when the first round reaches it.
 """
 
 from __future__ import annotations

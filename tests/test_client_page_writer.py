@@ -287,3 +287,21 @@ async def test_pulls_waiting_for_room_only_they_hold_are_let_go_one_at_a_time(wr
         await first.close()
         await second.close()
     assert page_writer._writers().pulled == 0
+
+
+async def test_what_a_short_page_did_not_bring_is_free_at_once(writes, monkeypatch):
+    """A page reserves the most it may hold; the room it did not take is free as soon as it is
+    in, not when its room's pull is over (a wake's first pages, asked for 64 rooms at once,
+    held a fifth of the budget so and made the last ones wait for writes)."""
+    monkeypatch.setattr(page_writer, "PULLED_MAX", 10)
+    writer = PageWriter(writes.write, writes.report)
+    try:
+        await writer.reserve([("a", 6), ("b", 4)])
+        writer.release("a", 6 - 2)  # a's page brought 2
+        assert writer.free() == 4
+        writer.put(page("a", range(1, 3)))
+        writer.release("a")  # its pull is over: nothing more to free
+        writer.release("b")
+        assert writer.free() == 10 - 2  # what waits for the writer
+    finally:
+        await writer.close()

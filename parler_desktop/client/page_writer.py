@@ -188,9 +188,14 @@ class PageWriter:
             self._reserved[room] = self._reserved.get(room, 0) + count
         shared.counted(0, messages)
 
-    def release(self, room: str) -> None:
-        """``room``'s pull is over: what it reserved and did not queue is free again."""
-        messages = self._reserved.pop(room, 0)
+    def release(self, room: str, messages: int | None = None) -> None:
+        """``messages`` reserved for ``room`` are free again (a page came back short of what it
+        asked for); all it reserved and did not queue when its pull is over (None)."""
+        reserved = self._reserved.get(room, 0)
+        messages = reserved if messages is None else min(messages, reserved)
+        self._reserved[room] = reserved - messages
+        if not self._reserved[room]:
+            del self._reserved[room]
         if messages:
             self._shared.counted(0, -messages)
             self._shared.room.set()

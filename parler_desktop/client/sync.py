@@ -423,6 +423,7 @@ class RoomSync:
                 continue
             await writer.reserve([(room, limit)])
             reply = await request(Pull(room=room, since=read_to, limit=limit), Pulled)
+            writer.release(room, limit - len(reply.messages))  # (a short page: what it did not bring)
         self._holds.release(room)
         writer.put(RoomPulled(room, hub_unread))
 
@@ -562,6 +563,8 @@ class RoomSync:
                         self._begin_pull(name)
                     pulls = [Pull(room=name, since=self._marks.get(name) or 0, limit=limit) for (name, _unread), limit in zip(group, limits)]
                     firsts = await request.each(pulls, Pulled)
+                    for (name, _unread), limit, first in zip(group, limits, firsts):
+                        writer.release(name, limit - len(first.messages) if isinstance(first, Pulled) else limit)
                     for (name, unread), first in zip(group, firsts):
                         try:
                             await self._pull_guarded(request, name, unread, writer, first)
