@@ -60,10 +60,16 @@ def connect_private(path: Path, *, outbox: bool = False) -> sqlite3.Connection:
     return db
 
 
-def connect_read_only(path: Path) -> sqlite3.Connection:
-    """Open an existing file that nobody changes meanwhile (no WAL index to create: it opens on a
-    full disk); raises ``sqlite3.Error``."""
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, isolation_level=None, check_same_thread=False)
+def connect_read_only(path: Path, *, beside_writer: bool = False) -> sqlite3.Connection:
+    """Open an existing file read-only; raises ``sqlite3.Error``. One that nobody changes
+    meanwhile (no WAL index to create: it opens on a full disk), or ``beside_writer``: one that a
+    writable connection (``connect_private``) has open in WAL mode, read beside its writes, each
+    read transaction seeing what was committed when it began."""
+    if not beside_writer:
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, isolation_level=None, check_same_thread=False)
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return db
 
 
 def _enter_wal_mode(db: sqlite3.Connection) -> str:
