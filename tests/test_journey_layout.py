@@ -185,6 +185,8 @@ def test_the_room_list_holds_its_order_under_the_pointer_and_with_the_focus(qtbo
     qtbot.waitUntil(lambda: window.rooms.summary("alpha").max_seq == busy, timeout=10_000)
     assert listed_rooms(desktop) == ["gamma", "beta", "alpha"]  # …and the row under it stays put
     QTest.mouseMove(window.timeline.viewport(), window.timeline.viewport().rect().center())  # it leaves
+    assert not window.room_panel.view.underMouse()
+    assert listed_rooms(desktop) == ["gamma", "beta", "alpha"]  # not at once: a room just clicked opens first
     qtbot.waitUntil(lambda: listed_rooms(desktop) == ["alpha", "gamma", "beta"], timeout=5000)
 
     view.setFocus()  # the list has the keyboard

@@ -4,7 +4,9 @@ The cache holds what the hub holds (rooms, messages, cursors, roster, meta, sear
 set aside and rebuilt; what the human wrote (outbox, drafts) is in the outbox file beside it
 (``outbox_file.py``), which nothing here ever sets aside. One connection to each, used from ONE
 thread only (``StoreWorker`` owns that thread; they are opened with ``check_same_thread=False``
-only so the worker's executor can create and close them).
+only so the worker's executor can create and close them). A second ``StoreDatabase`` opened
+``beside_writer`` reads the same files on a thread of its own (``StoreWorker.read``), one
+moment of them per read (``in_snapshot``).
 
 Durability: cache tables commit with ``synchronous=NORMAL`` (WAL: safe against a killed process;
 a power cut may lose the last commits, which a re-sync from the hub repairs). Durable writes (the
@@ -56,26 +58,27 @@ def guarded(action: str, *, outbox: bool = False) -> Callable[[Callable[P, R]], 
 class StoreDatabase:
     """The open files; ``LocalStore`` adds the tables' methods."""
 
-    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False, beside_writer: bool = False) -> None:
         """``read_only``: open an existing store as files nobody changes meanwhile (no WAL index
-        to create, so it opens on a full disk); every write then fails."""
+        to create, so it opens on a full disk); every write then fails. ``beside_writer`` (read
+        only too): files another connection of this process writes meanwhile."""
         self.path = Path(path)
-        self.read_only = read_only
+        self.read_only = read_only or beside_writer
         with ExitStack() as opened:
-            if read_only:
-                self._open_read_only()
+            if self.read_only:
+                self._open_read_only(beside_writer)
             else:
                 self._db = connect_private(self.path)
             opened.callback(self._db.close)
-            self._outbox = OutboxFile(outbox_path(self.path), read_only=read_only)
+            self._outbox = OutboxFile(outbox_path(self.path), read_only=self.read_only, beside_writer=beside_writer)
             opened.callback(self._outbox.close)
-            if not read_only:
+            if not self.read_only:
                 migrate(self._db, self.path, MIGRATIONS, before=self._before_migration)
             opened.pop_all()
 
     @guarded("opening it read-only")
-    def _open_read_only(self) -> None:
-        self._db = connect_read_only(self.path)
+    def _open_read_only(self, beside_writer: bool) -> None:
+        self._db = connect_read_only(self.path, beside_writer=beside_writer)
         if self.schema_version != SCHEMA_VERSION:
             version = self.schema_version
             self._db.close()
@@ -109,6 +112,17 @@ class StoreDatabase:
         The next ``LocalStore(path)`` starts with an empty cache (the outbox file stays).
         """
         return quarantine(Path(path))
+
+    @guarded("reading it")
+    def in_snapshot(self, read: Callable[..., R], *args: object, **kwargs: object) -> R:
+        """``read(self, *args, **kwargs)`` inside a read transaction on each file, so its
+        statements all see the files as one commit left them (beside a writer, each statement
+        alone would see the latest commit: a count and the page it counts could disagree)."""
+        with ExitStack() as reading:
+            for db in (self._db, self._outbox.db):
+                db.execute("BEGIN")
+                reading.callback(db.execute, "COMMIT")  # (a read transaction: nothing to write)
+            return read(self, *args, **kwargs)
 
     @contextmanager
     def _write(self, durable: bool = False) -> Iterator[None]:

@@ -63,12 +63,13 @@ class OutboxRecovery:
 class OutboxFile:
     """The open outbox file; ``OutboxTables`` and ``DraftTables`` read and write it."""
 
-    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+    def __init__(self, path: Path, *, read_only: bool = False, beside_writer: bool = False) -> None:
+        """``read_only``/``beside_writer``: as ``StoreDatabase``'s."""
         self.path = path
         self.recovery: OutboxRecovery | None = None
         if read_only:
             try:
-                self.db = connect_read_only(path)
+                self.db = connect_read_only(path, beside_writer=beside_writer)
             except sqlite3.Error as exc:
                 raise from_sqlite(path, exc, "opening it read-only", outbox=True) from exc
             return

@@ -42,7 +42,8 @@ class SignatureChecks(StoreDatabase):
         return [m if m.signature is not None else m.with_signature(self._signature_of(m)) for m in messages]
 
     def messages_from_rows(self, rows: Sequence[MessageRow]) -> list[StoredMessage]:
-        """Messages from their rows; a row without a verdict is checked now and its verdict kept."""
+        """Messages from their rows; a row without a verdict is checked now and its verdict kept
+        (by a writable store: a read-only one checks it again on each read)."""
         messages: list[StoredMessage] = []
         checked: list[tuple[str, int]] = []
         for seq, wire, verdict in rows:
@@ -53,7 +54,7 @@ class SignatureChecks(StoreDatabase):
                 message = message.with_signature(self._signature_of(message))
                 checked.append((message.signature.value, seq))  # type: ignore[union-attr]
             messages.append(message)
-        if checked:
+        if checked and not self.read_only:
             with self._write():
                 self._db.executemany("UPDATE messages SET signature = ? WHERE seq = ?", checked)
         return messages

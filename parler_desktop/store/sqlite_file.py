@@ -17,6 +17,9 @@ from pathlib import Path
 from parler_desktop.store.errors import StoreProblem, from_os_error, from_sqlite, store_error
 
 BUSY_TIMEOUT_MS = 5000
+# The page cache of a connection reading beside a writer (KiB; SQLite's default is ~2 MB a
+# connection): it reads a page of a room at a time (a few dozen rows), and one is open per hub.
+READER_CACHE_KIB = 512
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -60,10 +63,17 @@ def connect_private(path: Path, *, outbox: bool = False) -> sqlite3.Connection:
     return db
 
 
-def connect_read_only(path: Path) -> sqlite3.Connection:
-    """Open an existing file that nobody changes meanwhile (no WAL index to create: it opens on a
-    full disk); raises ``sqlite3.Error``."""
-    return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, isolation_level=None, check_same_thread=False)
+def connect_read_only(path: Path, *, beside_writer: bool = False) -> sqlite3.Connection:
+    """Open an existing file read-only; raises ``sqlite3.Error``. One that nobody changes
+    meanwhile (no WAL index to create: it opens on a full disk), or ``beside_writer``: one that a
+    writable connection (``connect_private``) has open in WAL mode, read beside its writes, each
+    read transaction seeing what was committed when it began."""
+    if not beside_writer:
+        return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, isolation_level=None, check_same_thread=False)
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    db.execute(f"PRAGMA cache_size = -{READER_CACHE_KIB}")
+    return db
 
 
 def _enter_wal_mode(db: sqlite3.Connection) -> str:

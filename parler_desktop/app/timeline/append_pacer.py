@@ -65,6 +65,12 @@ class AppendPacer(QObject):
         else:
             self._timer.start(FRAME_MS - elapsed)
 
+    def request_later(self) -> None:
+        """``request``, but not before the caller's turn of the loop is over (it has rows to put
+        in before the waiting ones)."""
+        if not self._timer.isActive():
+            self._timer.start(0)
+
     def _run(self) -> None:
         self._since_last.start()
         appended, more = self._append(self.rows, time.perf_counter() + PREPARE_MS / 1000)

@@ -10,6 +10,10 @@ not yet stored). New messages are appended at once in a quiet room and once a fr
 (``append_pacer``), and while the reader follows the bottom the window is trimmed from the top so
 it never grows without end.
 
+Pages are read beside the store's writes (``StoreWorker.read``), so one may miss a write queued
+before it was asked for: what is stored from the moment the room opens comes by ``messagesStored``
+(and the outbox by ``outboxChanged``) and goes where its seq belongs, once.
+
 ``read_marker`` is the hub cursor when the room was opened: the "new messages" divider sits
 above the first row with a higher seq written by someone else (the human's own posts are never
 unread). A post of the human's joins the stored rows at its seq as soon as the hub has given it
@@ -108,6 +112,7 @@ class TimelineModel(TimelineRows):
         self._generation = 0
         self._loading = False
         self._loading_older = False
+        self._paging = False  # a page is being read from the store (``_read_page``)
         self._older_task: asyncio.Task | None = None
         self._hub_older = True  # the hub may hold older messages a catch-up left there (``load_older_from_hub``)
         self._asking_hub = False
@@ -150,7 +155,7 @@ class TimelineModel(TimelineRows):
         self._incoming.clear()
         self._shown_early.clear()
         self._outbox_during_load.clear()
-        self._loading_older, self._hub_older, self._asking_hub = False, True, False
+        self._loading_older, self._paging, self._hub_older, self._asking_hub = False, False, True, False
         self.endResetModel()
         self._loading = room is not None and self._bridge.store is not None
         if self._loading:
@@ -161,7 +166,7 @@ class TimelineModel(TimelineRows):
         self.open_room(self.room, landing="newest")
 
     async def _load_newest(self, room: str, generation: int) -> None:
-        offset, total, cursor, messages, outbox, pruned = await self._bridge.store.call(_opening_page, room, self.landing)
+        offset, total, cursor, messages, outbox, pruned = await self._bridge.store.read(_opening_page, room, self.landing)
         if generation != self._generation:
             return
         my_id, my_name = self._bridge.agent_id, self._bridge.name
@@ -210,7 +215,7 @@ class TimelineModel(TimelineRows):
             if self._offset == 0:
                 (messages, pruned), before = await older_from_hub(self._bridge, room, first_seq), 0
             else:
-                messages, before, pruned = await self._bridge.store.call(_page_before, room, first_seq)
+                messages, before, pruned = await self._read_page(generation, _page_before, room, first_seq)
         finally:
             if generation == self._generation:
                 self._loading_older = False
@@ -260,9 +265,8 @@ class TimelineModel(TimelineRows):
         return True
 
     async def _load_newer(self, room: str, generation: int) -> None:
-        store = self._bridge.store
         try:
-            messages = await store.call(LocalStore.messages_after, room, self.newest_seq, PAGE_SIZE)
+            messages = await self._read_page(generation, LocalStore.messages_after, room, self.newest_seq, PAGE_SIZE)
         finally:
             if generation == self._generation:
                 self._loading_older = False
@@ -278,6 +282,19 @@ class TimelineModel(TimelineRows):
             self._end_insert_rows(at)
             self._trim_oldest(len(self._stored) - MAX_ROWS)  # (on the way down: as _trim_newest on the way up)
         self.newerLoaded.emit(len(entries))
+
+    async def _read_page(self, generation: int, read: Callable[..., Any], *args: Any) -> Any:
+        """``read(store, *args)`` beside the store's writes (``StoreWorker.read``): it may hold a
+        message announced as stored meanwhile, or not, so those wait (``_flush_incoming``) and go
+        in after the page, each where its seq belongs, once."""
+        self._paging = True
+        try:
+            return await self._bridge.store.read(read, *args)
+        finally:
+            if generation == self._generation:
+                self._paging = False
+                if self._incoming:
+                    self._pacer.request_later()  # (once the caller has put the page in)
 
     async def load_back_to_id(self, message_id: str) -> int | None:
         """Page back until the message ``message_id`` is loaded; its row, or None if never found."""
@@ -325,7 +342,7 @@ class TimelineModel(TimelineRows):
 
     def _take(self, messages: Sequence[Any]) -> None:
         self._incoming.add(messages)
-        if not self._loading:
+        if not (self._loading or self._paging):
             self._pacer.request()
 
     def _flush_incoming(self, rows: int, deadline: float) -> tuple[int, bool]:
@@ -336,8 +353,8 @@ class TimelineModel(TimelineRows):
         later, our own post stored after a newer push) where their seq belongs. Returns how many
         were taken, and whether more wait. (A gap fill above the loaded rows goes nowhere: prepared,
         its body stayed in the layout cache, issue 42.)"""
-        if self._loading:
-            return 0, False  # the room's newest page comes first; it asks again once it is in
+        if self._loading or self._paging:
+            return 0, False  # the page being read comes first; it asks again once it is in
         my_id = self._bridge.agent_id
         entries: list[TimelineEntry] = []
         newest = self.newest_seq

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QPoint, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView, QLabel, QLineEdit, QListView, QStyle, QStyledItemDelegate, QStyleOptionViewItem, QVBoxLayout, QWidget,
@@ -29,6 +29,10 @@ from parler_desktop.ui.room_list.row_pixmaps import RowPixmaps
 
 KIND_MARKS = {"channel": "#", "dm": "@", "service": "⚙"}
 TEXT_LEFT = 14  # the row's text starts here; the margin holds the agents' dot (ui/room_list/agent_glance.py)
+# The rooms sort again this long after the pointer and the focus have left the list: a click and the
+# pointer leaving at once made the re-sort (a few ms, Python comparisons) the click's room waited for
+# before its page was asked for (bench_hubs.py's switching); back within it, the order still holds.
+SORT_AGAIN_AFTER_MS = 100
 
 
 def repaint_rows(view: QAbstractItemView, wanted: Callable[[QModelIndex], bool]) -> None:
@@ -145,7 +149,7 @@ class RoomListPanel(QWidget):
     """Filter box + room list; emits ``roomChosen(hub, name)`` when the human moves the selection.
 
     The rooms hold their order while the pointer is over the list or the list has the keyboard
-    focus (``HubRoomsModel.hold_order``), and sort again once both have left.
+    focus (``HubRoomsModel.hold_order``), and sort again ``SORT_AGAIN_AFTER_MS`` after both have left.
 
     Typing in the filter never opens a room by itself (Qt moves the current row when the shown
     room is filtered out); Enter or a click does, and Enter clears the filter. A hub's heading
@@ -180,19 +184,18 @@ class RoomListPanel(QWidget):
         self.view = QListView(objectName="roomList", accessibleName="Rooms")
         self.view.setModel(self.proxy)
         self.view.setItemDelegate(RoomBadgeDelegate(self.view))
-        # Every row is one height (RoomBadgeDelegate.sizeHint): said so, a change of one row (a count)
-        # no longer lays every row out again, asking each its size (a wake changes counts often).
+        # Every row is one height (RoomBadgeDelegate.sizeHint): said so, a change of one row (a count) or a
+        # re-sort no longer lays every row out again, asking the Python delegate each row's size (issue 42 item 3).
         self.view.setUniformItemSizes(True)
         self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # rows elide to any width
-        # Every row is as tall (``RoomBadgeDelegate.sizeHint``): each re-sort lays the list out again, and
-        # without this it asked the Python delegate for every row's size each time (issue 42 item 3).
-        self.view.setUniformItemSizes(True)
         self.view.selectionModel().currentChanged.connect(self._current_changed)
         self.proxy.modelReset.connect(self._keep_shown_current)  # one hub's list rebuilds every hub's rows
         self.proxy.rowsInserted.connect(self._keep_shown_current)
         self.view.clicked.connect(self._fold_if_heading)
         self.view.activated.connect(self._fold_if_heading)
         self._pointed_at = False
+        self._sort_again = QTimer(self, singleShot=True, interval=SORT_AGAIN_AFTER_MS)
+        self._sort_again.timeout.connect(self._let_go)
         self.view.installEventFilter(self)  # its focus…
         self.view.viewport().installEventFilter(self)  # …and the pointer over it hold the order
         self.more_rooms = QLabel(objectName="moreRooms", textFormat=Qt.TextFormat.PlainText, wordWrap=True, visible=False)
@@ -216,14 +219,25 @@ class RoomListPanel(QWidget):
         kind = event.type()
         if kind in (QEvent.Type.Enter, QEvent.Type.Leave) and watched is self.view.viewport():
             self._pointed_at = kind == QEvent.Type.Enter
-            self.model.hold_order(self._pointed_at or self.view.hasFocus())
+            self._hold(self._pointed_at or self.view.hasFocus())
         elif kind in (QEvent.Type.FocusIn, QEvent.Type.FocusOut) and watched is self.view:
-            self.model.hold_order(self._pointed_at or kind == QEvent.Type.FocusIn)
+            self._hold(self._pointed_at or kind == QEvent.Type.FocusIn)
         escape = isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape
         if watched is self.filter and escape and self.filter.text():
             self.filter.clear()
             return True
         return super().eventFilter(watched, event)
+
+    def _hold(self, held: bool) -> None:
+        """Hold the rooms' order now, or let go of it ``SORT_AGAIN_AFTER_MS`` from now."""
+        if held:
+            self._sort_again.stop()
+            self.model.hold_order(True)
+        elif not self._sort_again.isActive():
+            self._sort_again.start()
+
+    def _let_go(self) -> None:
+        self.model.hold_order(False)
 
     def current_room(self) -> str | None:
         index = self.view.currentIndex()
