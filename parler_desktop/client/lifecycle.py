@@ -274,7 +274,7 @@ class ConnectionLifecycle:
             await link.cancel_all()
             await conn.close()
             if isinstance(conn.oversized, Pull):  # its next pulls ask for fewer messages
-                self._sync.page_did_not_fit(conn.oversized.room)
+                self._sync.page_did_not_fit(conn.oversized.room, conn.oversized.limit)
 
     async def _subscribe(self, request: Requester) -> bool:
         try:

@@ -356,11 +356,12 @@ class RoomSync:
         not fit in the largest message the connection reads (``page_did_not_fit``)."""
         return self._page_limits.get(room, self.page_size)
 
-    def page_did_not_fit(self, room: str) -> None:
-        """A page of ``room`` was larger than the connection reads (it closed on it): its next
-        pulls, on the next connection, ask for half as many messages; a single message too large
+    def page_did_not_fit(self, room: str, asked: int | None) -> None:
+        """A page of ``room``, ``asked`` messages, was larger than the connection reads (it closed
+        on it): its next pulls, on the next connection, ask for half as many (a first page asks
+        for fewer than the room's page size: ``first_page_limit``); a single message too large
         leaves the room unread for this session (said once), as nothing can skip it."""
-        limit = self._limit(room)
+        limit = min(self._limit(room), asked or self.page_size)
         if limit > 1:
             self._page_limits[room] = limit // 2
             return
