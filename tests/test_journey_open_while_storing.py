@@ -31,6 +31,7 @@ def test_a_room_opens_while_the_store_is_busy_writing(qtbot, qloop, hub, desktop
     click_room(qtbot, desktop, other)
     qtbot.waitUntil(lambda: stored_seqs(qtbot, qloop, desktop, team) == before, timeout=10_000)
 
+    assert run_coroutine(qtbot, qloop, desktop.bridge.store.reader_opened())  # (beside the writer, on its thread)
     release = threading.Event()  # the store's writer held, as by the pushes of a busy afternoon
     busy = qloop.create_task(desktop.bridge.store.call(lambda _store: release.wait(30)))
     try:

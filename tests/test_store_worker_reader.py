@@ -22,6 +22,7 @@ pytestmark = pytest.mark.timeout(60)
 async def worker(tmp_path: Path):
     opened = StoreWorker(tmp_path / "store.sqlite3")
     await opened.open()
+    assert await opened.reader_opened()  # (opened on its thread, after the writer)
     yield opened
     await opened.close()
 
@@ -92,6 +93,7 @@ async def test_a_read_on_a_worker_without_a_reader_runs_in_turn(tmp_path: Path):
 async def test_a_read_after_close_is_refused_and_queued_reads_complete(tmp_path: Path):
     worker = StoreWorker(tmp_path / "store.sqlite3")
     await worker.open()
+    assert await worker.reader_opened()
     await worker.call(LocalStore.insert_messages, [make_message(1)])
     pending = asyncio.ensure_future(worker.read(LocalStore.max_seq, "team"))
     await asyncio.sleep(0)  # handed to the reader's thread
@@ -108,6 +110,7 @@ async def test_the_reader_gives_verdicts_without_writing(tmp_path: Path):
 
     worker = StoreWorker(tmp_path / "store.sqlite3")
     await worker.open()
+    assert await worker.reader_opened()
     await worker.call(LocalStore.insert_messages, [make_message(1)])  # no check given yet: no verdict
     worker.check_signatures_with(lambda _message: SignatureState.UNSIGNED)
     try:

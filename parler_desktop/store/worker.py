@@ -22,7 +22,7 @@ import contextlib
 import functools
 import logging
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
@@ -58,27 +58,45 @@ class StoreWorker:
         self._executor = None if on_loop else ThreadPoolExecutor(max_workers=1, thread_name_prefix="parler-store")
         self._store: LocalStore | None = None
         self._reading: ThreadPoolExecutor | None = None  # the reader's thread
-        self._reader: LocalStore | None = None
+        self._reader: LocalStore | None = None  # set on the reader's thread once open
+        self._signature_of: SignatureCheck | None = None
+        self._reader_opening: Future[None] | None = None
 
     async def open(self) -> None:
         """Open (create, migrate) the store on the worker thread; raises ``StoreError``."""
         if self._store is not None:
             raise RuntimeError("StoreWorker is already open")
         self._store = await self._run(LocalStore, self.path, read_only=self.read_only)
-        if self._executor is not None and not self.read_only:
-            await self._open_reader()
+        if self._executor is not None and not self.read_only:  # opened on its thread meanwhile:
+            self._reading = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parler-store-reader")
+            self._reader_opening = self._reading.submit(self._open_reader)  # a session's opening, at launch, does not wait for it
 
-    async def _open_reader(self) -> None:
-        """The reader beside the open store; without it (it failed to open) reads take their turn."""
-        self._reading = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parler-store-reader")
+    async def reader_opened(self) -> bool:
+        """Once the reader's opening is over: whether ``read`` reads beside the writes."""
+        if self._reader_opening is not None:
+            await asyncio.wrap_future(self._reader_opening)
+        return self._reader is not None
+
+    def _open_reader(self) -> None:
+        """On the reader's thread: the reader beside the open store (``read`` takes the writer's
+        turn until it is open, and for good if it fails to open)."""
         try:
-            self._reader = await asyncio.get_running_loop().run_in_executor(
-                self._reading, functools.partial(LocalStore, self.path, beside_writer=True)
-            )
+            reader = LocalStore(self.path, beside_writer=True)
         except StoreError as error:
             log.warning("the store's reads wait their turn behind its writes: %s", error)
-            self._reading.shutdown(wait=False)
-            self._reading = None
+            return
+        if self._signature_of is not None:
+            reader.check_signatures_with(self._signature_of)
+        self._reader = reader
+
+    def _check_reader(self, signature_of: SignatureCheck) -> None:
+        if self._reader is not None:  # (on the reader's thread: after its opening)
+            self._reader.check_signatures_with(signature_of)
+
+    def _close_reader(self) -> None:
+        reader, self._reader = self._reader, None
+        if reader is not None:
+            reader.close()
 
     def check_signatures_with(self, signature_of: SignatureCheck) -> None:
         """``LocalStore.check_signatures_with`` ahead of every call made after this one (it needs
@@ -89,8 +107,9 @@ class StoreWorker:
             self._store.check_signatures_with(signature_of)
         else:
             self._executor.submit(self._store.check_signatures_with, signature_of)
-        if self._reader is not None and self._reading is not None:
-            self._reading.submit(self._reader.check_signatures_with, signature_of)
+        self._signature_of = signature_of
+        if self._reading is not None:
+            self._reading.submit(self._check_reader, signature_of)
 
     async def call(self, fn: Callable[Concatenate[LocalStore, P], T], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run ``fn(store, *args, **kwargs)`` on the worker thread and return its result."""
@@ -122,10 +141,9 @@ class StoreWorker:
     async def close(self) -> None:
         """Close the store after the calls already queued; later calls raise RuntimeError."""
         store, self._store = self._store, None
-        reader, self._reader = self._reader, None
         try:
-            if reader is not None and self._reading is not None:
-                await asyncio.get_running_loop().run_in_executor(self._reading, reader.close)
+            if self._reading is not None:  # (after its opening, on its thread)
+                await asyncio.get_running_loop().run_in_executor(self._reading, self._close_reader)
             if store is not None:
                 await self._run(store.close)
         finally:
