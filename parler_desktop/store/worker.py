@@ -141,13 +141,14 @@ class StoreWorker:
     async def close(self) -> None:
         """Close the store after the calls already queued; later calls raise RuntimeError."""
         store, self._store = self._store, None
+        reading, self._reading = self._reading, None
         try:
-            if self._reading is not None:  # (after its opening, on its thread)
-                await asyncio.get_running_loop().run_in_executor(self._reading, self._close_reader)
+            if reading is not None:  # (after its opening, on its thread)
+                await asyncio.get_running_loop().run_in_executor(reading, self._close_reader)
             if store is not None:
                 await self._run(store.close)
         finally:
-            for executor in (self._reading, self._executor):
+            for executor in (reading, self._executor):
                 if executor is not None:
                     executor.shutdown(wait=False)
 
