@@ -147,20 +147,27 @@ def test_while_the_order_is_held_a_change_of_one_hub_s_rooms_makes_only_its_keys
     assert shown(proxy) == ["#0", "beta", "alpha", "#1", "delta", "gamma"]  # (held)
 
 
+def one_hub_shown(qtbot, qloop, session, names: list[str], proxy: RoomSortFilterProxy) -> tuple[HubList, HubRoomsModel]:
+    """``names`` listed on one hub, a message in each (the last one's newest), shown through
+    ``proxy`` newest first."""
+    store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, [RoomInfo(name, "channel", 2, 0) for name in names])
+    add_messages(qtbot, qloop, session, [message(n + 1, name) for n, name in enumerate(names)])
+    hubs = HubList()
+    model = HubRoomsModel(hubs)
+    proxy.setSourceModel(model)
+    hubs.add("ws://first").bridge.attach(session)
+    qtbot.waitUntil(lambda: shown(proxy) == list(reversed(names)), timeout=5000)
+    return hubs, model
+
+
 def test_letting_go_of_the_held_order_shows_rooms_changed_meanwhile_newest_first(qtbot, qloop, sessions):
     """Rooms changed far apart while held take their places together when let go: each run of
     them announced in turn was placed among the others' keys, already changed too, and the
     sidebar kept them out of order (and the next hold moved them under the pointer)."""
     first, _second = sessions
     rooms = [f"r{n:02d}" for n in range(40)]
-    store_call(qtbot, qloop, first.store, LocalStore.replace_rooms, [RoomInfo(r, "channel", 2, 0) for r in rooms])
-    add_messages(qtbot, qloop, first, [message(n + 1, room) for n, room in enumerate(rooms)])
-    hubs = HubList()
-    model = HubRoomsModel(hubs)
     proxy = RoomSortFilterProxy()
-    proxy.setSourceModel(model)
-    hubs.add("ws://first").bridge.attach(first)
-    qtbot.waitUntil(lambda: shown(proxy) == list(reversed(rooms)), timeout=5000)
+    hubs, model = one_hub_shown(qtbot, qloop, first, rooms, proxy)
     model.hold_order(True)
     changed = ["r02", "r31", "r09", "r17", "r05", "r38", "r00", "r24"]
     for seq, room in enumerate(changed, start=100):  # a reload each
@@ -188,15 +195,8 @@ def test_a_reload_that_changes_two_rooms_far_apart_has_the_proxy_look_at_those_t
     and re-sorted every row between them (issue 42 item 3). The order stays right."""
     first, _second = sessions
     names = [f"room-{n:03d}" for n in range(100)]
-    store_call(qtbot, qloop, first.store, LocalStore.replace_rooms, [RoomInfo(name, "channel", 2, 0) for name in names])
-    add_messages(qtbot, qloop, first, [message(n + 1, name) for n, name in enumerate(names)])
-    hubs = HubList()
-    model = HubRoomsModel(hubs)
     proxy = CountingProxy()
-    proxy.setSourceModel(model)
-    hubs.add("ws://first").bridge.attach(first)
-    qtbot.waitUntil(lambda: len(shown(proxy)) == 100, timeout=5000)
-    assert shown(proxy)[:2] == ["room-099", "room-098"]
+    one_hub_shown(qtbot, qloop, first, names, proxy)
     proxy.filtered = 0
     add_messages(qtbot, qloop, first, [message(500, "room-010"), message(501, "room-090")])
     qtbot.waitUntil(lambda: shown(proxy)[:2] == ["room-090", "room-010"], timeout=5000)
