@@ -12,7 +12,7 @@ senders costs a re-decode, never memory).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 SHARED_MAX = 4096  # values per table
 
@@ -29,11 +29,12 @@ class SharedValues(Generic[Value]):
     def __len__(self) -> int:
         return len(self._values)
 
-    def get(self, key: Hashable, decode: Callable[[], Value]) -> Value:
-        """The value kept for ``key``, else ``decode()``'s (kept; raises what it raises)."""
+    def get(self, key: Hashable, decode: Callable[..., Value], *args: Any) -> Value:
+        """The value kept for ``key``, else ``decode(*args)``'s (kept; raises what it raises): the
+        arguments passed, not a closure made for each value asked for."""
         value = self._values.get(key)
         if value is None:
-            value = decode()
+            value = decode(*args)
             if len(self._values) >= self._limit:
                 self._values.clear()
             self._values[key] = value
@@ -48,7 +49,3 @@ class SharedValues(Generic[Value]):
                 self._values.clear()
             kept = self._values[text] = text
         return kept
-
-    def known(self, key: Hashable) -> Value | None:
-        """The value kept for ``key``, None if there is none (``get`` without a decoder)."""
-        return self._values.get(key)

@@ -159,8 +159,7 @@ def shared_sender(obj: Any) -> EndpointRef:
     if isinstance(obj, dict):
         key = (obj.get("id"), obj.get("name"), obj.get("role"))
         if type(key[0]) is str and type(key[1]) is str and (key[2] is None or type(key[2]) is str):
-            known = shared_senders.known(key)
-            return known if known is not None else shared_senders.get(key, lambda: EndpointRef.from_wire(obj))
+            return shared_senders.get(key, EndpointRef.from_wire, obj)
     return EndpointRef.from_wire(obj)
 
 
