@@ -69,9 +69,8 @@ def received_parts(value: Any) -> tuple[Part, ...]:
         raise WireError("parts: expected an array")
     share = shared_texts.text
     for i, p in enumerate(value):
-        if type(p) is not dict or type(kind := p.get("kind")) is not str:
-            if not isinstance(p, dict) or not isinstance(kind := p.get("kind"), str):
-                raise WireError(f"parts[{i}]: expected an object with a kind")
+        if not isinstance(p, dict) or not isinstance(kind := p.get("kind"), str):
+            raise WireError(f"parts[{i}]: expected an object with a kind")
         p["kind"] = share(kind)
     return tuple(value)
 
