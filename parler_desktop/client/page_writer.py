@@ -193,14 +193,17 @@ class PageWriter:
     def release(self, room: str, messages: int | None = None) -> None:
         """``messages`` reserved for ``room`` are free again (a page came back short of what it
         asked for); all it reserved and did not queue when its pull is over (None)."""
-        reserved = self._reserved.get(room, 0)
-        messages = reserved if messages is None else min(messages, reserved)
-        self._reserved[room] = reserved - messages
-        if not self._reserved[room]:
-            del self._reserved[room]
-        if messages:
-            self._shared.counted(0, -messages)
+        if freed := self._unreserve(room, messages):
+            self._shared.counted(0, -freed)
             self._shared.room.set()
+
+    def _unreserve(self, room: str, messages: int | None) -> int:
+        """Take up to ``messages`` (None: all) off ``room``'s reservation; how many it held."""
+        reserved = self._reserved.pop(room, 0)
+        taken = reserved if messages is None else min(messages, reserved)
+        if reserved > taken:
+            self._reserved[room] = reserved - taken
+        return taken
 
     def put(self, item: Queued) -> None:
         """Queue ``item`` (its messages move from its room's reservation to the queue). Raises
@@ -209,9 +212,7 @@ class PageWriter:
         self._queue.append(item)
         if isinstance(item, PulledChunk):
             messages = len(item.messages)
-            reserved = self._reserved.get(item.room, 0)
-            self._reserved[item.room] = reserved - min(reserved, messages)
-            self._count(messages, -min(reserved, messages))
+            self._count(messages, -self._unreserve(item.room, messages))
             if self._shared.short():  # a pull waits: this page's write may make its room
                 self._start()
 

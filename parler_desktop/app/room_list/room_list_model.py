@@ -430,8 +430,9 @@ class RoomListModel(QAbstractListModel):
         for start in range(0, len(adding), ROWS_AT_ONCE):
             if turn_over():
                 break
-            self._add_rows(adding[start:start + ROWS_AT_ONCE])
-            announced += ROWS_AT_ONCE
+            chunk = adding[start:start + ROWS_AT_ONCE]
+            self._add_rows(chunk)
+            announced += len(chunk)
         if self._counted is not every:  # (the rows of one list shown over several turns: counted once)
             self._counted, self._counted_unread = every, sum(int(room.unread) for room in every)
         total = self._counted_unread
