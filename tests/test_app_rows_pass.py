@@ -53,6 +53,10 @@ def test_a_pass_started_again_shows_only_the_new_rows_and_a_short_one_ends_at_on
     qtbot.wait(50)  # (a turn on: nothing more comes of the first pass)
     assert [layout.rows[0] for layout in shown] == [("h", "b000")]
 
-    quick = RowsPass(lambda agent: (agent.name, (NO_GROUP,)), lambda group: group[2], shown.append)
-    quick.start(agents(3))
+    def preempted_place(agent: AgentRecord) -> tuple[str, tuple]:  # a busy machine: the thread waits for a core
+        time.sleep(SLICE_MS / 1000)
+        return (agent.name, (NO_GROUP,))
+
+    quick = RowsPass(preempted_place, lambda group: group[2], shown.append)
+    quick.start(agents(3))  # over the slice, but a few agents: still over in this turn
     assert not quick.running and shown[-1].rows == sorted(agents(3))
