@@ -52,6 +52,20 @@ def test_each_state_has_its_sentence(qapp):
     assert status.view.text.startswith("Not connected to 127.0.0.1:7070: The hub's TLS certificate is not trusted")
 
 
+def test_an_attempt_after_a_failure_keeps_saying_why(qapp):
+    status, clocks = make(qapp)
+    refused = dict(detail="hub at capacity — try again shortly (try_again_later)", cause=Cause.REFUSED, attempt=2)
+    status.on_state(state(ConnectionState.BACKING_OFF, retry_at=clocks.now + 2, **refused))
+    assert status.view.heading == "Retrying in 2 s — The hub at 127.0.0.1:7070 refused: Hub at capacity — try again shortly (try_again_later)."
+    for attempt in (ConnectionState.CONNECTING, ConnectionState.AUTHENTICATING):
+        status.on_state(state(attempt, **refused))
+        assert status.view.heading == "Retrying now — The hub at 127.0.0.1:7070 refused: Hub at capacity — try again shortly (try_again_later)."
+        assert status.view.tone is Tone.WARN and status.view.text.endswith("Retrying now…")
+    status.on_state(state(ConnectionState.OFFLINE, detail="No space left on device: /home/boss/.cache/x.sqlite3", cause=Cause.DISK_FULL))
+    status.on_state(state(ConnectionState.CONNECTING, detail="No space left on device: /home/boss/.cache/x.sqlite3", cause=Cause.DISK_FULL))
+    assert status.view.heading == "Retrying now — The disk is full: free some space."
+
+
 def test_reconnect_countdown_ticks_down(qapp):
     status, clocks = make(qapp)
     status.on_state(state(ConnectionState.BACKING_OFF, attempt=3, retry_at=clocks.now + 7.2, cause=Cause.UNREACHABLE))

@@ -44,7 +44,8 @@ class StateChanged:
 
     ``attempt`` counts failed connects since the last healthy connection; ``retry_at`` is the
     wall-clock time (``time.time()``) of the next attempt while BACKING_OFF; ``detail`` is a short
-    human sentence (the error text, what to fix for AUTH_FAILED).
+    human sentence (the error text, what to fix for AUTH_FAILED). An attempt made after a failed one
+    (CONNECTING, AUTHENTICATING) keeps that failure's ``detail`` and ``cause``: why it tries again.
     """
 
     state: ConnectionState

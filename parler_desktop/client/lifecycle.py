@@ -42,6 +42,8 @@ from parler_desktop.store import StoreError, StoreProblem
 
 log = logging.getLogger(__name__)
 
+RETRYING = frozenset({ConnectionState.CONNECTING, ConnectionState.AUTHENTICATING})  # an attempt, under way
+WAITING = frozenset({ConnectionState.BACKING_OFF, ConnectionState.OFFLINE})  # for the next attempt
 DISK_ROOM_CHECK_SECS = 2.0  # how often a session stopped by a full disk looks for room again
 
 _AUTH_ADVICE = {
@@ -98,6 +100,8 @@ class ConnectionLifecycle:
     def _set_state(
         self, state: ConnectionState, *, retry_at: float | None = None, detail: str = "", cause: Cause | None = None
     ) -> None:
+        if state in RETRYING and cause is None and self.state.state in RETRYING | WAITING:  # says why it tries again
+            detail, cause = self.state.detail, self.state.cause
         self.state = StateChanged(
             state, self.hub_url, self.identity.agent_id, attempt=self._backoff.attempt, retry_at=retry_at,
             detail=detail, cause=cause,

@@ -81,6 +81,11 @@ def why(event: StateChanged) -> str:
     return f"Not connected to {place}."
 
 
+def brief_why(event: StateChanged) -> str:
+    """``why`` under a hub's heading: for a full disk, what to do, not the file's long path."""
+    return "The disk is full: free some space." if event.cause is Cause.DISK_FULL else why(event)
+
+
 def describe(event: StateChanged, now: float, name: str) -> StatusView:
     """The sentence (and tone) for ``event`` at wall-clock time ``now``."""
     hub = event.hub_url
@@ -89,6 +94,8 @@ def describe(event: StateChanged, now: float, name: str) -> StatusView:
         who = name or event.agent_id[:8]
         return StatusView(Tone.OK, f"Connected to {hub} as {who}", brief=f"Live as {who}")
     if state in (ConnectionState.CONNECTING, ConnectionState.AUTHENTICATING):
+        if event.cause is not None:  # trying again: the failure stays in view, not a flash of "Connecting…"
+            return StatusView(Tone.WARN, f"{why(event)} Retrying now…", brief=f"Retrying now — {brief_why(event)}")
         return StatusView(Tone.BUSY, f"Connecting to {hub_place(hub)}…", brief="Connecting…")
     if state is ConnectionState.CATCHING_UP:
         return StatusView(Tone.BUSY, f"Catching up with {hub_place(hub)}…", brief="Catching up…")
@@ -96,12 +103,10 @@ def describe(event: StateChanged, now: float, name: str) -> StatusView:
         wait = max(0, math.ceil((event.retry_at or now) - now))
         when = f"Retrying in {wait} s." if event.retry_at is not None else ""  # (no attempt count: it read as a fault)
         lead = "Offline. " if state is ConnectionState.OFFLINE else ""
-        if event.cause is Cause.DISK_FULL:  # under a hub's heading: what to do, not the file's long path
-            brief = f"{lead}The disk is full: free some space."
-        elif event.retry_at is not None:
-            brief = f"{lead}Retrying in {wait} s — {why(event)}"
+        if event.retry_at is not None and event.cause is not Cause.DISK_FULL:
+            brief = f"{lead}Retrying in {wait} s — {brief_why(event)}"
         else:
-            brief = lead + why(event)
+            brief = lead + brief_why(event)
         return StatusView(Tone.WARN, " ".join(p for p in (lead + why(event), when) if p), can_retry=True, brief=brief)
     if state is ConnectionState.AUTH_FAILED:
         advice = sentence(event.detail) if event.detail else "Check the join secret."
