@@ -96,10 +96,12 @@ class HubChoices:
             self._app.hub_override = None
             await self._app.connect(choice.hub_url)
 
-    def add_for_link(self, url: str) -> None:
+    def add_for_link(self, url: str) -> asyncio.Task[None]:
+        """Add the hub a message link names; the task ends once the window holds it (or the add
+        failed and said why)."""
         settings = load_settings(self._app.home.settings_file).settings
         choice = ConnectChoice(hub_url=url, display_name=settings.display_name, join_secret=None)
-        self._app.bridge.tasks.spawn("add hub", self.open(settings, choice))
+        return self._app.bridge.tasks.spawn("add hub", self.open(settings, choice))
 
     async def open(self, settings: Settings, choice: ConnectChoice) -> None:
         """Show the chosen hub: the one the window holds, else a new one (saved, connected)."""

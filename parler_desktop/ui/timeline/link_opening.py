@@ -6,6 +6,7 @@ the window does not hold offers to add it; nothing is added without a yes."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -23,14 +24,18 @@ from parler_desktop.ui.timeline.message_jump import MessageJump
 
 
 class LinkOpening(QObject):
-    def __init__(self, bridge: SessionBridge, window: MainWindow, jump: MessageJump, add_hub: Callable[[str], None]) -> None:
-        """``add_hub(url)`` adds (and shows) a hub the human agreed to add."""
+    def __init__(
+        self, bridge: SessionBridge, window: MainWindow, jump: MessageJump, add_hub: Callable[[str], asyncio.Task[None]]
+    ) -> None:
+        """``add_hub(url)`` adds (and shows) a hub the human agreed to add: its task ends once the
+        window holds it, or the add failed."""
         super().__init__(window)
         self._bridge = bridge
         self._window = window
         self._jump = jump
         self._add_hub = add_hub
         self._waiting: MessageLink | None = None  # opened before its hub's room list was read
+        self._adding: str | None = None  # the hub being added for the waiting link: not offered again
         window.timeline.copyLinkRequested.connect(self.copy_link)
         window.timeline.messageLinkOpened.connect(self.open)
         for entry in window.hubs.entries:
@@ -61,7 +66,9 @@ class LinkOpening(QObject):
             return None
         entry = self._hub_of(link)
         if entry is None:
-            if all(e.bridge.is_live for e in self._window.hubs.entries):
+            if link.hub_url == self._adding:
+                self._waiting = link
+            elif all(e.bridge.is_live for e in self._window.hubs.entries):
                 return self._offer_to_add(link)
             self._waiting = link  # the hubs are not all there yet: it may be one of them
         elif link.room in entry.rooms.room_names():
@@ -85,8 +92,16 @@ class LinkOpening(QObject):
         return box
 
     def _add(self, link: MessageLink) -> None:
-        self._waiting = link  # shown once the added hub's rooms are read (if the human is a member)
-        self._add_hub(link.hub_url)
+        self._waiting, self._adding = link, link.hub_url  # shown once the added hub's rooms are read
+        self._add_hub(link.hub_url).add_done_callback(lambda _task: self._added(link))
+
+    def _added(self, link: MessageLink) -> None:
+        """The add is over: a hub it failed to add (it said why) leaves nothing waiting on it."""
+        if self._adding == link.hub_url:
+            self._adding = None
+            if self._waiting == link and self._hub_of(link) is None:
+                self._waiting = None
+        self._rooms_known()
 
     def _say(self, text: str) -> None:
         self._window.statusBar().showMessage(display_text(text, NOTICE_CHARS), 10_000)  # it quotes the link
