@@ -210,10 +210,12 @@ def test_a_slow_click_on_done_at_the_bottom_of_a_long_room_answers(qtbot, qloop,
     qtbot.waitUntil(lambda: view.at_bottom and view.verticalScrollBar().maximum() > 0, timeout=5000)
     row = 30
     point = view.visualRect(window.timeline_model.index(row)).topLeft() + card_buttons(window, row)["Done"].center()
+    held_at = view.viewport().mapToGlobal(point)  # the pointer stays there on the screen while held
     QTest.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
     qtbot.waitUntil(lambda: view.currentIndex().row() == row, timeout=2000)
     for _turn in range(3):  # what the window does while a person holds the button: it lays out
         QApplication.sendPostedEvents()
         QApplication.processEvents()
-    QTest.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    # (a warning line shown above the timeline meanwhile moves the viewport down, and the rows with it)
+    QTest.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=view.viewport().mapFromGlobal(held_at))
     qtbot.waitUntil(lambda: len(answers(qtbot, qloop, peer, room, request["id"])) == 1, timeout=10_000)
