@@ -8,15 +8,10 @@ from pathlib import Path
 
 import pytest
 from support.os_needs import posix_file_modes
+from support.ports import free_port
 
 from parler_desktop.app.hubs.local_hub import PORT_FILE, remembered_port, save_join_secret, start_local_hub
 from parler_desktop.paths import Home
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture

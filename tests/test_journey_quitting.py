@@ -18,6 +18,7 @@ from support.cli_runner import command, environment
 from support.desktop_fixtures import click_room
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 from support.os_needs import posix_signals
+from support.ports import free_port
 
 from parler_desktop.instance_lock import lock_home
 from parler_desktop.paths import Home
@@ -26,12 +27,6 @@ from parler_desktop.ui.desktop import DesktopApp
 
 pytestmark = pytest.mark.timeout(60)
 QUIT_DEADLINE = 10.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def listening(port: int) -> bool:

@@ -11,14 +11,10 @@ import subprocess
 import time
 from pathlib import Path
 
+from support.ports import free_port
+
 START_DEADLINE = 20.0
 GENEROUS = 1_000_000  # ops and sends per agent per minute: far above anything a test does
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def accepts(port: int) -> bool:
