@@ -66,7 +66,9 @@ def test_an_unreachable_hub_and_a_hub_at_capacity_say_so_on_their_headings_while
         QTest.keyClick(window.composer.edit, Qt.Key.Key_Return)
         qtbot.waitUntil(lambda: [m["parts"][0]["text"] for m in run_coroutine(qtbot, qloop, hub_history(peer, "team"))][-1:] == ["still here"], timeout=10_000)
         assert [m["parts"][0]["text"] for m in run_coroutine(qtbot, qloop, hub_history(peer, "team"))].count("still here") == 1
+        click_action(qtbot, row_menu(qtbot, app, None, full.url), "Retry now")  # still full: tried, and refused again
         qtbot.waitUntil(lambda: any(line.startswith("Retrying now — ") for line in full_headings), timeout=15_000)
+        qtbot.waitUntil(lambda: full_headings[-1].removeprefix("Offline. ").startswith("Retrying in "), timeout=15_000)
         assert all("at capacity" in line for line in full_headings)  # its line tells the same story all along
 
         run_coroutine(qtbot, qloop, squatter.close())  # a place is free: Retry now on its heading gets in
