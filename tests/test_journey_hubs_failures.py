@@ -17,6 +17,7 @@ from support.raw_agent import RawAgent
 from test_journey_hubs import heading_state, quit_app, rows, run_app
 
 from parler_desktop.client import lifecycle
+from parler_desktop.client.message_link import message_link
 from parler_desktop.paths import Home
 from parler_desktop.settings import Settings, save_settings
 
@@ -53,6 +54,9 @@ def test_an_unreachable_hub_and_a_hub_at_capacity_say_so_on_their_headings_while
         window.room_panel.model.dataChanged.connect(lambda *_: full_headings.append(heading_state(window, full.url).heading))
         for waiting in (nowhere, full.url):  # (after a few attempts, "Offline. Retrying in …")
             assert heading_state(window, waiting).heading.removeprefix("Offline. ").startswith("Retrying ")
+        box = app.message_links.open(message_link("ws://192.0.2.7:7070/ws", "plans", 7))  # a hub held by none
+        assert box is not None and "192.0.2.7:7070, a hub this window does not hold" in box.text()  # not kept waiting for those two
+        box.close()
         assert heading_state(window, live.url).heading == "Live as boss"
 
         joined(qtbot, qloop, app, peer, live.url, "team")

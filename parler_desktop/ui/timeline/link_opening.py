@@ -66,11 +66,9 @@ class LinkOpening(QObject):
             return None
         entry = self._hub_of(link)
         if entry is None:
-            if link.hub_url == self._adding:
-                self._waiting = link
-            elif all(e.bridge.is_live for e in self._window.hubs.entries):
-                return self._offer_to_add(link)
-            self._waiting = link  # the hubs are not all there yet: it may be one of them
+            if link.hub_url != self._adding and all(e.bridge.session is not None for e in self._window.hubs.entries):
+                return self._offer_to_add(link)  # (a hub down or unreachable is still known by its URL)
+            self._waiting = link  # being added, or a hub not started yet (the embedded one): it may be that one
         elif link.room in entry.rooms.room_names():
             self._jump.open(link.room, link.seq, entry.url)
         elif entry.bridge.is_live:
