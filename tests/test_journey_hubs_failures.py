@@ -57,6 +57,10 @@ def test_an_unreachable_hub_and_a_hub_at_capacity_say_so_on_their_headings_while
         box = app.message_links.open(message_link("ws://192.0.2.7:7070/ws", "plans", 7))  # a hub held by none
         assert box is not None and "192.0.2.7:7070, a hub this window does not hold" in box.text()  # not kept waiting for those two
         box.close()
+        said: list[str] = []
+        window.statusBar().messageChanged.connect(said.append)
+        assert app.message_links.open(message_link(nowhere, "team", 3)) is None  # a held hub, down: the link waits
+        assert said == [f"That message opens once 127.0.0.1:{refused_port} is connected"]  # not a click that does nothing
         assert heading_state(window, live.url).heading == "Live as boss"
 
         joined(qtbot, qloop, app, peer, live.url, "team")

@@ -23,6 +23,11 @@ from parler_desktop.ui.main_window import MainWindow
 from parler_desktop.ui.timeline.message_jump import MessageJump
 
 
+def host_of(link: MessageLink) -> str:
+    """The link's hub as a person names it, shown as plain text (it comes from the link)."""
+    return display_text(urlsplit(link.hub_url).netloc or link.hub_url)
+
+
 class LinkOpening(QObject):
     def __init__(
         self, bridge: SessionBridge, window: MainWindow, jump: MessageJump, add_hub: Callable[[str], asyncio.Task[None]]
@@ -54,7 +59,10 @@ class LinkOpening(QObject):
             self._say(f"Cannot open {href}: {error}")
             return None
         self._waiting = link
-        return self._rooms_known()
+        box = self._rooms_known()
+        if self._waiting is link:  # (said once, as it is opened: a link waits quietly after that)
+            self._say(f"That message opens once {host_of(link)} is connected")
+        return box
 
     def _hub_of(self, link: MessageLink) -> HubEntry | None:
         return next((e for e in self._window.hubs.entries if e.bridge.session is not None and e.bridge.session.hub_url == link.hub_url), None)
@@ -78,7 +86,7 @@ class LinkOpening(QObject):
         return None
 
     def _offer_to_add(self, link: MessageLink) -> QMessageBox:
-        host = display_text(urlsplit(link.hub_url).netloc or link.hub_url)
+        host = host_of(link)
         self._say(f"That message is on another hub ({host}), which this window does not hold")
         box = QMessageBox(QMessageBox.Icon.Question, "A message on another hub", "", QMessageBox.StandardButton.Cancel, self._window)
         box.setTextFormat(Qt.TextFormat.PlainText)  # the host comes from the link
