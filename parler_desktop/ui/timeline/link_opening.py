@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from urllib.parse import urlsplit
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMessageBox
 
 from parler_desktop.app.display_text import NOTICE_CHARS, display_text
+from parler_desktop.app.hubs.connection_status import hub_place
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.app.timeline.timeline_entry import TimelineEntry
@@ -25,7 +25,7 @@ from parler_desktop.ui.timeline.message_jump import MessageJump
 
 def host_of(link: MessageLink) -> str:
     """The link's hub as a person names it, shown as plain text (it comes from the link)."""
-    return display_text(urlsplit(link.hub_url).netloc or link.hub_url)
+    return display_text(hub_place(link.hub_url))
 
 
 class LinkOpening(QObject):
