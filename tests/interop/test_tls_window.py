@@ -34,7 +34,7 @@ pytestmark = pytest.mark.timeout(90)
 
 # What the connection line says while a certificate is refused: where, why (one sentence), and
 # the countdown to the next try.
-REFUSED_LINE = re.compile(r"Not connected to [\w.]+:\d+: (?P<why>[^\n]+?)(?: Retrying in \d+ s\.)?")
+REFUSED_LINE = re.compile(r"Not connected to [\w.]+:\d+: (?P<why>[^\n]+?)(?: Retrying in \d+ s\.| Retrying now…)?")  # (waiting, or trying again)
 
 
 def hub_action(window: QWidget, text: str) -> QAction:
