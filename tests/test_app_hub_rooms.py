@@ -129,7 +129,37 @@ def test_a_held_order_keeps_every_room_in_place_and_letting_go_sorts_them(qtbot,
     assert shown(proxy) == ["#0", "beta", "alpha", "#1", "delta", "gamma", "omega"]
 
     model.hold_order(False)
-    assert shown(proxy) == ["#0", "alpha", "beta", "#1", "gamma", "omega", "delta"]
+    qtbot.waitUntil(lambda: shown(proxy) == ["#0", "alpha", "beta", "#1", "gamma", "omega", "delta"], timeout=5000)
+
+
+def test_letting_go_sorts_one_hub_a_turn_and_a_hold_meanwhile_keeps_the_others_in_place(qtbot, qloop, sessions, qtmodeltester):
+    """The pointer leaving the list sorted every hub's rooms again in one go (30-60 ms of the
+    window's thread under traffic, issue 42): one hub a turn now, the first at once. The pointer
+    back before the others' turn keeps them where they are on screen; let go, they sort too."""
+    first, second = sessions
+    hubs, model, proxy = two_hubs_shown(qtbot, qloop, sessions, qtmodeltester)
+    model.hold_order(True)
+    add_messages(qtbot, qloop, first, [message(5, "alpha")])
+    add_messages(qtbot, qloop, second, [message(6, "gamma")])
+    qtbot.waitUntil(
+        lambda: hubs.entries[0].rooms.summary("alpha").max_seq == 5 and hubs.entries[1].rooms.summary("gamma").max_seq == 6, timeout=5000,
+    )
+    assert shown(proxy) == ["#0", "beta", "alpha", "#1", "delta", "gamma"]  # (held)
+
+    model.hold_order(False)
+    assert shown(proxy) == ["#0", "alpha", "beta", "#1", "delta", "gamma"]  # the first hub at once, the second not yet
+    model.hold_order(True)  # the pointer is back before the second hub's turn
+    add_messages(qtbot, qloop, first, [message(7, "beta")])
+    add_messages(qtbot, qloop, second, [message(8, "delta")])
+    qtbot.waitUntil(  # (turns of the loop: a release due came meanwhile)
+        lambda: hubs.entries[0].rooms.summary("beta").max_seq == 7 and hubs.entries[1].rooms.summary("delta").max_seq == 8, timeout=5000,
+    )
+    assert shown(proxy) == ["#0", "alpha", "beta", "#1", "delta", "gamma"]  # both hubs held where they were on screen
+
+    model.hold_order(False)
+    qtbot.waitUntil(lambda: shown(proxy) == ["#0", "beta", "alpha", "#1", "delta", "gamma"], timeout=5000)
+    add_messages(qtbot, qloop, second, [message(9, "gamma")])  # (and sorted as ever once let go)
+    qtbot.waitUntil(lambda: shown(proxy) == ["#0", "beta", "alpha", "#1", "gamma", "delta"], timeout=5000)
 
 
 def test_while_the_order_is_held_a_change_of_one_hub_s_rooms_makes_only_its_keys_again(qtbot, qloop, sessions):

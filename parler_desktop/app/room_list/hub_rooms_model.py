@@ -9,14 +9,19 @@ before the change is passed on (``room_list_model.py`` says why).
 
 ``hold_order`` keeps the rooms where they are on screen while the human points at the list or
 moves in it with the keyboard (a row that jumps to the top under the pointer takes the click
-meant for another); rooms new meanwhile go at the end of their hub. Letting go sorts them again.
+meant for another); rooms new meanwhile go at the end of their hub. Letting go sorts them again,
+one hub a turn of the event loop: the sidebar's proxy places each row that changed while held
+again, a few Python calls each, and five hubs' at once held the window 30-60 ms at each pointer
+leaving the list under traffic (bench_hubs.py's switching). A hub's rows are ordered apart from
+the others', so a hub sorted again beside hubs still held is in order; a hold that comes back
+meanwhile keeps those still held where they are.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
 
 from parler_desktop.app import roles
 from parler_desktop.app.display_text import display_text
@@ -38,9 +43,12 @@ class HubRoomsModel(QAbstractListModel):
         self.agents: HubAgentWatches | None = None  # each room's agents, read out with the room (set by the window)
         self._keys: list[tuple] | None = None  # each row's sort key (None: rows changed since)
         self._row_count: int | None = None  # (None: rows changed since)
-        self._held: dict[tuple[str, str], int] | None = None  # (hub, room) -> its place while held
-        self._held_keys: dict[tuple[str, str], tuple] | None = None  # (hub, room) -> its sort key when held
+        self._holding = False  # the pointer or the focus is on the list (``hold_order``)
+        self._held: dict[HubEntry, dict[str, int]] = {}  # hubs whose rooms keep their places: room -> its place
+        self._held_keys: dict[HubEntry, dict[str, tuple]] = {}  # and room -> its sort key when held
         self._made_keys: dict[HubEntry, tuple[list, int, list, dict | None]] = {}  # (its model's keys, its order, its sidebar keys, the held places)
+        self._letting_go = QTimer(self, singleShot=True, interval=0)  # the next held hub sorted again, a turn later
+        self._letting_go.timeout.connect(self._let_go_of_one)
         for entry in hubs.entries:
             self._follow(entry)
         hubs.added.connect(self._added)
@@ -149,50 +157,52 @@ class HubRoomsModel(QAbstractListModel):
         or the order was held or let go since (a change of one hub's rows made all five hubs'
         500 keys again, at each change; while held, at each signal of a tick's changes)."""
         cached = self._made_keys.get(entry)
-        held = self._held
+        held = self._held.get(entry)
         if cached is None or cached[0] is not keys or cached[1] != order or cached[3] is not held:
             if held is None:
                 made = [(order, 1, *key) for key in keys]
             else:  # where each room was when held first; a room new since after them
                 last = len(held)
-                made = [(order, 1, held.get((entry.url, name), last), *key) for name, key in zip(entry.rooms.room_names(), keys)]
+                made = [(order, 1, held.get(name, last), *key) for name, key in zip(entry.rooms.room_names(), keys)]
             cached = (keys, order, made, held)
             self._made_keys[entry] = cached
         return cached[2]
 
     def hold_order(self, hold: bool) -> None:
-        """Keep each room where it is now (True) until released (False: sorted again)."""
-        if hold == (self._held is not None):
+        """Keep each room where it is now (True) until released (False: sorted again, a hub a turn)."""
+        if hold == self._holding:
             return
-        if hold:
-            self._held, self._held_keys = {}, {}
-            for entry in self._hubs.entries:
+        self._holding = hold
+        if not hold:
+            self._let_go_of_one()
+            return
+        self._letting_go.stop()
+        for entry in self._hubs.entries:
+            if entry not in self._held:  # (a hub still held keeps the places it has on screen)
                 keys, names = entry.rooms.sort_keys(), entry.rooms.room_names()
-                for place, row in enumerate(sorted(range(len(keys)), key=keys.__getitem__)):
-                    self._held[(entry.url, names[row])] = place
-                    self._held_keys[(entry.url, names[row])] = keys[row]
-            self._keys = None
-        else:
-            # The proxy sorts again the rows it is told changed, each a few Python lessThan calls:
-            # told of every row, it sorted all of them at each letting go (the pointer leaving the
-            # list). The rooms whose keys are the same as when the order was held keep their order
-            # among themselves; only those that changed or came meanwhile can have moved. A hub's
-            # are told in one signal, from the first to the last: they all take their new places
-            # at once, and told a run at a time, each run was placed among the others' new keys
-            # from their old places (the sidebar stayed out of order).
-            spans = []
-            for entry in self._hubs.entries:
-                heading = self._offset(entry)
-                moved = [
-                    heading + 1 + row for row, (name, key) in enumerate(zip(entry.rooms.room_names(), entry.rooms.sort_keys()))
-                    if self._held_keys.get((entry.url, name)) != key
-                ]
-                if moved:
-                    spans.append((moved[0], moved[-1]))
-            self._held = self._held_keys = None
-            self._keys = None
-            for first, last in spans:
-                self.dataChanged.emit(self.index(first), self.index(last))
+                order = sorted(range(len(keys)), key=keys.__getitem__)
+                self._held[entry] = {names[row]: place for place, row in enumerate(order)}
+                self._held_keys[entry] = {names[row]: keys[row] for row in order}
+        self._keys = None
+
+    def _let_go_of_one(self) -> None:
+        """Sort the first hub still held again; the next one a turn later. Its rooms whose keys
+        are the same as when held keep their order among themselves: only those that changed or
+        came meanwhile can have moved, told in one signal from the first to the last (told a run
+        at a time, each run was placed among the others' new keys from their old places, and the
+        sidebar stayed out of order). Told of every row, the proxy sorted all of them again."""
+        entry = next((entry for entry in self._hubs.entries if entry in self._held), None)
+        if self._holding or entry is None:
+            return
+        held_keys = self._held_keys.pop(entry)
+        del self._held[entry]
+        self._keys = None
+        moved = [row for row, (name, key) in enumerate(zip(entry.rooms.room_names(), entry.rooms.sort_keys())) if held_keys.get(name) != key]
+        if moved:
+            heading = self._offset(entry)
+            self.dataChanged.emit(self.index(heading + 1 + moved[0]), self.index(heading + 1 + moved[-1]))
+        if self._held:
+            self._letting_go.start()
 
     def _rows_changed(self) -> None:
         self._keys = self._row_count = None
@@ -228,6 +238,8 @@ class HubRoomsModel(QAbstractListModel):
         self.beginResetModel()  # the entry is out of the list already: its rows cannot be located
         self.collapsed.discard(entry.url)
         self._made_keys.pop(entry, None)
+        self._held.pop(entry, None)
+        self._held_keys.pop(entry, None)
         self._rows_changed()
         self.endResetModel()
 
