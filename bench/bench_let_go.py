@@ -25,16 +25,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from bench_room_list import TEXT, LiveSession, room_name  # noqa: E402
+from bench_room_list import TEXT, room_name, stand_in_hubs  # noqa: E402
 from bench_ui import run_on_app_loop, wait_for  # noqa: E402
 from support.stored_session import ALICE  # noqa: E402
 
 from parler_desktop.app.hubs.bridge import SessionBridge  # noqa: E402
-from parler_desktop.app.hubs.hub_list import HubList  # noqa: E402
 from parler_desktop.app.room_list.hub_rooms_model import HubRoomsModel  # noqa: E402
-from parler_desktop.client.events import ConnectionState, MessagesStored, StateChanged  # noqa: E402
-from parler_desktop.protocol.values import RoomInfo, StoredMessage  # noqa: E402
-from parler_desktop.store import LocalStore, StoreWorker  # noqa: E402
+from parler_desktop.client.events import MessagesStored  # noqa: E402
+from parler_desktop.protocol.values import StoredMessage  # noqa: E402
+from parler_desktop.store import LocalStore  # noqa: E402
 from parler_desktop.ui.main_window import MainWindow  # noqa: E402
 
 
@@ -61,21 +60,7 @@ class TimedSteps:
 async def run(args: argparse.Namespace) -> None:
     timed = TimedSteps()
     with tempfile.TemporaryDirectory() as directory:
-        hubs, sessions, seq = HubList(), [], 0
-        for index in range(args.hubs):
-            store = StoreWorker(Path(directory) / f"hub{index}.sqlite3")
-            await store.open()
-            await store.call(LocalStore.replace_rooms, [RoomInfo(room_name(n), "channel", 3, 0) for n in range(args.rooms)])
-            first = []
-            for n in range(args.rooms):
-                seq += 1
-                first.append(StoredMessage(seq, f"m{seq}", room_name(n), ALICE, ({"kind": "text", "text": TEXT.format(n=seq)},), 1_700_000_000_000 + seq))
-            await store.call(LocalStore.insert_messages, first)
-            session = LiveSession(store)
-            sessions.append(session)
-            entry = hubs.add(f"ws://hub{index}/ws")
-            entry.bridge.attach(session)
-            session.emit(StateChanged(ConnectionState.LIVE, session.hub_url, session.agent_id))
+        hubs, sessions, seq = await stand_in_hubs(Path(directory), args.hubs, args.rooms)
         window = MainWindow(SessionBridge(), hubs)
         window.resize(1200, 800)
         window.show()

@@ -94,25 +94,30 @@ class LiveSession(StoreBackedSession):
         return 0  # the hub holds nothing older than the store
 
 
+async def stand_in_hubs(root: Path, hubs: int, rooms: int) -> tuple[HubList, list[LiveSession], int]:
+    """``hubs`` live stand-in sessions over stores in ``root``, ``rooms`` rooms each with one
+    message, held by a ``HubList``; the last seq used."""
+    held, sessions, seq = HubList(), [], 0
+    for index in range(hubs):
+        store = StoreWorker(root / f"hub{index}.sqlite3")
+        await store.open()
+        await store.call(LocalStore.replace_rooms, [RoomInfo(room_name(n), "channel", 3, 0) for n in range(rooms)])
+        first = []
+        for n in range(rooms):
+            seq += 1
+            first.append(StoredMessage(seq, f"m{seq}", room_name(n), ALICE, ({"kind": "text", "text": TEXT.format(n=seq)},), 1_700_000_000_000 + seq))
+        await store.call(LocalStore.insert_messages, first)
+        session = LiveSession(store)
+        sessions.append(session)
+        entry = held.add(f"ws://hub{index}/ws")
+        entry.bridge.attach(session)
+        session.emit(StateChanged(ConnectionState.LIVE, session.hub_url, session.agent_id))
+    return held, sessions, seq
+
+
 async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as directory:
-        root = Path(directory)
-        hubs, sessions = HubList(), []
-        seq = 0
-        for index in range(args.hubs):
-            store = StoreWorker(root / f"hub{index}.sqlite3")
-            await store.open()
-            await store.call(LocalStore.replace_rooms, [RoomInfo(room_name(n), "channel", 3, 0) for n in range(args.rooms)])
-            first = []
-            for n in range(args.rooms):
-                seq += 1
-                first.append(StoredMessage(seq, f"m{seq}", room_name(n), ALICE, ({"kind": "text", "text": TEXT.format(n=seq)},), 1_700_000_000_000 + seq))
-            await store.call(LocalStore.insert_messages, first)
-            session = LiveSession(store)
-            sessions.append(session)
-            entry = hubs.add(f"ws://hub{index}/ws")
-            entry.bridge.attach(session)
-            session.emit(StateChanged(ConnectionState.LIVE, session.hub_url, session.agent_id))
+        hubs, sessions, seq = await stand_in_hubs(Path(directory), args.hubs, args.rooms)
         window = MainWindow(SessionBridge(), hubs)
         collector = IdleCollector(window)
         gc.freeze()
