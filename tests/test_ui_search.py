@@ -136,30 +136,6 @@ def test_a_session_that_does_not_catch_up_is_indexed_all_the_same(qtbot, qloop, 
         run_coroutine(qtbot, qloop, worker.close())
 
 
-def test_a_session_replaced_while_its_indexer_waits_leaves_its_closed_store_alone(qtbot, qloop, tmp_path, monkeypatch, caplog):
-    """The indexer waits up to ``INDEX_AFTER_SECS`` for its session to catch up: a session
-    replaced meanwhile (another hub address, a reconnect) has its store closed, and the wait's
-    end indexed it all the same (a task failing on the closed store, in the log)."""
-    monkeypatch.setattr(search_model, "INDEX_AFTER_SECS", 0.3)
-    first, second = StoreWorker(tmp_path / "first.sqlite3"), StoreWorker(tmp_path / "second.sqlite3")
-    for worker in (first, second):
-        run_coroutine(qtbot, qloop, worker.open())
-    run_coroutine(qtbot, qloop, second.call(LocalStore.insert_messages, [message(3, "team", "push left unindexed")], index_now=False))
-    bridge = SessionBridge()
-    try:
-        indexer = SearchIndexer(bridge)
-        bridge.attach(StoreBackedSession(first))  # connecting: it says nothing yet
-        bridge.detach()
-        run_coroutine(qtbot, qloop, first.close())
-        bridge.attach(StoreBackedSession(second))
-        qtbot.waitUntil(lambda: not bridge.tasks.tasks, timeout=10_000)  # both waits over
-        assert indexer.latest is not None and indexer.latest.done and searched(qtbot, qloop, second, "unindexed") == [3]
-        assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == []
-    finally:
-        run_coroutine(qtbot, qloop, bridge.tasks.cancel_all())
-        run_coroutine(qtbot, qloop, second.close())
-
-
 def test_older_messages_are_indexed_in_the_background_with_progress(qtbot, qloop, tmp_path):
     path = tmp_path / "store.sqlite3"
     store_before_search(path, [message(seq, "team", f"older message {seq}") for seq in range(1, 5001)])

@@ -173,8 +173,6 @@ class SearchIndexer(QObject):
         is indexed."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(settled.wait(), INDEX_AFTER_SECS)
-        if store is not self._bridge.store:
-            return  # another session's store meanwhile (this one may be closed): its own indexer runs
         try:
             await store.index_all_pending()  # pushes a killed process left unindexed
             while store is self._bridge.store:
