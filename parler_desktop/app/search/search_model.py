@@ -4,8 +4,7 @@
 a room's search, the shown hub's. Queries run on the stores' threads; typing restarts a short delay so a word typed fast costs one
 query, and an answer that arrives after a newer query started is dropped. The indexer works
 through the messages stored before the index existed, one small step per store call, so other
-store work is never held up for long, and reports its progress; it starts once its hub's session
-is caught up (a launch's room lists and catch-up come first).
+store work is never held up for long, and reports its progress.
 """
 
 from __future__ import annotations
