@@ -13,9 +13,7 @@ from support.store_versions import store_before_search
 from support.stored_session import StoreBackedSession, message
 
 from parler_desktop.app.hubs.bridge import SessionBridge
-from parler_desktop.app.search import search_model
 from parler_desktop.app.search.search_model import SearchIndexer
-from parler_desktop.client.events import ConnectionState, StateChanged
 from parler_desktop.store import LocalStore, StoreWorker
 from parler_desktop.store.search import PENDING_BATCH, SNIPPET_END, SNIPPET_START
 from parler_desktop.app.search.search_model import snippet_runs
@@ -77,65 +75,6 @@ def test_snippet_runs_mark_the_matches():
     ]
 
 
-def attach_live(bridge: SessionBridge, session: StoreBackedSession) -> None:
-    """``session`` followed by ``bridge``, then live (its catch-up over: the indexer starts)."""
-    bridge.attach(session)
-    session.emit(StateChanged(ConnectionState.LIVE, session.hub_url, session.agent_id))
-
-
-def searched(qtbot, qloop, worker: StoreWorker, words: str) -> list[int]:
-    hits = run_coroutine(qtbot, qloop, worker.call(LocalStore.search, words, None, None, None, 10_000))
-    return sorted(hit.seq for hit in hits)
-
-
-def test_what_the_last_run_left_unindexed_waits_for_the_catch_up(qtbot, qloop, tmp_path):
-    """At a launch, five stores indexed what the last run left unindexed beside the first room
-    lists and the catch-up, taking the cores and the GIL from them (issue 42, bench_hubs.py's
-    wake). The indexer waits while its session connects and catches up, then indexes."""
-    worker = StoreWorker(tmp_path / "store.sqlite3")
-    run_coroutine(qtbot, qloop, worker.open())
-    pushed = [message(seq, "team", f"push left unindexed {seq}") for seq in range(1, 4)]
-    run_coroutine(qtbot, qloop, worker.call(LocalStore.insert_messages, pushed, index_now=False))
-    session = StoreBackedSession(worker)
-    bridge = SessionBridge()
-    try:
-        indexer = SearchIndexer(bridge)
-        bridge.attach(session)
-        for state in (ConnectionState.CONNECTING, ConnectionState.AUTHENTICATING, ConnectionState.CATCHING_UP):
-            session.emit(StateChanged(state, session.hub_url, session.agent_id))
-            # (an indexer that did not wait had its first batch queued on the store's thread before this search)
-            assert searched(qtbot, qloop, worker, "unindexed") == []
-        assert indexer.latest is None
-        session.emit(StateChanged(ConnectionState.LIVE, session.hub_url, session.agent_id))
-        qtbot.waitUntil(lambda: indexer.latest is not None and indexer.latest.done, timeout=10_000)
-        assert searched(qtbot, qloop, worker, "unindexed") == [1, 2, 3]
-    finally:
-        run_coroutine(qtbot, qloop, bridge.tasks.cancel_all())
-        run_coroutine(qtbot, qloop, worker.close())
-
-
-@pytest.mark.parametrize("state", [ConnectionState.BACKING_OFF, ConnectionState.OFFLINE, None])
-def test_a_session_that_does_not_catch_up_is_indexed_all_the_same(qtbot, qloop, tmp_path, monkeypatch, state):
-    """A hub that cannot be reached now (backing off, offline), or a session that never says
-    (``INDEX_AFTER_SECS``, made short here), does not keep its store unsearchable."""
-    monkeypatch.setattr(search_model, "INDEX_AFTER_SECS", 0.5)
-    worker = StoreWorker(tmp_path / "store.sqlite3")
-    run_coroutine(qtbot, qloop, worker.open())
-    run_coroutine(qtbot, qloop, worker.call(LocalStore.insert_messages, [message(7, "team", "push left unindexed")], index_now=False))
-    session = StoreBackedSession(worker)
-    bridge = SessionBridge()
-    try:
-        indexer = SearchIndexer(bridge)
-        bridge.attach(session)
-        if state is not None:
-            session.emit(StateChanged(state, session.hub_url, session.agent_id))
-        qtbot.waitUntil(lambda: indexer.latest is not None and indexer.latest.done, timeout=10_000)
-        assert searched(qtbot, qloop, worker, "unindexed") == [7]
-    finally:
-        run_coroutine(qtbot, qloop, bridge.tasks.cancel_all())
-        run_coroutine(qtbot, qloop, worker.close())
-
-
 def test_older_messages_are_indexed_in_the_background_with_progress(qtbot, qloop, tmp_path):
     path = tmp_path / "store.sqlite3"
     store_before_search(path, [message(seq, "team", f"older message {seq}") for seq in range(1, 5001)])
@@ -148,7 +87,7 @@ def test_older_messages_are_indexed_in_the_background_with_progress(qtbot, qloop
         indexer = SearchIndexer(bridge)
         seen = []
         indexer.progress.connect(lambda progress: seen.append((progress.indexed, progress.total)))
-        attach_live(bridge, StoreBackedSession(worker))
+        bridge.attach(StoreBackedSession(worker))
         qtbot.waitUntil(lambda: bool(seen) and seen[-1][0] == 5001, timeout=10_000)
         assert seen == [(2001, 5001), (4001, 5001), (5001, 5001)]
         hits = run_coroutine(qtbot, qloop, worker.call(LocalStore.search, "older", None, None, None, 10_000))
@@ -169,7 +108,7 @@ def test_more_pushes_left_unindexed_than_one_call_takes_are_all_indexed(qtbot, q
     try:
         bridge = SessionBridge()
         indexer = SearchIndexer(bridge)
-        attach_live(bridge, StoreBackedSession(worker))
+        bridge.attach(StoreBackedSession(worker))
         qtbot.waitUntil(lambda: indexer.latest is not None and indexer.latest.done, timeout=10_000)
         hits = run_coroutine(qtbot, qloop, worker.call(LocalStore.search, "unindexed", None, None, None, 10_000))
         assert sorted(hit.seq for hit in hits) == [m.seq for m in pushed]
@@ -189,7 +128,7 @@ def test_on_a_full_disk_indexing_stops_quietly_and_search_still_answers(qtbot, q
     bridge.notice.connect(lambda text, _room: failures.append(text))
     try:
         indexer = SearchIndexer(bridge)
-        attach_live(bridge, StoreBackedSession(worker))
+        bridge.attach(StoreBackedSession(worker))
         qtbot.waitUntil(lambda: not bridge.tasks.tasks, timeout=10_000)
         assert failures == [] and indexer.latest is None  # stopped without a word to the human
         assert run_coroutine(qtbot, qloop, worker.call(LocalStore.search, "older", None, None, None, 10)) == []

@@ -10,7 +10,6 @@ store work is never held up for long, and reports its progress.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime
 import logging
 import re
@@ -22,7 +21,6 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
-from parler_desktop.client.events import ConnectionState, StateChanged
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.protocol.readable import readable
 from parler_desktop.store.search import SNIPPET_END, SNIPPET_START, BacklogProgress, SearchHit
@@ -32,7 +30,6 @@ log = logging.getLogger(__name__)
 SEARCH_DELAY_MS = 150
 RESULT_LIMIT = 200
 BACKLOG_STEP = 2000
-INDEX_AFTER_SECS = 30.0  # the longest the indexer waits for its session's catch-up (``SearchIndexer._index``)
 HIT_PLACE = Qt.ItemDataRole.UserRole + 1  # "room label" (then " · hub" while the window holds several)
 HIT_HUB = Qt.ItemDataRole.UserRole + 2  # the hub of the hit, as the settings name it
 _SPACES = re.compile(r"\s+")
@@ -149,29 +146,16 @@ class SearchIndexer(QObject):
         super().__init__(parent)
         self._bridge = bridge
         self.latest: BacklogProgress | None = None
-        self._settled = asyncio.Event()  # the session attached last is not catching up (see ``_index``)
         bridge.sessionChanged.connect(self._session_changed)
-        bridge.stateChanged.connect(self._state_changed)
 
     def _session_changed(self) -> None:
         self.latest = None
-        self._settled = asyncio.Event()
         if self._bridge.store is not None:
-            self._bridge.tasks.spawn("search index", self._index(self._bridge.store, self._settled))
+            self._bridge.tasks.spawn("search index", self._index(self._bridge.store))
 
-    def _state_changed(self, event: StateChanged) -> None:
-        if event.state not in (ConnectionState.CONNECTING, ConnectionState.AUTHENTICATING, ConnectionState.CATCHING_UP):
-            self._settled.set()  # live (caught up), or not connected: nothing to wait for
-
-    async def _index(self, store: Any, settled: asyncio.Event) -> None:
-        """Step by step until done, once the session is live or not connecting (``INDEX_AFTER_SECS``
-        at the latest): at a launch, what the last run left unindexed took the cores and the GIL
-        from the window's first room lists and the catch-up (bench_hubs.py's wake: 5 stores
-        indexing in 50-message batches beside them). A store that cannot be written now (a full
-        disk opens it read-only) leaves the rest for the next session: search still finds what
-        is indexed."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(settled.wait(), INDEX_AFTER_SECS)
+    async def _index(self, store: Any) -> None:
+        """Step by step until done; a store that cannot be written now (a full disk opens it
+        read-only) leaves the rest for the next session: search still finds what is indexed."""
         try:
             await store.index_all_pending()  # pushes a killed process left unindexed
             while store is self._bridge.store:
