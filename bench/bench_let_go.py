@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from bench_room_list import TEXT, room_name, stand_in_hubs  # noqa: E402
+from bench_room_list import TEXT, close_stand_ins, room_name, stand_in_hubs  # noqa: E402
 from bench_ui import run_on_app_loop, wait_for  # noqa: E402
 from support.stored_session import ALICE  # noqa: E402
 
@@ -105,12 +105,7 @@ async def run(args: argparse.Namespace) -> None:
             f"(all of its callbacks {statistics.median(total for _, total in per_turn):.1f} ms, the sidebar painted after each)"
         )
         print(f"baseline, every hub at once in one callback (painted once): p50 {baseline:.1f} ms; ratio {longest / baseline:.2f}x")
-        window.close()
-        for entry in hubs.entries:
-            await entry.bridge.tasks.cancel_all()
-        await window.bridge.tasks.cancel_all()
-        for session in sessions:
-            await session.store.close()
+        await close_stand_ins(window, hubs, sessions)
 
 
 def parse() -> argparse.Namespace:

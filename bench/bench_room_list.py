@@ -115,6 +115,16 @@ async def stand_in_hubs(root: Path, hubs: int, rooms: int) -> tuple[HubList, lis
     return held, sessions, seq
 
 
+async def close_stand_ins(window: MainWindow, hubs: HubList, sessions: list[LiveSession]) -> None:
+    """Close ``window`` and what ``stand_in_hubs`` made: every hub's tasks, then the stores."""
+    window.close()
+    for entry in hubs.entries:
+        await entry.bridge.tasks.cancel_all()
+    await window.bridge.tasks.cancel_all()
+    for session in sessions:
+        await session.store.close()
+
+
 async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as directory:
         hubs, sessions, seq = await stand_in_hubs(Path(directory), args.hubs, args.rooms)
@@ -178,12 +188,7 @@ async def run(args: argparse.Namespace) -> None:
         )
         print(f"longest gap of the 2 ms meter: {busy_gap:.1f} ms ({meter.stalls} over 50 ms); idle window {idle_gap:.1f} ms")
         collector.stop()
-        window.close()
-        for entry in hubs.entries:
-            await entry.bridge.tasks.cancel_all()
-        await window.bridge.tasks.cancel_all()
-        for session in sessions:
-            await session.store.close()
+        await close_stand_ins(window, hubs, sessions)
 
 
 async def switching(window: MainWindow, hubs: HubList, args: argparse.Namespace) -> tuple[list[float], list[float]]:
