@@ -393,3 +393,38 @@ def test_after_a_night_the_cache_is_read_for_items_once_the_catch_up_is_over(qtb
     finally:
         run_coroutine(qtbot, qloop, peer.close())
         stop_desktop(qtbot, qloop, app)
+
+
+def test_a_failure_acknowledged_just_before_quitting_is_still_acknowledged_after_the_restart(qtbot, qloop, hub, tmp_path):
+    """The human presses D on a failure and quits at once, while the store's thread is busy
+    (a page being written): the acknowledgement is written before the store closes. It was
+    cancelled with the window's tasks, and the failure was back in the queue after the restart."""
+    from support.desktop_fixtures import start_desktop, stop_desktop
+    from support.needs_ops import human_request, task_on
+    from support.raw_agent import RawAgent
+
+    home = tmp_path / "home"
+    app = start_desktop(qtbot, qloop, home, hub.url)
+    peer = run_coroutine(qtbot, qloop, RawAgent.connect(hub.url, name="alice", role="planner"))
+    try:
+        room = join_room(qtbot, qloop, app, peer, "builds")
+        deploy = human_request(qtbot, qloop, app.bridge, peer, room, "please deploy")
+        task_on(qtbot, qloop, peer, room, deploy, "failed", "disk full")
+        qtbot.waitUntil(lambda: queue_kinds(app.window) == [NeedKind.FAILED], timeout=10_000)
+        QTest.keyClick(app.window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
+        view = app.window.needs_you.view
+        qtbot.waitUntil(view.list.hasFocus, timeout=5000)
+        assert view.selected().item.kind is NeedKind.FAILED
+        busy = qloop.create_task(app.bridge.store.call(lambda _store: time.sleep(0.5)))  # a long write
+        QTest.keyClick(view.list, Qt.Key.Key_D)
+        assert need_count(app.window) == 0
+        stop_desktop(qtbot, qloop, app)  # quit at once
+        assert busy.done()
+        app = start_desktop(qtbot, qloop, home, hub.url)
+        qtbot.waitUntil(lambda: all(w.ready for w in app.window.needs._watches.values()), timeout=10_000)
+        send_parts(qtbot, qloop, peer, room, "yours", {"kind": "com.parler.handoff", "next": "sign it off", "to": "supervisor"})
+        qtbot.waitUntil(lambda: queue_kinds(app.window) == [NeedKind.HANDOFF], timeout=10_000)  # not the failure
+        assert need_count(app.window) == 1
+    finally:
+        run_coroutine(qtbot, qloop, peer.close())
+        stop_desktop(qtbot, qloop, app)

@@ -71,6 +71,11 @@ class TaskSupervisor:
     def tasks(self) -> frozenset[asyncio.Task[Any]]:
         return frozenset(self._tasks)
 
+    async def finish_all(self) -> None:
+        """Wait until every owned task has finished, cancelling none (failures are reported)."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
     async def cancel_all(self) -> None:
         """Cancel every owned task and wait until they have all finished."""
         current = asyncio.current_task()

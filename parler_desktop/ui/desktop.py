@@ -144,8 +144,10 @@ class DesktopApp:
         return self.local_hub.url
 
     async def _before_drop(self, entry: HubEntry) -> None:
+        """Before the store closes: what the human did is written (``SessionBridge.keep``)."""
         if entry is self.window.shown_hub:
-            await self.window.drafts.flush()  # before the store closes
+            await self.window.drafts.flush()
+        await entry.bridge.writes.finish_all()
 
     def _offer_fresh_cache(self, *_entry: object) -> None:
         self.window.connection_bar.offer_fresh_cache(self.shown.entry.damaged_store is not None)

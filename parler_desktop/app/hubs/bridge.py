@@ -64,11 +64,23 @@ class SessionBridge(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         # Owns every coroutine the window starts; a crash becomes a notice, not a lost traceback.
-        self.tasks = TaskSupervisor("window", lambda name, error: self.notice.emit(f"{name} failed: {error}", ""))
+        self.tasks = TaskSupervisor("window", self._task_failed)
+        self.writes = TaskSupervisor("keep", self._task_failed)  # ``keep``'s: finished, never cancelled
         self._session: Any = None
         self._heard: weakref.WeakSet = weakref.WeakSet()  # sessions this bridge listens to (once each)
         self.last_state: StateChanged | None = None
         self._arrival_handlers: list[weakref.WeakMethod] = []
+
+    def _task_failed(self, name: str, error: BaseException) -> None:
+        self.notice.emit(f"{name} failed: {error}", "")
+
+    def keep(self, name: str, write: Callable[..., Any], *args: Any) -> None:
+        """Write what the human did (``write(store, *args)``) to the session's store, if any: the
+        window awaits these writes (``writes.finish_all``) before it lets go of the store, and
+        never cancels them, so a decision taken just before quitting is there at the next start
+        (cancelled with the window's tasks, it was lost when the store's thread was busy)."""
+        if self.store is not None:
+            self.writes.spawn(name, self.store.call(write, *args))
 
     def on_arrival(self, handler: Callable[[str, Sequence[Any]], None]) -> None:
         """Call the QObject's method ``handler(room, messages)`` with pushed messages not stored

@@ -138,20 +138,16 @@ class NeedsWatch(QObject):
             return
         done = [Answered(i.key, i.agent_name, i.room, i.kind.value, i.since, now) for i in items]
         self.answered.extend(done)
-        store = self._bridge.store
-        if store is not None:
-            rows = [(d.key, d.agent, d.room, d.kind, d.since, d.answered_at) for d in done]
-            self._bridge.tasks.spawn("keep answered items", store.call(LocalStore.save_needs_answered, rows))
+        rows = [(d.key, d.agent, d.room, d.kind, d.since, d.answered_at) for d in done]
+        self._bridge.keep("keep answered items", LocalStore.save_needs_answered, rows)
 
     # -- what the human did -------------------------------------------------------------------
     def decide(self, decision: Decision) -> None:
         """Dismiss or snooze an item; kept in the hub's store."""
         self.decisions[decision.key] = decision
         self.refresh()
-        store = self._bridge.store
-        if store is not None:
-            row = (decision.key, decision.action, decision.until, decision.agent, decision.after_seq)
-            self._bridge.tasks.spawn("keep a decision", store.call(LocalStore.save_needs_decision, row))
+        row = (decision.key, decision.action, decision.until, decision.agent, decision.after_seq)
+        self._bridge.keep("keep a decision", LocalStore.save_needs_decision, row)
 
     def newest_seq(self) -> int:
         return self.ledger.newest_seq
@@ -219,9 +215,7 @@ class NeedsWatch(QObject):
         if ended:
             for key in ended:
                 self.decisions.pop(key, None)
-            store = self._bridge.store
-            if store is not None:
-                self._bridge.tasks.spawn("end snoozes", store.call(LocalStore.drop_needs_decisions, ended))
+            self._bridge.keep("end snoozes", LocalStore.drop_needs_decisions, ended)
 
     def _state(self, event: StateChanged) -> None:
         if event.state is ConnectionState.LIVE:

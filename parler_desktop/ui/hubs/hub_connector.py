@@ -36,7 +36,7 @@ class HubConnector:
         tell: Callable[[str], None],
     ) -> None:
         """``before_drop(entry)`` runs before a session is let go (the window saves the drafts
-        typed into it); ``tell`` reports a sentence that belongs in the log and status bar."""
+        typed into it and finishes writing what the human did); ``tell`` reports a sentence that belongs in the log and status bar."""
         self.entry = entry
         self._home = home
         self._embedded_url = embedded_url
