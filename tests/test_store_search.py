@@ -120,6 +120,17 @@ def test_pushes_stored_for_later_are_indexed_by_index_pending_even_after_a_reope
         store.close()
 
 
+def test_index_pending_up_to_a_seq_leaves_the_newer_for_later(store: LocalStore):
+    assert store.newest_pending() is None
+    store.insert_messages([make_message(seq, text=f"pushed words {seq}") for seq in range(1, 9)], index_now=False)
+    assert store.newest_pending() == 8
+    assert store.index_pending(batch=3, up_to=5) is True
+    assert store.index_pending(batch=3, up_to=5) is False  # 4 and 5: fewer than a batch below 5
+    assert seqs(store.search("words")) == [5, 4, 3, 2, 1] and store.newest_pending() == 8
+    assert store.index_pending() is False
+    assert seqs(store.search("words")) == [8, 7, 6, 5, 4, 3, 2, 1] and store.newest_pending() is None
+
+
 def test_messages_stored_before_the_index_are_indexed_in_steps_with_progress(tmp_path: Path):
     path = tmp_path / "store.sqlite3"
     store_before_search(path, [make_message(seq, text=f"old words {seq}") for seq in range(1, 51)])

@@ -4,6 +4,8 @@ the background with progress."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -14,8 +16,9 @@ from support.stored_session import StoreBackedSession, message
 
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.search.search_model import SearchIndexer
+from parler_desktop.client.page_writer import write_turn
 from parler_desktop.store import LocalStore, StoreWorker
-from parler_desktop.store.search import PENDING_BATCH, SNIPPET_END, SNIPPET_START
+from parler_desktop.store.search import PENDING_BATCH, SNIPPET_END, SNIPPET_START, BacklogProgress
 from parler_desktop.app.search.search_model import snippet_runs
 
 pytestmark = pytest.mark.timeout(60)
@@ -113,6 +116,48 @@ def test_more_pushes_left_unindexed_than_one_call_takes_are_all_indexed(qtbot, q
         hits = run_coroutine(qtbot, qloop, worker.call(LocalStore.search, "unindexed", None, None, None, 10_000))
         assert sorted(hit.seq for hit in hits) == [m.seq for m in pushed]
     finally:
+        run_coroutine(qtbot, qloop, bridge.tasks.cancel_all())
+        run_coroutine(qtbot, qloop, worker.close())
+
+
+def test_the_indexer_takes_what_a_killed_process_left_not_what_the_catch_up_stores_beside_it(qtbot, qloop, tmp_path):
+    """At a launch the indexer indexes the pushes a killed process left, behind the process's
+    page writes (``write_turn``), and no more: the pages the catch-up stores meanwhile wait for
+    the session's sync to index them after it (indexing them beside it slowed the wake)."""
+    worker = StoreWorker(tmp_path / "store.sqlite3")
+    run_coroutine(qtbot, qloop, worker.open())
+    left = [message(seq, "team", f"left unindexed {seq}") for seq in range(1, 11)]
+    pulled = [message(seq, "team", f"pulled meanwhile {seq}") for seq in range(100, 106)]
+    run_coroutine(qtbot, qloop, worker.call(LocalStore.insert_messages, left, index_now=False))
+
+    async def take_the_turn() -> asyncio.Lock:
+        turn = write_turn()
+        await turn.acquire()  # a page write in progress
+        return turn
+
+    turn = run_coroutine(qtbot, qloop, take_the_turn())
+    bridge = SessionBridge()
+    try:
+        indexer = SearchIndexer(bridge)
+        bridge.attach(StoreBackedSession(worker))
+        # the indexer's task was scheduled first: its look at what waits reaches the store's
+        # thread before these pages, which the catch-up stores while the indexer waits its turn
+        run_coroutine(qtbot, qloop, worker.call(LocalStore.insert_messages, pulled, index_now=False))
+        assert run_coroutine(qtbot, qloop, worker.call(LocalStore.search, "unindexed", None, None, None, 100)) == []
+        turn.release()
+        qtbot.waitUntil(lambda: indexer.latest is not None, timeout=10_000)
+        assert (indexer.latest.indexed, indexer.latest.total, indexer.latest.older) == (10, 16, 0)
+        found = run_coroutine(qtbot, qloop, worker.call(LocalStore.search, "unindexed", None, None, None, 100))
+        assert sorted(hit.seq for hit in found) == [m.seq for m in left]
+        assert run_coroutine(qtbot, qloop, worker.call(LocalStore.search, "pulled", None, None, None, 100)) == []
+        assert run_coroutine(qtbot, qloop, worker.call(LocalStore.newest_pending)) == 105  # the sync's to index
+        run_coroutine(qtbot, qloop, worker.index_all_pending())  # as the sync does after its catch-up
+        qtbot.waitUntil(lambda: indexer.latest.done, timeout=5000)  # the progress follows (the dialog's line goes)
+        assert indexer.latest == BacklogProgress(16, 16, 0)
+        qtbot.waitUntil(lambda: not bridge.tasks.tasks, timeout=5000)  # and the indexer is done
+    finally:
+        if turn.locked():
+            turn.release()
         run_coroutine(qtbot, qloop, bridge.tasks.cancel_all())
         run_coroutine(qtbot, qloop, worker.close())
 

@@ -30,6 +30,7 @@ SNIPPET_START, SNIPPET_END = "\x02", "\x03"  # around each match in a snippet (n
 # of it, and in a burst the window's appends waited behind it. Each call is awaited, so the
 # window's thread runs between them.
 PENDING_BATCH = 50
+SEQ_MAX = 2**63 - 1  # SQLite's largest integer: above every seq
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
@@ -57,6 +58,7 @@ class SearchHit:
 class BacklogProgress:
     indexed: int  # stored messages in the index
     total: int  # stored messages
+    older: int = 0  # of those not indexed, the ones stored before the index (``index_backlog``'s)
 
     @property
     def done(self) -> bool:
@@ -82,16 +84,23 @@ class SearchTables(StoreDatabase):
         self._db.execute("DELETE FROM search_pending WHERE seq IN (SELECT seq FROM messages WHERE room = ?)", (room,))
 
     @guarded("indexing messages for search")
-    def index_pending(self, batch: int = PENDING_BATCH) -> bool:
-        """Index up to ``batch`` of the messages left for later; True while more are left."""
+    def index_pending(self, batch: int = PENDING_BATCH, up_to: int | None = None) -> bool:
+        """Index up to ``batch`` of the messages left for later (only those with seq ≤ ``up_to``,
+        when given); True while more are left."""
         with self._write():
             rows = self._db.execute(
-                "SELECT p.seq, m.wire FROM search_pending p JOIN messages m ON m.seq = p.seq ORDER BY p.seq LIMIT ?",
-                (batch,),
+                "SELECT p.seq, m.wire FROM search_pending p JOIN messages m ON m.seq = p.seq "
+                "WHERE p.seq <= ? ORDER BY p.seq LIMIT ?",
+                (SEQ_MAX if up_to is None else up_to, batch),
             ).fetchall()
             self._index((seq, json.loads(wire)["parts"]) for seq, wire in rows)
             self._db.executemany("DELETE FROM search_pending WHERE seq = ?", [(seq,) for seq, _ in rows])
         return len(rows) == batch
+
+    @guarded("reading what waits for indexing")
+    def newest_pending(self) -> int | None:
+        """The highest seq left for ``index_pending`` (None when nothing is)."""
+        return self._db.execute("SELECT max(seq) FROM search_pending").fetchone()[0]
 
     @guarded("searching messages")
     def search(
@@ -141,6 +150,6 @@ class SearchTables(StoreDatabase):
     def search_progress(self) -> BacklogProgress:
         total = self._count("SELECT coalesce(sum(message_count), 0) FROM rooms")
         below = int(self.get_meta(SEARCH_BACKLOG_KEY) or 0)
-        waiting = self._count("SELECT count(*) FROM messages WHERE seq < ?", below) if below > 0 else 0
-        waiting += self._count("SELECT count(*) FROM search_pending")
-        return BacklogProgress(total - waiting, total)
+        older = self._count("SELECT count(*) FROM messages WHERE seq < ?", below) if below > 0 else 0
+        waiting = older + self._count("SELECT count(*) FROM search_pending")
+        return BacklogProgress(total - waiting, total, older)

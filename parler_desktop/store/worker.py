@@ -129,13 +129,14 @@ class StoreWorker:
         snapshot = functools.partial(reader.in_snapshot, fn, *args, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(reading, snapshot)
 
-    async def index_all_pending(self, turn: asyncio.Lock | None = None) -> None:
-        """Make every message stored for later indexing searchable (pushes: store/search.py), a
-        small batch per call, so the loop's thread runs between the batches (each holding
-        ``turn``, when given: it queues behind other writes that hold it); raises ``StoreError``."""
+    async def index_all_pending(self, turn: asyncio.Lock | None = None, up_to: int | None = None) -> None:
+        """Make every message stored for later indexing searchable (pushes: store/search.py), or
+        those with seq ≤ ``up_to``, a small batch per call, so the loop's thread runs between the
+        batches (each holding ``turn``, when given: it queues behind other writes that hold it);
+        raises ``StoreError``."""
         while True:
             async with turn or contextlib.nullcontext():
-                if not await self.call(LocalStore.index_pending):
+                if not await self.call(LocalStore.index_pending, up_to=up_to):
                     return
 
     async def close(self) -> None:

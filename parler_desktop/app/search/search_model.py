@@ -21,6 +21,7 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistent
 
 from parler_desktop.app.hubs.bridge import SessionBridge
 from parler_desktop.app.hubs.hub_list import HubEntry, HubList
+from parler_desktop.client.page_writer import write_turn
 from parler_desktop.store import LocalStore, StoreError
 from parler_desktop.protocol.readable import readable
 from parler_desktop.store.search import SNIPPET_END, SNIPPET_START, BacklogProgress, SearchHit
@@ -30,6 +31,7 @@ log = logging.getLogger(__name__)
 SEARCH_DELAY_MS = 150
 RESULT_LIMIT = 200
 BACKLOG_STEP = 2000
+PROGRESS_POLL_SECS = 1.0  # how often the progress is read while only the sync's indexing is left
 HIT_PLACE = Qt.ItemDataRole.UserRole + 1  # "room label" (then " · hub" while the window holds several)
 HIT_HUB = Qt.ItemDataRole.UserRole + 2  # the hub of the hit, as the settings name it
 _SPACES = re.compile(r"\s+")
@@ -155,13 +157,22 @@ class SearchIndexer(QObject):
 
     async def _index(self, store: Any) -> None:
         """Step by step until done; a store that cannot be written now (a full disk opens it
-        read-only) leaves the rest for the next session: search still finds what is indexed."""
+        read-only) leaves the rest for the next session: search still finds what is indexed.
+
+        What a killed process left unindexed is indexed here, even offline, but only that: the
+        pages a launch's catch-up stores meanwhile are indexed by the session's sync after it,
+        a batch at a time behind the process's page writes (client/sync.py). Indexing them here
+        too, beside the catch-up, took the cores and the GIL from it (bench_hubs.py's wake)."""
         try:
-            await store.index_all_pending()  # pushes a killed process left unindexed
+            left = await store.call(LocalStore.newest_pending)
+            if left is not None:
+                await store.index_all_pending(write_turn(), up_to=left)
             while store is self._bridge.store:
                 self.latest = await store.call(LocalStore.index_backlog, BACKLOG_STEP)
                 self.progress.emit(self.latest)
                 if self.latest.done:
                     return
+                if not self.latest.older:  # only what the sync indexes is left: watched, not spun on
+                    await asyncio.sleep(PROGRESS_POLL_SECS)
         except StoreError as error:
             log.info("the search index is not built further for now: %s", error)
