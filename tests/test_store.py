@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from parler_desktop.protocol.values import EndpointRef, RoomInfo, RosterEntry, StoredMessage
 from parler_desktop.store import LocalStore, RoomSummary, StoreError, StoreProblem, outbox_path
-from parler_desktop.store import database
+from parler_desktop.store import codec, database
 from parler_desktop.store.schema import SCHEMA_VERSION
 
 from support.store_versions import store_before_kept_counts
@@ -530,3 +530,31 @@ def test_processes_opening_the_same_fresh_store_at_once_all_succeed(tmp_path: Pa
     store = LocalStore(path)
     assert store.schema_version == SCHEMA_VERSION
     store.close()
+
+
+# ---- property: reads in one step (``_rows_at_once``) give what row-by-row reads gave ------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.dictionaries(keys=st.text(min_size=1, max_size=12), values=st.lists(st.text(max_size=30), max_size=3), max_size=12))
+def test_room_summaries_and_pages_read_in_one_step_keep_every_name_text_and_order(rooms: dict[str, list[str]]):
+    with tempfile.TemporaryDirectory() as directory:
+        store = LocalStore(Path(directory) / "store.sqlite3")
+        try:
+            store.replace_rooms([RoomInfo(name=name, kind="channel", members=2, unread=0) for name in rooms])
+            messages = [make_message(seq, room, text) for seq, (room, text) in enumerate(
+                ((room, text) for room, texts in rooms.items() for text in texts), start=1)]
+            store.insert_messages(messages)
+            summaries = store.room_summaries("UBOB")
+            assert [room.name for room in summaries] == sorted(rooms)  # as SQLite's ORDER BY name had them
+            for room in summaries:
+                own = [m for m in messages if m.room == room.name]
+                assert (room.max_seq, room.unread, room.kind) == (own[-1].seq if own else 0, len(own), "channel")
+                wire = store._db.execute("SELECT wire FROM messages WHERE seq = ?", (room.max_seq,)).fetchone()
+                assert room.last_preview == (codec.preview_of_wire_text(wire[0]) if own else "")
+                assert store.messages_slice(room.name, 0, 10) == own
+                assert store.messages_before(room.name, 10**9, 2) == own[-2:]
+                assert store.messages_after(room.name, 0, 2) == own[:2]
+            assert store.messages_in_order(0, 10**9, 100) == messages
+        finally:
+            store.close()

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from parler_desktop.protocol.values import RosterEntry, StoredMessage
 from parler_desktop.store import codec
 from parler_desktop.store.database import guarded
-from parler_desktop.store.signatures import MESSAGE_COLUMNS, SignatureChecks
+from parler_desktop.store.signatures import SignatureChecks
 
 TASK_KIND = "com.parler.task"
 _TASK_PARTS = (
@@ -70,10 +70,6 @@ class FleetReads(SignatureChecks):
         """``agent``'s newest ``limit`` stored messages in ``rooms``, oldest first (the rooms'
         index bounds the search to them)."""
         marks = ", ".join("?" * len(rooms))
-        rows = self._db.execute(
-            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE room IN ({marks}) AND json_extract(wire, '$.from.id') = ? "
-            "ORDER BY seq DESC LIMIT ?",
-            (*rooms, agent, limit),
-        ).fetchall()
-        rows.reverse()
-        return self.messages_from_rows(rows)
+        return self._messages_where(
+            f"WHERE room IN ({marks}) AND json_extract(wire, '$.from.id') = ? ORDER BY seq DESC LIMIT ?", (*rooms, agent, limit)
+        )

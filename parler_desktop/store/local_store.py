@@ -34,7 +34,6 @@ from parler_desktop.store.search import SearchTables
 from parler_desktop.store.fleet_reads import FleetReads
 from parler_desktop.store.signatures import MESSAGE_COLUMNS
 
-_MESSAGE_WIRE = f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE room = ?"
 
 
 @dataclass(frozen=True)
@@ -203,27 +202,17 @@ class LocalStore(OutboxTables, DraftTables, FleetReads, SearchTables, RoomCounts
         ).fetchone()
         if row is None:  # message_count out of step with the rows: a damaged file
             raise store_error(self.path, StoreProblem.CORRUPT, f"room {room!r} has fewer rows than counted")
-        rows = self._db.execute(
-            _MESSAGE_WIRE + " AND seq >= ? ORDER BY seq LIMIT ?", (room, row[0], end - start)
-        ).fetchall()
-        return self.messages_from_rows(rows)
+        return self._messages_where("WHERE room = ? AND seq >= ? ORDER BY seq LIMIT ?", (room, row[0], end - start))
 
     @guarded("reading messages")
     def messages_after(self, room: str, seq: int, limit: int) -> list[StoredMessage]:
         """Up to ``limit`` messages with seq > ``seq``, ascending."""
-        rows = self._db.execute(
-            _MESSAGE_WIRE + " AND seq > ? ORDER BY seq LIMIT ?", (room, seq, limit)
-        ).fetchall()
-        return self.messages_from_rows(rows)
+        return self._messages_where("WHERE room = ? AND seq > ? ORDER BY seq LIMIT ?", (room, seq, limit))
 
     @guarded("reading messages")
     def messages_before(self, room: str, seq: int, limit: int) -> list[StoredMessage]:
         """Up to ``limit`` messages with seq < ``seq`` (the nearest ones), ascending."""
-        rows = self._db.execute(
-            _MESSAGE_WIRE + " AND seq < ? ORDER BY seq DESC LIMIT ?", (room, seq, limit)
-        ).fetchall()
-        rows.reverse()
-        return self.messages_from_rows(rows)
+        return self._messages_where("WHERE room = ? AND seq < ? ORDER BY seq DESC LIMIT ?", (room, seq, limit))
 
     @guarded("reading messages")
     def count_after(self, room: str, seq: int) -> int:
@@ -236,7 +225,7 @@ class LocalStore(OutboxTables, DraftTables, FleetReads, SearchTables, RoomCounts
 
     @guarded("reading messages")
     def message_by_id(self, room: str, message_id: str) -> StoredMessage | None:
-        row = self._db.execute(_MESSAGE_WIRE + " AND id = ?", (room, message_id)).fetchone()
+        row = self._db.execute(f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE room = ? AND id = ?", (room, message_id)).fetchone()
         return self.messages_from_rows([row])[0] if row else None
 
     # ---- cursors and sync marks ---------------------------------------------------------

@@ -14,7 +14,6 @@ import time
 
 from parler_desktop.protocol.values import StoredMessage
 from parler_desktop.store.database import StoreDatabase, guarded
-from parler_desktop.store.signatures import MESSAGE_COLUMNS
 
 DecisionRow = tuple[str, str, float, str, int]  # key, action, until, agent, after_seq
 AnsweredRow = tuple[str, str, str, str, float, float]  # key, agent, room, kind, since, answered_at
@@ -26,10 +25,7 @@ class NeedsTables(StoreDatabase):
     @guarded("reading messages")
     def messages_in_order(self, after_seq: int, up_to_seq: int, limit: int) -> list[StoredMessage]:
         """Up to ``limit`` stored messages of every room with ``after_seq`` < seq <= ``up_to_seq``, ascending."""
-        rows = self._db.execute(
-            f"SELECT {MESSAGE_COLUMNS} FROM messages WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?", (after_seq, up_to_seq, limit)
-        ).fetchall()
-        return self.messages_from_rows(rows)
+        return self._messages_where("WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT ?", (after_seq, up_to_seq, limit))
 
     @guarded("reading messages")
     def newest_stored_seq(self) -> int:
