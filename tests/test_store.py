@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from parler_desktop.protocol.values import EndpointRef, RoomInfo, RosterEntry, StoredMessage
@@ -532,11 +532,12 @@ def test_processes_opening_the_same_fresh_store_at_once_all_succeed(tmp_path: Pa
     store.close()
 
 
-# ---- property: reads in one step (``_rows_at_once``) give what row-by-row reads gave ------------------
+# ---- property: reads and writes in one step (``_rows_at_once``, ``_insert_at_once``) keep every value ----
 
 
 @settings(max_examples=30, deadline=None)
 @given(st.dictionaries(keys=st.text(min_size=1, max_size=12), values=st.lists(st.text(max_size=30), max_size=3), max_size=12))
+@example({"\x00": [""], "a\x00b": ["x\x00y", "z"], "a": ["\\u0000"]})  # SQLite's JSON ends a string at a NUL
 def test_room_summaries_and_pages_read_in_one_step_keep_every_name_text_and_order(rooms: dict[str, list[str]]):
     with tempfile.TemporaryDirectory() as directory:
         store = LocalStore(Path(directory) / "store.sqlite3")

@@ -144,9 +144,8 @@ class LocalStore(OutboxTables, DraftTables, FleetReads, SearchTables, RoomCounts
                     self._check_same_message(message)
             inserted = [m for m in unique if m.seq not in known]
             flags = [bool(mentions_me and mentions_me(m)) for m in inserted]
-            self._db.executemany(
-                "INSERT INTO messages (seq, room, id, sender_name, ts, mentions_me, wire, signature) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            self._insert_at_once(
+                "INSERT INTO messages (seq, room, id, sender_name, ts, mentions_me, wire, signature)",
                 [codec.message_row(m, flag) for m, flag in zip(inserted, flags)],
             )
             if index_now:

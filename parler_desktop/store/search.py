@@ -70,14 +70,11 @@ class SearchTables(StoreDatabase):
 
     def _index(self, messages: Iterable[tuple[int, Sequence[dict]]]) -> None:
         """Index (seq, parts) pairs: new messages as they are stored, and the backlog."""
-        self._db.executemany(
-            "INSERT INTO message_search (rowid, body, kinds) VALUES (?, ?, ?)",
-            [(seq, *indexed_text(parts)) for seq, parts in messages],
-        )
+        self._insert_at_once("INSERT INTO message_search (rowid, body, kinds)", [(seq, *indexed_text(parts)) for seq, parts in messages])
 
     def _index_later(self, seqs: Iterable[int]) -> None:
         """Leave stored messages for ``index_pending`` (see the module docstring)."""
-        self._db.executemany("INSERT OR IGNORE INTO search_pending (seq) VALUES (?)", [(seq,) for seq in seqs])
+        self._insert_at_once("INSERT OR IGNORE INTO search_pending (seq)", [(seq,) for seq in seqs])
 
     def _unindex_room(self, room: str) -> None:
         self._db.execute("DELETE FROM message_search WHERE rowid IN (SELECT seq FROM messages WHERE room = ?)", (room,))
