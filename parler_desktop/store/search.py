@@ -84,14 +84,15 @@ class SearchTables(StoreDatabase):
     def index_pending(self, batch: int = PENDING_BATCH, up_to: int | None = None) -> bool:
         """Index up to ``batch`` of the messages left for later (only those with seq ≤ ``up_to``,
         when given); True while more are left."""
-        with self._write():
-            rows = self._db.execute(
-                "SELECT p.seq, m.wire FROM search_pending p JOIN messages m ON m.seq = p.seq "
+        with self._write():  # (each statement one step: ``StoreDatabase._rows_at_once`` says why)
+            rows = self._rows_at_once(
+                "seq, wire",
+                "SELECT p.seq AS seq, m.wire AS wire FROM search_pending p JOIN messages m ON m.seq = p.seq "
                 "WHERE p.seq <= ? ORDER BY p.seq LIMIT ?",
                 (SEQ_MAX if up_to is None else up_to, batch),
-            ).fetchall()
+            )
             self._index((seq, json.loads(wire)["parts"]) for seq, wire in rows)
-            self._db.executemany("DELETE FROM search_pending WHERE seq = ?", [(seq,) for seq, _ in rows])
+            self._db.execute("DELETE FROM search_pending WHERE seq IN (SELECT value FROM json_each(?))", (json.dumps([seq for seq, _ in rows]),))
         return len(rows) == batch
 
     @guarded("reading what waits for indexing")
@@ -130,16 +131,17 @@ class SearchTables(StoreDatabase):
         with self._write():
             below = int(self.get_meta(SEARCH_BACKLOG_KEY) or 0)
             rows = (
-                self._db.execute(
+                self._rows_at_once(
+                    "seq, wire",
                     "SELECT seq, wire FROM messages m WHERE seq < ? AND NOT EXISTS "
                     "(SELECT 1 FROM message_search WHERE rowid = m.seq) ORDER BY seq DESC LIMIT ?",
                     (below, batch),
-                ).fetchall()
+                )
                 if below > 0
                 else []
             )
             self._index((seq, json.loads(wire)["parts"]) for seq, wire in rows)
-            below = rows[-1][0] if len(rows) == batch else 0
+            below = min(seq for seq, _ in rows) if len(rows) == batch else 0
             self._set_meta(SEARCH_BACKLOG_KEY, str(below))
         return self.search_progress()
 
