@@ -264,10 +264,10 @@ class LocalStore(OutboxTables, DraftTables, FleetReads, SearchTables, RoomCounts
 
     @guarded("reading sync marks")
     def sync_marks(self, rooms: Sequence[str]) -> dict[str, int | None]:
-        """``sync_mark`` of each of ``rooms``, in one call."""
+        """``sync_mark`` of each of ``rooms``, in one call (and one step: ``_rows_at_once``)."""
         marks: dict[str, int | None] = dict.fromkeys(rooms)
-        rows = self._db.execute("SELECT name, sync_mark FROM rooms WHERE name IN (SELECT value FROM json_each(?))", (json.dumps(list(rooms)),))
-        marks.update(rows.fetchall())
+        sql = "SELECT name, sync_mark FROM rooms WHERE name IN (SELECT value FROM json_each(?))"
+        marks.update(self._rows_at_once("name, sync_mark", sql, (json.dumps(list(rooms)),)))
         return marks
 
     @guarded("saving a sync mark")
