@@ -5,7 +5,7 @@ Run: .venv/bin/python bench/bench_store_steps.py
 Python's sqlite3 lets go of the GIL for each row it steps to, and takes it back after; while
 another thread runs Python (the window's, under traffic), each taking back waits for that thread
 to let go, up to the switch interval (5 ms). ``StoreDatabase._rows_at_once`` reads a result as one
-JSON row instead, and ``_insert_at_once`` writes rows as one JSON array. For the room list (every
+JSON row instead, and ``_insert_at_once`` writes rows a few multi-row statements at a time. For the room list (every
 room's summary, ``room_summaries``), a room's opening page (``messages_slice``) and a pulled page's
 rows written (``insert_messages``' statement) this prints the time each takes alone and beside a
 thread running Python, and the same rows fetched or inserted row by row beside it (the baseline:

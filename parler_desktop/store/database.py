@@ -31,6 +31,7 @@ from parler_desktop.store.sqlite_file import (
     connect_private, connect_read_only, migrate, quarantine, schema_version, write_transaction,
 )
 
+ROWS_PER_STEP = 64  # rows one INSERT statement takes (``_insert_at_once``): 64 x 8 columns, well under SQLite's 32,766 parameters
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -158,22 +159,21 @@ class StoreDatabase:
         Why: Python's sqlite3 lets go of the GIL for each row it steps to and must take it back
         after; while the window's thread runs Python, each taking back waits for it to let go
         (up to the 5 ms switch interval). A 100-row read took 15 ms on average under traffic
-        (bench_hubs.py), up to 225 ms beside a busy thread (0.1 s alone); as one row, 1-12 ms."""
+        (bench_hubs.py), up to 225 ms beside a busy thread (1.2 ms alone); as one row, 11-20 ms."""
         found = self._db.execute(f"SELECT json_group_array(json_array({columns})) FROM ({sql})", params).fetchone()[0]
         return json.loads(found)
 
     def _insert_at_once(self, insert: str, rows: Sequence[Sequence[object]]) -> None:
-        """``insert`` (``INSERT … INTO table (column, …)``) of ``rows`` (each value a number,
-        text or None) in one step, the rows as one JSON array: ``executemany`` steps once a row
-        (``_rows_at_once`` says why that waits). 100 rows beside a busy thread took 44-237 ms
-        so, 9-14 ms at once. SQLite's JSON ends a string at an escaped NUL: rows holding one
-        (a hub may send any text) are inserted a row a step, as they were."""
+        """``insert`` (``INSERT … INTO table (column, …)``) of ``rows`` in a few steps: one
+        multi-row ``VALUES`` statement for each power-of-two chunk of up to ``ROWS_PER_STEP``
+        rows (100 rows: 64, 32, 4), not ``executemany``'s step a row (``_rows_at_once`` says why
+        that waits). The chunk sizes keep a handful of statements prepared, however many rows."""
         if not rows:
             return
-        width = len(rows[0])
-        encoded = json.dumps(rows, ensure_ascii=False)
-        if "\\u0000" in encoded:  # (or a text holding a backslash before "u0000": the same way then)
-            self._db.executemany(f"{insert} VALUES ({', '.join('?' * width)})", rows)
-        else:
-            values = ", ".join(f"value->>{column}" for column in range(width))
-            self._db.execute(f"{insert} SELECT {values} FROM json_each(?)", (encoded,))
+        row_marks = f"({', '.join('?' * len(rows[0]))})"
+        start = 0
+        while start < len(rows):
+            size = min(ROWS_PER_STEP, 1 << ((len(rows) - start).bit_length() - 1))
+            chunk = rows[start:start + size]
+            self._db.execute(f"{insert} VALUES {', '.join([row_marks] * size)}", [value for row in chunk for value in row])
+            start += size
