@@ -15,6 +15,7 @@ from support.store_versions import store_before_search
 from support.stored_session import StoreBackedSession, message
 
 from parler_desktop.app.hubs.bridge import SessionBridge
+from parler_desktop.app.search import search_model
 from parler_desktop.app.search.search_model import SearchIndexer
 from parler_desktop.client.page_writer import write_turn
 from parler_desktop.store import LocalStore, StoreWorker
@@ -120,10 +121,11 @@ def test_more_pushes_left_unindexed_than_one_call_takes_are_all_indexed(qtbot, q
         run_coroutine(qtbot, qloop, worker.close())
 
 
-def test_the_indexer_takes_what_a_killed_process_left_not_what_the_catch_up_stores_beside_it(qtbot, qloop, tmp_path):
+def test_the_indexer_takes_what_a_killed_process_left_not_what_the_catch_up_stores_beside_it(qtbot, qloop, tmp_path, monkeypatch):
     """At a launch the indexer indexes the pushes a killed process left, behind the process's
     page writes (``write_turn``), and no more: the pages the catch-up stores meanwhile wait for
     the session's sync to index them after it (indexing them beside it slowed the wake)."""
+    monkeypatch.setattr(search_model, "PROGRESS_POLL_SECS", 0.05)  # (the progress is read a second apart)
     worker = StoreWorker(tmp_path / "store.sqlite3")
     run_coroutine(qtbot, qloop, worker.open())
     left = [message(seq, "team", f"left unindexed {seq}") for seq in range(1, 11)]

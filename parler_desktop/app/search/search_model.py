@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import functools
 import logging
 import re
 from collections.abc import Callable
@@ -167,12 +168,14 @@ class SearchIndexer(QObject):
             left = await store.call(LocalStore.newest_pending)
             if left is not None:
                 await store.index_all_pending(write_turn(), up_to=left)
+            step = functools.partial(LocalStore.index_backlog, batch=BACKLOG_STEP)
             while store is self._bridge.store:
-                self.latest = await store.call(LocalStore.index_backlog, BACKLOG_STEP)
+                self.latest = await store.call(step)
                 self.progress.emit(self.latest)
                 if self.latest.done:
                     return
-                if not self.latest.older:  # only what the sync indexes is left: watched, not spun on
+                if not self.latest.older:  # only what the sync indexes is left: read now and then, not written
+                    step = LocalStore.search_progress
                     await asyncio.sleep(PROGRESS_POLL_SECS)
         except StoreError as error:
             log.info("the search index is not built further for now: %s", error)
