@@ -53,6 +53,14 @@ def queue_kinds(window) -> list[NeedKind]:
     return [model.item(row).item.kind for row in range(model.rowCount())]
 
 
+def open_queue(qtbot, window):
+    """Ctrl+I, as the human presses it: the queue shows, its list takes the keys; its view."""
+    QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
+    view = window.needs_you.view
+    qtbot.waitUntil(lambda: window.needs_you.showing and view.list.hasFocus(), timeout=5000)
+    return view
+
+
 def test_each_kind_appears_once_and_the_keyboard_clears_the_queue(qtbot, qloop, desktop, peer):
     window = desktop.window
     room = join_room(qtbot, qloop, desktop, peer, "builds")
@@ -69,9 +77,7 @@ def test_each_kind_appears_once_and_the_keyboard_clears_the_queue(qtbot, qloop, 
     assert window.needs_you.entry.text() == "Needs you · 3"
     assert QAccessible.queryAccessibleInterface(window.needs_you.entry).text(QAccessible.Text.Name) == "Needs you, 3 waiting"
 
-    QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
-    view = window.needs_you.view
-    qtbot.waitUntil(lambda: window.needs_you.showing and view.list.hasFocus(), timeout=5000)
+    view = open_queue(qtbot, window)
     assert view.selected().item.message_id == handoff["id"]  # oldest first, focus on the first
     assert "approve the patch" in view.detail.toPlainText()
     QTest.keyClick(view.list, Qt.Key.Key_D)  # done: the card's Done answer
@@ -116,9 +122,7 @@ def test_mentions_leave_when_read_and_join_requests_are_approved_from_the_queue(
         post_as(qtbot, qloop, peer, room, "hey @boss, a look?")
         qtbot.waitUntil(lambda: sorted(k.value for k in queue_kinds(window)) == ["join", "mention"], timeout=20_000)
         assert need_count(window) == 2
-        QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
-        view = window.needs_you.view
-        qtbot.waitUntil(lambda: view.list.hasFocus(), timeout=5000)
+        view = open_queue(qtbot, window)
         while view.selected() is not None and view.selected().item.kind is not NeedKind.JOIN:
             QTest.keyClick(view.list, Qt.Key.Key_J)
         QTest.keyClick(view.list, Qt.Key.Key_A)
@@ -148,9 +152,7 @@ def test_counts_and_acknowledgements_are_the_same_after_the_window_restarts_and_
         task_on(qtbot, qloop, peer, room, build, "awaiting", "which region?")
         task_on(qtbot, qloop, peer, room, deploy, "failed", "disk full")
         qtbot.waitUntil(lambda: queue_kinds(app.window) == [NeedKind.HANDOFF, NeedKind.QUESTION, NeedKind.FAILED], timeout=10_000)
-        QTest.keyClick(app.window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
-        view = app.window.needs_you.view
-        qtbot.waitUntil(view.list.hasFocus, timeout=5000)
+        view = open_queue(qtbot, app.window)
         QTest.keyClick(view.list, Qt.Key.Key_J)
         QTest.keyClick(view.list, Qt.Key.Key_J)
         assert view.selected().item.kind is NeedKind.FAILED
@@ -192,9 +194,7 @@ def test_an_answer_queued_while_the_hub_is_down_lands_once_after_its_restart(qtb
         run_coroutine(qtbot, qloop, peer.close())
         run_coroutine(qtbot, qloop, asyncio.to_thread(hub.kill))  # kill -9
         qtbot.waitUntil(lambda: not app.bridge.is_live, timeout=10_000)
-        QTest.keyClick(app.window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
-        view = app.window.needs_you.view
-        qtbot.waitUntil(view.list.hasFocus, timeout=5000)
+        view = open_queue(qtbot, app.window)
         QTest.keyClick(view.list, Qt.Key.Key_D)
         model = app.window.needs_you.model
         qtbot.waitUntil(lambda: model.rowCount() == 1 and "answer queued" in model.line(model.item(0)), timeout=5000)
@@ -259,9 +259,7 @@ def test_snoozes_hide_an_item_until_their_time_or_until_the_agent_posts_and_filt
     needs = window.needs
     offset = [0.0]
     needs.clock = lambda: __import__("time").time() + offset[0]
-    QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
-    view, menu = window.needs_you.view, window.needs_you.snooze_menu
-    qtbot.waitUntil(view.list.hasFocus, timeout=5000)
+    view, menu = open_queue(qtbot, window), window.needs_you.snooze_menu
 
     view.kind_filter.setCurrentIndex(view.kind_filter.findData(NeedKind.MENTION))
     view.kind_filter.activated.emit(view.kind_filter.currentIndex())
@@ -340,9 +338,7 @@ def test_every_item_shows_how_long_it_has_waited_and_the_queue_keeps_it_current(
     post_as(qtbot, qloop, peer, room, "hey @boss, " + "the build log says the linker ran out of memory again " * 8)
     post_as(qtbot, qloop, peer, invited["room"], "got a minute? " + "I would like to walk you through the migration plan " * 8)
     qtbot.waitUntil(lambda: queue_kinds(window) == [NeedKind.HANDOFF, NeedKind.MENTION, NeedKind.MENTION], timeout=10_000)
-    QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
-    view = window.needs_you.view
-    qtbot.waitUntil(lambda: window.needs_you.showing and view.list.hasFocus(), timeout=5000)
+    view = open_queue(qtbot, window)
 
     def on_screen() -> list[str]:
         """Each row's text as far as it fits the list's width (the rest is cut off with "…")."""
@@ -411,9 +407,7 @@ def test_a_failure_acknowledged_just_before_quitting_is_still_acknowledged_after
         deploy = human_request(qtbot, qloop, app.bridge, peer, room, "please deploy")
         task_on(qtbot, qloop, peer, room, deploy, "failed", "disk full")
         qtbot.waitUntil(lambda: queue_kinds(app.window) == [NeedKind.FAILED], timeout=10_000)
-        QTest.keyClick(app.window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
-        view = app.window.needs_you.view
-        qtbot.waitUntil(view.list.hasFocus, timeout=5000)
+        view = open_queue(qtbot, app.window)
         assert view.selected().item.kind is NeedKind.FAILED
         busy = qloop.create_task(app.bridge.store.call(lambda _store: time.sleep(0.5)))  # a long write
         QTest.keyClick(view.list, Qt.Key.Key_D)
