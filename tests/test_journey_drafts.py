@@ -3,13 +3,15 @@ message it replies to — and switching rooms never carries text along."""
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
-from support.desktop_fixtures import click_room, join_room, post_as, start_desktop, stop_desktop
+from support.desktop_fixtures import click_room, click_row, join_room, post_as, start_desktop, stop_desktop
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.timeout(60)
@@ -96,3 +98,36 @@ def test_switching_rooms_while_a_post_is_saved_keeps_the_other_rooms_draft(qtbot
     qtbot.waitUntil(lambda: composer.edit.toPlainText() == "ops note" and not composer.saving, timeout=5000)
     click_room(qtbot, desktop, team)
     assert composer.edit.toPlainText() == "" and composer.reply_to is None  # sent: nothing left behind
+
+
+def test_a_room_of_another_hub_opens_at_once_while_the_drafts_hub_is_busy_and_the_draft_is_kept(qtbot, qloop, tmp_path: Path, hub, hub_factory, peer):
+    """The human types in a room of one hub and clicks a room of another while the first hub's
+    store is busy (a catch-up's pages being written): the other room shows at once, and the
+    draft, handed to the first hub's store, is there after a restart, quit right after. The
+    switch waited for the draft's write, queued behind everything before it on that store."""
+    other = hub_factory()
+    home = tmp_path / "home"
+    desktop = start_desktop(qtbot, qloop, home, hub.url, beside=other.url)
+    window = desktop.window
+    try:
+        team = join_room(qtbot, qloop, desktop, peer, "team")
+        click_room(qtbot, desktop, team)
+        store = desktop.hubs.entry(hub.url).bridge.store
+        started = threading.Event()
+        busy = qloop.create_task(store.call(lambda _store: (started.set(), time.sleep(1.0))))
+        qtbot.waitUntil(started.is_set, timeout=5000)
+        qtbot.keyClicks(window.composer.edit, "half a thought")
+        click_row(desktop, "elsewhere", other.url)
+        assert window.shown_hub is desktop.hubs.entry(other.url) and window.timeline_model.room == "elsewhere"
+        assert not busy.done() and window.composer.edit.toPlainText() == ""
+    finally:
+        stop_desktop(qtbot, qloop, desktop)  # quit at once
+    assert busy.done()
+
+    again = start_desktop(qtbot, qloop, home, hub.url)
+    try:
+        qtbot.waitUntil(lambda: team in again.window.rooms.room_names(), timeout=10_000)
+        click_room(qtbot, again, team)
+        qtbot.waitUntil(lambda: again.window.composer.edit.toPlainText() == "half a thought", timeout=5000)
+    finally:
+        stop_desktop(qtbot, qloop, again)

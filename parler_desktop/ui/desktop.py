@@ -144,9 +144,10 @@ class DesktopApp:
         return self.local_hub.url
 
     async def _before_drop(self, entry: HubEntry) -> None:
-        """Before the store closes: what the human did is written (``SessionBridge.keep``)."""
-        if entry is self.window.shown_hub:
-            await self.window.drafts.flush()
+        """Before the store closes: what the human did is written (``SessionBridge.keep``, and
+        the drafts: those handed to this hub's store when the window switched away from it may
+        still be on their way; the shown hub's pending ones are saved now)."""
+        await self.window.drafts.flush()
         await entry.bridge.writes.finish_all()
 
     def _offer_fresh_cache(self, *_entry: object) -> None:
@@ -224,7 +225,7 @@ class DesktopApp:
         it, when another entry holds it); False (and a message) on failure."""
         held = self.entry_for(hub_url)
         if held is not None and held is not self.window.shown_hub:
-            await self.window.show_hub(held)
+            self.window.show_hub(held)
             return held.bridge.session is not None
         self._offer_fresh_cache()
         return await self.shown.connect(hub_url)

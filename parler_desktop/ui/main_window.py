@@ -73,8 +73,7 @@ class MainWindow(QMainWindow):
         self.bridge = bridge
         self.hubs = hubs
         self.shown_hub: HubEntry | None = None
-        self._wanted_room: tuple[str, str] | None = None  # (hub, room) chosen last: a hub switch under way yields to it
-        self.switching_hubs = 0  # switches to a chosen room's hub under way: the room opener waits for them
+        self.switching_hubs = False  # a switch to a chosen room's hub is under way: the room opener leaves it alone
         self.timeline_model = TimelineModel(bridge, self)
         self.roster = RosterModel(bridge, self)
         self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
@@ -245,12 +244,12 @@ class MainWindow(QMainWindow):
         if self.shown_hub is None:
             self._follow(entry)
 
-    async def show_hub(self, entry: HubEntry) -> None:
-        """Show ``entry``'s rooms' timeline from now on (the drafts typed so far are saved in the
-        store of the hub they belong to first)."""
+    def show_hub(self, entry: HubEntry) -> None:
+        """Show ``entry``'s rooms' timeline from now on (the drafts typed so far are handed to
+        the store of the hub they belong to first, not waited for: see ``DraftKeeper``)."""
         self.opener.hub_chosen = True
         if entry is not self.shown_hub:
-            await self.drafts.flush()
+            self.drafts.save_pending()
             self._follow(entry)
 
     def show_first(self, entry: HubEntry) -> None:
@@ -283,7 +282,7 @@ class MainWindow(QMainWindow):
             self.room_panel.view.setCurrentIndex(first)
             self._focus_composer()
         else:
-            self.bridge.tasks.spawn("show hub", self.show_hub(entry))
+            self.show_hub(entry)
 
     # -- rooms ------------------------------------------------------------------------------
     def show_room(self, hub: str, room: str) -> None:
@@ -291,10 +290,12 @@ class MainWindow(QMainWindow):
         entry = self.hubs.entry(hub)
         if entry is None:
             return
-        self._wanted_room = (hub, room)
         if entry is not self.shown_hub:
-            self.bridge.tasks.spawn("show hub", self._show_hub_then_room(entry, room))
-            return
+            self.switching_hubs = True  # the room opener leaves the hub's first room alone meanwhile
+            try:
+                self.show_hub(entry)
+            finally:
+                self.switching_hubs = False
         self.needs_you.hide_queue()
         if room == self.timeline_model.room:
             return
@@ -307,19 +308,6 @@ class MainWindow(QMainWindow):
         self.timeline_model.open_room(room)
         self.roster.set_room(room)
         self._update_room_title()
-
-    async def _show_hub_then_room(self, entry: HubEntry, room: str) -> None:
-        """Switch hubs, then open ``room``; unless another room was chosen meanwhile (a click
-        while the switch went on): that one is shown, on its hub, as the latest choice."""
-        self.switching_hubs += 1
-        try:
-            await self.show_hub(entry)
-        finally:
-            self.switching_hubs -= 1
-        if self._wanted_room is not None and self._wanted_room != (entry.url, room):
-            self.show_room(*self._wanted_room)
-        elif entry is self.shown_hub:
-            self.show_room(entry.url, room)
 
     def _open_join_requests(self) -> None:
         room = self.timeline_model.room

@@ -2,8 +2,10 @@
 
 The window hands over the composer's state on every edit; it is remembered at once in memory
 (switching rooms reads it back without waiting) and written to the local store after a short
-pause, so a restart (or a crash) finds it again. ``flush`` writes what is still pending; the
-app awaits it before it lets go of the store.
+pause, so a restart (or a crash) finds it again. ``save_pending`` hands what is still pending to
+the store it belongs to at once, without waiting (a switch to another hub's rooms does not wait
+for the old hub's store: under traffic its thread is busy storing); ``flush`` also waits until
+every draft handed over is written, which the app does before it lets go of a store.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer
 
 from parler_desktop.app.hubs.bridge import SessionBridge
-from parler_desktop.store import LocalStore, StoreError
+from parler_desktop.client.tasks import TaskSupervisor
+from parler_desktop.store import LocalStore, StoreError, StoreWorker
 from parler_desktop.store.drafts import Draft
 
 SAVE_DELAY_MS = 400
@@ -24,7 +27,9 @@ class DraftKeeper(QObject):
         self._known: dict[str, Draft] = {}
         self._unsaved: dict[str, Draft] = {}
         self._timer = QTimer(self, singleShot=True, interval=SAVE_DELAY_MS)
-        self._timer.timeout.connect(lambda: bridge.tasks.spawn("save drafts", self.flush()))
+        self._timer.timeout.connect(self.save_pending)
+        # The writes handed over: finished, never cancelled (``flush`` awaits them).
+        self._writes = TaskSupervisor("drafts", lambda name, error: bridge.notice.emit(f"{name} failed: {error}", ""))
         bridge.sessionChanged.connect(self._session_changed)
 
     def remember(self, draft: Draft) -> None:
@@ -43,16 +48,26 @@ class DraftKeeper(QObject):
         draft = self._known[room]
         return None if draft.empty else draft
 
-    async def flush(self) -> None:
-        """Write the drafts changed since the last write (a failure is told, the draft kept)."""
+    def save_pending(self) -> None:
+        """Hand the drafts changed since the last write to the store they belong to (the
+        shown hub's), now; their writes go on in the background."""
         self._timer.stop()
         store = self._bridge.store
         unsaved, self._unsaved = self._unsaved, {}
-        for draft in unsaved.values():
-            try:
-                await store.call(LocalStore.save_draft, draft)
-            except StoreError as error:
-                self._bridge.notice.emit(f"Could not save the draft for {draft.room}: {error}", draft.room)
+        if store is not None:
+            for draft in unsaved.values():
+                self._writes.spawn("save a draft", self._save(store, draft))
+
+    async def flush(self) -> None:
+        """``save_pending``, then wait until every draft handed over is written."""
+        self.save_pending()
+        await self._writes.finish_all()
+
+    async def _save(self, store: StoreWorker, draft: Draft) -> None:
+        try:
+            await store.call(LocalStore.save_draft, draft)
+        except StoreError as error:  # told; the draft is still in the composer
+            self._bridge.notice.emit(f"Could not save the draft for {draft.room}: {error}", draft.room)
 
     def _session_changed(self) -> None:
         self._known.clear()

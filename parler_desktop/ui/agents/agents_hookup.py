@@ -61,7 +61,7 @@ class AgentsHookup(QObject):
         if room in entry.rooms.room_names():
             window.show_room(entry.url, room)
         else:
-            await window.show_hub(entry)
+            window.show_hub(entry)
             window.opener.open_when_listed(room)
         window.raise_()
         window.activateWindow()

@@ -76,7 +76,7 @@ class HubChoices:
             self._app.tell(f"Could not save the settings: {os_error_text(error)}")
             return
         if entry is self._app.window.shown_hub:
-            await self._app.window.show_hub(next(other for other in self._app.hubs.entries if other is not entry))
+            self._app.window.show_hub(next(other for other in self._app.hubs.entries if other is not entry))
         await self._app.connectors.pop(entry).drop()
         self._app.hubs.remove(entry)
 
@@ -85,7 +85,7 @@ class HubChoices:
         save the choice (off the UI thread: each file is fsynced), then connect to it."""
         held = self._app.entry_for(choice.hub_url)
         if held is not None and held is not self._app.window.shown_hub:
-            await self._app.window.show_hub(held)
+            self._app.window.show_hub(held)
             return
         old = self._app.shown.entry.url
         if old in settings.hubs:
@@ -110,7 +110,7 @@ class HubChoices:
             held = self._app.hubs.add(choice.hub_url)
             await self._app.connectors[held].connect()
         if held is not None:
-            await self._app.window.show_hub(held)
+            self._app.window.show_hub(held)
 
     async def _save(self, settings: Settings, choice: ConnectChoice) -> bool:
         """Save ``settings`` with the choice's name, CA file, join secret (that hub's own) and

@@ -12,7 +12,6 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QMainWindow
 
 from parler_desktop.app.display_text import display_text
-from parler_desktop.app.hubs.hub_list import HubEntry
 from parler_desktop.app.timeline.timeline_model import TimelineModel
 from parler_desktop.ui.room_list.room_list_view import RoomListPanel
 
@@ -44,16 +43,10 @@ class MessageJump(QObject):
         shown = self._window.shown_hub
         entry = self._window.hubs.entry(hub) if hub is not None else shown
         if entry is not None and entry is not shown:
-            self._window.bridge.tasks.spawn("show hub", self._show_hub_then_open(entry, room, seq))
-            return
+            self._window.show_hub(entry)
         if self._rooms.filter.text():
             self._rooms.filter.clear()  # the room may be filtered out of the list
         if room != self._model.room and not self._rooms.select_room(room, entry.url if entry is not None else None):
             self._window.statusBar().showMessage(f"Not a member of {display_text(room)} any more", 10_000)
             return
         self._model.open_room(room, landing=seq)  # the view selects it once its page is in
-
-    async def _show_hub_then_open(self, entry: HubEntry, room: str, seq: int) -> None:
-        await self._window.show_hub(entry)
-        if self._window.shown_hub is entry:
-            self.open(room, seq, entry.url)
