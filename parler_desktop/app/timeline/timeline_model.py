@@ -26,7 +26,7 @@ import asyncio
 import bisect
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, Signal
@@ -61,7 +61,10 @@ MAX_ROWS = 300
 CONTEXT_ROWS = 20  # read messages kept above the first unread when a room opens there
 
 
-def _opening_page(store: LocalStore, room: str, landing: str | int) -> tuple[int, int, int, list[Any], list[OutboxItem], bool]:
+OpeningPage = tuple[int, int, int, list[Any], list[OutboxItem], bool]
+
+
+def _opening_page(store: LocalStore, room: str, landing: str | int) -> OpeningPage:
     """On the store's thread, in one call (one consistent read, one round trip): where the room
     opens, its message count and cursor, that page, the posts still in the outbox, and whether
     the cache pruned messages older than the page (``hub_history.py``)."""
@@ -159,14 +162,15 @@ class TimelineModel(TimelineRows):
         self.endResetModel()
         self._loading = room is not None and self._bridge.store is not None
         if self._loading:
-            self._bridge.tasks.spawn(f"open {room}", self._load_newest(room, self._generation))
+            page = self._bridge.store.read_soon(_opening_page, room, self.landing)  # read while the click is painted
+            self._bridge.tasks.spawn(f"open {room}", self._load_newest(room, self._generation, page))
 
     def load_latest(self) -> None:
         """Back to the newest page (the reader went to the bottom of a window opened further up)."""
         self.open_room(self.room, landing="newest")
 
-    async def _load_newest(self, room: str, generation: int) -> None:
-        offset, total, cursor, messages, outbox, pruned = await self._bridge.store.read(_opening_page, room, self.landing)
+    async def _load_newest(self, room: str, generation: int, page: Awaitable[OpeningPage]) -> None:
+        offset, total, cursor, messages, outbox, pruned = await page
         if generation != self._generation:
             return
         my_id, my_name = self._bridge.agent_id, self._bridge.name
