@@ -17,6 +17,7 @@ from parler_desktop.protocol.values import EndpointRef, RoomInfo, RosterEntry, S
 from parler_desktop.store import LocalStore, RoomSummary, StoreError, StoreProblem, outbox_path
 from parler_desktop.store import codec, database
 from parler_desktop.store.schema import SCHEMA_VERSION
+from parler_desktop.store.local_store import RoomPlace
 
 from support.store_versions import store_before_kept_counts
 from support.os_needs import HAS_FILE_MODES
@@ -206,6 +207,17 @@ def test_keyset_reads_counts_and_row_of_seq(store: LocalStore):
     assert [store.row_of_seq("team", s) for s in (0, 2, 5, 10, 99)] == [0, 1, 2, 5, 5]
 
 
+def test_a_rooms_place_is_its_count_cursor_sync_mark_and_messages_above_the_cursor(store: LocalStore):
+    """``room_place``, one statement for what opening a room reads first, says what the separate reads say."""
+    assert store.room_place("team") == RoomPlace(0, 0, None, 0)  # a room never heard of
+    store.insert_messages([make_message(seq) for seq in (2, 4, 6, 8, 10)])
+    store.set_cursor("team", 6)
+    store.set_sync_mark("team", 8)
+    place = store.room_place("team")
+    assert place == RoomPlace(store.message_count("team"), store.cursor("team"), store.sync_mark("team"), store.count_after("team", 6))
+    assert place == RoomPlace(5, 6, 8, 2) and place.total - place.after_cursor == store.row_of_seq("team", 6)
+
+
 def test_message_reads_use_the_indexes_never_a_full_scan(store: LocalStore):
     """The reads a 100,000-message room depends on stay index searches (see bench_store.py)."""
     store.insert_messages([make_message(seq, mentions=("bob",)) for seq in range(1, 60)], mentions_me=mentions_bob)
@@ -216,6 +228,7 @@ def test_message_reads_use_the_indexes_never_a_full_scan(store: LocalStore):
     store.messages_after("team", 3, 3)
     store.messages_before("team", 9, 3)
     store.row_of_seq("team", 5)
+    store.room_place("team")
     store.max_seq("team")
     store.message_by_id("team", "msg-3")
     store.room_summaries()

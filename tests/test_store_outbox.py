@@ -98,6 +98,23 @@ def test_items_are_oldest_first_and_filter_by_status_and_room(store: LocalStore)
     assert ids(store.outbox_items(set())) == []
 
 
+def test_the_posts_a_room_may_not_have_stored_are_the_unsent_then_those_sent_past_the_sync_mark(store: LocalStore):
+    """``outbox_unstored``, what a room opened shows of the outbox: waiting and failed posts,
+    then the sent ones the hub numbered above the mark, each oldest first; never another room's,
+    one sent at or below the mark, or one discarded."""
+    for client_id, created_at, room in (("sent-high", 100.0, "team"), ("waiting", 200.0, "team"), ("sent-low", 150.0, "team"),
+                                        ("failed", 120.0, "team"), ("sent-later", 300.0, "team"), ("gone", 50.0, "team"),
+                                        ("elsewhere", 10.0, "other")):
+        store.outbox_add(make_item(client_id, room=room, created_at=created_at))
+    store.outbox_update("sent-high", status=OutboxStatus.SENT, seq=12, message_id="m12")
+    store.outbox_update("sent-low", status=OutboxStatus.SENT, seq=10, message_id="m10")
+    store.outbox_update("sent-later", status=OutboxStatus.SENT, seq=11, message_id="m11")
+    store.outbox_update("failed", status=OutboxStatus.FAILED, error="not a member")
+    store.outbox_update("gone", status=OutboxStatus.DISCARDED)
+    assert [item.client_id for item in store.outbox_unstored("team", 10)] == ["failed", "waiting", "sent-high", "sent-later"]
+    assert [item.client_id for item in store.outbox_unstored("team", 0)] == ["failed", "waiting", "sent-high", "sent-low", "sent-later"]
+
+
 def test_update_changes_only_the_named_fields_and_persists(tmp_path: Path):
     path = tmp_path / "store.sqlite3"
     store = LocalStore(path)

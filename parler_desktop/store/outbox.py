@@ -81,14 +81,18 @@ class OutboxTables(StoreDatabase):
         return [(client_id, room, seq) for client_id, room, seq in rows]
 
     @guarded("reading the outbox", outbox=True)
-    def outbox_sent_after(self, room: str, seq: int) -> list[OutboxItem]:
-        """The posts of ``room`` the hub numbered above ``seq`` (the room's sync mark: posts whose
-        copy a pull may not have stored yet), oldest first."""
+    def outbox_unstored(self, room: str, seq: int) -> list[OutboxItem]:
+        """The posts of ``room`` whose copy may not be stored: waiting or failed, then those the
+        hub numbered above ``seq`` (the room's sync mark: a pull may not have stored them yet),
+        each oldest first; in one statement (a room opened under traffic waits for the GIL
+        at each)."""
         rows = self._outbox.db.execute(
-            f"SELECT {codec.OUTBOX_COLUMNS} FROM outbox WHERE status = ? AND room = ? AND seq > ? ORDER BY created_at, rowid",
-            (OutboxStatus.SENT.value, room, seq),
+            f"SELECT {codec.OUTBOX_COLUMNS} FROM outbox WHERE room = ? AND (status IN (?, ?) OR status = ? AND seq > ?) "
+            "ORDER BY created_at, rowid",
+            (room, OutboxStatus.PENDING.value, OutboxStatus.FAILED.value, OutboxStatus.SENT.value, seq),
         )
-        return [codec.outbox_from_row(row) for row in rows]
+        items = [codec.outbox_from_row(row) for row in rows]
+        return [item for item in items if item.status is not OutboxStatus.SENT] + [item for item in items if item.status is OutboxStatus.SENT]
 
     @guarded("reading the outbox", outbox=True)
     def outbox_holder(self, seq: int) -> str | None:

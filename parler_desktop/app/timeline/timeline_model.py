@@ -65,32 +65,32 @@ OpeningPage = tuple[int, int, int, list[Any], list[OutboxItem], bool]
 
 
 def _opening_page(store: LocalStore, room: str, landing: str | int) -> OpeningPage:
-    """On the store's thread, in one call (one consistent read, one round trip): where the room
-    opens, its message count and cursor, that page, the posts still in the outbox, and whether
-    the cache pruned messages older than the page (``hub_history.py``)."""
-    total = store.message_count(room)
-    cursor = store.cursor(room)
-    first_unread = store.row_of_seq(room, cursor)
+    """On the store's thread, in one call (one consistent read, one round trip) of few
+    statements: where the room opens, its message count and cursor, that page, the posts still
+    in the outbox, and whether the cache pruned messages older than the page (``hub_history.py``)."""
+    place = store.room_place(room)
+    first_unread = place.total - place.after_cursor
     # The newest page holds every unread message and a read one above them only when fewer
     # than a page are unread: at exactly a page it starts at the first unread, where the model
     # cannot tell it from one with more above, and the room opened at the bottom (issue 32.1).
-    at_unread = landing == "unread" and total - first_unread >= PAGE_SIZE
-    offset = max(0, first_unread - CONTEXT_ROWS) if at_unread else max(0, total - PAGE_SIZE)
+    at_unread = landing == "unread" and place.total - first_unread >= PAGE_SIZE
+    offset = max(0, first_unread - CONTEXT_ROWS) if at_unread else max(0, place.total - PAGE_SIZE)
     if isinstance(landing, int):  # one message, with a little context above it
         offset = min(offset, max(0, store.row_of_seq(room, landing - 1) - CONTEXT_ROWS))
-    messages = store.messages_slice(room, offset, PAGE_SIZE)
+    messages = store.messages_slice(room, offset, PAGE_SIZE, place.total)
     pruned = offset == 0 and bool(messages) and store.pruned_span_before(room, messages[0].seq) is not None
-    return offset, total, cursor, messages, _unstored_posts(store, room), pruned
+    return offset, place.total, place.cursor, messages, _unstored_posts(store, room, place.sync_mark or 0), pruned
 
 
-def _unstored_posts(store: LocalStore, room: str) -> list[OutboxItem]:
+def _unstored_posts(store: LocalStore, room: str, sync_mark: int) -> list[OutboxItem]:
     """The human's posts of ``room`` not stored as messages: waiting, failed, or sent with their
     copy still to be stored (a catch-up stores it after the room's pages), so a post never
     disappears from the room when it is opened again. A sent post at or below the sync mark is
     stored: a pull covered it."""
-    unsent = store.outbox_items((OutboxStatus.PENDING, OutboxStatus.FAILED), room)
-    sent = store.outbox_sent_after(room, store.sync_mark(room) or 0)
-    return unsent + [item for item in sent if item.message_id is None or store.message_by_id(room, item.message_id) is None]
+    return [
+        item for item in store.outbox_unstored(room, sync_mark)
+        if item.status is not OutboxStatus.SENT or item.message_id is None or store.message_by_id(room, item.message_id) is None
+    ]
 
 
 def _page_before(store: LocalStore, room: str, seq: int) -> tuple[list[Any], int, bool]:
