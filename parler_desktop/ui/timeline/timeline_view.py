@@ -275,12 +275,13 @@ class TimelineView(MessageRowsView):
     def rowsAboutToBeRemoved(self, parent: QModelIndex, start: int, end: int) -> None:
         """Rows that go (a followed room trimmed from the top) are forgotten by the row sizes,
         which held every row ever laid out with its body, up to 20,000, and by the layout cache,
-        which held 1,500 bodies (issue 42)."""
+        which held 1,500 bodies (issue 42). Forgotten after the base class's part: letting go of
+        a current row among them lays every row out, these too, when a layout is due."""
         model = self._model
         keys = [entry.key for row in range(start, end + 1) if (entry := model.entry(row)) is not None]
+        super().rowsAboutToBeRemoved(parent, start, end)
         self.message_delegate.sizes.forget(keys)
         self.message_delegate.layouts.forget(keys)
-        super().rowsAboutToBeRemoved(parent, start, end)
 
     def _room_reset(self) -> None:
         self._unannounced = 0  # (another room's)
