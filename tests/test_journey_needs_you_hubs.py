@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
-from support.desktop_fixtures import post_as, room_row
+from support.desktop_fixtures import click_row, post_as, room_row
 from support.needs_ops import human_request, task_on
 from support.peer_ops import hub_history, invite_code
 from support.qt_loop import qloop, run_coroutine  # noqa: F401 - fixture
@@ -52,6 +52,12 @@ def test_three_hubs_ten_items_cleared_with_the_keyboard(qtbot, qloop, tmp_path, 
         a, b, c = (h.url for h in hubs)
         bridge = {url: app.hubs.entry(url).bridge for url in (a, b, c)}
         window, needs = app.window, app.window.needs
+        # The human looks at a room of their own meanwhile: a "team" on screen (the window opens
+        # the first room listed, of any hub) would read its mention as it came.
+        run_coroutine(qtbot, qloop, bridge[a].invite("channel", "quiet"))
+        qtbot.waitUntil(lambda: "quiet" in app.hubs.entry(a).rooms.room_names(), timeout=10_000)
+        click_row(app, "quiet", a)
+        qtbot.waitUntil(lambda: window.shown_hub is app.hubs.entry(a) and window.timeline_model.room == "quiet", timeout=10_000)
         offset = [0.0]
         needs.clock = lambda: time.time() + offset[0]
 
