@@ -91,8 +91,7 @@ class OutboxTables(StoreDatabase):
             "ORDER BY created_at, rowid",
             (room, OutboxStatus.PENDING.value, OutboxStatus.FAILED.value, OutboxStatus.SENT.value, seq),
         )
-        items = [codec.outbox_from_row(row) for row in rows]
-        return [item for item in items if item.status is not OutboxStatus.SENT] + [item for item in items if item.status is OutboxStatus.SENT]
+        return sorted((codec.outbox_from_row(row) for row in rows), key=lambda item: item.status is OutboxStatus.SENT)  # (stable)
 
     @guarded("reading the outbox", outbox=True)
     def outbox_holder(self, seq: int) -> str | None:

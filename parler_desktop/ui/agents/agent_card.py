@@ -15,7 +15,7 @@ shown is wire text, in plain-text widgets only.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import shiboken6
 from PySide6.QtCore import Qt
@@ -43,7 +43,7 @@ RECENT_MESSAGES = 30
 DESCRIPTION_CHARS = 2000  # of a card's description (its lines kept)
 SEND_FAILURES = (BadReply, ConnectionLost, HubRefused, SessionClosed, TimeoutError, ValueError, StoreError)
 NOT_WRITTEN = (StoreError, ValueError, SessionClosed)  # a post the outbox could not take
-OpenRoom = Callable[[HubEntry, str], Awaitable[None]]
+OpenRoom = Callable[[HubEntry, str], None]
 
 
 class AgentCard(QDialog):
@@ -216,7 +216,7 @@ class AgentCard(QDialog):
             return
         room = self.model.state.dm_room_with(agent.hub, agent.id)
         if room is not None:
-            self.entry.bridge.tasks.spawn("open DM", self._open_room(self.entry, room))
+            self._open_room(self.entry, room)
             self.close()
         elif not agent.discoverable:
             self.note.setText(
@@ -269,7 +269,7 @@ class AgentCard(QDialog):
             self._first = None
             self.model.state.dm_rooms.setdefault(entry.url, set()).add(item.room)
             self.model.state.agent(entry.url, self.key[1]).rooms.add(item.room)
-            entry.bridge.tasks.spawn("open DM", self._open_room(entry, item.room))
+            self._open_room(entry, item.room)
             self.close()
         elif item.status is OutboxStatus.FAILED:
             text, self._first = self._first[1], None

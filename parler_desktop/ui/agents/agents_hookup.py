@@ -54,7 +54,7 @@ class AgentsHookup(QObject):
         self.card.activateWindow()
         return self.card
 
-    async def open_room(self, entry: HubEntry, room: str) -> None:
+    def open_room(self, entry: HubEntry, room: str) -> None:
         """Show ``room`` of ``entry`` in the window, the composer focused (a room not listed yet,
         a DM just made, opens once its hub lists it)."""
         window = self.window
