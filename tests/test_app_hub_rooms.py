@@ -290,3 +290,30 @@ def test_a_hub_going_live_has_its_room_list_read_again(qtbot, qloop, sessions):
     with qtbot.waitSignal(entry.rooms.reloaded, timeout=5000):
         first.emit(StateChanged(ConnectionState.LIVE, first.hub_url, first.agent_id))
     assert entry.rooms.room_names() == []
+
+
+def test_a_hub_s_session_attached_to_its_empty_list_rebuilds_no_other_hub_s_rows(qtbot, qloop, sessions, qtmodeltester):
+    """Each hub's session attaches as the window launches, its list still empty: a reset of its
+    list rebuilt every hub's rows in the sidebar (~45 ms a hub for five hubs' 500 rooms, a stall
+    of the launch); a hub switch, whose list has rows, still resets it."""
+    first, second = sessions
+    store_call(qtbot, qloop, first.store, LocalStore.replace_rooms, [RoomInfo("alpha", "channel", 2, 0)])
+    store_call(qtbot, qloop, second.store, LocalStore.replace_rooms, [RoomInfo("gamma", "channel", 2, 0)])
+    hubs = HubList()
+    model = HubRoomsModel(hubs)
+    proxy = RoomSortFilterProxy()
+    proxy.setSourceModel(model)
+    proxy.set_show_headings(True)
+    qtmodeltester.check(proxy)
+    hubs.add("ws://first").bridge.attach(first)
+    qtbot.waitUntil(lambda: shown(proxy) == ["#0", "alpha"], timeout=5000)
+    resets: list[int] = []
+    proxy.modelReset.connect(lambda: resets.append(1))
+    entry = hubs.add("ws://second")
+    entry.bridge.attach(second)
+    qtbot.waitUntil(lambda: shown(proxy) == ["#0", "alpha", "#1", "gamma"], timeout=5000)
+    assert resets == []
+
+    entry.bridge.attach(first)  # another session on a list with rows: rebuilt from its store
+    assert resets == [1] and shown(proxy) == ["#0", "alpha", "#1"]
+    qtbot.waitUntil(lambda: shown(proxy) == ["#0", "alpha", "#1", "alpha"], timeout=5000)

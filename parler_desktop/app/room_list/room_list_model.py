@@ -514,12 +514,15 @@ class RoomListModel(QAbstractListModel):
         self._partners.clear()
         self._rosters_asked.clear()
         self._pulled.clear()
-        self.beginResetModel()
+        had_rows = bool(self._rooms)
+        if had_rows:  # a reset rebuilds every hub's rows in the sidebar (~45 ms for five hubs'): not for an empty list
+            self.beginResetModel()
         self._rooms, self._stored, self.loaded, self.hidden = [], [], False, 0
         self._found, self.found_more, self._every, self._ranked, self._to_rank = set(), False, [], [], None
         self._counted = None
         self._keys = None
-        self.endResetModel()
+        if had_rows:
+            self.endResetModel()
         if self._total_unread:
             self._total_unread = 0
             self.totalUnreadChanged.emit(0)
