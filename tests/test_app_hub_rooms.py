@@ -44,6 +44,16 @@ def sessions(qtbot, qloop, tmp_path):
         run_coroutine(qtbot, qloop, session.store.close())
 
 
+def sidebar_of_hubs() -> tuple[HubList, HubRoomsModel, RoomSortFilterProxy]:
+    """No hub yet, and the sidebar's model and proxy over them, headings shown."""
+    hubs = HubList()
+    model = HubRoomsModel(hubs)
+    proxy = RoomSortFilterProxy()
+    proxy.setSourceModel(model)
+    proxy.set_show_headings(True)
+    return hubs, model, proxy
+
+
 def shown(proxy: RoomSortFilterProxy) -> list[str]:
     """The sidebar as listed: "#N" for hub N's heading, then room names."""
     rows = []
@@ -59,11 +69,7 @@ def test_each_hub_lists_its_rooms_newest_first_under_its_heading_as_rows_change(
         store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, [RoomInfo(r, "dm" if r.startswith("dm.") else "channel", 2, 0) for r in rooms])
     add_messages(qtbot, qloop, first, [message(1, "alpha"), message(2, "beta"), message(3, "dm.xyz")])
     add_messages(qtbot, qloop, second, [message(4, "gamma"), message(5, "delta")])
-    hubs = HubList()
-    model = HubRoomsModel(hubs)
-    proxy = RoomSortFilterProxy()
-    proxy.setSourceModel(model)
-    proxy.set_show_headings(True)
+    hubs, model, proxy = sidebar_of_hubs()
     qtmodeltester.check(model)
     qtmodeltester.check(proxy)
     for url, session in (("ws://first", first), ("ws://second", second)):
@@ -101,11 +107,7 @@ def two_hubs_shown(qtbot, qloop, sessions, qtmodeltester=None) -> tuple[HubList,
         store_call(qtbot, qloop, session.store, LocalStore.replace_rooms, [RoomInfo(r, "channel", 2, 0) for r in rooms])
     add_messages(qtbot, qloop, first, [message(1, "alpha"), message(2, "beta")])
     add_messages(qtbot, qloop, second, [message(3, "gamma"), message(4, "delta")])
-    hubs = HubList()
-    model = HubRoomsModel(hubs)
-    proxy = RoomSortFilterProxy()
-    proxy.setSourceModel(model)
-    proxy.set_show_headings(True)
+    hubs, model, proxy = sidebar_of_hubs()
     if qtmodeltester is not None:
         qtmodeltester.check(proxy)
     for url, session in (("ws://first", first), ("ws://second", second)):
@@ -299,11 +301,7 @@ def test_a_hub_s_session_attached_to_its_empty_list_rebuilds_no_other_hub_s_rows
     first, second = sessions
     store_call(qtbot, qloop, first.store, LocalStore.replace_rooms, [RoomInfo("alpha", "channel", 2, 0)])
     store_call(qtbot, qloop, second.store, LocalStore.replace_rooms, [RoomInfo("gamma", "channel", 2, 0)])
-    hubs = HubList()
-    model = HubRoomsModel(hubs)
-    proxy = RoomSortFilterProxy()
-    proxy.setSourceModel(model)
-    proxy.set_show_headings(True)
+    hubs, model, proxy = sidebar_of_hubs()
     qtmodeltester.check(proxy)
     hubs.add("ws://first").bridge.attach(first)
     qtbot.waitUntil(lambda: shown(proxy) == ["#0", "alpha"], timeout=5000)
