@@ -186,6 +186,13 @@ async def test_listen_prints_a_push_before_it_is_stored_and_never_again(hub, tmp
             assert await next_text() == "before"
             while b"live" not in (line := await asyncio.wait_for(listener.stderr.readline(), 30)):
                 assert line, "listen ended before it was live"
+            # A push printed first: the room's first drain since "live" is over. Until it is, a
+            # push waits for that drain (lines keep their order), and the drain reads the store on
+            # the store's one thread, behind any write queued there before it: with the lock below
+            # taken first, such a write would wait for the lock, and the push with it (the 4 s
+            # below ran out now and then under the full suite; not reproduced on its own).
+            await say(peer, "team", "live now")
+            assert await next_text() == "live now"
             seqs = await hub_seqs(peer)
 
             def all_recorded() -> bool:
@@ -194,9 +201,7 @@ async def test_listen_prints_a_push_before_it_is_stored_and_never_again(hub, tmp
                 fed = FedState.parse(row[0] if row else None)
                 return all(map(fed.has_fed, seqs))
 
-            # The drain that printed "before" records it in the store, and only then feeds the
-            # room's pushes as they arrive: the lock must not hold that write (on a loaded machine
-            # "live" may be said before it lands, and the push then waits for the drain).
+            # The drains record what they printed in the store: the lock must not hold those writes.
             while not await asyncio.to_thread(all_recorded):
                 await asyncio.sleep(0.05)
             lock = sqlite3.connect(store_file, isolation_level=None)
