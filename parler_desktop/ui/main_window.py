@@ -73,7 +73,6 @@ class MainWindow(QMainWindow):
         self.bridge = bridge
         self.hubs = hubs
         self.shown_hub: HubEntry | None = None
-        self.switching_hubs = False  # a switch to a chosen room's hub is under way: the room opener leaves it alone
         self.timeline_model = TimelineModel(bridge, self)
         self.roster = RosterModel(bridge, self)
         self.read_tracker = ReadTracker(bridge, self.timeline_model, self)
@@ -291,11 +290,7 @@ class MainWindow(QMainWindow):
         if entry is None:
             return
         if entry is not self.shown_hub:
-            self.switching_hubs = True  # the room opener leaves the hub's first room alone meanwhile
-            try:
-                self.show_hub(entry)
-            finally:
-                self.switching_hubs = False
+            self.show_hub(entry)  # (at once: the room opener cannot open the hub's first room in between)
         self.needs_you.hide_queue()
         if room == self.timeline_model.room:
             return

@@ -52,8 +52,8 @@ class RoomOpener:
     def _open_newest(self) -> None:
         shown = self._window.shown_hub
         waiting = self._joined is not None or self._left_open is not None
-        if shown is None or waiting or self._window.timeline_model.room is not None or self._window.switching_hubs:
-            return  # (a room chosen on another hub opens once the switch is done)
+        if shown is None or waiting or self._window.timeline_model.room is not None:
+            return
         shown_is_empty = shown.bridge.is_live and shown.rooms.loaded and shown.rooms.rowCount() == 0
         first = self._window.room_panel.first_room(None if shown_is_empty and not self.hub_chosen else shown.url)
         if first is not None:
